@@ -1,0 +1,197 @@
+"""Dense encoding with an on-disk, content-addressed embedding cache.
+
+- :class:`Encoder`: batched, length-sorted, ``torch.inference_mode`` encoding of one role
+  (queries or passages) of a :class:`~bench.models.ModelSpec`.
+- :class:`EmbeddingCache`: two stores under ``<cache home>/embeddings/<encoder key>/``
+  (the key covers weights + tokenizer hash, pooling, normalisation, prefix, max length, dtype
+  and role, see :func:`bench.models.encoder_key`):
+
+  * ``matrix-<content key>.npy``: a whole text list (the corpus) encoded in order, streamed
+    to disk batch by batch and memory-mapped back; the content key hashes the ordered texts.
+  * ``texts/<chunk>.npy`` + ``texts/<chunk>.keys``: a text-keyed store (queries). A text that
+    was encoded once, in this run or any earlier one, is never encoded again.
+
+  Every file is written to a temporary name and renamed, so an interrupted run leaves no
+  corrupt entry; a chunk counts only when both of its files exist.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from bench.io import atomic_path, sha256_hex
+from bench.models import ModelSpec, encoder_key, weights_fingerprint
+from bench.paths import cache_home
+
+
+def _text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class Encoder:
+    """Encode texts of one role with a Hugging Face encoder; the model loads on first use."""
+
+    def __init__(self, spec: ModelSpec, role: str, batch_size: int = 64, device: str = "cpu",
+                 progress: bool = True, shared: Optional["Encoder"] = None):
+        if role not in ("query", "passage"):
+            raise ValueError("role must be 'query' or 'passage'")
+        self.spec, self.role, self.batch_size, self.device, self.progress = spec, role, batch_size, device, progress
+        self.folder = spec.resolve_path()
+        self.weights_fp = shared.weights_fp if shared is not None else weights_fingerprint(self.folder)
+        self.key = encoder_key(spec, self.weights_fp, role)
+        self.prefix = spec.query_prefix if role == "query" else spec.passage_prefix
+        self.max_length = spec.max_query_length if role == "query" else spec.max_passage_length
+        self._model = shared._model if shared is not None else None
+        self._tokenizer = shared._tokenizer if shared is not None else None
+        self.n_encoded = 0  # texts actually run through the model by this encoder
+
+    def load(self):
+        if self._model is None:
+            import torch
+            from transformers import AutoModel, AutoTokenizer
+
+            dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[self.spec.dtype]
+            has_st = any(p.suffix == ".safetensors" for p in self.folder.iterdir())
+            self._tokenizer = AutoTokenizer.from_pretrained(str(self.folder), local_files_only=True,
+                                                            trust_remote_code=False)
+            self._model = AutoModel.from_pretrained(str(self.folder), local_files_only=True, trust_remote_code=False,
+                                                    use_safetensors=has_st, torch_dtype=dtype)
+            self._model.eval().to(self.device)
+        return self._model, self._tokenizer
+
+    @property
+    def dim(self) -> int:
+        model, _ = self.load()
+        return int(model.config.hidden_size)
+
+    def encode_batch(self, texts: Sequence[str]) -> np.ndarray:
+        """Encode one batch (no sorting, no cache): float32 array of shape (len(texts), dim)."""
+        import torch
+
+        model, tok = self.load()
+        batch = tok([self.prefix + t for t in texts], padding=True, truncation=True, max_length=self.max_length,
+                    return_tensors="pt").to(self.device)
+        with torch.inference_mode():
+            out = model(**batch).last_hidden_state
+            if self.spec.pooling == "cls":
+                emb = out[:, 0]
+            else:
+                mask = batch["attention_mask"].unsqueeze(-1).to(out.dtype)
+                emb = (out * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            if self.spec.normalize:
+                emb = torch.nn.functional.normalize(emb, p=2, dim=-1)
+        self.n_encoded += len(texts)
+        return emb.float().cpu().numpy()
+
+    def length_order(self, texts: Sequence[str]) -> np.ndarray:
+        """Indices sorting texts by descending token count (ties by position: stable)."""
+        _, tok = self.load()
+        lengths = [len(ids) for ids in tok([self.prefix + t for t in texts], add_special_tokens=True,
+                                           truncation=True, max_length=self.max_length)["input_ids"]]
+        return np.argsort(-np.asarray(lengths, dtype=np.int64), kind="stable")
+
+    def encode_into(self, texts: Sequence[str], out: np.ndarray, desc: str = "") -> None:
+        """Encode ``texts`` in length-sorted batches, writing row i of ``out`` for text i."""
+        from tqdm.auto import tqdm
+
+        order = self.length_order(texts)
+        bar = tqdm(total=len(texts), desc=desc or f"encode {self.role}s", unit="text",
+                   disable=not self.progress or None, leave=False)
+        for start in range(0, len(order), self.batch_size):
+            idx = order[start:start + self.batch_size]
+            out[np.sort(idx)] = self.encode_batch([texts[i] for i in np.sort(idx)])
+            bar.update(len(idx))
+        bar.close()
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        if texts:
+            self.encode_into(texts, out)
+        return out
+
+
+class EmbeddingCache:
+    """Content-addressed embedding store for one encoder (see module docstring)."""
+
+    def __init__(self, encoder: Encoder, root: Optional[Path] = None):
+        self.encoder = encoder
+        self.root = Path(root or cache_home() / "embeddings") / encoder.key
+        self._index: Optional[Dict[str, Tuple[str, int]]] = None
+        self._chunks: Dict[str, np.ndarray] = {}
+        self.hits = 0
+        self.misses = 0
+
+    # ---- whole matrices (the corpus) -------------------------------------------------------
+    def matrix(self, texts: Sequence[str], desc: str = "") -> np.ndarray:
+        """Embeddings of ``texts`` in order, memory-mapped from the cache (encoded on a miss)."""
+        h = hashlib.sha256()
+        for t in texts:
+            h.update(_text_hash(t).encode())
+        path = self.root / f"matrix-{h.hexdigest()}.npy"
+        if path.exists():
+            self.hits += len(texts)
+            return np.load(path, mmap_mode="r")
+        self.misses += len(texts)
+        with atomic_path(path, suffix=".npy") as tmp:
+            arr = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.float32, shape=(len(texts), self.encoder.dim))
+            self.encoder.encode_into(texts, arr, desc=desc)
+            arr.flush()
+            del arr
+        return np.load(path, mmap_mode="r")
+
+    # ---- text-keyed store (queries) --------------------------------------------------------
+    def _load_index(self) -> Dict[str, Tuple[str, int]]:
+        if self._index is None:
+            self._index = {}
+            folder = self.root / "texts"
+            if folder.is_dir():
+                for keys in sorted(folder.glob("*.keys")):
+                    if not keys.with_suffix(".npy").exists():
+                        continue
+                    for row, line in enumerate(keys.read_text(encoding="ascii").split()):
+                        self._index.setdefault(line, (keys.stem, row))
+        return self._index
+
+    def _chunk(self, name: str) -> np.ndarray:
+        if name not in self._chunks:
+            self._chunks[name] = np.load(self.root / "texts" / f"{name}.npy", mmap_mode="r")
+        return self._chunks[name]
+
+    def texts(self, texts: Sequence[str]) -> np.ndarray:
+        """Embeddings of ``texts`` (duplicates allowed); only texts never seen before are encoded."""
+        index = self._load_index()
+        hashes = [_text_hash(t) for t in texts]
+        new: Dict[str, str] = {}
+        for h, t in zip(hashes, texts):
+            if h not in index and h not in new:
+                new[h] = t
+        self.misses += len(new)
+        self.hits += len(texts) - len(new)
+        if new:
+            new_hashes = sorted(new)
+            emb = self.encoder.encode([new[h] for h in new_hashes])
+            name = sha256_hex(*new_hashes)[:32]
+            folder = self.root / "texts"
+            with atomic_path(folder / f"{name}.npy", suffix=".npy") as tmp:
+                np.save(tmp, emb)
+            with atomic_path(folder / f"{name}.keys") as tmp:
+                tmp.write_text("\n".join(new_hashes) + "\n", encoding="ascii")
+            self._chunks[name] = emb
+            for row, h in enumerate(new_hashes):
+                index.setdefault(h, (name, row))
+        if not texts:
+            return np.empty((0, self.encoder.dim), dtype=np.float32)
+        return np.stack([self._chunk(index[h][0])[index[h][1]] for h in hashes]).astype(np.float32, copy=False)
+
+
+def cache_size_bytes(root: Optional[Path] = None) -> int:
+    root = Path(root or cache_home() / "embeddings")
+    return sum(f.stat().st_size for f in root.rglob("*") if f.is_file()) if root.exists() else 0
+
+
+def default_threads() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))

@@ -1,0 +1,125 @@
+"""Retrieval: exact dense search with faiss, and a BM25 baseline with bm25s.
+
+Rankings are deterministic: by score (descending), ties broken by document id (ascending
+string order), so the same inputs always give the same run whatever the thread count.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Sequence, Tuple
+
+import numpy as np
+
+Run = Dict[str, List[Tuple[str, float]]]  # query id -> [(doc id, score)] best first
+
+
+def _doc_rank(doc_ids: Sequence[str]) -> np.ndarray:
+    """rank[i] = position of doc_ids[i] in ascending string order (the tie-break key)."""
+    order = sorted(range(len(doc_ids)), key=lambda i: doc_ids[i])
+    rank = np.empty(len(doc_ids), dtype=np.int64)
+    rank[order] = np.arange(len(doc_ids))
+    return rank
+
+
+def topk_row(scores: np.ndarray, k: int, doc_rank: np.ndarray) -> np.ndarray:
+    """Indices of the top-k scores, ties (including those at the cut-off) broken by doc rank."""
+    n = scores.shape[0]
+    k = min(k, n)
+    if k == 0:
+        return np.empty(0, dtype=np.int64)
+    if k < n:
+        kth = np.partition(scores, n - k)[n - k]  # the k-th largest value
+        cand = np.flatnonzero(scores >= kth)
+    else:
+        cand = np.arange(n)
+    order = np.lexsort((doc_rank[cand], -scores[cand].astype(np.float64)))
+    return cand[order[:k]]
+
+
+class DenseIndex:
+    """faiss exact inner-product search (``IndexFlatIP``). For cosine similarity the vectors are
+    L2-normalised first (a no-op for models that already normalise)."""
+
+    name = "faiss.IndexFlatIP"
+
+    def __init__(self, doc_ids: Sequence[str], doc_emb: np.ndarray, similarity: str):
+        import faiss
+
+        self.doc_ids = list(doc_ids)
+        self.similarity = similarity
+        self.doc_rank = _doc_rank(self.doc_ids)
+        emb = np.ascontiguousarray(doc_emb, dtype=np.float32)
+        if similarity == "cos":
+            emb = _l2_normalise(emb)
+        self.index = faiss.IndexFlatIP(emb.shape[1])
+        self.index.add(emb)
+        self._emb = emb  # kept for the rare re-scoring of boundary ties
+
+    def search(self, qids: Sequence[str], q_emb: np.ndarray, k: int) -> Run:
+        q = np.ascontiguousarray(q_emb, dtype=np.float32)
+        if self.similarity == "cos":
+            q = _l2_normalise(q)
+        n = len(self.doc_ids)
+        k = min(k, n)
+        k2 = min(n, k + 16)
+        scores, idx = self.index.search(q, k2)
+        run: Run = {}
+        for i, qid in enumerate(qids):
+            s, ix = scores[i], idx[i]
+            if k2 < n and s[k2 - 1] >= s[k - 1]:
+                # ties reach past what faiss returned: score this query against every document
+                full = self._emb @ q[i]
+                top = topk_row(full, k, self.doc_rank)
+                run[qid] = [(self.doc_ids[j], float(full[j])) for j in top]
+                continue
+            order = np.lexsort((self.doc_rank[ix], -s.astype(np.float64)))[:k]
+            run[qid] = [(self.doc_ids[ix[j]], float(s[j])) for j in order]
+        return run
+
+
+def _l2_normalise(x: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return (x / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
+class BM25Index:
+    """BM25 over title + text with bm25s (parameters from the model spec)."""
+
+    name = "bm25s"
+
+    def __init__(self, doc_ids: Sequence[str], doc_texts: Sequence[str], params: dict):
+        import bm25s
+
+        self.doc_ids = list(doc_ids)
+        self.doc_rank = _doc_rank(self.doc_ids)
+        self.params = dict(params)
+        self.stopwords = params.get("stopwords", "en")
+        tokens = bm25s.tokenize(list(doc_texts), stopwords=self.stopwords, show_progress=False)
+        self.vocab = tokens.vocab
+        self.model = bm25s.BM25(k1=params.get("k1", 0.9), b=params.get("b", 0.4), method=params.get("method", "lucene"))
+        self.model.index(tokens, show_progress=False)
+
+    def search_texts(self, qids: Sequence[str], texts: Sequence[str], k: int) -> Run:
+        import bm25s
+
+        run: Run = {}
+        for qid, text in zip(qids, texts):
+            toks = bm25s.tokenize([text], stopwords=self.stopwords, show_progress=False, return_ids=False)[0]
+            terms = [t for t in toks if t in self.vocab]
+            scores = self.model.get_scores(terms) if terms else np.zeros(len(self.doc_ids), dtype=np.float32)
+            scores = np.asarray(scores, dtype=np.float32)
+            top = topk_row(scores, k, self.doc_rank)
+            run[qid] = [(self.doc_ids[j], float(scores[j])) for j in top]
+        return run
+
+
+def write_trec_run(run: Run, path, tag: str) -> None:
+    """TREC run file: ``qid Q0 docid rank score tag``, ranks from 1 in our (tie-broken) order."""
+    from bench.data import natural_key
+    from bench.io import atomic_write_text
+
+    lines = []
+    for qid in sorted(run, key=natural_key):
+        for rank, (did, score) in enumerate(run[qid], start=1):
+            lines.append(f"{qid} Q0 {did} {rank} {score:.6f} {tag}")
+    atomic_write_text(path, "\n".join(lines) + ("\n" if lines else ""))
