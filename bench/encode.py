@@ -58,8 +58,13 @@ class Encoder:
             has_st = any(p.suffix == ".safetensors" for p in self.folder.iterdir())
             self._tokenizer = AutoTokenizer.from_pretrained(str(self.folder), local_files_only=True,
                                                             trust_remote_code=False)
+            import inspect
+
+            # transformers >= 4.56 names the argument `dtype`; older releases `torch_dtype`
+            dtype_kw = "dtype" if "dtype" in inspect.signature(AutoModel.from_pretrained).parameters or \
+                _transformers_at_least("4.56") else "torch_dtype"
             self._model = AutoModel.from_pretrained(str(self.folder), local_files_only=True, trust_remote_code=False,
-                                                    use_safetensors=has_st, torch_dtype=dtype)
+                                                    use_safetensors=has_st, **{dtype_kw: dtype})
             self._model.eval().to(self.device)
         return self._model, self._tokenizer
 
@@ -177,7 +182,8 @@ class EmbeddingCache:
             name = sha256_hex(*new_hashes)[:32]
             folder = self.root / "texts"
             with atomic_path(folder / f"{name}.npy", suffix=".npy") as tmp:
-                np.save(tmp, emb)
+                with open(tmp, "wb") as fh:  # a file object: np.save would append ".npy" to a name
+                    np.save(fh, emb)
             with atomic_path(folder / f"{name}.keys") as tmp:
                 tmp.write_text("\n".join(new_hashes) + "\n", encoding="ascii")
             self._chunks[name] = emb
@@ -186,6 +192,15 @@ class EmbeddingCache:
         if not texts:
             return np.empty((0, self.encoder.dim), dtype=np.float32)
         return np.stack([self._chunk(index[h][0])[index[h][1]] for h in hashes]).astype(np.float32, copy=False)
+
+
+def _transformers_at_least(version: str) -> bool:
+    import transformers
+
+    def parts(v):
+        return tuple(int(x) for x in v.split(".")[:2] if x.isdigit())
+
+    return parts(transformers.__version__) >= parts(version)
 
 
 def cache_size_bytes(root: Optional[Path] = None) -> int:

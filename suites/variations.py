@@ -1,0 +1,224 @@
+"""Suite ``variations``: ORIGINAL plus the eight query-variation sets of RoDR (IJCAI 2022).
+
+Every judged query is evaluated in every set. A query that a generator could not change keeps
+its original text in that set and is counted as not applicable (``applied`` = 0), as in the
+RoDR protocol. A generator that cannot run here (a missing resource) is listed with status
+``missing`` and the reason, never skipped silently; VARIATIONS (AVG.) averages the sets that ran
+and names them.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+from bench.data import Dataset, natural_key
+from bench.errors import BenchError
+from bench.measures import Measure
+from bench.models import ModelSpec, model_fingerprint
+from bench.pipeline import Timer, library_versions, make_retriever
+
+ORIGINAL = "ORIGINAL"
+AVG = "VARIATIONS (AVG.)"
+
+
+@dataclass
+class VariationsConfig:
+    seed: int = 0
+    measures: Sequence[Measure] = ()
+    top_k: int = 100
+    generators: Optional[Sequence[str]] = None  # None: the paper's eight
+    variations_dir: Optional[Path] = None  # evaluate frozen sets instead of generating
+    write_runs: bool = False
+    batch_size: int = 64
+    cache_root: Optional[Path] = None
+    progress: bool = True
+    statistics: dict = field(default_factory=dict)  # options for bench.stats (test, correction, ...)
+
+
+def _original_set(qids: List[str], texts: List[str]):
+    from perturb.sets import VariationSet
+
+    return VariationSet(name=ORIGINAL, label=ORIGINAL, config={}, seed=None, qids=list(qids), texts=list(texts),
+                        applied=[False] * len(qids), details=[""] * len(qids))
+
+
+def _align(vs, qids: List[str], texts: List[str]):
+    """A frozen/imported set on the dataset's judged queries: queries it lacks keep their text."""
+    from perturb.sets import VariationSet
+
+    by_qid = {q: (t, a, d) for q, t, a, d in zip(vs.qids, vs.texts, vs.applied, vs.details)}
+    unknown = [q for q in by_qid if q not in set(qids)]
+    out_t, out_a, out_d = [], [], []
+    for q, orig in zip(qids, texts):
+        t, a, d = by_qid.get(q, (orig, False, ""))
+        out_t.append(t)
+        out_a.append(bool(a) and t != orig)
+        out_d.append(d if t != orig else "")
+    aligned = VariationSet(name=vs.name, label=vs.label, config=dict(vs.config), seed=vs.seed, qids=list(qids),
+                           texts=out_t, applied=out_a, details=out_d, status=vs.status, reason=vs.reason,
+                           source=vs.source)
+    return aligned, unknown
+
+
+def build_sets(dataset: Dataset, cfg: VariationsConfig, timer: Timer):
+    """ORIGINAL plus the variation sets (generated, or read from ``cfg.variations_dir``)."""
+    from perturb import PAPER_ORDER
+    from perturb.sets import VariationSet, generate, read_tsv
+
+    qids = dataset.judged_query_ids()
+    texts = [dataset.queries[q].text for q in qids]
+    sets = [_original_set(qids, texts)]
+    notes: List[str] = []
+    if cfg.variations_dir is not None:
+        folder = Path(cfg.variations_dir)
+        files = sorted(folder.glob("*.tsv"))
+        if not files:
+            raise BenchError(f"{folder}: no variation sets (*.tsv) found. Write them with `bench perturb`.")
+        rank = {n: i for i, n in enumerate(PAPER_ORDER)}
+        for path in sorted(files, key=lambda p: (rank.get(p.stem, len(rank)), p.stem)):
+            with timer("variations_read"):
+                vs, unknown = _align(read_tsv(path), qids, texts)
+            if unknown:
+                notes.append(f"{path.name}: {len(unknown)} query ids not among the dataset's judged queries ignored")
+            sets.append(vs)
+        return sets, notes
+    names = list(cfg.generators) if cfg.generators is not None else list(PAPER_ORDER)
+    items = list(zip(qids, texts))
+    for name in names:
+        with timer(f"generate:{name}"):
+            sets.append(generate(name, items, cfg.seed))
+    return sets, notes
+
+
+def _drop(orig: float, var: float) -> Optional[float]:
+    return None if orig == 0 else (orig - var) / orig
+
+
+def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optional[Path], executor=None) -> dict:
+    """Evaluate ``spec`` on ``dataset``'s ORIGINAL queries and every variation set.
+
+    Returns ``{"result": ..., "per_query": csv text, "timings": ..., "sets": [VariationSet]}``
+    and writes the run folder when ``out_dir`` is given.
+    """
+    from bench.executor import LocalExecutor
+    from bench.measures import per_query
+    from bench.results import SCHEMA_VERSION, per_query_csv, write_run
+    from bench import __version__
+
+    executor = executor or LocalExecutor()
+    timer = Timer()
+    measures = list(cfg.measures)
+    names = [m.name for m in measures]
+    with timer("load_model_and_corpus"):
+        retriever = make_retriever(spec, dataset, timer, cache_root=cfg.cache_root, batch_size=cfg.batch_size,
+                                   progress=cfg.progress)
+    sets, notes = build_sets(dataset, cfg, timer)
+    if len({vs.name for vs in sets}) != len(sets):
+        raise BenchError("two variation sets share a name; rename one")
+    ok_sets = [vs for vs in sets if vs.status == "ok"]
+
+    def evaluate(vs):
+        run_ = retriever.search(vs.qids, vs.texts, cfg.top_k)
+        with timer("measure"):
+            values = per_query(measures, dataset.qrels, run_, vs.qids)
+        return run_, values
+
+    outputs = dict(zip([vs.name for vs in ok_sets], executor.map(evaluate, ok_sets)))
+
+    orig_metrics = {n: _mean(outputs[ORIGINAL][1][n].values()) for n in names}
+    set_entries, rows = [], []
+    for vs in sets:
+        entry = {"name": vs.name, "label": vs.label, "status": vs.status, "source": getattr(vs, "source", "generated"),
+                 "config": vs.config, "n_queries": len(vs.qids)}
+        if vs.status != "ok":
+            entry["reason"] = vs.reason
+            set_entries.append(entry)
+            continue
+        values = outputs[vs.name][1]
+        metrics = {n: _mean(values[n].values()) for n in names}
+        entry.update(fingerprint=vs.fingerprint(), n_applied=int(sum(vs.applied)), n_evaluated=len(vs.qids),
+                     metrics=metrics,
+                     drop_rate=None if vs.name == ORIGINAL else {n: _drop(orig_metrics[n], metrics[n]) for n in names})
+        set_entries.append(entry)
+        for i, q in enumerate(vs.qids):
+            rows.append((vs.name, q, int(vs.applied[i]), [values[n][q] for n in names]))
+    var_ok = [e for e in set_entries if e["status"] == "ok" and e["name"] != ORIGINAL]
+    summary = {}
+    if var_ok:
+        avg = {n: _mean(e["metrics"][n] for e in var_ok) for n in names}
+        summary[AVG] = {"sets": [e["name"] for e in var_ok], "metrics": avg,
+                        "drop_rate": {n: _drop(orig_metrics[n], avg[n]) for n in names}}
+    missing = [e["name"] for e in set_entries if e["status"] != "ok"]
+    result = {
+        "schema_version": SCHEMA_VERSION,
+        "suite": "variations",
+        "drbench_version": __version__,
+        "libraries": library_versions(),
+        "seed": cfg.seed,
+        "model": {"name": spec.name, "fingerprint": model_fingerprint(spec), "spec": _portable_spec(spec)},
+        "dataset": dataset.describe(),
+        "dataset_notes": list(dataset.notes),
+        "measures": names,
+        "retrieval": {"top_k": cfg.top_k, "index": retriever.index_name, "similarity": retriever.similarity,
+                      "tie_break": "score desc, then doc id asc"},
+        "sets": set_entries,
+        "missing_sets": missing,
+        "summary": summary,
+        "notes": notes,
+        "per_query_file": "per_query.csv",
+    }
+    per_query_text = per_query_csv(rows, names)
+    if cfg.statistics is not None:
+        with timer("statistics"):
+            result["statistics"] = _statistics(per_query_text, [e["name"] for e in var_ok], names, cfg)
+    timings = {"seconds": {k: round(v, 4) for k, v in sorted(timer.seconds.items())},
+               "encoding": retriever.stats(), "executor": executor.name}
+    if out_dir is not None:
+        out_dir = Path(out_dir)
+        with timer("write"):
+            from perturb.sets import write_tsv
+            from bench.retrieve import write_trec_run
+
+            for vs in sets:
+                if vs.status == "ok" and vs.name != ORIGINAL:
+                    write_tsv(vs, out_dir / "variations" / f"{_safe(vs.name)}.tsv")
+            if cfg.write_runs:
+                for vs in ok_sets:
+                    write_trec_run(outputs[vs.name][0], out_dir / "runs" / f"{_safe(vs.name)}.trec",
+                                   f"drbench-{_safe(spec.name)}")
+            write_run(out_dir, result, per_query_text, timings)
+    return {"result": result, "per_query": per_query_text, "timings": timings, "sets": sets}
+
+
+def _statistics(per_query_text: str, var_sets: List[str], names: List[str], cfg: VariationsConfig) -> Optional[dict]:
+    try:
+        from bench.stats import variation_statistics
+    except ImportError:
+        return None
+    import io
+
+    import pandas as pd
+
+    df = pd.read_csv(io.StringIO(per_query_text), dtype={"set": str, "qid": str})
+    return variation_statistics(df, var_sets, names, seed=cfg.seed, **cfg.statistics)
+
+
+def _mean(values) -> float:
+    vals = list(values)
+    return float(sum(vals) / len(vals)) if vals else 0.0
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "model"
+
+
+def _portable_spec(spec: ModelSpec) -> dict:
+    """The spec without machine-specific paths (a package-provided model is named by package)."""
+    d = spec.to_dict()
+    if d.get("package"):
+        d["path"] = None
+    elif d.get("path"):
+        d["path"] = Path(d["path"]).name
+    return d
