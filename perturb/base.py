@@ -47,6 +47,13 @@ class ResourceMissing(RuntimeError):
     """A generator cannot run faithfully: the message names the resource and the install line."""
 
 
+def settle(text: str, out: Perturbation) -> Perturbation:
+    """Enforce the invariant: applied iff the text changed (detail only when applied)."""
+    if out.text == text:
+        return Perturbation(text, False, "")
+    return Perturbation(out.text, True, out.detail)
+
+
 class Generator:
     """Base class. Subclasses set ``name`` and implement ``_perturb``.
 
@@ -80,10 +87,7 @@ class Generator:
         raise NotImplementedError
 
     def perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
-        out = self._perturb(text, rng)
-        if out.text == text:
-            return Perturbation(text, False, "")
-        return Perturbation(out.text, True, out.detail)
+        return settle(text, self._perturb(text, rng))
 
     def perturb_batch(self, items: Sequence[Tuple[str, str]], seed: int) -> List[Perturbation]:
         """Perturb ``(query id, text)`` pairs; per-item rngs make the result order-independent."""
