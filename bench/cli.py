@@ -49,10 +49,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 2
     module = importlib.import_module(COMMANDS[args.command][0])
     from bench.errors import BenchError
+    from bench.registry import UnknownName
 
     try:
         return int(module.run(args) or 0)
-    except (BenchError, UserError) as exc:
+    except (BenchError, UserError, UnknownName) as exc:
         print(f"bench {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
