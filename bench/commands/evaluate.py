@@ -30,6 +30,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--test", default="t-test", help="paired test vs ORIGINAL: t-test, randomization, wilcoxon")
     p.add_argument("--correction", default="holm", help="multiple-comparison correction: holm, bh, none")
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    fs = p.add_argument_group("fewshot suite options")
+    try:
+        from suites.fewshot import add_arguments as add_fewshot_arguments
+    except ImportError:
+        pass
+    else:
+        add_fewshot_arguments(fs)
     g = p.add_argument_group("model overrides (for folders without a sentence-transformers config)")
     g.add_argument("--pooling", choices=["mean", "cls"])
     g.add_argument("--similarity", choices=["dot", "cos"])
@@ -81,5 +88,9 @@ def run(args) -> int:
         print(variations_table(out_["result"]))
         print(f"\nresult: {out / 'result.json'}  per-query: {out / 'per_query.csv'}")
         return 0
+    if suite == "fewshot":
+        from suites.fewshot import run_from_args
+
+        return run_from_args(args, spec, dataset, out, executor)
     SUITES.get(suite)  # resolves or raises
     raise BenchError(f"suite {suite!r} is registered but has no command-line runner yet")
