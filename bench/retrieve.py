@@ -41,6 +41,7 @@ class DenseIndex:
     L2-normalised first (a no-op for models that already normalise)."""
 
     name = "faiss.IndexFlatIP"
+    chunk = 65536
 
     def __init__(self, doc_ids: Sequence[str], doc_emb: np.ndarray, similarity: str):
         import faiss
@@ -48,12 +49,12 @@ class DenseIndex:
         self.doc_ids = list(doc_ids)
         self.similarity = similarity
         self.doc_rank = _doc_rank(self.doc_ids)
-        emb = np.ascontiguousarray(doc_emb, dtype=np.float32)
-        if similarity == "cos":
-            emb = _l2_normalise(emb)
-        self.index = faiss.IndexFlatIP(emb.shape[1])
-        self.index.add(emb)
-        self._emb = emb  # kept for the rare re-scoring of boundary ties
+        self.index = faiss.IndexFlatIP(doc_emb.shape[1])
+        # added in chunks, so a memory-mapped corpus is never copied whole a second time
+        for start in range(0, doc_emb.shape[0], self.chunk):
+            part = np.ascontiguousarray(doc_emb[start:start + self.chunk], dtype=np.float32)
+            self.index.add(_l2_normalise(part) if similarity == "cos" else part)
+        self._emb = doc_emb  # (memory-mapped) source, for the rare re-scoring of boundary ties
 
     def search(self, qids: Sequence[str], q_emb: np.ndarray, k: int) -> Run:
         q = np.ascontiguousarray(q_emb, dtype=np.float32)
@@ -68,13 +69,24 @@ class DenseIndex:
             s, ix = scores[i], idx[i]
             if k2 < n and s[k2 - 1] >= s[k - 1]:
                 # ties reach past what faiss returned: score this query against every document
-                full = self._emb @ q[i]
+                full = self._scores_all(q[i])
                 top = topk_row(full, k, self.doc_rank)
                 run[qid] = [(self.doc_ids[j], float(full[j])) for j in top]
                 continue
             order = np.lexsort((self.doc_rank[ix], -s.astype(np.float64)))[:k]
             run[qid] = [(self.doc_ids[ix[j]], float(s[j])) for j in order]
         return run
+
+
+    def _scores_all(self, q: np.ndarray) -> np.ndarray:
+        """The query's score against every document, computed as faiss does (chunked)."""
+        parts = []
+        for start in range(0, self._emb.shape[0], self.chunk):
+            part = np.asarray(self._emb[start:start + self.chunk], dtype=np.float32)
+            if self.similarity == "cos":
+                part = _l2_normalise(part)
+            parts.append(part @ q)
+        return np.concatenate(parts)
 
 
 def _l2_normalise(x: np.ndarray) -> np.ndarray:
