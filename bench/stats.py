@@ -428,7 +428,7 @@ def drop_rate_difference_test(base_orig: Any, base_var: Any, cand_orig: Any, can
         return TestResult("drop-rate randomization", float("nan"), float("nan"), n, "",
                           "an ORIGINAL mean is 0: drop rate undefined")
     if np.array_equal(bo, co) and np.array_equal(bv, cv):
-        return TestResult("drop-rate randomization", t_obs, 1.0, n, "", "identical runs: p = 1")
+        return TestResult("drop-rate randomization", t_obs, 1.0, n, "", "identical values in both runs: p = 1")
     do = co - bo  # swapping query q moves do_q from candidate to baseline
     dv = cv - bv
     scale = float(np.sum(np.abs(do)) + np.sum(np.abs(dv))) / max(abs(sums[0]), abs(sums[2]), 1e-300)
