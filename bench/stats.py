@@ -367,36 +367,41 @@ def drop_rate(mean_a: float, mean_b: float) -> float:
     return (mean_a - mean_b) / mean_a if mean_a != 0 else float("nan")
 
 
-def bootstrap_ranks(scores: Any, *, B: int = DEFAULT_BOOTSTRAP, seed: int = 0, key: Sequence[str] = (),
-                    higher_is_better: bool = True) -> np.ndarray:
-    """Ranks (1 = best, ties share the best rank) of k models in B bootstrap replicates.
-
-    ``scores`` is (n_queries, k): per-query values of one score for k models on a SHARED query
-    set; queries are resampled jointly across models. Returns a (B, k) int array."""
+def bootstrap_means(scores: Any, *, B: int = DEFAULT_BOOTSTRAP, seed: int = 0, key: Sequence[str] = ()) -> np.ndarray:
+    """Means of k models in B bootstrap replicates; ``scores`` is (n_queries, k) on a SHARED
+    query set and queries are resampled jointly across models. Returns a (B, k) array."""
     s = np.array(scores, dtype=np.float64, copy=True)
     if s.ndim != 2:
         raise ValueError("scores must be a (n_queries, n_models) array")
     n, k = s.shape
     rng = rng_for(seed, "bootstrap-rank", *key)
-    out = np.empty((B, k), dtype=np.int64)
+    out = np.empty((B, k))
     i = 0
     for idx in bootstrap_index_chunks(n, B, rng):
         c = idx.shape[0]
-        means = np.mean(s[idx], axis=1)  # (c, k)
-        if not higher_is_better:
-            means = -means
-        # rank = 1 + number of models strictly better
-        out[i:i + c] = 1 + np.sum(means[:, None, :] > means[:, :, None], axis=2)
+        out[i:i + c] = np.mean(s[idx], axis=1)  # (c, k)
         i += c
     return out
 
 
-def mean_ranks(scores_mean: Any, higher_is_better: bool = True) -> np.ndarray:
-    """Point ranks (1 = best; ties share the best rank) of a vector of scores."""
-    m = np.array(scores_mean, dtype=np.float64, copy=True)
+def ranks_of(means: Any, higher_is_better: bool = True) -> np.ndarray:
+    """Ranks along the last axis: 1 + number of models strictly better (ties share the best rank)."""
+    m = np.array(means, dtype=np.float64, copy=True)
     if not higher_is_better:
         m = -m
-    return 1 + np.sum(m[None, :] > m[:, None], axis=1)
+    return 1 + np.sum(m[..., None, :] > m[..., :, None], axis=-1)
+
+
+def bootstrap_ranks(scores: Any, *, B: int = DEFAULT_BOOTSTRAP, seed: int = 0, key: Sequence[str] = (),
+                    higher_is_better: bool = True) -> np.ndarray:
+    """Ranks (1 = best, ties share the best rank) of k models in B bootstrap replicates
+    (queries resampled jointly across models). Returns a (B, k) int array."""
+    return ranks_of(bootstrap_means(scores, B=B, seed=seed, key=key), higher_is_better)
+
+
+def mean_ranks(scores_mean: Any, higher_is_better: bool = True) -> np.ndarray:
+    """Point ranks (1 = best; ties share the best rank) of a vector of scores."""
+    return ranks_of(scores_mean, higher_is_better)
 
 
 # --------------------------------------------------------------------------- drop-rate difference test
