@@ -1,0 +1,40 @@
+"""`bench leaderboard RUN ... -o results/leaderboard.csv [--md FILE]`: one row per model and
+dataset with bootstrap rank intervals. See bench/leaderboard.py."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("runs", nargs="+", metavar="RUN", help="run folders (or result.json files); few-shot results too")
+    p.add_argument("-o", "--output", default=None, metavar="CSV", help="CSV file (default: stdout)")
+    p.add_argument("--md", nargs="?", const="-", default=None, metavar="FILE",
+                   help="also write Markdown (to FILE, or stdout without FILE)")
+    p.add_argument("--metric", action="append", default=None,
+                   help="measure(s) to show; repeat for several (default: the first measure)")
+    p.add_argument("--rank-by", default="VARIATIONS (AVG.)",
+                   help="set whose first-metric score ranks the models (default: VARIATIONS (AVG.); or ORIGINAL)")
+    p.add_argument("--bootstrap", type=int, default=1000, metavar="B", help="bootstrap replicates of the rank intervals")
+    p.add_argument("--seed", type=int, default=0)
+
+
+def run(args: argparse.Namespace) -> int:
+    from bench.io import atomic_write_text
+    from bench.leaderboard import build
+
+    board = build(args.runs, metrics=args.metric, rank_by=args.rank_by, bootstrap=args.bootstrap, seed=args.seed)
+    text = board.csv()
+    if args.output:
+        atomic_write_text(args.output, text)
+        print(f"wrote {args.output}", file=sys.stderr)
+    elif args.md != "-":
+        sys.stdout.write(text)
+    if args.md:
+        md = board.markdown()
+        if args.md == "-":
+            sys.stdout.write(md)
+        else:
+            atomic_write_text(args.md, md)
+            print(f"wrote {args.md}", file=sys.stderr)
+    return 0
