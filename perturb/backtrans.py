@@ -8,8 +8,10 @@ Backends (a :class:`Translator` each; both deterministic, so back-translation us
   ``local_files_only=True``. Never downloads. Decoding uses each model's generation config
   (beam search for opus-mt), batched.
 * ``apertium``: Debian ``apertium`` + ``apertium-eng-spa`` (rule-based, Spanish pivot); one
-  process call per direction for all queries, one query per line, ``-u`` so unknown words carry
-  no ``*``/``#``/``@`` marks.
+  process call per direction for all queries (distinct texts in sorted order, one paragraph
+  each), ``-u`` so unknown words carry no ``*``/``#``/``@`` marks. Known limit: apertium keeps a
+  little context across paragraphs, so ~3% of queries translate slightly differently in a batch
+  than alone (the result never depends on batch order or query ids).
 
 The backend and pivot are part of ``label`` (``BACKTRANS[deu,marian]``, ``BACKTRANS[spa,apertium]``)
 and of ``config()``, so a Spanish rule-based number is never reported as the German setting.
@@ -101,29 +103,43 @@ class ApertiumTranslator(Translator):
     def config(self) -> dict:
         cfg = super().config()
         cfg["modes"] = list(APERTIUM_PAIRS[self.pivot])
+        cfg["batching"] = "sorted distinct texts, blank-line separated, -u"
         if self._version is None:
             self._version = _debian_version(f"apertium-eng-{self.pivot}")
         cfg["version"] = self._version
         return cfg
 
-    def _run(self, mode: str, texts: Sequence[str]) -> List[str]:
-        """One apertium call for all ``texts`` (one per line); per-text calls if lines get out of step."""
-        clean = [_LINE_BREAKS.sub(" ", t) for t in texts]
-        if not clean:
-            return []
-        data = "\n".join(clean) + "\n"
+    def _call(self, mode: str, data: str) -> str:
         out = subprocess.run([self.executable, "-u", mode], input=data.encode("utf-8"), capture_output=True,
                              timeout=self.timeout)
         if out.returncode != 0:
             raise RuntimeError(f"apertium {mode} failed ({out.returncode}): {out.stderr.decode('utf-8', 'replace')[:500]}")
-        lines = out.stdout.decode("utf-8", "replace").split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        if len(lines) == len(clean):
-            return lines
-        if len(clean) == 1:
-            return [" ".join(lines)]
-        return [self._run(mode, [t])[0] for t in clean]  # pragma: no cover - apertium kept lines so far
+        return out.stdout.decode("utf-8", "replace")
+
+    def _run(self, mode: str, texts: Sequence[str]) -> List[str]:
+        """Translate ``texts`` with one apertium call.
+
+        The distinct texts go in sorted order, separated by blank lines (a paragraph break, which
+        keeps most context from leaking between queries), so a query's translation does not
+        depend on the order or ids of the batch. Apertium's tagger and transfer still see a
+        little cross-paragraph context: about 3% of Cranfield queries translate differently in a
+        batch than alone. If the paragraphs come back out of step, each text is sent alone.
+        """
+        clean = [_LINE_BREAKS.sub(" ", t) for t in texts]
+        if not clean:
+            return []
+        unique = sorted({t for t in clean if t.strip()})
+        if not unique:
+            return list(clean)
+        data = "\n\n".join(unique) + "\n"
+        out = self._call(mode, data)
+        if out.endswith("\n"):
+            out = out[:-1]
+        parts = out.split("\n\n")
+        if len(parts) != len(unique) or any("\n" in p for p in parts):
+            parts = [self._call(mode, t + "\n").rstrip("\n") for t in unique]
+        table = dict(zip(unique, parts))
+        return [table.get(t, t) for t in clean]
 
     def to_pivot(self, texts):
         return self._run(APERTIUM_PAIRS[self.pivot][0], texts)
