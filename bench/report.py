@@ -293,6 +293,8 @@ def plot_drop_rates(data: ReportData) -> Optional[str]:
             if sg and math.isfinite(v):
                 ax.text(p, 100 * (v + h) + 0.5 if v >= 0 else 100 * (v - h) - 2.5, "*", ha="center", fontsize=12)
     ax.axhline(0, color="black", lw=0.8)
+    lo_y, hi_y = ax.get_ylim()
+    ax.set_ylim(min(lo_y, 0.0), hi_y + 0.12 * (hi_y - min(lo_y, 0.0)))
     ax.set_xticks(x)
     ax.set_xticklabels([data.run.label(s) for s in var], rotation=30, ha="right", fontsize=8)
     ax.set_ylabel("drop rate vs ORIGINAL (%)")
@@ -351,9 +353,15 @@ def plot_scatter(data: ReportData) -> Optional[str]:
 
 CSS = """body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px;color:#222;max-width:1400px}
 table{border-collapse:collapse;margin:8px 0 20px;font-size:13px}th,td{border:1px solid #ccc;padding:4px 8px}
-th{background:#f2f2f2}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}tr.sig td{background:#fff3f0}
+th{background:#f2f2f2}td.num{text-align:right;font-variant-numeric:tabular-nums}td.nw{white-space:nowrap}tr.sig td{background:#fff3f0}
 .meta{color:#555;font-size:13px}ul.method{font-size:13px;color:#333}img{max-width:100%;display:block;margin:8px 0 24px}
 .note{color:#8a4b00;font-size:13px}"""
+
+
+def _td_class(key: str) -> str:
+    if key == "label":
+        return ""
+    return " class=\"num\"" if key in ("ci", "delta_ci", "drop_ci") else " class=\"num nw\""
 
 
 def render_html(data: ReportData, plots: bool = True) -> str:
@@ -377,7 +385,7 @@ def render_html(data: ReportData, plots: bool = True) -> str:
         for r in rows(data, measure):
             cls = " class=\"sig\"" if r["sig"] == "yes" else ""
             parts.append(f"<tr{cls}>" + "".join(
-                f"<td{'' if k == 'label' else ' class=num'}>{e(r[k])}</td>" for k, _ in COLUMNS) + "</tr>")
+                f"<td{_td_class(k)}>{e(r[k])}</td>" for k, _ in COLUMNS) + "</tr>")
         parts.append("</tbody></table>")
     if plots and data.measures and data.sets:
         parts.append("<h2>Plots</h2>")
