@@ -157,7 +157,7 @@ class Verdict:
             lines += [f"- {r}" for r in self.reasons()]
         lines.append("")
         lines.append(f"| check | set | n | baseline | candidate | change | tolerance | beyond tol. | test | p | "
-                     f"p ({o.correction}) | significant | W/T/L (cand.) | d_z | verdict |")
+                     f"p ({o.correction}) | significant, worse | W/T/L (cand.) | d_z | verdict |")
         lines.append("|---|---|---:|---:|---:|---:|---:|:---:|---|---:|---:|:---:|---:|---:|:---:|")
         for c in self.checks:
             wtl = f"{c.win}/{c.tie}/{c.loss}" if c.win is not None else ""
