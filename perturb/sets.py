@@ -233,7 +233,7 @@ def read_tsv(path: PathLike) -> VariationSet:
         texts.append(unescape_field(t))
         applied.append(a == "1")
         details.append(unescape_field(d))
-    vs = VariationSet(name=header["name"], label=header.get("label") or header["name"], config=config, seed=seed,
+    vs = VariationSet(name=header["name"], label=header.get("label", header["name"]), config=config, seed=seed,
                       qids=qids, texts=texts, applied=applied, details=details,
                       status=header.get("status") or "ok", reason=header.get("reason", ""),
                       source=header.get("source") or "generated")
