@@ -47,11 +47,9 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
-from bench.errors import DataError
 from bench.io import atomic_write_json, atomic_write_text
 
 SCHEMA_VERSION = 1
@@ -77,23 +75,4 @@ def write_run(out_dir: Path, result: dict, per_query_text: str, timings: dict) -
     atomic_write_json(out_dir / "result.json", result)
 
 
-def load_run(path) -> Tuple[dict, "object"]:
-    """Read a run folder (or its result.json): returns (result dict, per-query DataFrame)."""
-    import pandas as pd
-
-    path = Path(path)
-    folder = path.parent if path.name == "result.json" else path
-    result_path = folder / "result.json"
-    if not result_path.exists():
-        raise DataError("no result.json here: not a complete run folder", str(folder),
-                        fix="give the folder written by `bench evaluate --out`")
-    try:
-        result = json.loads(result_path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DataError(f"malformed JSON ({exc.msg})", str(result_path), exc.lineno) from None
-    if result.get("schema_version") != SCHEMA_VERSION:
-        raise DataError(f"schema_version {result.get('schema_version')!r} is not {SCHEMA_VERSION}", str(result_path),
-                        fix="re-run the evaluation with this drbench version")
-    pq_path = folder / result.get("per_query_file", "per_query.csv")
-    per_query = pd.read_csv(pq_path, dtype={"set": str, "qid": str}) if pq_path.exists() else None
-    return result, per_query
+# Reading run folders (with validation) lives in bench.rundir.load_run.
