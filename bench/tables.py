@@ -13,7 +13,11 @@ def _fmt(v, pct: bool = False) -> str:
 def variations_table(result: dict) -> str:
     """One row per set: measures, drop rates and applicability; missing sets with their reason."""
     names: List[str] = result["measures"]
-    stats = (result.get("statistics") or {}).get("comparisons") if isinstance(result.get("statistics"), dict) else None
+    stats = (result.get("statistics") or {}).get("comparisons") or {}
+
+    def mark(set_name: str, measure: str) -> str:
+        c = (stats.get(set_name) or {}).get(measure) or {}
+        return "*" if c.get("significant") else ""
     header = ["set", "applied"] + names + [f"drop {n}" for n in names]
     rows = []
     for e in result["sets"]:
@@ -22,7 +26,8 @@ def variations_table(result: dict) -> str:
         applied = "-" if e["name"] == "ORIGINAL" else f"{e['n_applied']}/{e['n_queries']}"
         drops = e.get("drop_rate") or {}
         rows.append([e["label"], applied] + [_fmt(e["metrics"][n]) for n in names] +
-                    [_fmt(drops.get(n), pct=True) if e["name"] != "ORIGINAL" else "-" for n in names])
+                    [_fmt(drops.get(n), pct=True) + mark(e["name"], n) if e["name"] != "ORIGINAL" else "-"
+                     for n in names])
     for key, s in (result.get("summary") or {}).items():
         rows.append([key, f"{len(s['sets'])} sets"] + [_fmt(s["metrics"][n]) for n in names] +
                     [_fmt(s["drop_rate"][n], pct=True) for n in names])
@@ -40,4 +45,8 @@ def variations_table(result: dict) -> str:
         out += [f"  {e['name']}: {e.get('reason', '')}" for e in missing]
     drop_def = "drop = (M_orig - M_var) / M_orig; queries a generator could not change keep their original text."
     out += ["", drop_def]
+    header_ = (result.get("statistics") or {}).get("header")
+    if header_:
+        out.append(f"* = significant at alpha {header_['alpha']}: {header_['sidedness']} {header_['test']} vs ORIGINAL "
+                   f"on per-query values, {header_['correction']} correction over {header_['family']}.")
     return "\n".join(out)
