@@ -15,7 +15,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--split", default=None)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--generators", default=None, help="comma-separated subset (default: all eight)")
-    p.add_argument("--out", type=Path, required=True, help="folder for <SET>.tsv files and applicability.tsv")
+    p.add_argument("--out", type=Path, required=True, help="folder for <SET>.tsv files and applicability.csv")
     p.add_argument("--import-penha", type=Path, default=None, help="import a Penha et al. variations CSV instead")
     p.add_argument("--keep-invalid", action="store_true", help="with --import-penha: keep rows judged invalid")
     p.add_argument("--import-rodr", type=Path, default=None, help="import a RoDR-style qid<TAB>text file instead")
@@ -48,13 +48,17 @@ def run(args) -> int:
                                                          args.generators.split(",") if g.strip()]
         sets = [generate(n, items, args.seed) for n in names]
     rows = applicability_table(sets)
-    lines = ["set\tlabel\tqueries\tapplied\tpercent"]
-    for r in rows:
-        lines.append("\t".join(str(x) for x in r))
+    import csv
+    import io
+
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["set", "label", "queries", "applied", "percent"])
+    writer.writerows(rows)
     for vs in sets:
         if vs.status == "ok":
             write_tsv(vs, args.out / f"{vs.name}.tsv")
-    atomic_write_text(args.out / "applicability.tsv", "\n".join(lines) + "\n")
+    atomic_write_text(args.out / "applicability.csv", buf.getvalue())
     width = max(len(str(r[1])) for r in rows) if rows else 10
     print(f"{'set'.ljust(width)}  queries  applied  percent")
     for r in rows:
