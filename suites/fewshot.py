@@ -248,7 +248,9 @@ class _Context:
         else:
             from bench.retrieve import BM25Index
 
-            bm = BM25Index(self.doc_ids, self.doc_texts, {"k1": 0.9, "b": 0.4, "method": "lucene", "stopwords": "en"})
+            from bench.models import resolve_model
+
+            bm = BM25Index(self.doc_ids, self.doc_texts, resolve_model("bm25").params)
             run = bm.search_texts(train_ids, texts, depth)
         return mine_negatives(run, self.dataset.qrels, tc.negative_depth)
 
@@ -705,7 +707,9 @@ def write_plots(result: dict, out_dir: Path) -> List[str]:
             vals = [result["methods"][m]["k"][str(k)]["winning_ratio"][s] for k in ks]
             vals = [np.nan if v is None else 100 * v for v in vals]
             off = (mi * len(SPLITS) + si) * width - 0.4 + width / 2
-            ax.bar(np.arange(len(ks)) + off, vals, width, color=colors[s], alpha=1.0 - 0.3 * mi, label=f"{m} {s}")
+            bars = ax.bar(np.arange(len(ks)) + off, vals, width, color=colors[s], alpha=1.0 - 0.3 * mi,
+                          label=f"{m} {s}")
+            ax.bar_label(bars, labels=["-" if np.isnan(v) else f"{v:.0f}" for v in vals], fontsize=7, padding=1)
     ax.axhline(50, color="grey", linewidth=0.8, linestyle=":")
     ax.set_xticks(np.arange(len(ks)))
     ax.set_xticklabels([f"K={k}" for k in ks])

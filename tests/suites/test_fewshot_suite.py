@@ -193,7 +193,8 @@ def test_short_rule_skip_and_split_file(tiny_bert, labelled, tmp_path):
     split.write_text(json.dumps({"base": ["aero", "heat"], "novel": ["sea", "food"]}))
     spec = spec_from_folder(tiny_bert)
     cfg = small_cfg(tmp_path, methods=["qry-tune"], ks=[2, 7], n_trials=2, split_file=split, short_rule="skip",
-                    min_usable_novel=0, full_shot=False, plots=False, train=TrainConfig(batch_size=4, max_steps=1))
+                    min_usable_novel=0, full_shot=False, plots=False,
+                    train=TrainConfig(batch_size=4, max_steps=1, negatives_from="bm25"))
     res = run(spec, labelled, cfg, tmp_path / "run")["result"]
     plan = res["plan"]
     assert plan["classes"]["source"] == "file:split.json" and plan["classes"]["novel"] == ["food", "sea"]
@@ -207,6 +208,7 @@ def test_short_rule_skip_and_split_file(tiny_bert, labelled, tmp_path):
     assert k7["all"]["mean"] == res["zero_shot"]["all"] and k7["winning_ratio"]["all"] == 0.0
     assert res["methods"]["qry-tune"]["k"]["2"]["trials"][0]["train"]["steps"] == 1
     assert not (tmp_path / "run" / "fewshot_r10.png").exists()
+    assert res["methods"]["qry-tune"]["training"]["negatives_from"] == "bm25"
 
 
 def test_cli(tiny_bert, tmp_path, capsys):
