@@ -95,9 +95,13 @@ class Encoder:
     def length_order(self, texts: Sequence[str]) -> np.ndarray:
         """Indices sorting texts by descending token count (ties by position: stable)."""
         _, tok = self.load()
-        lengths = [len(ids) for ids in tok([self.prefix + t for t in texts], add_special_tokens=True,
-                                           truncation=True, max_length=self.max_length)["input_ids"]]
-        return np.argsort(-np.asarray(lengths, dtype=np.int64), kind="stable")
+        lengths = np.empty(len(texts), dtype=np.int64)
+        step = 8192  # tokenised in chunks: only the lengths are kept, never every text's token ids
+        for start in range(0, len(texts), step):
+            ids = tok([self.prefix + t for t in texts[start:start + step]], add_special_tokens=True,
+                      truncation=True, max_length=self.max_length)["input_ids"]
+            lengths[start:start + len(ids)] = [len(x) for x in ids]
+        return np.argsort(-lengths, kind="stable")
 
     def encode_into(self, texts: Sequence[str], out: np.ndarray, desc: str = "") -> None:
         """Encode ``texts`` in length-sorted batches, writing row i of ``out`` for text i."""
