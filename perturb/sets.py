@@ -156,6 +156,19 @@ def applicability_table(sets: Iterable[VariationSet]) -> List[tuple]:
     return rows
 
 
+def _read_utf8(path: Path, encoding: str = "utf-8-sig", what: str = "cannot read") -> Tuple[bytes, str]:
+    """The file's bytes and text; unreadable files and bad UTF-8 are DataErrors naming the file (and line)."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise DataError(f"{what}: {exc}", str(path), None, "check the path") from exc
+    try:
+        return raw, raw.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise DataError("not valid UTF-8", str(path), line, "re-save the file as UTF-8") from exc
+
+
 # --------------------------------------------------------------------------- TSV I/O
 def format_tsv(vs: VariationSet) -> str:
     head = [MAGIC]
@@ -176,15 +189,7 @@ def write_tsv(vs: VariationSet, path: PathLike) -> None:
 
 def read_tsv(path: PathLike) -> VariationSet:
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise DataError(f"cannot read variation set: {exc}", str(path), None, "check the path") from exc
-    try:
-        content = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise DataError("not valid UTF-8", str(path), line, "re-save the file as UTF-8") from exc
+    _, content = _read_utf8(path, "utf-8", "cannot read variation set")
     lines = content.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -254,14 +259,7 @@ def import_rodr_tsv(path: PathLike, name: str, originals: Optional[Dict[str, str
     without originals every row counts as applied (nothing to compare with) and says so.
     """
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-        content = raw.decode("utf-8-sig")
-    except OSError as exc:
-        raise DataError(f"cannot read: {exc}", str(path), None, "check the path") from exc
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise DataError("not valid UTF-8", str(path), line, "re-save the file as UTF-8") from exc
+    raw, content = _read_utf8(path)
     qids, texts, applied, details = [], [], [], []
     seen: Dict[str, int] = {}
     for k, line in enumerate(content.split("\n"), start=1):
@@ -317,13 +315,7 @@ def import_penha_csv(path: PathLike, valid_only: bool = True) -> List[VariationS
     valid one (when filtering), preferring a row whose variation differs from the original.
     """
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-        content = raw.decode("utf-8-sig")
-    except OSError as exc:
-        raise DataError(f"cannot read: {exc}", str(path), None, "check the path") from exc
-    except UnicodeDecodeError as exc:
-        raise DataError("not valid UTF-8", str(path), raw[: exc.start].count(b"\n") + 1, "re-save as UTF-8") from exc
+    raw, content = _read_utf8(path)
     reader = csv.reader(io.StringIO(content, newline=""))
     try:
         header = next(reader)
