@@ -437,7 +437,11 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
         out_dir.mkdir(parents=True, exist_ok=True)
         if cfg.plots:
             with timer("plots"):
-                plot_notes = write_plots(result, out_dir)
+                try:
+                    plot_notes = write_plots(result, out_dir)
+                except Exception as exc:  # a plot must never cost the computed results
+                    plot_notes = [f"plots failed: {type(exc).__name__}: {exc}"]
+                    print(f"bench: warning: {plot_notes[0]}", file=sys.stderr)
             if plot_notes:
                 timings["plot_notes"] = plot_notes
         timings["seconds"] = {k: round(v, 4) for k, v in sorted(timer.seconds.items())}
@@ -701,14 +705,15 @@ def write_plots(result: dict, out_dir: Path) -> List[str]:
 
     fig, ax = plt.subplots(figsize=(7, 4))
     methods = list(result["methods"])
+    hatches = ["", "//", "..", "xx", "\\\\", "--", "oo", "++"]
     width = 0.8 / max(1, len(methods) * len(SPLITS))
     for mi, m in enumerate(methods):
         for si, s in enumerate(SPLITS):
             vals = [result["methods"][m]["k"][str(k)]["winning_ratio"][s] for k in ks]
             vals = [np.nan if v is None else 100 * v for v in vals]
             off = (mi * len(SPLITS) + si) * width - 0.4 + width / 2
-            bars = ax.bar(np.arange(len(ks)) + off, vals, width, color=colors[s], alpha=1.0 - 0.3 * mi,
-                          label=f"{m} {s}")
+            bars = ax.bar(np.arange(len(ks)) + off, vals, width, color=colors[s], label=f"{m} {s}",
+                          hatch=hatches[mi % len(hatches)], edgecolor="white", linewidth=0.3)
             ax.bar_label(bars, labels=["-" if np.isnan(v) else f"{v:.0f}" for v in vals], fontsize=7, padding=1)
     ax.axhline(50, color="grey", linewidth=0.8, linestyle=":")
     ax.set_xticks(np.arange(len(ks)))
@@ -716,7 +721,7 @@ def write_plots(result: dict, out_dir: Path) -> List[str]:
     ax.set_ylim(0, 100)
     ax.set_ylabel("winning ratio (% of classes beating zero-shot)")
     ax.set_title("Winning ratio per K (trial-mean class R@10 > zero-shot)", fontsize=9)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, ncol=max(1, len(methods) // 2))
     ax.grid(alpha=0.3, axis="y")
     fig.tight_layout()
     with atomic_path(out_dir / "fewshot_winning_ratio.png", suffix=".png") as tmp:

@@ -126,6 +126,12 @@ def test_end_to_end(tiny_bert, labelled, tmp_path):
     assert (folder / "fewshot_winning_ratio.png").stat().st_size > 1000
     timings = json.loads((folder / "timings.json").read_text())
     assert "wall_seconds" in timings and timings["units"]
+    # plots stay legible with every method at once
+    from suites.fewshot import write_plots
+
+    many = dict(res, methods={f"m{i}": res["methods"]["bitfit"] for i in range(7)})
+    assert write_plots(many, tmp_path / "many") == [] if (tmp_path / "many").mkdir() is None else False
+    assert (tmp_path / "many" / "fewshot_winning_ratio.png").exists()
     table = fewshot_table(res)
     assert "zero-shot" in table and "qry-tune K=2" in table and "K=100 not run" in table
     # the run folder reader accepts it
