@@ -65,6 +65,14 @@ def per_query_csv(rows: Sequence[Tuple[str, str, int, Sequence[float]]], measure
     return buf.getvalue()
 
 
+def begin_run(out_dir: Path) -> None:
+    """Mark a run folder incomplete before anything in it is replaced: an older result.json must
+    never sit beside newer per-query or variation files if this run is interrupted."""
+    stale = Path(out_dir) / "result.json"
+    if stale.exists():
+        stale.unlink()
+
+
 def write_run(out_dir: Path, result: dict, per_query_text: str, timings: dict) -> None:
     """Write a run folder. ``result.json`` is written last, so a folder with a result.json is
     complete; every file is replaced atomically."""

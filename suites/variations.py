@@ -178,9 +178,11 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
     if out_dir is not None:
         out_dir = Path(out_dir)
         with timer("write"):
-            from perturb.sets import write_tsv
+            from bench.results import begin_run
             from bench.retrieve import write_trec_run
+            from perturb.sets import write_tsv
 
+            begin_run(out_dir)
             for vs in sets:
                 if vs.status == "ok" and vs.name != ORIGINAL:
                     write_tsv(vs, out_dir / "variations" / f"{_safe(vs.name)}.tsv")

@@ -113,3 +113,21 @@ def test_cli_evaluate_prints_table_and_reports_errors(tiny_bert, beir_dir, tmp_p
     assert rc == 2 and "Did you mean 'minilm-l6'" in capsys.readouterr().err
     rc = main(["evaluate", "--metrics", "Bogus@1"])
     assert rc == 2 and "unknown measure" in capsys.readouterr().err
+
+
+def test_interrupted_rerun_leaves_no_stale_result(tiny_bert, beir_dir, tmp_path, monkeypatch):
+    ds = load_beir(beir_dir)
+    spec = spec_from_folder(tiny_bert)
+    run(spec, ds, _cfg(tmp_path), tmp_path / "r")
+    assert (tmp_path / "r" / "result.json").exists()
+    import bench.results
+
+    def boom(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(bench.results, "atomic_write_json", boom)
+    with pytest.raises(KeyboardInterrupt):
+        run(spec, ds, _cfg(tmp_path, seed=5), tmp_path / "r")
+    # the folder no longer claims to be a complete run, and no temporary file is left behind
+    assert not (tmp_path / "r" / "result.json").exists()
+    assert not [p for p in (tmp_path / "r").rglob("*.tmp")]
