@@ -25,7 +25,9 @@ against zero-shot, seeded (:mod:`bench.stats`; default the two-sided paired rand
 test, Holm correction over the settings of one method and split).
 
 Outputs in the run folder: ``result.json`` (suite ``fewshot``; ``summary`` carries the headline
-numbers), ``per_query.csv`` (one row per setting x test query), ``timings.json``, and the
+numbers), ``per_query.csv`` (one row per setting x test query: ``set, qid, applied, R@10, k,
+trial``; ``applied`` is always 0; sets are named ``zero-shot``, ``<method>/K=<k>/trial=<j>``,
+``<method>/basic``, ``<method>/full-shot``), ``timings.json``, and the
 plots ``fewshot_r10.png`` and ``fewshot_winning_ratio.png``.
 """
 from __future__ import annotations
@@ -475,9 +477,12 @@ def _per_query_csv(rows) -> str:
 
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["set", "method", "setting", "k", "trial", "qid", "class", "split", MEASURE])
-    for r in rows:
-        w.writerow([*r[:-1], repr(float(r[-1]))])
+    # the run-folder layout (set, qid, applied, measures; every column after qid numeric):
+    # applied = 0 (query texts are never changed here), k = K (0 for zero-shot, nan for basic /
+    # full-shot), trial = 1..n (nan outside K-shot). Class membership: result.json plan.test_queries
+    w.writerow(["set", "qid", "applied", MEASURE, "k", "trial"])
+    for set_name, method, setting, k, trial, q, c, split, value in rows:
+        w.writerow([set_name, q, 0, repr(float(value)), k if k != "" else "nan", trial if trial != "" else "nan"])
     return buf.getvalue()
 
 

@@ -110,6 +110,7 @@ class FewShotPlan:
             "test_ratio": self.queries.test_ratio,
             "class_sizes": {c: {"train": len(self.queries.train[c]), "test": len(self.queries.test[c])}
                             for c in sorted(self.queries.train)},
+            "test_queries": {c: list(self.queries.test[c]) for c in sorted(self.queries.test)},
             "ks": list(self.ks),
             "skipped_k": {str(k): v for k, v in sorted(self.skipped_k.items())},
             "trial_seeds": list(self.trial_seeds),

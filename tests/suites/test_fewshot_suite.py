@@ -116,10 +116,9 @@ def test_end_to_end(tiny_bert, labelled, tmp_path):
     rows = list(csv.DictReader(io.StringIO((folder / "per_query.csv").read_text())))
     n_test = sum(v["test"] for v in res["plan"]["class_sizes"].values())
     assert len(rows) == n_test * (1 + 2 * (3 + 3 + 1))
-    zs = [r for r in rows if r["set"] == "zero-shot"]
-    by_class = {}
-    for r in zs:
-        by_class.setdefault(r["class"], []).append(float(r["R@10"]))
+    assert list(rows[0]) == ["set", "qid", "applied", "R@10", "k", "trial"]
+    zs = {r["qid"]: float(r["R@10"]) for r in rows if r["set"] == "zero-shot"}
+    by_class = {c: [zs[q] for q in qs] for c, qs in res["plan"]["test_queries"].items()}
     novel = [np.mean(v) for c, v in by_class.items() if c in res["plan"]["classes"]["novel"]]
     assert res["zero_shot"]["novel"] == pytest.approx(np.mean(novel))
     assert (folder / "fewshot_r10.png").stat().st_size > 1000
@@ -135,9 +134,11 @@ def test_end_to_end(tiny_bert, labelled, tmp_path):
     table = fewshot_table(res)
     assert "zero-shot" in table and "qry-tune K=2" in table and "K=100 not run" in table
     # the run folder reader accepts it
-    from bench.rundir import load_result
+    from bench.rundir import load_result, load_run
 
     assert load_result(folder / "result.json")["suite"] == "fewshot"
+    loaded = load_run(folder)
+    assert float(loaded.values("qry-tune/K=2/trial=1", "R@10").mean()) >= 0.0
 
 
 def test_qry_tune_does_not_reencode_corpus(tiny_bert, labelled, tmp_path, monkeypatch):
