@@ -32,6 +32,20 @@ def _text_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def pool(last_hidden, attention_mask, spec: ModelSpec):
+    """The spec's pooling (CLS or masked mean) and optional L2 normalisation, on torch tensors."""
+    import torch
+
+    if spec.pooling == "cls":
+        emb = last_hidden[:, 0]
+    else:
+        mask = attention_mask.unsqueeze(-1).to(last_hidden.dtype)
+        emb = (last_hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+    if spec.normalize:
+        emb = torch.nn.functional.normalize(emb, p=2, dim=-1)
+    return emb
+
+
 class Encoder:
     """Encode texts of one role with a Hugging Face encoder; the model loads on first use."""
 
@@ -82,13 +96,7 @@ class Encoder:
                     return_tensors="pt").to(self.device)
         with torch.inference_mode():
             out = model(**batch).last_hidden_state
-            if self.spec.pooling == "cls":
-                emb = out[:, 0]
-            else:
-                mask = batch["attention_mask"].unsqueeze(-1).to(out.dtype)
-                emb = (out * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-            if self.spec.normalize:
-                emb = torch.nn.functional.normalize(emb, p=2, dim=-1)
+            emb = pool(out, batch["attention_mask"], self.spec)
         self.n_encoded += len(texts)
         return emb.float().cpu().numpy()
 

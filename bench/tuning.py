@@ -212,20 +212,14 @@ class DualEncoder:
 
     def embed(self, texts: Sequence[str], role: str, max_length: Optional[int] = None):
         """Embeddings (torch, with grad when that side is trainable and grad is enabled)."""
-        import torch
+        from bench.encode import pool
 
         model = self.model_for(role)
         prefix = self.spec.query_prefix if role == "query" else self.spec.passage_prefix
         batch = self.tokenizer([prefix + t for t in texts], padding=True, truncation=True,
                                max_length=max_length or self.max_length(role), return_tensors="pt")
         out = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).last_hidden_state
-        if self.spec.pooling == "cls":
-            emb = out[:, 0]
-        else:
-            mask = batch["attention_mask"].unsqueeze(-1).to(out.dtype)
-            emb = (out * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-        if self.spec.normalize:
-            emb = torch.nn.functional.normalize(emb, p=2, dim=-1)
+        emb = pool(out, batch["attention_mask"], self.spec)
         self.n_encoded[role] += len(texts)
         return emb
 
