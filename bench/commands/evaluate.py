@@ -27,8 +27,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--trec-runs", action="store_true", help="also write TREC run files")
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--executor", default="local", help="executor for independent work units (default: local)")
-    p.add_argument("--test", default="t-test", help="paired test vs ORIGINAL: t-test, randomization, wilcoxon")
-    p.add_argument("--correction", default="holm", help="multiple-comparison correction: holm, bh, none")
+    p.add_argument("--test", default="t-test", choices=["t-test", "randomization", "wilcoxon"],
+                   help="paired two-sided test of each variation set vs ORIGINAL (default: t-test, as RoDR)")
+    p.add_argument("--correction", default="holm", choices=["holm", "bh", "none"],
+                   help="multiple-comparison correction across the sets of a measure (default: holm)")
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
     fs = p.add_argument_group("fewshot suite options")
     try:
