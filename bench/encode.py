@@ -104,7 +104,7 @@ class Encoder:
         """Indices sorting texts by descending token count (ties by position: stable)."""
         _, tok = self.load()
         lengths = np.empty(len(texts), dtype=np.int64)
-        step = 8192  # tokenised in chunks: only the lengths are kept, never every text's token ids
+        step = 1024  # tokenised in chunks: only the lengths are kept, never every text's token ids
         for start in range(0, len(texts), step):
             ids = tok([self.prefix + t for t in texts[start:start + step]], add_special_tokens=True,
                       truncation=True, max_length=self.max_length)["input_ids"]

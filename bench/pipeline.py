@@ -38,6 +38,10 @@ class Retriever:
     def search(self, qids: Sequence[str], texts: Sequence[str], k: int) -> Run:
         raise NotImplementedError
 
+    def prepare(self, texts: Sequence[str]) -> None:
+        """Optionally do per-text work for every query set at once (dense: encode each distinct
+        query text in one length-sorted pass, so batches are full and never repeated)."""
+
     def stats(self) -> dict:
         return {}
 
@@ -60,6 +64,10 @@ class DenseRetriever(Retriever):
         with timer("index_build"):
             self.index = DenseIndex(doc_ids, doc_emb, spec.similarity)
         self.index_name, self.similarity = self.index.name, spec.similarity
+
+    def prepare(self, texts):
+        with self.timer("query_encode"):
+            self.query_cache.texts(list(dict.fromkeys(texts)))
 
     def search(self, qids, texts, k):
         with self.timer("query_encode"):

@@ -125,6 +125,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
             values = per_query(measures, dataset.qrels, run_, vs.qids)
         return run_, values
 
+    retriever.prepare([t for vs in ok_sets for t in vs.texts])
     outputs = dict(zip([vs.name for vs in ok_sets], executor.map(evaluate, ok_sets)))
 
     orig_metrics = {n: _mean(outputs[ORIGINAL][1][n].values()) for n in names}
