@@ -6,7 +6,7 @@ unit is a pure function of its inputs, so the result files do not depend on the 
 """
 from __future__ import annotations
 
-from typing import Callable, Iterable, List, Protocol, Sequence, TypeVar
+from typing import Callable, List, Protocol, Sequence, TypeVar
 
 from bench.registry import Registry
 

@@ -60,6 +60,16 @@ class ModelSpec:
         d["params"] = dict(sorted(self.params.items()))
         return d
 
+    def portable_dict(self) -> dict:
+        """The spec for result files: no machine-specific paths (a packaged model is named by its
+        package, a folder by its last component)."""
+        d = self.to_dict()
+        if d.get("package"):
+            d["path"] = None
+        elif d.get("path"):
+            d["path"] = Path(d["path"]).name
+        return d
+
     def with_overrides(self, **overrides) -> "ModelSpec":
         clean = {k: v for k, v in overrides.items() if v is not None}
         return dataclasses.replace(self, **clean) if clean else self

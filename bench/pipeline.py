@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Sequence
+from typing import Dict, Iterator, Optional, Sequence
 
 from bench.data import Dataset
 from bench.models import ModelSpec
@@ -113,7 +112,7 @@ def library_versions() -> Dict[str, str]:
 
     out = {}
     for dist in ("torch", "transformers", "tokenizers", "faiss-cpu", "bm25s", "ir-measures", "pytrec-eval-terrier",
-                 "numpy", "scipy", "nlpaug", "spacy", "nltk", "lemminflect"):
+                 "numpy", "scipy", "nlpaug", "spacy", "nltk", "lemminflect", "peft", "matplotlib"):
         try:
             out[dist] = metadata.version(dist)
         except metadata.PackageNotFoundError:

@@ -287,8 +287,8 @@ def plot_drop_rates(data: ReportData) -> Optional[str]:
             hi.append(max(0.0, ci[1] - v) if ci[1] is not None and math.isfinite(v) else 0.0)
             sig.append(c["significant"])
         pos = x - 0.4 + width * (j + 0.5)
-        bars = ax.bar(pos, 100 * np.array(vals), width, yerr=[100 * np.array(lo), 100 * np.array(hi)], capsize=3,
-                      label=measure)
+        ax.bar(pos, 100 * np.array(vals), width, yerr=[100 * np.array(lo), 100 * np.array(hi)], capsize=3,
+               label=measure)
         for p, v, h, sg in zip(pos, vals, hi, sig):
             if sg and math.isfinite(v):
                 ax.text(p, 100 * (v + h) + 0.5 if v >= 0 else 100 * (v - h) - 2.5, "*", ha="center", fontsize=12)

@@ -48,7 +48,7 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
-from typing import Dict, List, Sequence, Tuple
+from typing import Sequence, Tuple
 
 from bench.io import atomic_write_json, atomic_write_text
 

@@ -5,7 +5,6 @@ string order), so the same inputs always give the same run whatever the thread c
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Dict, List, Sequence, Tuple
 
 import numpy as np

@@ -6,7 +6,7 @@ A run is given either as its folder or as the path of the ``result.json`` inside
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple, Union
 

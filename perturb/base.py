@@ -10,8 +10,8 @@ Invariant: ``Perturbation.applied`` is True if and only if ``text`` differs from
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
-from typing import Iterable, List, Optional, Sequence, Tuple
+from dataclasses import dataclass
+from typing import List, Sequence, Tuple
 
 import numpy as np
 

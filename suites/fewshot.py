@@ -32,12 +32,11 @@ plots ``fewshot_r10.png`` and ``fewshot_winning_ratio.png``.
 """
 from __future__ import annotations
 
-import math
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -396,9 +395,9 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
         "schema_version": SCHEMA_VERSION,
         "suite": "fewshot",
         "drbench_version": __version__,
-        "libraries": _libraries(),
+        "libraries": library_versions(),
         "seed": cfg.seed,
-        "model": {"name": spec.name, "fingerprint": model_fingerprint(spec), "spec": _portable_spec(spec)},
+        "model": {"name": spec.name, "fingerprint": model_fingerprint(spec), "spec": spec.portable_dict()},
         "dataset": dataset.describe(),
         "dataset_notes": list(dataset.notes),
         "measures": [MEASURE],
@@ -577,24 +576,6 @@ def _summary(zero: dict, methods_out: dict, plan: FewShotPlan, cfg: FewShotConfi
     return {"headline": head, "metrics": metrics}
 
 
-def _libraries() -> dict:
-    libs = library_versions()
-    from importlib import metadata
-
-    for dist in ("peft", "matplotlib"):
-        try:
-            libs[dist] = metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            pass
-    return dict(sorted(libs.items()))
-
-
-def _portable_spec(spec: ModelSpec) -> dict:
-    from suites.variations import _portable_spec as portable
-
-    return portable(spec)
-
-
 # --------------------------------------------------------------------------------------------
 # console table and plots
 
@@ -642,8 +623,8 @@ def fewshot_table(result: dict) -> str:
              f"{result['seed']}, {len(plan['trial_seeds'])} trials, {len(plan['classes']['base'])} base / "
              f"{len(plan['classes']['novel'])} novel classes, {n_test} test queries")
     out = [title, "", *lines, ""]
-    out.append(f"R@10 x100 = share of test queries with a relevant passage in the top 10, macro-averaged over "
-               f"classes; ± = sample SD over trials (n-1); win = winning ratio vs zero-shot (classes)")
+    out.append("R@10 x100 = share of test queries with a relevant passage in the top 10, macro-averaged over "
+               "classes; ± = sample SD over trials (n-1); win = winning ratio vs zero-shot (classes)")
     st = (result.get("statistics") or {}).get("header") or {}
     if st:
         out.append(f"p = {st['test']} test per test query ({st['sidedness']}), {st['correction']} correction "

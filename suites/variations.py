@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import List, Optional, Sequence
 
-from bench.data import Dataset, natural_key
+from bench.data import Dataset
 from bench.errors import BenchError
 from bench.measures import Measure
 from bench.models import ModelSpec, model_fingerprint
@@ -65,7 +65,7 @@ def _align(vs, qids: List[str], texts: List[str]):
 def build_sets(dataset: Dataset, cfg: VariationsConfig, timer: Timer):
     """ORIGINAL plus the variation sets (generated, or read from ``cfg.variations_dir``)."""
     from perturb import PAPER_ORDER
-    from perturb.sets import VariationSet, generate, read_tsv
+    from perturb.sets import generate, read_tsv
 
     qids = dataset.judged_query_ids()
     texts = [dataset.queries[q].text for q in qids]
@@ -158,7 +158,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
         "drbench_version": __version__,
         "libraries": library_versions(),
         "seed": cfg.seed,
-        "model": {"name": spec.name, "fingerprint": model_fingerprint(spec), "spec": _portable_spec(spec)},
+        "model": {"name": spec.name, "fingerprint": model_fingerprint(spec), "spec": spec.portable_dict()},
         "dataset": dataset.describe(),
         "dataset_notes": list(dataset.notes),
         "measures": names,
@@ -215,13 +215,3 @@ def _mean(values) -> float:
 
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "model"
-
-
-def _portable_spec(spec: ModelSpec) -> dict:
-    """The spec without machine-specific paths (a package-provided model is named by package)."""
-    d = spec.to_dict()
-    if d.get("package"):
-        d["path"] = None
-    elif d.get("path"):
-        d["path"] = Path(d["path"]).name
-    return d
