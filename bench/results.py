@@ -84,3 +84,21 @@ def write_run(out_dir: Path, result: dict, per_query_text: str, timings: dict) -
 
 
 # Reading run folders (with validation) lives in bench.rundir.load_run.
+
+
+def result_header(suite: str, spec, dataset, seed: int) -> dict:
+    """The fields every suite's result.json starts with: what ran, on what, with which versions."""
+    from bench import __version__
+    from bench.models import model_fingerprint
+    from bench.pipeline import library_versions
+
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "suite": suite,
+        "drbench_version": __version__,
+        "libraries": library_versions(),
+        "seed": seed,
+        "model": {"name": spec.name, "fingerprint": model_fingerprint(spec), "spec": spec.portable_dict()},
+        "dataset": dataset.describe(),
+        "dataset_notes": list(dataset.notes),
+    }

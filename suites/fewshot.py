@@ -42,8 +42,8 @@ import numpy as np
 
 from bench.data import Dataset
 from bench.errors import BenchError
-from bench.models import ModelSpec, model_fingerprint
-from bench.pipeline import Timer, library_versions, make_retriever
+from bench.models import ModelSpec
+from bench.pipeline import Timer, make_retriever
 from bench.train import NEGATIVE_SOURCES, TrainConfig, TrainLog, make_examples, mine_negatives, train_dual_encoder
 from bench.tuning import METHOD_DESCRIPTIONS, METHODS, TuningConfig, build_dual_encoder, check_method, tuned_module
 from perturb.base import rng_for
@@ -282,9 +282,8 @@ class _Context:
 def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional[Path], executor=None) -> dict:
     """Run the protocol; returns ``{"result", "per_query", "timings", "plan"}`` and writes the run
     folder when ``out_dir`` is given."""
-    from bench import __version__
     from bench.executor import LocalExecutor
-    from bench.results import SCHEMA_VERSION, write_run
+    from bench.results import result_header, write_run
 
     t_start = time.perf_counter()
     cfg.validate()
@@ -392,14 +391,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
     with timer("statistics"):
         statistics = _statistics(hits, plan, cfg)
     result = {
-        "schema_version": SCHEMA_VERSION,
-        "suite": "fewshot",
-        "drbench_version": __version__,
-        "libraries": library_versions(),
-        "seed": cfg.seed,
-        "model": {"name": spec.name, "fingerprint": model_fingerprint(spec), "spec": spec.portable_dict()},
-        "dataset": dataset.describe(),
-        "dataset_notes": list(dataset.notes),
+        **result_header("fewshot", spec, dataset, cfg.seed),
         "measures": [MEASURE],
         "measure_definition": MEASURE_DEFINITION.format(k=cfg.cutoff),
         "retrieval": {"cutoff": cfg.cutoff, "index": "faiss.IndexFlatIP", "similarity": spec.similarity,

@@ -16,8 +16,8 @@ from typing import List, Optional, Sequence
 from bench.data import Dataset
 from bench.errors import BenchError
 from bench.measures import Measure
-from bench.models import ModelSpec, model_fingerprint
-from bench.pipeline import Timer, library_versions, make_retriever
+from bench.models import ModelSpec
+from bench.pipeline import Timer, make_retriever
 
 ORIGINAL = "ORIGINAL"
 AVG = "VARIATIONS (AVG.)"
@@ -104,8 +104,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
     """
     from bench.executor import LocalExecutor
     from bench.measures import per_query
-    from bench.results import SCHEMA_VERSION, per_query_csv, write_run
-    from bench import __version__
+    from bench.results import per_query_csv, result_header, write_run
 
     executor = executor or LocalExecutor()
     timer = Timer()
@@ -153,14 +152,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
                         "drop_rate": {n: _drop(orig_metrics[n], avg[n]) for n in names}}
     missing = [e["name"] for e in set_entries if e["status"] != "ok"]
     result = {
-        "schema_version": SCHEMA_VERSION,
-        "suite": "variations",
-        "drbench_version": __version__,
-        "libraries": library_versions(),
-        "seed": cfg.seed,
-        "model": {"name": spec.name, "fingerprint": model_fingerprint(spec), "spec": spec.portable_dict()},
-        "dataset": dataset.describe(),
-        "dataset_notes": list(dataset.notes),
+        **result_header("variations", spec, dataset, cfg.seed),
         "measures": names,
         "retrieval": {"top_k": cfg.top_k, "index": retriever.index_name, "similarity": retriever.similarity,
                       "tie_break": "score desc, then doc id asc"},
