@@ -1,6 +1,8 @@
 """CI regression gate: does a candidate run hold against a baseline run?
 
-Both runs must be comparable (same suite, seed, dataset fingerprint, and the same variation
+Few-shot runs (suite ``fewshot``) are gated per setting (zero-shot, each method x K with
+per-query values averaged over trials, full-shot) with metric checks only; both runs must share
+the sampling plan. Variation runs: both runs must be comparable (same suite, seed, dataset fingerprint, and the same variation
 sets with the same fingerprints and the same queries); otherwise :class:`IncompatibleRuns`
 (exit 2). The gate reads from each run folder: ``result.json`` (suite, seed, dataset
 fingerprint, measures, sets with name / status / fingerprint / label) and ``per_query.csv``
@@ -130,17 +132,19 @@ class Verdict:
     def header_lines(self) -> List[str]:
         o = self.options
         test_desc = S.TEST_DESCRIPTIONS[o.test]
-        return [
+        lines = [
             f"metric **{self.metric}**; require **{o.require}** (regressed = "
             + {"both": "beyond tolerance AND significant", "drop": "beyond tolerance",
                "significance": "significant"}[o.require] + ")",
             f"metric checks: {test_desc}; two-sided; candidate - baseline per query; d_z SD ddof=1",
-            "drop-rate checks: two-sided paired swap randomization test of DR_candidate - DR_baseline "
-            f"(Monte Carlo, m={o.n_resamples}, p=(b+1)/(m+1), seed={o.seed})",
-            f"correction: {S.CORRECTION_DESCRIPTIONS[o.correction]} over a family of {self.family_size} checks; "
-            f"alpha = {o.alpha:g}; tolerances: max regression {o.max_regression:g} (absolute), "
-            f"max drop-rate increase {o.max_drop_rate:g}",
         ]
+        if any(c.kind == "drop-rate" for c in self.checks):
+            lines.append("drop-rate checks: two-sided paired swap randomization test of DR_candidate - DR_baseline "
+                         f"(Monte Carlo, m={o.n_resamples}, p=(b+1)/(m+1), seed={o.seed})")
+        lines.append(f"correction: {S.CORRECTION_DESCRIPTIONS[o.correction]} over a family of {self.family_size} "
+                     f"checks; alpha = {o.alpha:g}; tolerances: max regression {o.max_regression:g} (absolute), "
+                     f"max drop-rate increase {o.max_drop_rate:g}")
+        return lines
 
     def markdown(self) -> str:
         o = self.options
@@ -204,14 +208,17 @@ def _fmt(x: Optional[float]) -> str:
 
 def gate_arrays(baseline: Mapping[str, np.ndarray], candidate: Mapping[str, np.ndarray],
                 options: Optional[GateOptions] = None, *, metric: str = "metric",
-                labels: Optional[Mapping[str, str]] = None) -> Verdict:
+                labels: Optional[Mapping[str, str]] = None, reference: str = ORIGINAL,
+                drop_rate_checks: bool = True) -> Verdict:
     """The gate on per-query arrays: ``baseline[set]`` and ``candidate[set]`` are paired by
-    position (same queries, same order); the first key must be ORIGINAL."""
+    position (same queries, same order); the first key must be ``reference`` (ORIGINAL for the
+    variations suite). Without ``drop_rate_checks`` only the metric checks are made (few-shot
+    settings have no drop rate)."""
     o = options or GateOptions()
     o.validate()
     sets = list(baseline)
-    if not sets or sets[0] != ORIGINAL:
-        raise ValueError("the first set must be ORIGINAL")
+    if not sets or sets[0] != reference:
+        raise ValueError(f"the first set must be {reference}")
     if list(candidate) != sets:
         raise ValueError("baseline and candidate must have the same sets in the same order")
     labels = dict(labels or {})
@@ -226,14 +233,14 @@ def gate_arrays(baseline: Mapping[str, np.ndarray], candidate: Mapping[str, np.n
         checks.append(Check("metric", s, labels.get(s, s), int(b.size), mb, mc, change, o.max_regression,
                             -change > o.max_regression, o.test, res.pvalue, win=w, tie=t, loss=l,
                             d_z=S.cohen_dz(b, c), note=res.note))
-    var_sets = sets[1:]
+    var_sets = sets[1:] if drop_rate_checks else []
     dr_sets: List[Tuple[str, np.ndarray, np.ndarray]] = [
         (s, np.asarray(baseline[s], dtype=np.float64), np.asarray(candidate[s], dtype=np.float64)) for s in var_sets]
     if len(var_sets) > 1:
         dr_sets.append((AVG, np.mean([baseline[s] for s in var_sets], axis=0),
                         np.mean([candidate[s] for s in var_sets], axis=0)))
-    bo = np.asarray(baseline[ORIGINAL], dtype=np.float64)
-    co = np.asarray(candidate[ORIGINAL], dtype=np.float64)
+    bo = np.asarray(baseline[reference], dtype=np.float64)
+    co = np.asarray(candidate[reference], dtype=np.float64)
     for s, bv, cv in dr_sets:
         drb = S.drop_rate(float(np.mean(bo)), float(np.mean(bv)))
         drc = S.drop_rate(float(np.mean(co)), float(np.mean(cv)))
@@ -269,8 +276,6 @@ def check_compatible(baseline: Run, candidate: Run, metric: str) -> List[str]:
 
     if baseline.suite != candidate.suite:
         raise differ("suite", baseline.suite, candidate.suite)
-    if baseline.suite == "fewshot":
-        raise IncompatibleRuns(f"{b}: the gate reads variation suites; few-shot results have no per-set table")
     if baseline.seed != candidate.seed:
         raise differ("seed", baseline.seed, candidate.seed)
     if baseline.dataset_fingerprint != candidate.dataset_fingerprint:
@@ -333,6 +338,8 @@ def run_gate(baseline_path: Any, candidate_path: Any, options: Optional[GateOpti
     metric = o.metric or (baseline.measures[0] if baseline.measures else None)
     if not metric:
         raise DataError("no measures", str(baseline.result_path))
+    if baseline.suite == "fewshot" or candidate.suite == "fewshot":
+        return _run_fewshot_gate(baseline, candidate, metric, o)
     sets = check_compatible(baseline, candidate, metric)
     bd, cd, notes = _arrays(baseline, candidate, sets, metric)
     verdict = gate_arrays(bd, cd, o, metric=metric, labels={s: baseline.label(s) for s in sets})
@@ -342,4 +349,57 @@ def run_gate(baseline_path: Any, candidate_path: Any, options: Optional[GateOpti
     skipped = [s.get("name") for s in baseline.sets if s.get("status", "ok") != "ok"]
     if skipped:
         verdict.notes.append(f"sets not evaluated in either run (skipped): {', '.join(map(str, skipped))}")
+    return verdict
+
+
+# --------------------------------------------------------------------------- few-shot runs
+
+FEWSHOT_REFERENCE = "zero-shot"
+
+
+def _fewshot_settings(run: Run, metric: str) -> Dict[str, Any]:
+    """setting -> Series qid -> value, trials averaged per test query (``m/K=5/trial=2`` -> ``m/K=5``)."""
+    pq = run.per_query
+    if pq is None:
+        raise DataError("per-query table not loaded", str(run.per_query_path))
+    if metric not in pq.columns:
+        raise DataError(f"no column {metric!r}", str(run.per_query_path), fix="pick one with --metric")
+    setting = pq["set"].astype(str).str.replace(r"/trial=\d+$", "", regex=True)
+    means = pq.assign(setting=setting).groupby(["setting", "qid"], sort=False)[metric].mean()
+    out: Dict[str, Any] = {}
+    for name in dict.fromkeys(setting):
+        out[name] = means.loc[name]
+    return out
+
+
+def _run_fewshot_gate(baseline: Run, candidate: Run, metric: str, o: GateOptions) -> Verdict:
+    """Few-shot runs: one metric check per setting (zero-shot, each method x K averaged over trials,
+    full-shot), paired on the test queries, corrected across the settings. The runs must share
+    suite, seed, dataset and the sampling plan (class split, test queries, trials)."""
+    b, c = baseline.result_path, candidate.result_path
+    for what, vb, vc in (("suite", baseline.suite, candidate.suite), ("seed", baseline.seed, candidate.seed),
+                         ("dataset fingerprint", baseline.dataset_fingerprint, candidate.dataset_fingerprint),
+                         ("few-shot plan", baseline.result.get("plan"), candidate.result.get("plan"))):
+        if vb != vc:
+            shown = (vb, vc) if what != "few-shot plan" else ("(plan)", "(another plan)")
+            raise IncompatibleRuns(f"different {what}: baseline {b} has {shown[0]!r}, candidate {c} has "
+                                   f"{shown[1]!r}; a gate compares runs of the same suite, seed, dataset and plan")
+    sb, sc = _fewshot_settings(baseline, metric), _fewshot_settings(candidate, metric)
+    if list(sb) != list(sc):
+        raise IncompatibleRuns(f"different few-shot settings: baseline {b} has {list(sb)}, candidate {c} has {list(sc)}")
+    if not sb or next(iter(sb)) != FEWSHOT_REFERENCE:
+        raise DataError(f"no {FEWSHOT_REFERENCE!r} rows", str(baseline.per_query_path))
+    qids = list(sb[FEWSHOT_REFERENCE].index)
+    bd: Dict[str, np.ndarray] = {}
+    cd: Dict[str, np.ndarray] = {}
+    for name in sb:
+        for run, series, out in ((baseline, sb[name], bd), (candidate, sc[name], cd)):
+            if set(series.index) != set(qids):
+                raise IncompatibleRuns(f"{run.per_query_path}: setting {name!r} is not on the same test queries")
+            out[name] = series.loc[qids].to_numpy(dtype=np.float64)
+    verdict = gate_arrays(bd, cd, o, metric=metric, reference=FEWSHOT_REFERENCE, drop_rate_checks=False)
+    verdict.baseline = str(baseline.folder)
+    verdict.candidate = str(candidate.folder)
+    verdict.notes.append("few-shot runs: per-query values are averaged over trials before pairing; "
+                         "metric checks only (no drop rates)")
     return verdict
