@@ -49,7 +49,8 @@ def _align(vs, qids: List[str], texts: List[str]):
     from perturb.sets import VariationSet
 
     by_qid = {q: (t, a, d) for q, t, a, d in zip(vs.qids, vs.texts, vs.applied, vs.details)}
-    unknown = [q for q in by_qid if q not in set(qids)]
+    judged = set(qids)
+    unknown = [q for q in by_qid if q not in judged]
     out_t, out_a, out_d = [], [], []
     for q, orig in zip(qids, texts):
         t, a, d = by_qid.get(q, (orig, False, ""))
