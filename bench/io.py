@@ -5,6 +5,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any, Iterator, Union
@@ -61,3 +62,9 @@ def sha256_hex(*parts: Union[str, bytes]) -> str:
         h.update(len(b).to_bytes(8, "little"))
         h.update(b)
     return h.hexdigest()
+
+
+def safe_name(name: str, default: str = "") -> str:
+    """``name`` usable as a file or folder name: runs of other characters than letters, digits,
+    ``.``, ``_`` and ``-`` become ``_`` (``default`` when nothing is left)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or default

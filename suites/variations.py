@@ -8,7 +8,6 @@ and names them.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List, Optional, Sequence
@@ -172,6 +171,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
     if out_dir is not None:
         out_dir = Path(out_dir)
         with timer("write"):
+            from bench.io import safe_name
             from bench.results import begin_run
             from bench.retrieve import write_trec_run
             from perturb.sets import write_tsv
@@ -179,11 +179,11 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
             begin_run(out_dir)
             for vs in sets:
                 if vs.status == "ok" and vs.name != ORIGINAL:
-                    write_tsv(vs, out_dir / "variations" / f"{_safe(vs.name)}.tsv")
+                    write_tsv(vs, out_dir / "variations" / f"{safe_name(vs.name, 'model')}.tsv")
             if cfg.write_runs:
                 for vs in ok_sets:
-                    write_trec_run(outputs[vs.name][0], out_dir / "runs" / f"{_safe(vs.name)}.trec",
-                                   f"drbench-{_safe(spec.name)}")
+                    write_trec_run(outputs[vs.name][0], out_dir / "runs" / f"{safe_name(vs.name, 'model')}.trec",
+                                   f"drbench-{safe_name(spec.name, 'model')}")
             write_run(out_dir, result, per_query_text, timings)
     return {"result": result, "per_query": per_query_text, "timings": timings, "sets": sets}
 
@@ -204,7 +204,3 @@ def _statistics(per_query_text: str, var_sets: List[str], names: List[str], cfg:
 def _mean(values) -> float:
     vals = list(values)
     return float(sum(vals) / len(vals)) if vals else 0.0
-
-
-def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "model"

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 
@@ -49,7 +48,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _slug(s: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", Path(s).name if ("/" in s or "\\" in s) else s).strip("_")
+    from bench.io import safe_name
+
+    return safe_name(Path(s).name if ("/" in s or "\\" in s) else s)
 
 
 def run(args) -> int:
