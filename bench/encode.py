@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 from typing import Dict, Optional, Sequence, Tuple
 
@@ -72,11 +71,8 @@ class Encoder:
             has_st = any(p.suffix == ".safetensors" for p in self.folder.iterdir())
             self._tokenizer = AutoTokenizer.from_pretrained(str(self.folder), local_files_only=True,
                                                             trust_remote_code=False)
-            import inspect
-
             # transformers >= 4.56 names the argument `dtype`; older releases `torch_dtype`
-            dtype_kw = "dtype" if "dtype" in inspect.signature(AutoModel.from_pretrained).parameters or \
-                _transformers_at_least("4.56") else "torch_dtype"
+            dtype_kw = "dtype" if _transformers_at_least("4.56") else "torch_dtype"
             self._model = AutoModel.from_pretrained(str(self.folder), local_files_only=True, trust_remote_code=False,
                                                     use_safetensors=has_st, **{dtype_kw: dtype})
             self._model.eval().to(self.device)
@@ -213,12 +209,3 @@ def _transformers_at_least(version: str) -> bool:
         return tuple(int(x) for x in v.split(".")[:2] if x.isdigit())
 
     return parts(transformers.__version__) >= parts(version)
-
-
-def cache_size_bytes(root: Optional[Path] = None) -> int:
-    root = Path(root or cache_home() / "embeddings")
-    return sum(f.stat().st_size for f in root.rglob("*") if f.is_file()) if root.exists() else 0
-
-
-def default_threads() -> int:
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))

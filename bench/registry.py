@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
-from typing import Any, Callable, Dict, Generic, Iterator, List, Optional, TypeVar, Union
+from typing import Any, Dict, Generic, Iterator, List, Optional, TypeVar, Union
 
 T = TypeVar("T")
 
@@ -114,7 +114,3 @@ class Registry(Generic[T]):
         if key not in self._entries:
             raise UnknownName(self.kind, name, self.names())
         return self._display[key]
-
-
-def lazy(target: str) -> Callable[[], Any]:
-    return lambda: load_target(target)
