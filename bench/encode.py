@@ -58,11 +58,14 @@ class Encoder:
         self.key = encoder_key(spec, self.weights_fp, role)
         self.prefix = spec.query_prefix if role == "query" else spec.passage_prefix
         self.max_length = spec.max_query_length if role == "query" else spec.max_passage_length
-        self._model = shared._model if shared is not None else None
-        self._tokenizer = shared._tokenizer if shared is not None else None
+        self._shared = shared  # the encoder whose model and tokenizer this one uses (loaded once)
+        self._model = None
+        self._tokenizer = None
         self.n_encoded = 0  # texts actually run through the model by this encoder
 
     def load(self):
+        if self._shared is not None:
+            return self._shared.load()
         if self._model is None:
             import torch
             from transformers import AutoModel, AutoTokenizer

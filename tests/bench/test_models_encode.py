@@ -100,3 +100,13 @@ def test_interrupted_corpus_encoding_leaves_no_entry(tiny_bert, tmp_path, monkey
         EmbeddingCache(enc, tmp_path).matrix(["one", "two", "three"])
     leftovers = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert leftovers == []
+
+
+def test_encoders_sharing_a_model_load_it_once(tiny_bert):
+    spec = spec_from_folder(tiny_bert)
+    passage = Encoder(spec, "passage", progress=False)
+    query = Encoder(spec, "query", progress=False, shared=passage)  # made before anything loaded
+    passage.encode(["a passage"])
+    query.encode(["a query"])
+    assert query.load()[0] is passage.load()[0]
+    assert query._model is None  # it never loaded a copy of its own
