@@ -1,0 +1,186 @@
+"""RoDR and baseline recipes: loss terms as written, resumable training, checkpoints."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from bench.errors import BenchError  # noqa: E402
+from bench.recipes import (HELDOUT_FILE, RecipeConfig, kl_rows, relevance_mask, rodr_losses,  # noqa: E402
+                           split_queries, train_recipe)
+from bench.train import TrainConfig  # noqa: E402
+
+
+def _kl(p, q):
+    return float(np.sum(p * (np.log(p) - np.log(q))))
+
+
+def _softmax(x):
+    e = np.exp(x - x.max())
+    return e / e.sum()
+
+
+def test_kl_is_teacher_first():
+    t = torch.tensor([[2.0, 0.0, -1.0]])
+    s = torch.tensor([[0.0, 1.0, 0.5]])
+    mask = torch.zeros_like(t, dtype=torch.bool)
+    got = float(kl_rows(t, s, mask))
+    want = _kl(_softmax(t.numpy()[0]), _softmax(s.numpy()[0]))
+    reverse = _kl(_softmax(s.numpy()[0]), _softmax(t.numpy()[0]))
+    assert got == pytest.approx(want, rel=1e-5)
+    assert abs(want - reverse) > 1e-2  # the test can tell the two directions apart
+
+
+def test_kl_ignores_masked_columns():
+    t = torch.tensor([[2.0, 0.0, 5.0]])
+    s = torch.tensor([[0.0, 1.0, -3.0]])
+    mask = torch.tensor([[False, False, True]])
+    got = float(kl_rows(t, s, mask))
+    want = _kl(_softmax(np.array([2.0, 0.0])), _softmax(np.array([0.0, 1.0])))
+    assert got == pytest.approx(want, rel=1e-5)
+
+
+def test_rodr_terms_by_hand():
+    g = torch.Generator().manual_seed(0)
+    b, cols, dim, tau = 3, 5, 4, 0.5
+    q_n, p_n = torch.randn(b, dim, generator=g), torch.randn(cols, dim, generator=g)
+    q_o, p_o = torch.randn(b, dim, generator=g), torch.randn(cols, dim, generator=g)
+    mask = torch.zeros((b, cols), dtype=torch.bool)
+    l_nll, l_q, l_p = rodr_losses(q_n, p_n, q_o, p_o, b, mask, tau, cosine=False)
+    sn = (q_n @ p_n.T / tau).numpy()
+    so = (q_o @ p_o.T / tau).numpy()
+    nll = np.mean([-np.log(_softmax(sn[i])[i]) for i in range(b)])
+    lq = np.mean([_kl(_softmax(so[i]), _softmax(sn[i])) for i in range(b)])
+    # passage-centred: for each of the b positive columns, a distribution over the b queries
+    lp = np.mean([_kl(_softmax(so[:, j]), _softmax(sn[:, j])) for j in range(b)])
+    assert float(l_nll) == pytest.approx(nll, rel=1e-5)
+    assert float(l_q) == pytest.approx(lq, rel=1e-5)
+    assert float(l_p) == pytest.approx(lp, rel=1e-5)
+    # hard-negative columns (3, 4) are not centres of the passage term: changing only them leaves it alone
+    p_o2 = p_o.clone()
+    p_o2[3:] += 5.0
+    assert float(rodr_losses(q_n, p_n, q_o, p_o2, b, mask, tau, cosine=False)[2]) == pytest.approx(float(l_p))
+
+
+def test_no_teacher_gives_nll_only():
+    q, p = torch.randn(2, 3), torch.randn(2, 3)
+    l_nll, l_q, l_p = rodr_losses(q, p, None, None, 2, torch.zeros((2, 2), dtype=torch.bool), 1.0, cosine=True)
+    assert l_q is None and l_p is None and float(l_nll) > 0
+
+
+def test_relevance_mask_keeps_own_positive():
+    from bench.recipes import Pair
+
+    pairs = [Pair("a", "x", ("d1", "d2"), (), ()), Pair("b", "y", ("d2",), (), ())]
+    mask = relevance_mask(pairs, ["d1", "d2", "d3"])
+    assert mask.tolist() == [[False, True, False], [False, False, False]]
+
+
+def test_split_is_seeded_and_disjoint(beir_dir):
+    from bench.data import load_dataset
+
+    ds = load_dataset(str(beir_dir))
+    tr, ho = split_queries(ds, 0.4, seed=0)
+    assert set(tr).isdisjoint(ho) and sorted(tr + ho) == sorted(ds.judged_query_ids()) and len(ho) == 2
+    assert split_queries(ds, 0.4, seed=0) == (tr, ho)
+    with pytest.raises(BenchError):
+        split_queries(ds, 0.01, seed=0)
+
+
+def _cfg(recipe="rodr", method="full-tune", steps=3):
+    return RecipeConfig(recipe=recipe, method=method, seed=0, holdout=0.4, generators=("EXTRAPUNC", "SWAPWORDS"),
+                        save_every=1, train=TrainConfig(epochs=2, batch_size=2, max_steps=steps, hard_negatives=1,
+                                                        negative_depth=3, lr=1e-3))
+
+
+@pytest.fixture
+def tiny(tiny_bert, beir_dir):
+    from bench.data import load_dataset
+    from bench.models import spec_from_folder
+
+    return spec_from_folder(tiny_bert, name="tiny"), load_dataset(str(beir_dir))
+
+
+def _tensors(folder):
+    from safetensors.numpy import load_file
+
+    return load_file(str(folder / "model.safetensors"))
+
+
+def test_rodr_writes_an_evaluable_checkpoint(tiny, tmp_path):
+    spec, ds = tiny
+    out = tmp_path / "ckpt"
+    rec = train_recipe(spec, ds, _cfg(), out, progress=False)
+    assert rec["complete"] and rec["log"]["steps"] == 3
+    assert {"nll", "kl_query", "kl_passage", "loss"} <= set(rec["log"]["losses"][0])
+    assert rec["loss"]["kl_direction"].startswith("KL(teacher")
+    assert rec["parameters"]["trainable"] == rec["parameters"]["total"]
+    assert (out / HELDOUT_FILE).read_text().split() == rec["queries"]["heldout"]
+    assert set(rec["queries"]["train"]).isdisjoint(rec["queries"]["heldout"])
+    assert json.loads((out / "training.json").read_text())["recipe"] == "rodr"
+    assert not (tmp_path / ".ckpt.state").exists()
+    # the checkpoint is a model like any other, and it differs from its source
+    from bench.models import resolve_model
+    from suites.variations import VariationsConfig, run
+    from bench.measures import parse_measures
+
+    new = resolve_model(str(out))
+    assert (new.pooling, new.similarity, new.normalize) == (spec.pooling, spec.similarity, spec.normalize)
+    res = run(new, ds, VariationsConfig(measures=parse_measures("RR@10"), generators=["EXTRAPUNC"], progress=False,
+                                        statistics=None), None)
+    assert res["result"]["sets"][0]["name"] == "ORIGINAL"
+    src = _tensors(spec.resolve_path())
+    got = _tensors(out)
+    assert any(not np.array_equal(src[k], got[k]) for k in src if k in got)
+
+
+def test_resume_gives_the_same_weights(tiny, tmp_path):
+    spec, ds = tiny
+    straight = tmp_path / "a"
+    train_recipe(spec, ds, _cfg(), straight, progress=False)
+    resumed = tmp_path / "b"
+    part = train_recipe(spec, ds, _cfg(), resumed, progress=False, stop_after=2)
+    assert not part["complete"] and not resumed.exists() and (tmp_path / ".b.state" / "state.pt").exists()
+    rec = train_recipe(spec, ds, _cfg(), resumed, progress=False)
+    assert rec["log"]["resumed_at"] == [2]
+    a, b = _tensors(straight), _tensors(resumed)
+    assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+    assert [d["loss"] for d in rec["log"]["losses"]] == \
+        [d["loss"] for d in json.loads((straight / "training.json").read_text())["log"]["losses"]]
+
+
+def test_resume_refuses_another_configuration(tiny, tmp_path):
+    spec, ds = tiny
+    train_recipe(spec, ds, _cfg(), tmp_path / "c", progress=False, stop_after=1)
+    other = _cfg()
+    other.w_passage = 0.5
+    with pytest.raises(BenchError, match="another configuration"):
+        train_recipe(spec, ds, other, tmp_path / "c", progress=False)
+
+
+def test_bitfit_recipe_keeps_weights_frozen(tiny, tmp_path):
+    spec, ds = tiny
+    out = tmp_path / "bitfit"
+    train_recipe(spec, ds, _cfg(method="bitfit"), out, progress=False)
+    src, got = _tensors(spec.resolve_path()), _tensors(out)
+    changed = {k for k in src if k in got and not np.array_equal(src[k], got[k])}
+    assert changed and all(k.endswith("bias") for k in changed)
+
+
+def test_baseline_recipes_have_no_alignment(tiny, tmp_path):
+    spec, ds = tiny
+    rec = train_recipe(spec, ds, _cfg(recipe="dr-oq-qv", steps=None), tmp_path / "oq", progress=False)
+    assert rec["loss"]["phases"] == ["original", "variation"]
+    assert "kl_query" not in rec["log"]["losses"][0]
+    # 3 training queries, batch 2, 2 epochs: 4 steps per phase
+    assert rec["log"]["steps"] == 8
+    assert rec["variation_use"].get("ORIGINAL", 0) == 6
+
+
+def test_unsaveable_method_is_refused(tiny, tmp_path):
+    spec, ds = tiny
+    with pytest.raises(BenchError, match="one checkpoint"):
+        train_recipe(spec, ds, _cfg(method="qry-tune"), tmp_path / "x", progress=False)
