@@ -17,6 +17,8 @@ COMMANDS = {
     "compare": ("bench.commands.compare", "models x sets table with corrected significance markers"),
     "leaderboard": ("bench.commands.leaderboard", "build a leaderboard CSV / Markdown from run files"),
     "gate": ("bench.commands.gate", "CI regression gate: exit 1 when the candidate regressed"),
+    "train": ("bench.commands.train", "train a checkpoint with a recipe (rodr, dr-qv, dr-oq-qv, dr)"),
+    "adapt": ("bench.commands.adapt", "domain adaptation (ddr): adapt a backbone to a target corpus, train a REM"),
 }
 
 
