@@ -78,6 +78,10 @@ class Encoder:
             dtype_kw = "dtype" if _transformers_at_least("4.56") else "torch_dtype"
             self._model = AutoModel.from_pretrained(str(self.folder), local_files_only=True, trust_remote_code=False,
                                                     use_safetensors=has_st, **{dtype_kw: dtype})
+            if (self.folder / "tuning.json").exists():  # a checkpoint with adapter-style modules (bench.adapters)
+                from bench.adapters import load_tuned
+
+                self._model = load_tuned(self.folder, self._model)
             self._model.eval().to(self.device)
         return self._model, self._tokenizer
 
