@@ -566,3 +566,30 @@ def load_dataset(spec: str, split: Optional[str] = None) -> Dataset:
     if any(sep in spec for sep in ("/", "\\")) or spec.startswith("."):
         raise DataError("no such dataset folder", str(path), fix="check the path")
     raise UnknownName("dataset", spec, DATASETS.names())
+
+
+def restrict_queries(dataset: Dataset, ids_file: Path) -> Dataset:
+    """``dataset`` with only the queries listed in ``ids_file`` (one id per line; blank lines and
+    ``#`` comments ignored), e.g. the held-out queries of a trained checkpoint. The corpus is
+    unchanged; the fingerprint covers the restricted queries and qrels."""
+    path = Path(ids_file)
+    if not path.is_file():
+        raise DataError("query id file not found", str(path), fix="pass a file with one query id per line")
+    keep: Dict[str, int] = {}
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        q = line.split("#", 1)[0].strip()
+        if not q:
+            continue
+        if q not in dataset.queries:
+            raise DataError(f"query id {q!r} is not a query of {dataset.name}", str(path), lineno,
+                            fix="list ids of this dataset's queries (was the file written for another dataset?)")
+        if q in keep:
+            raise DataError(f"query id {q!r} listed twice (first on line {keep[q]})", str(path), lineno,
+                            fix="list each id once")
+        keep[q] = lineno
+    if not keep:
+        raise DataError("no query ids in the file", str(path), fix="list one query id per line")
+    queries = {q: v for q, v in dataset.queries.items() if q in keep}
+    qrels = {q: dict(v) for q, v in dataset.qrels.items() if q in keep}
+    notes = list(dataset.notes) + [f"restricted to the {len(keep)} queries listed in {path.name}"]
+    return Dataset(dataset.name, dataset.corpus, queries, qrels, dataset.split, dataset.source, notes)

@@ -80,6 +80,7 @@ class RecipeConfig:
     generators: Optional[Sequence[str]] = None  # None: the paper's eight
     save_every: int = 50
     train: TrainConfig = field(default_factory=TrainConfig)
+    tuning: Optional[object] = None  # bench.tuning.TuningConfig (None: its defaults)
 
     def validate(self) -> "RecipeConfig":
         if self.recipe not in RECIPES:
@@ -276,7 +277,8 @@ def train_recipe(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
         teacher_q = {p.qid: vecs[i] for i, p in enumerate(pairs)}
 
     base_model, tok = load_backbone(spec)
-    tuning_cfg = TuningConfig()
+    tuning_cfg = cfg.tuning if cfg.tuning is not None else TuningConfig()
+    tuning_cfg.validate([cfg.method])
     dual = build_dual_encoder(spec, cfg.method, base_model, tok, tuning_cfg, seed=torch_seed(cfg.seed, "init", cfg.method))
     student = tuned_module(dual)
     settings = tc.resolved(cfg.method, spec.similarity)
@@ -327,7 +329,7 @@ def train_recipe(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
                   "holdout": cfg.holdout if train_dataset is None else None,
                   "train_split": train_ds.split if train_dataset is not None else None,
                   "generators": list(cfg.generators) if cfg.generators is not None else None,
-                  "training": settings, "tuning": tuning_cfg.for_method(cfg.method)}
+                  "training": settings, "tuning": tuning_cfg.for_method(cfg.method, base_model)}
     state_key = sha256_hex("recipe-v1", canonical_json(record_cfg), model_fingerprint(spec), train_ds.fingerprint(),
                            *train_ids, *[s["fingerprint"] for s in used_sets])
     state_dir = out.parent / f".{out.name}.state"

@@ -40,6 +40,7 @@ class ReportData:
     statistics: Optional[Dict[str, Any]]  # variation_statistics output or None (no per-query table)
     scatter_metric: Optional[str]
     notes: List[str] = field(default_factory=list)
+    baseline: str = ORIGINAL  # the set every other set is compared with (domain suite: "zero-shot")
 
 
 def _settings(run: Run, o: ReportOptions) -> Dict[str, Any]:
@@ -58,23 +59,24 @@ def build(run: Run, options: Optional[ReportOptions] = None) -> ReportData:
     o = options or ReportOptions()
     measures = run.measures
     sets = run.ok_sets
-    if ORIGINAL in sets:
-        sets = [ORIGINAL] + [s for s in sets if s != ORIGINAL]
+    base = str(run.result.get("baseline") or ORIGINAL)
+    if base in sets:
+        sets = [base] + [s for s in sets if s != base]
     means = {s: {m: run.metric(s, m) for m in measures} for s in sets}
     mean_ci: Dict[str, Dict[str, Any]] = {s: {m: None for m in measures} for s in sets}
     stats = None
     notes: List[str] = []
     cfg = _settings(run, o)
-    if run.per_query is not None and ORIGINAL in sets:
+    if run.per_query is not None and base in sets:
         for s in sets:
             for m in measures:
                 x = run.values(s, m).to_numpy(dtype=np.float64)
                 x = x[np.isfinite(x)]
                 mean_ci[s][m] = S.bootstrap_mean_ci(x, B=cfg["bootstrap"], seed=cfg["seed"], key=("mean", m))
                 means[s][m] = float(np.mean(x)) if x.size else None
-        var = [s for s in sets if s != ORIGINAL]
+        var = [s for s in sets if s != base]
         if var:
-            stats = S.variation_statistics(run.per_query, var, measures, **cfg)
+            stats = S.variation_statistics(run.per_query, var, measures, original=base, **cfg)
     else:
         notes.append("no per-query table (per_query.csv): confidence intervals, tests and scatter plots are omitted")
     metric = o.metric or (measures[0] if measures else None)
@@ -85,7 +87,7 @@ def build(run: Run, options: Optional[ReportOptions] = None) -> ReportData:
     missing = [s for s in run.sets if s.get("status", "ok") != "ok"]
     for s in missing:
         notes.append(f"set {s.get('name')} was not evaluated ({s.get('status')}): {s.get('reason', '')}")
-    return ReportData(run, measures, sets, means, mean_ci, stats, metric, notes)
+    return ReportData(run, measures, sets, means, mean_ci, stats, metric, notes, base)
 
 
 # --------------------------------------------------------------------------- formatting
@@ -136,7 +138,7 @@ def rows(data: ReportData, measure: str) -> List[Dict[str, str]]:
     avg = (run.result.get("summary") or {}).get(AVG) or {}
     for s in data.sets:
         e = run.set_entry(s) or {}
-        c = ((data.statistics or {}).get("comparisons") or {}).get(s, {}).get(measure) if s != ORIGINAL else None
+        c = ((data.statistics or {}).get("comparisons") or {}).get(s, {}).get(measure) if s != data.baseline else None
         r = {
             "set": s, "label": run.label(s), "n": str(e.get("n_evaluated", e.get("n_queries", ""))),
             "applied": str(e.get("n_applied", "")), "mean": _f(data.means[s][measure]),
@@ -151,7 +153,7 @@ def rows(data: ReportData, measure: str) -> List[Dict[str, str]]:
                               if c["drop_rate_ci"][0] is not None else "n/a"),
                      p=_p(c["p_value"]), p_adj=_p(c["p_corrected"]), sig="yes" if c["significant"] else "no",
                      dz=_f(c["d_z"], 3), wtl=f"{c['win']}/{c['tie']}/{c['loss']}")
-        elif s != ORIGINAL:
+        elif s != data.baseline:
             dr = (e.get("drop_rate") or {}).get(measure)
             r.update(drop=_pct(dr) if isinstance(dr, (int, float)) else "n/a")
         out.append(r)
@@ -164,7 +166,7 @@ def rows(data: ReportData, measure: str) -> List[Dict[str, str]]:
 
 
 COLUMNS = [("label", "set"), ("n", "n"), ("applied", "applied"), ("mean", "mean"), ("ci", "95% CI (bootstrap)"),
-           ("delta", "delta vs ORIGINAL"), ("delta_ci", "delta 95% CI"), ("drop", "drop rate"),
+           ("delta", "delta vs baseline"), ("delta_ci", "delta 95% CI"), ("drop", "drop rate"),
            ("drop_ci", "drop-rate 95% CI"), ("p", "p"), ("p_adj", "p corrected"), ("sig", "significant"),
            ("dz", "d_z"), ("wtl", "W/T/L")]
 
@@ -252,7 +254,7 @@ def plot_metric_per_set(data: ReportData) -> str:
             else:
                 err_lo.append(0.0)
                 err_hi.append(0.0)
-        colors = ["#4c72b0" if s == ORIGINAL else "#dd8452" for s in data.sets]
+        colors = ["#4c72b0" if s == data.baseline else "#dd8452" for s in data.sets]
         x = np.arange(len(vals))
         ax.bar(x, vals, color=colors, yerr=[err_lo, err_hi], capsize=4, ecolor="black")
         for xi, v in zip(x, vals):
@@ -297,7 +299,7 @@ def plot_drop_rates(data: ReportData) -> Optional[str]:
     ax.set_ylim(min(lo_y, 0.0), hi_y + 0.12 * (hi_y - min(lo_y, 0.0)))
     ax.set_xticks(x)
     ax.set_xticklabels([data.run.label(s) for s in var], rotation=30, ha="right", fontsize=8)
-    ax.set_ylabel("drop rate vs ORIGINAL (%)")
+    ax.set_ylabel(f"drop rate vs {data.baseline} (%)")
     h = data.statistics["header"]
     ax.set_title(f"drop rate (95% bootstrap CI); * = significant, {h['test']} {h['sidedness']}, {h['correction']}",
                  fontsize=10)
@@ -307,9 +309,9 @@ def plot_drop_rates(data: ReportData) -> Optional[str]:
 
 
 def plot_scatter(data: ReportData) -> Optional[str]:
-    if data.run.per_query is None or not data.scatter_metric or ORIGINAL not in data.sets:
+    if data.run.per_query is None or not data.scatter_metric or data.baseline not in data.sets:
         return None
-    var = [s for s in data.sets if s != ORIGINAL]
+    var = [s for s in data.sets if s != data.baseline]
     if not var:
         return None
     plt = _mpl()
@@ -317,7 +319,7 @@ def plot_scatter(data: ReportData) -> Optional[str]:
     cols = min(3, len(var))
     nrows = int(math.ceil(len(var) / cols))
     fig, axes = plt.subplots(nrows, cols, figsize=(3.6 * cols, 3.5 * nrows), squeeze=False)
-    orig = data.run.values(ORIGINAL, m)
+    orig = data.run.values(data.baseline, m)
     for ax, s in zip(axes.ravel(), var):
         v = data.run.values(s, m)
         common = [q for q in orig.index if q in v.index]
@@ -338,13 +340,13 @@ def plot_scatter(data: ReportData) -> Optional[str]:
         ax.plot([0, lim], [0, lim], color="black", lw=0.8)
         ax.set_xlim(-0.02 * lim, lim)
         ax.set_ylim(-0.02 * lim, lim)
-        ax.set_xlabel(f"ORIGINAL {m}", fontsize=8)
+        ax.set_xlabel(f"{data.baseline} {m}", fontsize=8)
         ax.set_ylabel(f"{data.run.label(s)} {m}", fontsize=8)
         ax.set_title(f"{data.run.label(s)}: per query (n={a.size})", fontsize=9)
         ax.legend(fontsize=7, loc="upper left")
     for ax in axes.ravel()[len(var):]:
         ax.axis("off")
-    fig.suptitle(f"{m}: ORIGINAL vs variation per query (marker area ~ number of queries)", fontsize=10)
+    fig.suptitle(f"{m}: {data.baseline} vs other set per query (marker area ~ number of queries)", fontsize=10)
     fig.tight_layout()
     return _png(fig)
 
@@ -356,6 +358,38 @@ table{border-collapse:collapse;margin:8px 0 20px;font-size:13px}th,td{border:1px
 th{background:#f2f2f2}td.num{text-align:right;font-variant-numeric:tabular-nums}td.nw{white-space:nowrap}tr.sig td{background:#fff3f0}
 .meta{color:#555;font-size:13px}ul.method{font-size:13px;color:#333}img{max-width:100%;display:block;margin:8px 0 24px}
 .note{color:#8a4b00;font-size:13px}"""
+
+
+def loss_curves(run: Run) -> Dict[str, List[float]]:
+    """Per-step training losses recorded in a result: the evaluated checkpoint's own training
+    (``model.training``) and, in the domain suite, every trained system's."""
+    curves: Dict[str, List[float]] = {}
+    own = (run.result.get("model") or {}).get("training") or {}
+    if own.get("loss_curve"):
+        curves[f"{run.model_name} ({own.get('recipe') or own.get('kind')})"] = own["loss_curve"]
+    for e in run.sets:
+        tr = e.get("training") or {}
+        for part, t in ((None, tr), ("DAM", tr.get("backbone") or {}), ("REM", tr.get("rem") or {})):
+            if t.get("loss_curve"):
+                curves[e["name"] if part is None else f"{e['name']}: {part}"] = t["loss_curve"]
+    return curves
+
+
+def plot_loss_curves(data: ReportData) -> Optional[str]:
+    curves = loss_curves(data.run)
+    if not curves:
+        return None
+    plt = _mpl()
+    fig, ax = plt.subplots(figsize=(6.5, 3.4))
+    for name, ys in curves.items():
+        ax.plot(np.arange(1, len(ys) + 1), ys, label=name, linewidth=1.2)
+    ax.set_xlabel("training step")
+    ax.set_ylabel("loss")
+    ax.set_title("Training loss per step (as recorded in training.json)", fontsize=9)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return _png(fig)
 
 
 def _td_class(key: str) -> str:
@@ -390,7 +424,7 @@ def render_html(data: ReportData, plots: bool = True) -> str:
     if plots and data.measures and data.sets:
         parts.append("<h2>Plots</h2>")
         for name, fn in (("metric per set", plot_metric_per_set), ("drop rates", plot_drop_rates),
-                         ("per-query scatter", plot_scatter)):
+                         ("per-query scatter", plot_scatter), ("training loss", plot_loss_curves)):
             png = fn(data)
             if png:
                 parts.append(f"<img alt=\"{e(name)}\" src=\"data:image/png;base64,{png}\">")

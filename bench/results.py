@@ -38,6 +38,28 @@ Layout of a run folder (all written atomically, temp file + rename):
       "statistics": {...}   # added by bench.stats (paired tests vs ORIGINAL), see there
     }
 
+``retrieval`` (variations suite): ``top_k``, ``index`` (``faiss.IndexFlatIP`` = exact inner
+product, the default; ``faiss.IndexIVFFlat`` / ``faiss.IndexHNSWFlat`` with ``--index ivf|hnsw``;
+``bm25s``), ``similarity`` and ``tie_break``. Keys present only when they apply (an exact run
+over a corpus of one shard has none of them, so its file is what it was before they existed)::
+
+      "corpus_shards": {"shard_size": 50000, "n_shards": 177},   # corpus larger than one shard
+      "index_params": {"kind": "ivf", "nlist": 1789,              # approximate index only:
+                       "nlist_source": "--nlist" | "auto: ...",   #   the parameters used
+                       "nprobe": 32, "nprobe_clamped": false,
+                       "train_size": 89450, "train_seed": 0},
+                   or {"kind": "hnsw", "M": 32, "ef_construction": 200, "ef_search": 128,
+                       "build_threads": 1},
+      "recall_vs_exact": {"queries": "all 225 ORIGINAL queries"   # approximate index only:
+                                     | "seeded sample of 1000 of the 6980 ORIGINAL queries",
+                          "n_queries": 225, "k": 100,
+                          "exact": "...", "recall@10": 0.99, "recall@100": 0.97}
+
+``recall@j`` is the mean over the measured queries of |approximate top-j & exact top-j| / |exact
+top-j| (see :func:`bench.index.recall_vs_exact`). The shard size is recorded because vectors are
+encoded per shard in length-sorted batches, which can change the last bits of a float; the
+executor is not recorded (local and Ray write identical files) and is in ``timings.json``.
+
 ``drop_rate`` of a set is ``(M_orig - M_var) / M_orig`` per measure (null when M_orig is 0).
 ``VARIATIONS (AVG.)`` is the unweighted mean over the variation sets whose status is "ok".
 Query ids are strings. Every query of the dataset is evaluated in every set: queries a
@@ -86,6 +108,26 @@ def write_run(out_dir: Path, result: dict, per_query_text: str, timings: dict) -
 # Reading run folders (with validation) lives in bench.rundir.load_run.
 
 
+def model_entry(spec, fingerprint: str) -> dict:
+    """Name, fingerprint and spec of the evaluated model; for a checkpoint trained by drbench also
+    a summary of its training (recipe, method, parameter counts, steps, per-step loss curve)."""
+    out = {"name": spec.name, "fingerprint": fingerprint, "spec": spec.portable_dict()}
+    if spec.kind == "dense" and spec.path:
+        from pathlib import Path
+
+        from bench.checkpoint import read_training
+
+        rec = read_training(Path(spec.path))
+        if rec:
+            log = rec.get("log") or {}
+            out["training"] = {"kind": rec.get("kind"), "recipe": rec.get("recipe"),
+                               "method": (rec.get("method") or {}).get("name"),
+                               "source_fingerprint": rec.get("source_fingerprint"),
+                               "parameters": rec.get("parameters"), "steps": log.get("steps"),
+                               "loss_curve": [round(d["loss"], 6) for d in log.get("losses", [])]}
+    return out
+
+
 def result_header(suite: str, spec, dataset, seed: int) -> dict:
     """The fields every suite's result.json starts with: what ran, on what, with which versions."""
     from bench import __version__
@@ -98,7 +140,7 @@ def result_header(suite: str, spec, dataset, seed: int) -> dict:
         "drbench_version": __version__,
         "libraries": library_versions(),
         "seed": seed,
-        "model": {"name": spec.name, "fingerprint": model_fingerprint(spec), "spec": spec.portable_dict()},
+        "model": model_entry(spec, model_fingerprint(spec)),
         "dataset": dataset.describe(),
         "dataset_notes": list(dataset.notes),
     }

@@ -124,17 +124,6 @@ def torch_seed(seed: int, *keys: str) -> int:
     return int(rng_for(seed, "torch", "/".join(keys)).integers(0, 2 ** 31 - 1))
 
 
-def _optimizer(dual, lr: float, weight_decay: float):
-    import torch
-
-    decay, no_decay = [], []
-    for p in dual.trainable_parameters():
-        (decay if p.dim() >= 2 else no_decay).append(p)
-    groups = [g for g in ({"params": decay, "weight_decay": weight_decay},
-                          {"params": no_decay, "weight_decay": 0.0}) if g["params"]]
-    return torch.optim.AdamW(groups, lr=lr)
-
-
 def train_dual_encoder(dual, examples: Sequence[Example], doc_text: Callable[[str], str], cfg: TrainConfig,
                        seed: int, *, passage_lookup: Optional[Callable[[Sequence[str]], np.ndarray]] = None,
                        query_lookup: Optional[Callable[[Sequence[str]], np.ndarray]] = None,
@@ -146,6 +135,9 @@ def train_dual_encoder(dual, examples: Sequence[Example], doc_text: Callable[[st
     re-encoded)."""
     import torch
     from tqdm.auto import tqdm
+
+    from bench.recipes import relevance_mask
+    from bench.trainloop import linear_schedule, make_optimizer
 
     cfg.validate()
     if not examples:
@@ -165,15 +157,8 @@ def train_dual_encoder(dual, examples: Sequence[Example], doc_text: Callable[[st
     total = steps_per_epoch * cfg.epochs
     if cfg.max_steps is not None:
         total = min(total, cfg.max_steps)
-    opt = _optimizer(dual, lr, cfg.weight_decay)
-    warm = int(round(cfg.warmup_ratio * total))
-
-    def lr_factor(step: int) -> float:
-        if warm and step < warm:
-            return (step + 1) / warm
-        return max(0.0, (total - step) / max(1, total - warm))
-
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_factor)
+    opt = make_optimizer(dual.trainable_parameters(), lr, cfg.weight_decay)
+    sched = linear_schedule(opt, total, cfg.warmup_ratio)
     log = TrainLog(seed=int(seed))
     t0 = time.perf_counter()
     dual.train(True)
@@ -205,12 +190,7 @@ def train_dual_encoder(dual, examples: Sequence[Example], doc_text: Callable[[st
                 q = torch.nn.functional.normalize(q, dim=-1)
                 p = torch.nn.functional.normalize(p, dim=-1)
             scores = q @ p.T / temperature
-            mask = torch.zeros_like(scores, dtype=torch.bool)
-            for i, ex in enumerate(batch):
-                rel = set(ex.positives)
-                for j, d in enumerate(cols):
-                    if j != i and d in rel:
-                        mask[i, j] = True
+            mask = relevance_mask(batch, cols)
             scores = scores.masked_fill(mask, float("-inf"))
             loss = torch.nn.functional.cross_entropy(scores, torch.arange(len(batch)))
             opt.zero_grad(set_to_none=True)

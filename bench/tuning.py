@@ -7,20 +7,39 @@ embeddings come from the shared embedding cache.
 
 Methods (:data:`METHODS`):
 
-========== ====== ======================================================================
-method     tied   what learns
-========== ====== ======================================================================
-full-tune  yes    every parameter
-qry-tune   no     every parameter of the query encoder; passages are the cached checkpoint
-psg-tune   no     every parameter of the passage encoder; queries are the cached checkpoint
-bitfit     yes    bias terms only (Ben Zaken et al., 2022), every other weight frozen
-prefix     yes    peft PrefixTuning: ``prefix_tokens`` learned key/value vectors per layer
-lora       yes    peft LoRA (rank ``lora_r``, alpha ``lora_alpha``) on ``lora_targets``
-adapter    yes    bottleneck adapters (own implementation; peft has no bottleneck adapter):
-                  ``h + W_up gelu(W_down h)`` after each layer's feed-forward output
-                  projection (before the residual add + LayerNorm), hidden / ``adapter_reduction``
-                  wide, W_up zero-initialised so training starts from the checkpoint's function
-========== ====== ======================================================================
+================ ====== ================================================================
+method           tied   what learns
+================ ====== ================================================================
+full-tune        yes    every parameter
+qry-tune         no     every parameter of the query encoder; passages are the cached
+                        checkpoint
+psg-tune         no     every parameter of the passage encoder; queries are the cached
+                        checkpoint
+bitfit           yes    bias terms only (Ben Zaken et al., 2022), every other weight frozen
+prefix           yes    peft PrefixTuning: ``prefix_tokens`` learned key/value vectors per
+                        layer
+lora             yes    peft LoRA (rank ``lora_r``, alpha ``lora_alpha``) on ``lora_targets``
+adapter          yes    bottleneck adapters (own implementation; peft has no bottleneck
+                        adapter): ``h + W_up gelu(W_down h)`` after each layer's
+                        feed-forward output projection (before the residual add +
+                        LayerNorm), hidden / ``adapter_reduction`` wide, W_up
+                        zero-initialised so training starts from the checkpoint's function
+parallel-adapter yes    parallel adapters (He et al., 2022): ``s * W_up relu(W_down x)`` from
+                        each feed-forward sub-layer's input x added to its output, hidden /
+                        ``parallel_adapter_reduction`` wide, s = ``parallel_adapter_scale``
+iaa-s, iaa-l,    yes    IAA (Ma et al., 2022): inside adapters (or LoRA, ``iaa_inside``)
+iaa-m                   connected by aside bottlenecks around every sub-layer (-s), layer
+                        (-l) or the whole encoder (-m); widths from ``iaa_budget`` x
+                        backbone parameters, ``iaa_inside_share`` of it inside
+rem              yes    DDR's Relevance Estimation Module (Zhan et al., 2022): LoRA on
+                        query/value + parallel adapters; transplantable to another backbone
+                        of the same architecture
+================ ====== ================================================================
+
+The PEFT-style methods (adapter, parallel-adapter, iaa-*, rem, lora, prefix) are added by
+:func:`bench.adapters.attach`; their parameters alone are saved / loaded / transplanted with
+:func:`bench.adapters.save_tuned` / :func:`bench.adapters.load_tuned` (architecture, sites,
+initialisation and the IAA budget arithmetic are documented there).
 
 Embeddings follow the model spec exactly as :class:`bench.encode.Encoder` computes them
 (prefix, pooling, normalisation); an untrained :class:`DualEncoder` gives the same vectors.
@@ -41,7 +60,8 @@ import numpy as np
 from bench.errors import BenchError
 from bench.models import ModelSpec
 
-METHODS = ("full-tune", "qry-tune", "psg-tune", "bitfit", "prefix", "lora", "adapter")
+METHODS = ("full-tune", "qry-tune", "psg-tune", "bitfit", "prefix", "lora", "adapter", "parallel-adapter",
+           "iaa-s", "iaa-l", "iaa-m", "rem")
 METHOD_DESCRIPTIONS = {
     "full-tune": "all parameters of one shared (tied) encoder",
     "qry-tune": "all parameters of the query encoder; passage encoder frozen (untied; cached passage embeddings)",
@@ -50,10 +70,32 @@ METHOD_DESCRIPTIONS = {
     "prefix": "peft PrefixTuning (learned per-layer key/value prefixes) on one shared encoder",
     "lora": "peft LoRA on one shared encoder",
     "adapter": "bottleneck adapters after each feed-forward block of one shared encoder (own implementation)",
+    "parallel-adapter": "parallel adapters (He et al., 2022): a scaled bottleneck from each feed-forward sub-layer's "
+                        "input added to its output, frozen shared encoder (own implementation)",
+    "iaa-s": "IAA (Ma et al., 2022): inside adapters/LoRA connected by aside modules around every sub-layer, "
+             "frozen shared encoder, parameter budget (own implementation)",
+    "iaa-l": "IAA (Ma et al., 2022): inside adapters/LoRA connected by aside modules around every layer, "
+             "frozen shared encoder, parameter budget (own implementation)",
+    "iaa-m": "IAA (Ma et al., 2022): inside adapters/LoRA connected by one aside module around the whole encoder, "
+             "frozen shared encoder, parameter budget (own implementation)",
+    "rem": "DDR's Relevance Estimation Module (Zhan et al., 2022): LoRA on query/value + parallel adapters on a "
+           "frozen shared encoder; transplantable (own implementation)",
 }
 # learning rates that move a small model within one short epoch (override with --lr)
 DEFAULT_LR = {"full-tune": 2e-5, "qry-tune": 2e-5, "psg-tune": 2e-5, "bitfit": 5e-4, "prefix": 5e-3,
-              "lora": 5e-4, "adapter": 5e-4}
+              "lora": 5e-4, "adapter": 5e-4, "parallel-adapter": 5e-4, "iaa-s": 1e-3, "iaa-l": 1e-3,
+              "iaa-m": 1e-3, "rem": 5e-4}
+# the TuningConfig fields each method uses (for_method keeps these)
+METHOD_SETTINGS = {
+    "lora": ("lora_r", "lora_alpha", "lora_dropout", "lora_targets"),
+    "prefix": ("prefix_tokens",),
+    "adapter": ("adapter_reduction",),
+    "parallel-adapter": ("parallel_adapter_reduction", "parallel_adapter_scale"),
+    "iaa-s": ("iaa_budget", "iaa_inside_share", "iaa_inside"),
+    "iaa-l": ("iaa_budget", "iaa_inside_share", "iaa_inside"),
+    "iaa-m": ("iaa_budget", "iaa_inside_share", "iaa_inside"),
+    "rem": ("rem_lora_r", "rem_lora_alpha", "rem_adapter_reduction", "rem_adapter_scale"),
+}
 
 
 @dataclass
@@ -64,14 +106,36 @@ class TuningConfig:
     lora_targets: Tuple[str, ...] = ("query", "value")
     prefix_tokens: int = 10
     adapter_reduction: int = 16
+    parallel_adapter_reduction: int = 16  # width = hidden / this (same size as `adapter`)
+    parallel_adapter_scale: float = 4.0  # He et al.'s s for the FFN-parallel adapter
+    iaa_budget: float = 0.01  # trainable parameters as a fraction of the backbone's
+    iaa_inside_share: float = 0.5  # share of the budget for the inside modules (the rest: asides)
+    iaa_inside: str = "adapter"  # adapter | lora
+    rem_lora_r: Optional[int] = None  # None: hidden / 4 (DDR's REM: rank 192 on BERT-base)
+    rem_lora_alpha: Optional[int] = None  # None: = rank (scaling 1)
+    rem_adapter_reduction: int = 4  # parallel adapter width = hidden / this (DDR: "pa4")
+    rem_adapter_scale: float = 4.0
 
-    def for_method(self, method: str) -> dict:
-        """The settings that matter for one method (recorded in the result file)."""
+    def for_method(self, method: str, model=None) -> dict:
+        """The settings that matter for one method (recorded in the result file). With the
+        plain backbone ``model``, own PEFT-style methods also get ``architecture``: the resolved
+        widths / ranks and parameter counts (for IAA: inside, aside, trainable, share)."""
         d = asdict(self)
         d["lora_targets"] = list(self.lora_targets)
-        keep = {"lora": ("lora_r", "lora_alpha", "lora_dropout", "lora_targets"), "prefix": ("prefix_tokens",),
-                "adapter": ("adapter_reduction",)}.get(method, ())
-        return {k: d[k] for k in keep}
+        out = {k: d[k] for k in METHOD_SETTINGS.get(method, ())}
+        if model is not None:
+            from bench.adapters import OWN_METHODS, plan_for
+
+            if method in OWN_METHODS:
+                out["architecture"] = plan_for(method, self, model)
+        return out
+
+    def validate(self, methods: Sequence[str] = ()) -> "TuningConfig":
+        from bench.adapters import check_config
+
+        for m in methods:
+            check_config(m, self)
+        return self
 
 
 def check_method(method: str) -> str:
@@ -100,49 +164,19 @@ def load_backbone(spec: ModelSpec):
 
 
 # --------------------------------------------------------------------------------------------
-# adapters (own implementation)
-
-
-def _adapter_class():
-    import torch
-
-    class BottleneckAdapter(torch.nn.Module):
-        """``h + up(gelu(down(h)))`` with ``up`` zero-initialised (identity at the start)."""
-
-        def __init__(self, hidden: int, reduction: int):
-            super().__init__()
-            width = max(1, hidden // max(1, reduction))
-            self.down = torch.nn.Linear(hidden, width)
-            self.up = torch.nn.Linear(width, hidden)
-            torch.nn.init.zeros_(self.up.weight)
-            torch.nn.init.zeros_(self.up.bias)
-
-        def forward(self, h):
-            return h + self.up(torch.nn.functional.gelu(self.down(h)))
-
-    return BottleneckAdapter
+# adapters (own implementation, in bench.adapters)
 
 
 def add_adapters(model, reduction: int) -> int:
-    """Insert a bottleneck adapter after every feed-forward output projection (modules named
-    ``*.output`` with a ``dense`` and a ``LayerNorm`` that are not attention outputs, as in
-    BERT-family encoders). Returns the number inserted."""
-    import torch
+    """Insert the ``adapter`` method's bottleneck adapter after every feed-forward output
+    projection of a BERT-family encoder (in place, initialised from the current global RNG;
+    the backbone is frozen, the adapters trainable). Returns the number inserted."""
+    from bench.adapters import _attach_plan, plan_for
 
-    Adapter = _adapter_class()
-    n = 0
-    for name, module in list(model.named_modules()):
-        if not (name.endswith(".output") and ".attention." not in name + "."):
-            continue
-        dense = getattr(module, "dense", None)
-        if not isinstance(dense, torch.nn.Linear) or not hasattr(module, "LayerNorm"):
-            continue
-        module.dense = torch.nn.Sequential(dense, Adapter(dense.out_features, reduction))
-        n += 1
-    if n == 0:
-        raise BenchError(f"adapter: found no feed-forward output blocks in {type(model).__name__}; "
-                         f"use lora or bitfit for this architecture")
-    return n
+    cfg = TuningConfig(adapter_reduction=reduction)
+    plan = plan_for("adapter", cfg, model)
+    _attach_plan(model, "adapter", plan, None, settings=cfg.for_method("adapter"))
+    return plan["groups"][0]["count"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -261,22 +295,9 @@ class DualEncoder:
 
 
 def _peft_wrap(model, method: str, cfg: TuningConfig):
-    try:
-        from peft import LoraConfig, PrefixTuningConfig, TaskType, get_peft_model
-    except ImportError:
-        from bench.errors import ResourceError
+    from bench.adapters import attach
 
-        raise ResourceError(f"method {method!r} needs peft. Install: pip install peft==0.21.2") from None
-    if method == "lora":
-        pcfg = LoraConfig(r=cfg.lora_r, lora_alpha=cfg.lora_alpha, lora_dropout=cfg.lora_dropout,
-                          target_modules=list(cfg.lora_targets), bias="none", task_type=TaskType.FEATURE_EXTRACTION)
-    else:
-        pcfg = PrefixTuningConfig(num_virtual_tokens=cfg.prefix_tokens, task_type=TaskType.FEATURE_EXTRACTION)
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return get_peft_model(model, pcfg)
+    return attach(model, method, cfg, seed=None)
 
 
 def build_dual_encoder(spec: ModelSpec, method: str, base_model, tokenizer, cfg: Optional[TuningConfig] = None,
@@ -285,17 +306,20 @@ def build_dual_encoder(spec: ModelSpec, method: str, base_model, tokenizer, cfg:
     ``base_model`` is never changed; an untied frozen side IS ``base_model``, read-only).
     ``start``: the tuned module of an earlier :class:`DualEncoder` of the same method (e.g. after
     basic learning) to continue from, copied. ``seed`` seeds the initialisation of new
-    parameters (LoRA, prefix, adapters)."""
+    parameters (LoRA, prefix, adapters, IAA, REM: :func:`bench.adapters.attach`).
+    ``settings`` of the result: :meth:`TuningConfig.for_method` with ``base_model`` (resolved
+    architecture and parameter counts of the PEFT-style methods)."""
     import torch
 
     check_method(method)
     cfg = cfg or TuningConfig()
+    cfg.validate([method])
     torch.manual_seed(int(seed))
     frozen = base_model
     for p in frozen.parameters():
         p.requires_grad_(False)
     frozen.eval()
-    settings = cfg.for_method(method)
+    settings = cfg.for_method(method, base_model)
     if start is not None:
         model = copy.deepcopy(start)
         model.eval()
@@ -308,14 +332,10 @@ def build_dual_encoder(spec: ModelSpec, method: str, base_model, tokenizer, cfg:
     elif method == "bitfit":
         for name, p in model.named_parameters():
             p.requires_grad_(name.endswith("bias"))
-    elif method == "adapter":
-        for p in model.parameters():
-            p.requires_grad_(False)
-        add_adapters(model, cfg.adapter_reduction)
-        for name, p in model.named_parameters():
-            p.requires_grad_(".1.down." in name or ".1.up." in name)
-    elif method in ("lora", "prefix"):
-        model = _peft_wrap(model, method, cfg)
+    else:  # PEFT-style: modules added to a frozen copy, only they learn
+        from bench.adapters import attach
+
+        model = attach(model, method, cfg, seed=int(seed))
     model.eval()
     return _assemble(spec, method, model, frozen, tokenizer, settings)
 
@@ -331,3 +351,43 @@ def _assemble(spec, method, model, frozen, tokenizer, settings) -> DualEncoder:
 def tuned_module(dual: DualEncoder):
     """The module ``dual``'s method trains (the ``start`` of further training of that method)."""
     return dual.model_for("query" if dual.query_trainable else "passage")
+
+
+# --------------------------------------------------------------------------------------------
+# command-line options (few-shot suite, bench train, bench adapt)
+
+
+def add_tuning_arguments(g) -> None:
+    """The per-method settings (``TuningConfig``) on an argparse group."""
+    g.add_argument("--lora-r", type=int, default=8)
+    g.add_argument("--lora-alpha", type=int, default=16)
+    g.add_argument("--lora-dropout", type=float, default=0.1)
+    g.add_argument("--lora-targets", default="query,value")
+    g.add_argument("--prefix-tokens", type=int, default=10)
+    g.add_argument("--adapter-reduction", type=int, default=16)
+    g.add_argument("--parallel-adapter-reduction", type=int, default=16,
+                   help="parallel-adapter: bottleneck width = hidden / this (default: 16)")
+    g.add_argument("--parallel-adapter-scale", type=float, default=4.0,
+                   help="parallel-adapter: output scale s (default: 4, He et al. 2022)")
+    g.add_argument("--iaa-budget", type=float, default=0.01,
+                   help="iaa-s/l/m: trainable parameters as a fraction of the backbone's (default: 0.01)")
+    g.add_argument("--iaa-inside-share", type=float, default=0.5,
+                   help="iaa-s/l/m: share of the budget for the inside modules; the rest for asides (default: 0.5)")
+    g.add_argument("--iaa-inside", choices=["adapter", "lora"], default="adapter",
+                   help="iaa-s/l/m: inside modules, bottleneck adapters or LoRA (default: adapter)")
+    g.add_argument("--rem-lora-r", type=int, default=None, help="rem: LoRA rank (default: hidden / 4)")
+    g.add_argument("--rem-lora-alpha", type=int, default=None, help="rem: LoRA alpha (default: the rank)")
+    g.add_argument("--rem-adapter-reduction", type=int, default=4,
+                   help="rem: parallel adapter width = hidden / this (default: 4)")
+    g.add_argument("--rem-adapter-scale", type=float, default=4.0, help="rem: parallel adapter scale (default: 4)")
+
+
+def tuning_config_from_args(args) -> TuningConfig:
+    return TuningConfig(lora_r=args.lora_r, lora_alpha=args.lora_alpha, lora_dropout=args.lora_dropout,
+                        lora_targets=tuple(t.strip() for t in args.lora_targets.split(",") if t.strip()),
+                        prefix_tokens=args.prefix_tokens, adapter_reduction=args.adapter_reduction,
+                        parallel_adapter_reduction=args.parallel_adapter_reduction,
+                        parallel_adapter_scale=args.parallel_adapter_scale, iaa_budget=args.iaa_budget,
+                        iaa_inside_share=args.iaa_inside_share, iaa_inside=args.iaa_inside, rem_lora_r=args.rem_lora_r,
+                        rem_lora_alpha=args.rem_lora_alpha, rem_adapter_reduction=args.rem_adapter_reduction,
+                        rem_adapter_scale=args.rem_adapter_scale)

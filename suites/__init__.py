@@ -4,3 +4,4 @@ from bench.registry import Registry
 SUITES: Registry = Registry("suite", "drbench.suites")
 SUITES.register("variations", "suites.variations:run")
 SUITES.register("fewshot", "suites.fewshot:run")
+SUITES.register("domain", "suites.domain:run")

@@ -40,6 +40,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
+from bench.adapters import describe
 from bench.data import Dataset
 from bench.errors import BenchError
 from bench.models import ModelSpec
@@ -95,6 +96,7 @@ class FewShotConfig:
         if self.cutoff < 1:
             raise BenchError("--cutoff must be at least 1")
         self.train.validate()
+        self.tuning.validate(self.methods)
         from bench.stats import CORRECTIONS, TESTS
 
         if self.test not in TESTS:
@@ -328,7 +330,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
     for method in cfg.methods:
         m_out: dict = {"description": METHOD_DESCRIPTIONS[method],
                        "training": cfg.train.resolved(method, spec.similarity),
-                       "tuning": cfg.tuning.for_method(method)}
+                       "tuning": cfg.tuning.for_method(method, base_model)}
         encoded = {"query": 0, "passage": 0}
         start = None
         if cfg.basic_learning:
@@ -629,6 +631,10 @@ def fewshot_table(result: dict) -> str:
     for k, why in plan["skipped_k"].items():
         out.append(f"K={k} not run: {why}")
     for m, mo in result["methods"].items():
+        arch = describe(m, mo.get("tuning") or {})
+        if arch:
+            out.append(f"tuning {arch}")
+    for m, mo in result["methods"].items():
         segs = mo["boosting_gradient"]["segments"]
         if segs:
             out.append(f"{m} boosting gradient (novel, R@10 x100 per shot): " +
@@ -744,27 +750,11 @@ def add_arguments(g) -> None:
                                                                  "queries; few-shot starts from those weights")
     g.add_argument("--no-full-shot", action="store_true", help="skip the full-shot upper reference")
     g.add_argument("--cutoff", type=int, default=10, help="R@k cutoff (default: 10, FewDR's R@10)")
-    g.add_argument("--epochs", type=int, default=1)
-    g.add_argument("--train-batch-size", type=int, default=16)
-    g.add_argument("--lr", type=float, default=None, help="learning rate (default per method: full/qry/psg-tune "
-                                                         "2e-5, bitfit/lora/adapter 5e-4, prefix 5e-3)")
-    g.add_argument("--weight-decay", type=float, default=0.01)
-    g.add_argument("--warmup-ratio", type=float, default=0.1)
-    g.add_argument("--temperature", type=float, default=None, help="softmax temperature (default: 0.05 for "
-                                                                   "cosine models, 1.0 for dot product)")
-    g.add_argument("--hard-negatives", type=int, default=1, help="hard negatives per query (default: 1)")
-    g.add_argument("--negatives", choices=list(NEGATIVE_SOURCES), default="model",
-                   help="hard negatives mined from the checkpoint's own ranking, BM25, or none (default: model)")
-    g.add_argument("--negative-depth", type=int, default=30, help="mine among the top N non-relevant (default: 30)")
-    g.add_argument("--train-max-query-length", type=int, default=32)
-    g.add_argument("--train-max-passage-length", type=int, default=128)
-    g.add_argument("--max-steps", type=int, default=None, help="cap training steps per unit (smoke runs)")
-    g.add_argument("--lora-r", type=int, default=8)
-    g.add_argument("--lora-alpha", type=int, default=16)
-    g.add_argument("--lora-dropout", type=float, default=0.1)
-    g.add_argument("--lora-targets", default="query,value")
-    g.add_argument("--prefix-tokens", type=int, default=10)
-    g.add_argument("--adapter-reduction", type=int, default=16)
+    from bench.train import add_training_arguments
+    from bench.tuning import add_tuning_arguments
+
+    add_training_arguments(g)
+    add_tuning_arguments(g)
     g.add_argument("--fewshot-test", default="randomization", help="paired test vs zero-shot: randomization "
                                                                    "(default), t-test, wilcoxon")
     g.add_argument("--resamples", type=int, default=10000, help="Monte Carlo resamples of the randomization test")
@@ -773,14 +763,11 @@ def add_arguments(g) -> None:
 
 def config_from_args(args) -> FewShotConfig:
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    train = TrainConfig(epochs=args.epochs, batch_size=args.train_batch_size, lr=args.lr,
-                        weight_decay=args.weight_decay, warmup_ratio=args.warmup_ratio, temperature=args.temperature,
-                        hard_negatives=args.hard_negatives, negatives_from=args.negatives,
-                        negative_depth=args.negative_depth, max_query_length=args.train_max_query_length,
-                        max_passage_length=args.train_max_passage_length, max_steps=args.max_steps)
-    tuning = TuningConfig(lora_r=args.lora_r, lora_alpha=args.lora_alpha, lora_dropout=args.lora_dropout,
-                          lora_targets=tuple(t.strip() for t in args.lora_targets.split(",") if t.strip()),
-                          prefix_tokens=args.prefix_tokens, adapter_reduction=args.adapter_reduction)
+    from bench.train import train_config_from_args
+    from bench.tuning import tuning_config_from_args
+
+    train = train_config_from_args(args)
+    tuning = tuning_config_from_args(args)
     return FewShotConfig(
         seed=args.seed, ks=_ints(args.ks, "--ks"), n_trials=args.trials,
         trial_seeds=_ints(args.trial_seeds, "--trial-seeds") if args.trial_seeds else None,

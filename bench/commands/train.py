@@ -34,6 +34,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--batch-size", type=int, default=64, help="encoding batch size (corpus, negatives)")
     p.add_argument("--no-progress", action="store_true")
     add_training_arguments(p.add_argument_group("optimisation"))
+    from bench.tuning import add_tuning_arguments
+
+    add_tuning_arguments(p.add_argument_group("method settings"))
 
 
 def run(args) -> int:
@@ -42,6 +45,7 @@ def run(args) -> int:
     from bench.models import resolve_model
     from bench.recipes import RecipeConfig, train_recipe
     from bench.train import train_config_from_args
+    from bench.tuning import tuning_config_from_args
     from perturb import GENERATORS
 
     spec = resolve_model(args.model)
@@ -52,7 +56,8 @@ def run(args) -> int:
         gens = [GENERATORS.canonical(g.strip()) for g in args.generators.split(",") if g.strip()]
     cfg = RecipeConfig(recipe=args.recipe, method=args.method, seed=args.seed, w_nll=args.w_nll, w_query=args.w_query,
                        w_passage=args.w_passage, holdout=args.holdout, train_split=args.train_split, generators=gens,
-                       save_every=args.save_every, train=train_config_from_args(args))
+                       save_every=args.save_every, train=train_config_from_args(args),
+                       tuning=tuning_config_from_args(args))
     out = args.out or Path("checkpoints") / f"{_slug(spec.name)}__{_slug(dataset.name)}__{args.recipe}__s{args.seed}"
     print(f"bench train: recipe {args.recipe}, method {args.method}, from {spec.name} on {dataset.name}", file=sys.stderr)
     rec = train_recipe(spec, dataset, cfg, out, train_dataset=train_ds, batch_size=args.batch_size,

@@ -1,0 +1,288 @@
+"""Parameter-efficient modules (bench.adapters): parallel adapters, IAA, REM, LoRA on the tiny BERT."""
+import copy
+import json
+
+import pytest
+import torch
+
+from bench.adapters import (ATTACHABLE, CONTAINER, OWN_METHODS, attach, describe, load_method_state, load_tuned,
+                            merge_lora, method_state, plan_for, save_tuned, tuning_info)
+from bench.errors import BenchError
+from bench.tuning import TuningConfig
+
+NEW = ["parallel-adapter", "iaa-s", "iaa-l", "iaa-m", "rem"]
+# (method, iaa_inside): every new method, IAA with both kinds of inside modules
+VARIANTS = [("parallel-adapter", "adapter"), ("rem", "adapter")] + [
+    (m, inside) for m in ("iaa-s", "iaa-l", "iaa-m") for inside in ("adapter", "lora")]
+TEXTS = ["what is the lift of a wing", "heat", "a much longer question about boundary layers in supersonic flow"]
+
+
+@pytest.fixture(scope="module")
+def backbone_a(tiny_bert):
+    from transformers import AutoModel
+
+    return AutoModel.from_pretrained(str(tiny_bert)).eval()
+
+
+@pytest.fixture(scope="module")
+def backbone_b(tiny_bert_plain):
+    from transformers import AutoModel
+
+    return AutoModel.from_pretrained(str(tiny_bert_plain)).eval()
+
+
+@pytest.fixture(scope="module")
+def batch(tiny_bert):
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(str(tiny_bert))
+    return dict(tok(TEXTS, padding=True, return_tensors="pt"))
+
+
+def hidden(model, batch):
+    model.eval()
+    with torch.no_grad():
+        return model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).last_hidden_state
+
+
+def perturb(model, seed=0, std=0.2):
+    """Random values in every method parameter (stands in for training)."""
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for _, p in sorted(model.named_parameters()):
+            if p.requires_grad:
+                p.add_(torch.randn(p.shape, generator=g) * std)
+
+
+def cfg_for(inside="adapter", **kw):
+    return TuningConfig(iaa_inside=inside, **kw)
+
+
+@pytest.mark.parametrize("method,inside", VARIANTS)
+def test_untrained_equals_backbone_and_only_method_trains(backbone_a, batch, method, inside):
+    ref = hidden(backbone_a, batch)
+    plain = copy.deepcopy(backbone_a)
+    model = attach(plain, method, cfg_for(inside), seed=0)
+    assert torch.equal(hidden(model, batch), ref)  # zero-initialised output sides: the checkpoint exactly
+    own = {f"{CONTAINER}.{n}" for n in method_state(model)}
+    assert {n for n, p in model.named_parameters() if p.requires_grad} == own and own
+    # a few optimiser steps: every method tensor moves, every backbone tensor stays bit-identical
+    before = {n: p.detach().clone() for n, p in model.named_parameters()}
+    opt = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=1e-2)
+    target = torch.randn(ref.shape, generator=torch.Generator().manual_seed(1))
+    model.train()
+    for _ in range(3):
+        out = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).last_hidden_state
+        loss = ((out - target) ** 2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    for n, p in model.named_parameters():
+        if n in own:
+            assert not torch.equal(p.detach(), before[n]), f"method tensor did not train: {n}"
+        else:
+            assert torch.equal(p.detach(), before[n]), f"backbone tensor changed: {n}"
+    assert not torch.equal(hidden(model, batch), ref)
+    # attach changed the copy it was given, never the backbone that copy was made from
+    assert not hasattr(backbone_a, CONTAINER) and tuning_info(backbone_a) is None
+    assert torch.equal(hidden(backbone_a, batch), ref)
+
+
+@pytest.mark.parametrize("method", ["iaa-s", "iaa-l", "iaa-m"])
+@pytest.mark.parametrize("inside", ["adapter", "lora"])
+def test_iaa_budget_split_and_reported_counts(backbone_a, method, inside):
+    cfg = cfg_for(inside, iaa_budget=0.02, iaa_inside_share=0.25)
+    settings = cfg.for_method(method, backbone_a)
+    assert set(settings) == {"iaa_budget", "iaa_inside_share", "iaa_inside", "architecture"}
+    arch = settings["architecture"]
+    model = attach(copy.deepcopy(backbone_a), method, cfg, seed=0)
+    container = getattr(model, CONTAINER)
+    counted = {"inside": 0, "aside": 0}
+    for key, mod in container.items():
+        counted["aside" if "aside" in key else "inside"] += sum(p.numel() for p in mod.parameters())
+    h, n_layers = 32, 2
+    n_backbone = sum(p.numel() for p in backbone_a.parameters())
+    assert arch["backbone_params"] == n_backbone
+    assert arch["inside_params"] == counted["inside"] and arch["aside_params"] == counted["aside"]
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    total = sum(p.numel() for p in model.parameters())
+    assert arch["trainable_params"] == trainable == counted["inside"] + counted["aside"]
+    assert arch["total_params"] == total and arch["trainable_share"] == pytest.approx(trainable / total)
+    budget = round(0.02 * n_backbone)
+    assert arch["budget_params"] == budget and arch["inside_budget_params"] == round(0.25 * budget)
+    # within rounding: half a width (or rank) step per module
+    n_inside = 2 * n_layers
+    inside_step = 2 * h + 1 if inside == "adapter" else 2 * h
+    n_aside = {"iaa-s": 2 * n_layers, "iaa-l": n_layers, "iaa-m": 1}[method]
+    assert abs(counted["inside"] - arch["inside_budget_params"]) <= n_inside * inside_step / 2
+    assert abs(counted["aside"] - arch["aside_budget_params"]) <= n_aside * (2 * h + 1) / 2
+    assert len([k for k in container if "aside" in k]) == n_aside
+    line = describe(method, settings)
+    assert f"{trainable:,}" in line and "inside" in line and "aside" in line
+    # a larger budget gives wider modules
+    wider = plan_for(method, cfg_for(inside, iaa_budget=0.08), backbone_a)
+    assert wider["trainable_params"] > 3 * arch["trainable_params"] * 0.9
+
+
+def test_for_method_keeps_only_relevant_settings(backbone_a):
+    cfg = TuningConfig()
+    assert cfg.for_method("qry-tune") == {} and cfg.for_method("full-tune", backbone_a) == {}
+    assert set(cfg.for_method("parallel-adapter")) == {"parallel_adapter_reduction", "parallel_adapter_scale"}
+    assert set(cfg.for_method("rem")) == {"rem_lora_r", "rem_lora_alpha", "rem_adapter_reduction", "rem_adapter_scale"}
+    assert set(cfg.for_method("lora", backbone_a)) == {"lora_r", "lora_alpha", "lora_dropout", "lora_targets"}
+    rem = cfg.for_method("rem", backbone_a)["architecture"]
+    assert [g["name"] for g in rem["groups"]] == ["lora", "parallel_adapter"]
+    assert rem["groups"][0]["rank"] == 32 // 4 and rem["groups"][1]["width"] == 32 // 4
+    assert rem["groups"][1]["scale"] == 4.0
+    with pytest.raises(BenchError, match="iaa-inside"):
+        TuningConfig(iaa_inside="prefix").validate(["iaa-s"])
+    with pytest.raises(BenchError, match="iaa-budget"):
+        TuningConfig(iaa_budget=0.0).validate(["iaa-m"])
+
+
+def test_parallel_adapter_adds_scaled_bottleneck_of_ffn_input(backbone_a, batch):
+    """Eval-mode output of the FFN sub-layer: LayerNorm(dense(intermediate) + s * A(x) + x)."""
+    model = attach(copy.deepcopy(backbone_a), "parallel-adapter", TuningConfig(parallel_adapter_scale=3.0), seed=0)
+    perturb(model)
+    layer = model.encoder.layer[0]
+    ad = getattr(model, CONTAINER)["ffn_parallel_0"]
+    x = torch.randn(2, 5, 32, generator=torch.Generator().manual_seed(2))
+    with torch.no_grad():
+        got = layer.feed_forward_chunk(x)
+        a = ad.up(torch.relu(ad.down(x)))
+        want = layer.output.LayerNorm(layer.output.dense(layer.intermediate(x)) + 3.0 * a + x)
+    torch.testing.assert_close(got, want)
+
+
+def test_deep_copy_carries_its_own_modules(backbone_a, batch):
+    model = attach(copy.deepcopy(backbone_a), "iaa-s", TuningConfig(), seed=0)
+    perturb(model)
+    ref = hidden(model, batch)
+    twin = copy.deepcopy(model)
+    assert torch.equal(hidden(twin, batch), ref)
+    perturb(twin, seed=5)
+    assert not torch.equal(hidden(twin, batch), ref)
+    assert torch.equal(hidden(model, batch), ref)  # the original's hooks still use the original's modules
+
+
+def test_attach_is_deterministic_and_names_are_stable(backbone_a):
+    one = method_state(attach(copy.deepcopy(backbone_a), "rem", TuningConfig(), seed=7))
+    two = method_state(attach(copy.deepcopy(backbone_a), "rem", TuningConfig(), seed=7))
+    other = method_state(attach(copy.deepcopy(backbone_a), "rem", TuningConfig(), seed=8))
+    assert list(one) == list(two) and all(torch.equal(one[k], two[k]) for k in one)
+    assert any(not torch.equal(one[k], other[k]) for k in one)
+    assert "ffn_parallel_0.down.weight" in one and "query_1.lora_A" in one
+    assert not any("encoder" in k or "embeddings" in k for k in one)
+
+
+@pytest.mark.parametrize("method", list(ATTACHABLE))
+def test_save_and_load_round_trip(backbone_a, batch, tmp_path, method):
+    model = attach(copy.deepcopy(backbone_a), method, TuningConfig(), seed=0)
+    perturb(model)
+    ref = hidden(model, batch)
+    folder = save_tuned(model, tmp_path / "ckpt", backbone="tiny-bert")
+    meta = json.loads((folder / "tuning.json").read_text())
+    assert meta["method"] == method and meta["backbone"] == "tiny-bert"
+    assert sorted(p.name for p in folder.iterdir()) == ["tuning.json", "tuning.safetensors"]  # no temp files left
+    loaded = load_tuned(folder, copy.deepcopy(backbone_a))
+    assert torch.equal(hidden(loaded, batch), ref)
+    assert not any(p.requires_grad for p in loaded.parameters()) and not loaded.training
+    assert tuning_info(loaded)["method"] == method
+    state = method_state(loaded)
+    assert all(torch.equal(state[k], v) for k, v in method_state(model).items())
+
+
+def test_rem_transplants_to_another_backbone(backbone_a, backbone_b, batch, tmp_path):
+    a_rem = attach(copy.deepcopy(backbone_a), "rem", TuningConfig(), seed=0)
+    perturb(a_rem)  # "trained" on backbone A
+    state = method_state(a_rem)
+    save_tuned(a_rem, tmp_path / "rem")
+    b_rem = load_tuned(tmp_path / "rem", copy.deepcopy(backbone_b))
+    b_ref = attach(copy.deepcopy(backbone_b), "rem", TuningConfig(), seed=99)
+    load_method_state(b_ref, state)
+    out = hidden(b_rem, batch)
+    assert torch.equal(out, hidden(b_ref, batch))
+    assert not torch.equal(out, hidden(backbone_b, batch))  # the REM acts
+    assert not torch.allclose(out, hidden(a_rem, batch))  # on B's weights, not A's
+    b_plain = dict(backbone_b.named_parameters())
+    for n, p in b_rem.named_parameters():
+        if not n.startswith(CONTAINER + "."):
+            assert torch.equal(p, b_plain[n]), f"backbone weight not B's: {n}"
+
+
+def test_load_method_state_is_strict(backbone_a):
+    model = attach(copy.deepcopy(backbone_a), "parallel-adapter", TuningConfig(), seed=0)
+    state = method_state(model)
+    missing = dict(state)
+    missing.pop("ffn_parallel_0.up.bias")
+    with pytest.raises(BenchError, match="missing ffn_parallel_0.up.bias"):
+        load_method_state(model, missing)
+    with pytest.raises(BenchError, match="unexpected extra"):
+        load_method_state(model, dict(state, extra=torch.zeros(1)))
+    wide = method_state(attach(copy.deepcopy(backbone_a), "parallel-adapter",
+                               TuningConfig(parallel_adapter_reduction=4), seed=0))
+    with pytest.raises(BenchError, match="shapes"):
+        load_method_state(model, wide)
+    with pytest.raises(BenchError, match="does not fit"):  # another method's state
+        load_method_state(model, method_state(attach(copy.deepcopy(backbone_a), "iaa-s", TuningConfig(), seed=0)))
+
+
+def test_load_tuned_rejects_another_architecture(backbone_a, tmp_path):
+    from transformers import BertConfig, BertModel
+
+    model = attach(copy.deepcopy(backbone_a), "rem", TuningConfig(), seed=0)
+    save_tuned(model, tmp_path / "rem")
+    torch.manual_seed(0)
+    narrow = BertModel(BertConfig(vocab_size=100, hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
+                                  intermediate_size=32))
+    with pytest.raises(BenchError, match="same architecture"):
+        load_tuned(tmp_path / "rem", narrow)
+    with pytest.raises(BenchError, match="tuning.json: not found"):
+        load_tuned(tmp_path / "nothing", copy.deepcopy(backbone_a))
+    with pytest.raises(BenchError, match="already carries"):
+        attach(model, "rem", TuningConfig())
+
+
+def test_merge_lora_equals_unmerged(backbone_a, batch):
+    from peft import PeftModel
+    from transformers import PreTrainedModel
+
+    model = attach(copy.deepcopy(backbone_a), "lora", TuningConfig(lora_dropout=0.0), seed=0)
+    perturb(model)
+    unmerged = hidden(model, batch)
+    merged = merge_lora(model)
+    assert isinstance(merged, PreTrainedModel) and not isinstance(merged, PeftModel)
+    assert not any("lora_" in n for n, _ in merged.named_parameters())
+    assert type(merged) is type(backbone_a)
+    torch.testing.assert_close(hidden(merged, batch), unmerged, atol=1e-5, rtol=0)
+    assert not torch.allclose(hidden(merged, batch), hidden(backbone_a, batch), atol=1e-4)  # the delta is in
+    assert torch.equal(hidden(model, batch), unmerged)  # the peft model is left as it was
+    with pytest.raises(BenchError, match="lora"):
+        merge_lora(attach(copy.deepcopy(backbone_a), "rem", TuningConfig(), seed=0))
+
+
+@pytest.mark.parametrize("method", OWN_METHODS)
+def test_unsupported_architecture_is_named(method):
+    from transformers import DistilBertConfig, DistilBertModel
+
+    torch.manual_seed(0)
+    distil = DistilBertModel(DistilBertConfig(vocab_size=100, dim=16, n_layers=1, n_heads=2, hidden_dim=32))
+    with pytest.raises(BenchError, match=r"DistilBertModel is not a supported architecture.*BertModel, RobertaModel"):
+        attach(distil, method, TuningConfig())
+    with pytest.raises(BenchError, match="adds no modules"):
+        attach(distil, "bitfit", TuningConfig())
+
+
+def test_dual_encoder_settings_record_architecture(tiny_bert):
+    from bench.models import spec_from_folder
+    from bench.tuning import build_dual_encoder, load_backbone, tuned_module
+
+    spec = spec_from_folder(tiny_bert)
+    base, tok = load_backbone(spec)
+    dual = build_dual_encoder(spec, "iaa-l", base, tok, seed=0)
+    arch = dual.settings["architecture"]
+    assert dual.tied and dual.parameter_counts() == {"trainable": arch["trainable_params"],
+                                                      "total": arch["total_params"]}
+    again = build_dual_encoder(spec, "iaa-l", base, tok, seed=0, start=tuned_module(dual))
+    assert again.fingerprint() == dual.fingerprint() and again.query_model is not dual.query_model
+    assert set(NEW) <= set(__import__("bench.tuning", fromlist=["METHODS"]).METHODS)
