@@ -184,3 +184,28 @@ def test_unsaveable_method_is_refused(tiny, tmp_path):
     spec, ds = tiny
     with pytest.raises(BenchError, match="one checkpoint"):
         train_recipe(spec, ds, _cfg(method="qry-tune"), tmp_path / "x", progress=False)
+
+
+@pytest.mark.parametrize("method", ["iaa-m", "lora"])
+def test_peft_recipe_checkpoints_load_with_their_modules(tiny, tmp_path, method):
+    from bench.encode import Encoder
+    from bench.models import resolve_model
+
+    spec, ds = tiny
+    out = tmp_path / method
+    cfg = _cfg(method=method)
+    cfg.train.lr = 5e-2  # move the zero-initialised modules visibly in 3 steps
+    rec = train_recipe(spec, ds, cfg, out, progress=False)
+    assert 0 < rec["parameters"]["trainable_share"] < 0.5
+    src, got = _tensors(spec.resolve_path()), _tensors(out)
+    if method == "iaa-m":
+        # the backbone stays frozen: saved as it was, the method's tensors beside it
+        assert (out / "tuning.json").exists() and all(np.array_equal(src[k], got[k]) for k in src)
+    else:
+        # LoRA is merged into the weights: a plain checkpoint whose attention weights moved
+        assert not (out / "tuning.json").exists() and set(got) == set(src)
+        assert any(not np.array_equal(src[k], got[k]) for k in src if "attention.self" in k)
+    texts = ["lift of a wing", "heat conduction in slabs"]
+    before = Encoder(spec, "query", progress=False).encode(texts)
+    after = Encoder(resolve_model(str(out)), "query", progress=False).encode(texts)
+    assert not np.allclose(before, after, atol=1e-6)
