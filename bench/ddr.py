@@ -89,10 +89,15 @@ def _mlm_model(spec: ModelSpec, seed: int):
     has_st = any(p.suffix == ".safetensors" for p in folder.iterdir())
     import warnings
 
+    from transformers.utils import logging as hf_logging
+
+    level = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # the missing-head notice: recorded in the training record instead
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model, info = AutoModelForMaskedLM.from_pretrained(str(folder), local_files_only=True, trust_remote_code=False,
                                                            use_safetensors=has_st, output_loading_info=True)
+    hf_logging.set_verbosity(level)
     tok = AutoTokenizer.from_pretrained(str(folder), local_files_only=True, trust_remote_code=False)
     missing = [k for k in info.get("missing_keys", []) if not k.endswith("decoder.weight")]
     head = "initialised from the seed (the checkpoint has no MLM head)" if any(
