@@ -31,6 +31,12 @@ Recipes (:data:`RECIPES`):
   the variations for ``epochs`` more, in sequence.
 - ``dr``: trained on the original queries only (L_nll): the plain fine-tuned baseline.
 
+``--loss margin-mse`` (baseline recipes only) replaces L_nll by Margin-MSE distillation
+(Hofstaetter et al., 2020): for each query, its positive p+ and its first hard negative p-,
+``((s_S(q,p+) - s_S(q,p-)) - (s_T(q,p+) - s_T(q,p-)))^2`` averaged, raw similarities (no
+temperature), the teacher T any dense model (``--teacher``, default the starting model) scored
+from its cached embeddings. A cross-encoder teacher is not offered.
+
 Negatives: DR_O's top ``negative_depth`` passages for the original query, excluding every passage
 judged for it (any grade), mined once before training; per (query, epoch) ``hard_negatives`` of
 them are drawn without replacement, as is the positive among the relevant passages.
@@ -64,6 +70,7 @@ RECIPES = {
 }
 PHASES = {"rodr": ("variation",), "dr-qv": ("variation",), "dr-oq-qv": ("original", "variation"), "dr": ("original",)}
 HELDOUT_FILE = "heldout_queries.txt"
+LOSSES = ("nll", "margin-mse")
 SAVEABLE = ("full-tune", "bitfit", "lora")  # plus every adapter-style method of bench.adapters
 
 
@@ -81,6 +88,8 @@ class RecipeConfig:
     save_every: int = 50
     train: TrainConfig = field(default_factory=TrainConfig)
     tuning: Optional[object] = None  # bench.tuning.TuningConfig (None: its defaults)
+    loss: str = "nll"  # recipes dr / dr-qv / dr-oq-qv: "nll" or "margin-mse"
+    teacher: Optional[object] = None  # margin-mse: the teacher's ModelSpec (None: the starting model)
 
     def validate(self) -> "RecipeConfig":
         if self.recipe not in RECIPES:
@@ -90,6 +99,12 @@ class RecipeConfig:
                              f"lora or an adapter method")
         if not 0.0 < self.holdout < 1.0:
             raise BenchError("--holdout must be between 0 and 1 (exclusive), or give --train-split")
+        if self.loss not in LOSSES:
+            raise BenchError(f"--loss must be one of {', '.join(LOSSES)}")
+        if self.loss == "margin-mse" and self.recipe == "rodr":
+            raise BenchError("--loss margin-mse replaces the NLL of the baseline recipes; rodr keeps its own loss")
+        if self.loss == "margin-mse" and (self.train.hard_negatives < 1 or self.train.negatives_from == "none"):
+            raise BenchError("--loss margin-mse needs hard negatives (--hard-negatives >= 1, --negatives model|bm25)")
         if min(self.w_nll, self.w_query, self.w_passage) < 0:
             raise BenchError("loss weights must be >= 0")
         self.train.validate()
@@ -159,6 +174,23 @@ def rodr_losses(q_n, p_n, q_o, p_o, n_queries: int, mask, temperature: float, co
     b = n_queries
     l_passage = kl_rows(s_o[:, :b].T, s_n[:, :b].T, mask[:, :b].T)
     return l_nll, l_query, l_passage
+
+
+def margin_mse(q_s, p_pos_s, p_neg_s, q_t, p_pos_t, p_neg_t, cosine: bool):
+    """Margin-MSE (Hofstaetter et al., 2020): mean over (query, positive, negative) triples of
+    ((s_S(q,p+) - s_S(q,p-)) - (s_T(q,p+) - s_T(q,p-)))^2 with raw similarities (no temperature);
+    the teacher's margins are constants."""
+    import torch
+
+    def sim(q, p):
+        if cosine:
+            q, p = torch.nn.functional.normalize(q, dim=-1), torch.nn.functional.normalize(p, dim=-1)
+        return (q * p).sum(-1)
+
+    student = sim(q_s, p_pos_s) - sim(q_s, p_neg_s)
+    with torch.no_grad():
+        target = sim(q_t, p_pos_t) - sim(q_t, p_neg_t)
+    return torch.nn.functional.mse_loss(student, target)
 
 
 def relevance_mask(pairs: Sequence[Pair], cols: Sequence[str]):
@@ -276,6 +308,15 @@ def train_recipe(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
         vecs = retriever.query_cache.texts([p.text for p in pairs])
         teacher_q = {p.qid: vecs[i] for i, p in enumerate(pairs)}
 
+    mm = None
+    if cfg.loss == "margin-mse":
+        t_spec = cfg.teacher or spec
+        t_ret = retriever if t_spec is spec else make_retriever(t_spec, train_ds, timer, cache_root=cache_root,
+                                                                batch_size=batch_size, progress=progress)
+        t_vecs = t_ret.query_cache.texts([p.text for p in pairs])
+        mm = {"spec": t_spec, "q": {p.qid: t_vecs[i] for i, p in enumerate(pairs)},
+              "corpus": t_ret.passage_cache.matrix(doc_texts)}
+
     base_model, tok = load_backbone(spec)
     tuning_cfg = cfg.tuning if cfg.tuning is not None else TuningConfig()
     tuning_cfg.validate([cfg.method])
@@ -292,13 +333,14 @@ def train_recipe(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
         pi, epoch, idx = sched.batch(step)
         batch = [pairs[i] for i in idx]
         phase = phases[pi]
-        qtexts, names, pos_ids, neg_ids = [], [], [], []
-        for ex in batch:
+        qtexts, names, pos_ids, neg_ids, neg_owner = [], [], [], [], []
+        for i, ex in enumerate(batch):
             r = rng_for(cfg.seed, "recipe-pairs", f"{ex.qid}/{pi}/{epoch}")
             pos_ids.append(ex.positives[int(r.integers(len(ex.positives)))])
             if n_neg and ex.negatives:
                 take = min(n_neg, len(ex.negatives))
                 neg_ids += [ex.negatives[j] for j in sorted(r.choice(len(ex.negatives), size=take, replace=False))]
+                neg_owner += [i] * take
             rv = rng_for(cfg.seed, "recipe-variation", f"{ex.qid}/{pi}/{epoch}")
             if phase == "variation" and ex.variations:
                 name, text = ex.variations[int(rv.integers(len(ex.variations)))]
@@ -306,10 +348,18 @@ def train_recipe(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
                 name, text = ("ORIGINAL" if phase == "original" else "ORIGINAL (no variation applied)"), ex.text
             names.append(name)
             qtexts.append(text)
-        return batch, qtexts, names, pos_ids + neg_ids
+        return batch, qtexts, names, pos_ids + neg_ids, neg_owner
+
+    def first_negatives(batch, cols, neg_owner):
+        """Per query of the batch: the column of its first hard negative (None: it has none)."""
+        first = [None] * len(batch)
+        for j, owner in enumerate(neg_owner):
+            if first[owner] is None:
+                first[owner] = len(batch) + j
+        return first
 
     def loss_at(step: int):
-        batch, qtexts, _, cols = plan(step)
+        batch, qtexts, _, cols, neg_owner = plan(step)
         q_n = dual.embed(qtexts, "query", tc.max_query_length)
         p_n = dual.embed([train_ds.corpus[d].full_text() for d in cols], "passage", tc.max_passage_length)
         mask = relevance_mask(batch, cols)
@@ -317,6 +367,17 @@ def train_recipe(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
         if teacher:
             q_o = torch.from_numpy(np.stack([teacher_q[ex.qid] for ex in batch]).astype(np.float32))
             p_o = torch.from_numpy(np.asarray(corpus[[doc_pos[d] for d in cols]], dtype=np.float32))
+        if mm is not None:
+            first = first_negatives(batch, cols, neg_owner)
+            rows = [i for i, f in enumerate(first) if f is not None]
+            if not rows:
+                raise BenchError("margin-mse: a batch without hard negatives (raise --negative-depth)")
+            negs = [first[i] for i in rows]
+            tq = torch.from_numpy(np.stack([mm["q"][batch[i].qid] for i in rows]).astype(np.float32))
+            tp = torch.from_numpy(np.asarray(mm["corpus"][[doc_pos[cols[i]] for i in rows]], dtype=np.float32))
+            tn = torch.from_numpy(np.asarray(mm["corpus"][[doc_pos[cols[j]] for j in negs]], dtype=np.float32))
+            loss = margin_mse(q_n[rows], p_n[rows], p_n[negs], tq, tp, tn, cosine)
+            return loss, {"margin_mse": float(loss.detach())}
         l_nll, l_q, l_p = rodr_losses(q_n, p_n, q_o, p_o, len(batch), mask, tau, cosine)
         loss = weights["w_nll"] * l_nll
         parts = {"nll": float(l_nll.detach())}
@@ -326,6 +387,8 @@ def train_recipe(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
         return loss, parts
 
     record_cfg = {"recipe": cfg.recipe, "method": cfg.method, "seed": cfg.seed, "weights": weights,
+                  "loss": cfg.loss,
+                  "teacher": None if mm is None else {"name": mm["spec"].name, "fingerprint": model_fingerprint(mm["spec"])},
                   "holdout": cfg.holdout if train_dataset is None else None,
                   "train_split": train_ds.split if train_dataset is not None else None,
                   "generators": list(cfg.generators) if cfg.generators is not None else None,
@@ -342,7 +405,7 @@ def train_recipe(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
     counts = dual.parameter_counts()
     use_count: Dict[str, int] = {}
     for step in range(log.steps):
-        for name in plan(step)[2]:
+        for name in plan(step)[2]:  # noqa: B007
             use_count[name] = use_count.get(name, 0) + 1
     record = {
         "schema_version": 1,
@@ -352,7 +415,10 @@ def train_recipe(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
         "loss": {"weights": weights, "temperature": tau, "similarity": spec.similarity,
                  "definition": "w_nll*NLL(q') + w_query*mean_i KL(p_O(.|q_i) || p_N(.|q'_i)) over in-batch passages "
                                "+ w_passage*mean_j KL(p_O(.|p_j) || p_N(.|p_j)) over in-batch queries"
-                 if teacher else "NLL (cross-entropy over in-batch positives + hard negatives)",
+                 if teacher else ("Margin-MSE: mean ((s_S(q,p+) - s_S(q,p-)) - (s_T(q,p+) - s_T(q,p-)))^2 over each "
+                                  "query's positive and first hard negative, raw similarities, teacher "
+                                  f"{mm['spec'].name}" if mm is not None else
+                                  "NLL (cross-entropy over in-batch positives + hard negatives)"),
                  "kl_direction": "KL(teacher DR_O || student DR_N)" if teacher else None,
                  "phases": list(phases)},
         "config": record_cfg,

@@ -28,6 +28,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--w-query", type=float, default=1.0, help="rodr: weight of query-centred alignment (paper: 1)")
     p.add_argument("--w-passage", type=float, default=0.2, help="rodr: weight of passage-centred alignment "
                                                                 "(paper: 0.2)")
+    p.add_argument("--loss", default="nll", choices=["nll", "margin-mse"],
+                   help="baseline recipes: NLL (default) or Margin-MSE distillation from --teacher")
+    p.add_argument("--teacher", default=None, help="margin-mse: dense teacher model (default: the starting model)")
     p.add_argument("--generators", default=None, help="comma-separated variation generators to sample from "
                                                       "(default: all eight)")
     p.add_argument("--save-every", type=int, default=50, help="write the resumable training state every N steps")
@@ -57,7 +60,8 @@ def run(args) -> int:
     cfg = RecipeConfig(recipe=args.recipe, method=args.method, seed=args.seed, w_nll=args.w_nll, w_query=args.w_query,
                        w_passage=args.w_passage, holdout=args.holdout, train_split=args.train_split, generators=gens,
                        save_every=args.save_every, train=train_config_from_args(args),
-                       tuning=tuning_config_from_args(args))
+                       tuning=tuning_config_from_args(args), loss=args.loss,
+                       teacher=resolve_model(args.teacher) if args.teacher else None)
     out = args.out or Path("checkpoints") / f"{_slug(spec.name)}__{_slug(dataset.name)}__{args.recipe}__s{args.seed}"
     print(f"bench train: recipe {args.recipe}, method {args.method}, from {spec.name} on {dataset.name}", file=sys.stderr)
     rec = train_recipe(spec, dataset, cfg, out, train_dataset=train_ds, batch_size=args.batch_size,

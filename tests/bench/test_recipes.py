@@ -209,3 +209,30 @@ def test_peft_recipe_checkpoints_load_with_their_modules(tiny, tmp_path, method)
     before = Encoder(spec, "query", progress=False).encode(texts)
     after = Encoder(resolve_model(str(out)), "query", progress=False).encode(texts)
     assert not np.allclose(before, after, atol=1e-6)
+
+
+def test_margin_mse_by_hand():
+    from bench.recipes import margin_mse
+
+    g = torch.Generator().manual_seed(3)
+    qs, ps, ns, qt, pt, nt = (torch.randn(4, 5, generator=g) for _ in range(6))
+    got = float(margin_mse(qs, ps, ns, qt, pt, nt, cosine=False))
+    ms = (qs * ps).sum(1) - (qs * ns).sum(1)
+    mt = (qt * pt).sum(1) - (qt * nt).sum(1)
+    assert got == pytest.approx(float(((ms - mt) ** 2).mean()), rel=1e-6)
+
+
+def test_margin_mse_recipe(tiny, tmp_path, tiny_bert_plain):
+    from bench.models import spec_from_folder
+
+    spec, ds = tiny
+    cfg = _cfg(recipe="dr")
+    cfg.loss = "margin-mse"
+    cfg.teacher = spec_from_folder(tiny_bert_plain, name="teacher").with_overrides(pooling="mean")
+    rec = train_recipe(spec, ds, cfg, tmp_path / "mm", progress=False)
+    assert set(rec["log"]["losses"][0]) == {"loss", "margin_mse"}
+    assert rec["config"]["teacher"]["name"] == "teacher" and rec["loss"]["definition"].startswith("Margin-MSE")
+    bad = _cfg(recipe="rodr")
+    bad.loss = "margin-mse"
+    with pytest.raises(BenchError, match="rodr keeps"):
+        bad.validate()
