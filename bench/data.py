@@ -295,9 +295,8 @@ def load_beir(folder: Path, split: str = "test", name: Optional[str] = None) -> 
 # MS MARCO-style TSV and TREC files
 
 
-def read_tsv_pairs(path: Path, what: str) -> Dict[str, str]:
-    """``id<TAB>text`` lines (MS MARCO collection / queries)."""
-    out: Dict[str, str] = {}
+def _tsv_pairs(path: Path, what: str) -> Iterator[Tuple[str, str]]:
+    """Validated ``id<TAB>text`` lines in file order (duplicate ids are errors)."""
     seen = _Seen(path, what)
     for lineno, line in _read_lines(path):
         if not line.strip():
@@ -312,8 +311,12 @@ def read_tsv_pairs(path: Path, what: str) -> Dict[str, str]:
         if not text:
             raise DataError(f"{what} {key!r} has empty text", str(path), lineno, fix="remove the record or give it text")
         seen.add(key, lineno)
-        out[key] = text
-    return out
+        yield key, text
+
+
+def read_tsv_pairs(path: Path, what: str) -> Dict[str, str]:
+    """``id<TAB>text`` lines (MS MARCO collection / queries)."""
+    return dict(_tsv_pairs(path, what))
 
 
 def load_msmarco(folder: Path, split: str = "dev", name: Optional[str] = None) -> Dataset:
@@ -324,6 +327,78 @@ def load_msmarco(folder: Path, split: str = "dev", name: Optional[str] = None) -
     qrels, where = read_qrels(qrels_path)
     check_qrels(qrels, queries, corpus, qrels_path, where)
     return Dataset(name or folder.name, corpus, _restrict_queries(queries, qrels), qrels, split, str(folder))
+
+
+# --------------------------------------------------------------------------------------------
+# streaming corpus readers (the scale path: never every text in memory)
+
+
+def iter_beir_docs(path: Path) -> Iterator[Tuple[str, str]]:
+    """``(doc id, text the encoder sees)`` of a BEIR ``corpus.jsonl`` in file order, with the
+    validation of :func:`read_beir_corpus` (same errors, same lines); keeps only the ids seen."""
+    path = Path(path)
+    seen = _Seen(path, "document")
+    n = 0
+    for lineno, obj in _read_jsonl(path):
+        did = _require_id(obj, "_id", path, lineno)
+        seen.add(did, lineno)
+        title, text = _text_field(obj, "title", path, lineno), _text_field(obj, "text", path, lineno)
+        if not title.strip() and not text.strip():
+            raise DataError(f"document {did!r} has an empty title and text", str(path), lineno,
+                            fix="remove the record or give it text")
+        n += 1
+        yield did, Doc(title.strip(), text.strip()).full_text()
+    if not n:
+        raise DataError("no documents", str(path), fix="the corpus file is empty")
+
+
+def iter_tsv_docs(path: Path, what: str = "passage") -> Iterator[Tuple[str, str]]:
+    """``(id, text)`` of an MS MARCO-style ``collection.tsv`` in file order, with the validation of
+    :func:`read_tsv_pairs` (same errors, same lines); an empty file is an error."""
+    path = Path(path)
+    n = 0
+    for key, text in _tsv_pairs(path, what):
+        n += 1
+        yield key, text
+    if not n:
+        raise DataError("no documents", str(path), fix="the corpus file is empty")
+
+
+def corpus_file(spec: str) -> Path:
+    """The corpus file of a BEIR or MS MARCO-style folder (``beir:DIR``, ``msmarco:DIR``, a folder
+    path, or the corpus file itself)."""
+    for prefix in ("beir:", "msmarco:"):
+        if spec.startswith(prefix):
+            spec = spec[len(prefix):]
+    path = Path(spec).expanduser()
+    if path.is_file():
+        return path
+    for name in ("corpus.jsonl", "collection.tsv"):
+        if (path / name).is_file():
+            return path / name
+    raise DataError("no corpus.jsonl (BEIR) or collection.tsv (MS MARCO) here", str(path),
+                    fix="pass a BEIR or MS MARCO-style folder")
+
+
+def iter_corpus_chunks(spec, chunk_size: int) -> Iterator[Tuple[List[str], List[str]]]:
+    """A corpus file read in ``(ids, texts)`` chunks of ``chunk_size`` documents, in file order
+    (``corpus.jsonl`` or ``collection.tsv``, see :func:`corpus_file`). Memory: one chunk of texts
+    plus the ids read so far (for the duplicate check). Chunks of the shard size are exactly the
+    shards of :mod:`bench.shards`."""
+    if chunk_size < 1:
+        raise ValueError("chunk_size must be positive")
+    path = corpus_file(str(spec))
+    docs = iter_beir_docs(path) if path.suffix == ".jsonl" else iter_tsv_docs(path)
+    ids: List[str] = []
+    texts: List[str] = []
+    for did, text in docs:
+        ids.append(did)
+        texts.append(text)
+        if len(ids) == chunk_size:
+            yield ids, texts
+            ids, texts = [], []
+    if ids:
+        yield ids, texts
 
 
 _TAG = re.compile(r"<(/?)(\w+)>", re.I)

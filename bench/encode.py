@@ -6,8 +6,11 @@
   (the key covers weights + tokenizer hash, pooling, normalisation, prefix, max length, dtype
   and role, see :func:`bench.models.encoder_key`):
 
-  * ``matrix-<content key>.npy``: a whole text list (the corpus) encoded in order, streamed
-    to disk batch by batch and memory-mapped back; the content key hashes the ordered texts.
+  * ``matrix-<content key>.npy``: a text list (a corpus shard, see :mod:`bench.shards`) encoded
+    in order, streamed to disk batch by batch and memory-mapped back; the content key hashes the
+    ordered texts. A corpus of at most ``shard_size`` texts is one entry (as it always was); a
+    larger one is one entry per shard, and :meth:`EmbeddingCache.matrix` returns a
+    :class:`bench.shards.ShardedEmbeddings` view over them.
   * ``texts/<chunk>.npy`` + ``texts/<chunk>.keys``: a text-keyed store (queries). A text that
     was encoded once, in this run or any earlier one, is never encoded again.
 
@@ -62,6 +65,13 @@ class Encoder:
         self._model = None
         self._tokenizer = None
         self.n_encoded = 0  # texts actually run through the model by this encoder
+
+    def __getstate__(self):
+        # shipped to another process (e.g. a Ray task): the weights are reloaded there on first use
+        state = dict(self.__dict__)
+        state["_model"] = None
+        state["_tokenizer"] = None
+        return state
 
     def load(self):
         if self._shared is not None:
@@ -137,31 +147,30 @@ class Encoder:
 class EmbeddingCache:
     """Content-addressed embedding store for one encoder (see module docstring)."""
 
-    def __init__(self, encoder: Encoder, root: Optional[Path] = None):
+    def __init__(self, encoder: Encoder, root: Optional[Path] = None, shard_size: Optional[int] = None):
+        from bench.shards import DEFAULT_SHARD_SIZE, check_shard_size
+
         self.encoder = encoder
         self.root = Path(root or cache_home() / "embeddings") / encoder.key
+        self.shard_size = check_shard_size(shard_size if shard_size is not None else DEFAULT_SHARD_SIZE)
         self._index: Optional[Dict[str, Tuple[str, int]]] = None
         self._chunks: Dict[str, np.ndarray] = {}
         self.hits = 0
         self.misses = 0
 
     # ---- whole matrices (the corpus) -------------------------------------------------------
-    def matrix(self, texts: Sequence[str], desc: str = "") -> np.ndarray:
-        """Embeddings of ``texts`` in order, memory-mapped from the cache (encoded on a miss)."""
-        h = hashlib.sha256()
-        for t in texts:
-            h.update(_text_hash(t).encode())
-        path = self.root / f"matrix-{h.hexdigest()}.npy"
-        if path.exists():
-            self.hits += len(texts)
-            return np.load(path, mmap_mode="r")
-        self.misses += len(texts)
-        with atomic_path(path, suffix=".npy") as tmp:
-            arr = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.float32, shape=(len(texts), self.encoder.dim))
-            self.encoder.encode_into(texts, arr, desc=desc)
-            arr.flush()
-            del arr
-        return np.load(path, mmap_mode="r")
+    def matrix(self, texts: Sequence[str], desc: str = ""):
+        """Embeddings of ``texts`` in order, memory-mapped from the cache (missing shards encoded
+        here): an ``np.memmap`` when the texts are one shard, else a
+        :class:`bench.shards.ShardedEmbeddings`."""
+        from bench.shards import encode_corpus, list_chunks
+
+        if not len(texts):
+            return np.empty((0, self.encoder.dim), dtype=np.float32)
+        out = encode_corpus(self.encoder, list_chunks(texts, self.shard_size), self.root, self.shard_size)
+        self.hits += out.passages_cached
+        self.misses += out.passages_encoded
+        return out.embeddings
 
     # ---- text-keyed store (queries) --------------------------------------------------------
     def _load_index(self) -> Dict[str, Tuple[str, int]]:

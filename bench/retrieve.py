@@ -1,5 +1,7 @@
 """Retrieval: exact dense search with faiss, and a BM25 baseline with bm25s.
 
+(Sharded exact search and the approximate IVF / HNSW indexes live in :mod:`bench.index`.)
+
 Rankings are deterministic: by score (descending), ties broken by document id (ascending
 string order), so the same inputs always give the same run whatever the thread count.
 """
@@ -40,6 +42,7 @@ class DenseIndex:
     L2-normalised first (a no-op for models that already normalise)."""
 
     name = "faiss.IndexFlatIP"
+    approximate = False
     chunk = 65536
 
     def __init__(self, doc_ids: Sequence[str], doc_emb: np.ndarray, similarity: str):

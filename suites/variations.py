@@ -34,6 +34,8 @@ class VariationsConfig:
     cache_root: Optional[Path] = None
     progress: bool = True
     statistics: dict = field(default_factory=dict)  # options for bench.stats (test, correction, ...)
+    index: Optional[object] = None  # bench.index.IndexConfig; None: exact (faiss.IndexFlatIP)
+    shard_size: Optional[int] = None  # corpus shard size (None: bench.shards.DEFAULT_SHARD_SIZE)
 
 
 def _original_set(qids: List[str], texts: List[str]):
@@ -112,19 +114,24 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
     names = [m.name for m in measures]
     with timer("load_model_and_corpus"):
         retriever = make_retriever(spec, dataset, timer, cache_root=cfg.cache_root, batch_size=cfg.batch_size,
-                                   progress=cfg.progress)
+                                   progress=cfg.progress, index=cfg.index, shard_size=cfg.shard_size,
+                                   executor=executor)
     sets, notes = build_sets(dataset, cfg, timer)
     if len({vs.name for vs in sets}) != len(sets):
         raise BenchError("two variation sets share a name; rename one")
     ok_sets = [vs for vs in sets if vs.status == "ok"]
 
+    qrels = dataset.qrels  # what a unit needs (a remote executor ships the closure, not the corpus)
+    top_k = cfg.top_k
+
     def evaluate(vs):
-        run_ = retriever.search(vs.qids, vs.texts, cfg.top_k)
+        run_ = retriever.search(vs.qids, vs.texts, top_k)
         with timer("measure"):
-            values = per_query(measures, dataset.qrels, run_, vs.qids)
+            values = per_query(measures, qrels, run_, vs.qids)
         return run_, values
 
     retriever.prepare([t for vs in ok_sets for t in vs.texts])
+    approximation = retriever.recall_vs_exact(sets[0].qids, sets[0].texts, cfg.top_k)
     outputs = dict(zip([vs.name for vs in ok_sets], executor.map(evaluate, ok_sets)))
 
     orig_metrics = {n: _mean(outputs[ORIGINAL][1][n].values()) for n in names}
@@ -155,7 +162,8 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
         **result_header("variations", spec, dataset, cfg.seed),
         "measures": names,
         "retrieval": {"top_k": cfg.top_k, "index": retriever.index_name, "similarity": retriever.similarity,
-                      "tie_break": "score desc, then doc id asc"},
+                      "tie_break": "score desc, then doc id asc", **retriever.index_record(cfg.top_k),
+                      **({"recall_vs_exact": approximation} if approximation is not None else {})},
         "sets": set_entries,
         "missing_sets": missing,
         "summary": summary,
