@@ -340,6 +340,10 @@ def run_gate(baseline_path: Any, candidate_path: Any, options: Optional[GateOpti
         raise DataError("no measures", str(baseline.result_path))
     if baseline.suite == "fewshot" or candidate.suite == "fewshot":
         return _run_fewshot_gate(baseline, candidate, metric, o)
+    if baseline.suite == candidate.suite and baseline.suite not in ("variations", ""):
+        raise IncompatibleRuns(f"{baseline.result_path}: suite {baseline.suite!r} is not gated (the gate compares "
+                               f"variations or fewshot runs); compare such runs with `bench compare` or "
+                               f"`bench report`")
     sets = check_compatible(baseline, candidate, metric)
     bd, cd, notes = _arrays(baseline, candidate, sets, metric)
     verdict = gate_arrays(bd, cd, o, metric=metric, labels={s: baseline.label(s) for s in sets})

@@ -488,8 +488,11 @@ def paired_values(per_query: Any, set_a: str, set_b: str, measure: str) -> Tuple
 
 
 def statistics_header(*, test: str, correction: str, seed: int, bootstrap: int, alpha: float,
-                      family: str, n_resamples: int = DEFAULT_RESAMPLES, confidence: float = 0.95) -> Dict[str, Any]:
-    """The description block every output prints: test, sidedness, correction, SD variant, B, seed."""
+                      family: str, n_resamples: int = DEFAULT_RESAMPLES, confidence: float = 0.95,
+                      baseline: str = "ORIGINAL", other: str = "variation") -> Dict[str, Any]:
+    """The description block every output prints: test, sidedness, correction, SD variant, B, seed.
+    ``baseline`` / ``other`` name the two members of a pair (ORIGINAL vs a variation set; in the
+    domain suite zero-shot vs a trained system)."""
     head: Dict[str, Any] = {
         "test": test,
         "test_description": TEST_DESCRIPTIONS[test],
@@ -499,12 +502,12 @@ def statistics_header(*, test: str, correction: str, seed: int, bootstrap: int, 
         "family": family,
         "alpha": alpha,
         "seed": int(seed),
-        "difference": "d = variation - ORIGINAL per query (delta = mean(d); negative = worse)",
-        "drop_rate": "(M_ORIGINAL - M_variation) / M_ORIGINAL (null when M_ORIGINAL = 0)",
+        "difference": f"d = {other} - {baseline} per query (delta = mean(d); negative = worse)",
+        "drop_rate": f"(M_{baseline} - M_{other}) / M_{baseline} (null when M_{baseline} = 0)",
         "effect_size": "d_z = mean(d) / SD(d), SD with ddof=1",
         "bootstrap": {"B": int(bootstrap), "method": "percentile (numpy linear interpolation)",
                       "confidence": confidence, "resampling": "queries with replacement, jointly for both sets"},
-        "win_tie_loss": "per query: win = variation > ORIGINAL, tie = equal, loss = variation < ORIGINAL",
+        "win_tie_loss": f"per query: win = {other} > {baseline}, tie = equal, loss = {other} < {baseline}",
         "degenerate": "n < 2 -> p null; all differences zero -> p = 1",
     }
     if test == "randomization":
@@ -592,10 +595,11 @@ def variation_statistics(per_query: Any, sets: List[str], measures: List[str], *
             c["p_corrected"] = float(p)
             c["significant"] = bool(np.isfinite(p) and p < alpha)
 
+    other = "variation" if original == "ORIGINAL" else "system"
     header = statistics_header(test=test, correction=correction, seed=seed, bootstrap=bootstrap, alpha=alpha,
-                               family=("per measure: the variation sets vs ORIGINAL on one measure"
-                                       if family == "per-measure" else "all variation set x measure comparisons"),
-                               n_resamples=n_resamples, confidence=confidence)
+                               family=(f"per measure: the {other} sets vs {original} on one measure"
+                                       if family == "per-measure" else f"all {other} set x measure comparisons"),
+                               n_resamples=n_resamples, confidence=confidence, baseline=original, other=other)
     header["family_size"] = sizes
     out = {"header": header, "sets": var_sets, "measures": list(measures), "comparisons": comps}
     return to_jsonable(out)

@@ -239,7 +239,6 @@ def run(spec: ModelSpec, dataset: Dataset, source: Dataset, cfg: DomainConfig, o
         with timer("statistics"):
             df = pd.read_csv(io.StringIO(per_query_text), dtype={"set": str, "qid": str})
             st = variation_statistics(df, systems, names, seed=cfg.seed, original=BASELINE, **cfg.statistics)
-            st["header"]["family"] = "per measure: every trained system vs zero-shot on one measure"
             result["statistics"] = st
     timings = {"seconds": {k: round(v, 4) for k, v in sorted(timer.seconds.items())}, "executor": executor.name,
                "training_seconds": {s: _seconds(read_training(folders[s])) for s in systems if folders[s] is not None}}

@@ -133,3 +133,17 @@ def test_adapt_command_writes_three_checkpoints(tiny_bert, beir_dir, tmp_path):
     enc = Encoder(spec, "query", progress=False)
     v = enc.encode(["cavitation in pumps"])
     assert v.shape[0] == 1 and (v == v).all()
+
+
+def test_domain_runs_are_not_gated_and_report_names_the_baseline(domain_setup, tmp_path):
+    from bench.errors import IncompatibleRuns
+    from bench.gate import run_gate
+    from bench.report import report
+    from suites.domain import run
+
+    spec, source, target = domain_setup
+    run(spec, target, source, _cfg(systems=("zero-shot", "DR")), tmp_path / "r")
+    with pytest.raises(IncompatibleRuns, match="not gated"):
+        run_gate(tmp_path / "r", tmp_path / "r")
+    md = report(tmp_path / "r", fmt="md")
+    assert "d = system - zero-shot" in md and "ORIGINAL" not in md
