@@ -121,7 +121,7 @@ def test_bad_address_missing_ray_and_cli_errors(monkeypatch, capsys, beir_dir):
 @pytest.mark.slow
 def test_cranfield_ray_and_local_give_identical_result_files(ray_session, tmp_path, capsys):
     """minilm-l6 on Cranfield, three shards of 500 documents, every variation set."""
-    from conftest import CRANFIELD
+    from tests.conftest import CRANFIELD
 
     from bench.cli import main
 
