@@ -169,8 +169,9 @@ class _Seen:
         self.lines[key] = lineno
 
 
-def read_beir_corpus(path: Path) -> Dict[str, Doc]:
-    corpus: Dict[str, Doc] = {}
+def _beir_docs(path: Path) -> Iterator[Tuple[str, "Doc"]]:
+    """Validated ``(doc id, Doc)`` records of a BEIR ``corpus.jsonl`` in file order; an empty
+    corpus is an error (raised once the file is read)."""
     seen = _Seen(path, "document")
     for lineno, obj in _read_jsonl(path):
         did = _require_id(obj, "_id", path, lineno)
@@ -179,10 +180,13 @@ def read_beir_corpus(path: Path) -> Dict[str, Doc]:
         if not title.strip() and not text.strip():
             raise DataError(f"document {did!r} has an empty title and text", str(path), lineno,
                             fix="remove the record or give it text")
-        corpus[did] = Doc(title.strip(), text.strip())
-    if not corpus:
+        yield did, Doc(title.strip(), text.strip())
+    if not seen.lines:
         raise DataError("no documents", str(path), fix="the corpus file is empty")
-    return corpus
+
+
+def read_beir_corpus(path: Path) -> Dict[str, Doc]:
+    return dict(_beir_docs(path))
 
 
 _LABEL_KEYS = ("class", "label", "category")
@@ -336,20 +340,8 @@ def load_msmarco(folder: Path, split: str = "dev", name: Optional[str] = None) -
 def iter_beir_docs(path: Path) -> Iterator[Tuple[str, str]]:
     """``(doc id, text the encoder sees)`` of a BEIR ``corpus.jsonl`` in file order, with the
     validation of :func:`read_beir_corpus` (same errors, same lines); keeps only the ids seen."""
-    path = Path(path)
-    seen = _Seen(path, "document")
-    n = 0
-    for lineno, obj in _read_jsonl(path):
-        did = _require_id(obj, "_id", path, lineno)
-        seen.add(did, lineno)
-        title, text = _text_field(obj, "title", path, lineno), _text_field(obj, "text", path, lineno)
-        if not title.strip() and not text.strip():
-            raise DataError(f"document {did!r} has an empty title and text", str(path), lineno,
-                            fix="remove the record or give it text")
-        n += 1
-        yield did, Doc(title.strip(), text.strip()).full_text()
-    if not n:
-        raise DataError("no documents", str(path), fix="the corpus file is empty")
+    for did, doc in _beir_docs(Path(path)):
+        yield did, doc.full_text()
 
 
 def iter_tsv_docs(path: Path, what: str = "passage") -> Iterator[Tuple[str, str]]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, Optional, Sequence
 
 import numpy as np
 
@@ -215,3 +215,19 @@ def adapt_backbone(spec: ModelSpec, texts: Sequence[str], cfg: MLMConfig, out: P
     save_checkpoint(plain, tok, spec, out, record, "full-tune")
     clear_state(state_dir)
     return record
+
+
+def add_mlm_arguments(g) -> None:
+    """The DAM's MLM options (``MLMConfig``) on an argparse group."""
+    g.add_argument("--mlm-epochs", type=int, default=1, help="DAM: MLM epochs over the target corpus (default: 1)")
+    g.add_argument("--mlm-batch-size", type=int, default=16)
+    g.add_argument("--mlm-lr", type=float, default=1e-5, help="DAM: MLM learning rate (default: 1e-5, small)")
+    g.add_argument("--mlm-max-length", type=int, default=128)
+    g.add_argument("--mlm-probability", type=float, default=0.15)
+    g.add_argument("--mlm-max-steps", type=int, default=None, help="cap DAM steps (smoke runs)")
+
+
+def mlm_config_from_args(args) -> MLMConfig:
+    return MLMConfig(epochs=args.mlm_epochs, batch_size=args.mlm_batch_size, lr=args.mlm_lr,
+                     max_length=args.mlm_max_length, mlm_probability=args.mlm_probability,
+                     max_steps=args.mlm_max_steps)

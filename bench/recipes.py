@@ -49,7 +49,7 @@ queries it never saw (``bench evaluate --queries DIR/heldout_queries.txt``).
 from __future__ import annotations
 
 import hashlib
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 

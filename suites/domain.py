@@ -29,7 +29,7 @@ from __future__ import annotations
 import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, Optional, Sequence
 
 from bench.data import Dataset
 from bench.errors import BenchError
@@ -293,12 +293,9 @@ def add_arguments(g) -> None:
     g.add_argument("--source-split", default=None, help="qrels split of the source (default: test)")
     g.add_argument("--systems", default=",".join(SYSTEMS), help=f"comma-separated subset of {', '.join(SYSTEMS)}")
     g.add_argument("--rem-lr", type=float, default=None, help="learning rate of REM (default: the rem method's)")
-    g.add_argument("--mlm-epochs", type=int, default=1, help="DAM: MLM epochs over the target corpus (default: 1)")
-    g.add_argument("--mlm-batch-size", type=int, default=16)
-    g.add_argument("--mlm-lr", type=float, default=1e-5, help="DAM: MLM learning rate (default: 1e-5, small)")
-    g.add_argument("--mlm-max-length", type=int, default=128)
-    g.add_argument("--mlm-probability", type=float, default=0.15)
-    g.add_argument("--mlm-max-steps", type=int, default=None, help="cap DAM steps (smoke runs)")
+    from bench.ddr import add_mlm_arguments
+
+    add_mlm_arguments(g)
 
 
 def run_from_args(args, spec: ModelSpec, dataset: Dataset, out_dir: Path, executor, measures) -> int:
@@ -306,7 +303,7 @@ def run_from_args(args, spec: ModelSpec, dataset: Dataset, out_dir: Path, execut
     import time
 
     from bench.data import load_dataset
-    from bench.ddr import MLMConfig
+    from bench.ddr import mlm_config_from_args
     from bench.train import train_config_from_args
     from bench.tuning import tuning_config_from_args
 
@@ -317,9 +314,7 @@ def run_from_args(args, spec: ModelSpec, dataset: Dataset, out_dir: Path, execut
                        systems=[s.strip() for s in args.systems.split(",") if s.strip()],
                        train=train_config_from_args(args), rem_lr=args.rem_lr,
                        tuning=tuning_config_from_args(args),
-                       mlm=MLMConfig(epochs=args.mlm_epochs, batch_size=args.mlm_batch_size, lr=args.mlm_lr,
-                                     max_length=args.mlm_max_length, mlm_probability=args.mlm_probability,
-                                     max_steps=args.mlm_max_steps),
+                       mlm=mlm_config_from_args(args),
                        batch_size=args.batch_size, progress=not args.no_progress,
                        statistics={"test": args.test, "correction": args.correction})
     t0 = time.perf_counter()

@@ -45,7 +45,7 @@ from bench.data import Dataset
 from bench.errors import BenchError
 from bench.models import ModelSpec
 from bench.pipeline import Timer, make_retriever
-from bench.train import NEGATIVE_SOURCES, TrainConfig, TrainLog, make_examples, mine_negatives, train_dual_encoder
+from bench.train import TrainConfig, TrainLog, make_examples, mine_negatives, train_dual_encoder
 from bench.tuning import METHOD_DESCRIPTIONS, METHODS, TuningConfig, build_dual_encoder, check_method, tuned_module
 from perturb.base import rng_for
 from suites.fewshot_sampler import DEFAULT_KS, DEFAULT_TRIALS, SHORT_RULES, FewShotPlan, build_plan

@@ -24,12 +24,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, required=True, help="folder for the rem, dam and rem+dam checkpoints")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--rem-lr", type=float, default=None, help="REM learning rate (default: the rem method's)")
-    p.add_argument("--mlm-epochs", type=int, default=1)
-    p.add_argument("--mlm-batch-size", type=int, default=16)
-    p.add_argument("--mlm-lr", type=float, default=1e-5, help="DAM learning rate (default: 1e-5, small)")
-    p.add_argument("--mlm-max-length", type=int, default=128)
-    p.add_argument("--mlm-probability", type=float, default=0.15)
-    p.add_argument("--mlm-max-steps", type=int, default=None)
+    from bench.ddr import add_mlm_arguments
+
+    add_mlm_arguments(p)
     p.add_argument("--batch-size", type=int, default=64, help="encoding batch size")
     p.add_argument("--no-progress", action="store_true")
     add_training_arguments(p.add_argument_group("REM optimisation"))
@@ -40,7 +37,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args) -> int:
     from bench.data import load_dataset
-    from bench.ddr import MLMConfig
+    from bench.ddr import mlm_config_from_args
     from bench.models import resolve_model
     from bench.pipeline import Timer
     from bench.train import train_config_from_args
@@ -52,9 +49,7 @@ def run(args) -> int:
     target = load_dataset(args.target, args.target_split)
     cfg = DomainConfig(seed=args.seed, systems=("zero-shot", "REM", "REM+DAM"), train=train_config_from_args(args),
                        rem_lr=args.rem_lr, tuning=tuning_config_from_args(args),
-                       mlm=MLMConfig(epochs=args.mlm_epochs, batch_size=args.mlm_batch_size, lr=args.mlm_lr,
-                                     max_length=args.mlm_max_length, mlm_probability=args.mlm_probability,
-                                     max_steps=args.mlm_max_steps),
+                       mlm=mlm_config_from_args(args),
                        batch_size=args.batch_size, progress=not args.no_progress).validate()
     print(f"bench adapt: ddr from {spec.name}, REM on {source.name}, DAM on {target.name}'s corpus", file=sys.stderr)
     folders = build_systems(spec, source, target, cfg, Path(args.out), Timer(),
