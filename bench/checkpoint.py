@@ -54,11 +54,14 @@ def atomic_folder(folder: Path) -> Iterator[Path]:
         raise
 
 
-def plain_backbone(module):
-    """The transformers model inside ``module`` (peft LoRA merged; other wrappers unwrapped)."""
-    if hasattr(module, "merge_and_unload"):
-        return module.merge_and_unload()
-    return module
+UNSAVEABLE = ("qry-tune", "psg-tune", "prefix")  # asymmetric towers or virtual tokens
+
+
+def check_saveable(method: str) -> None:
+    """Refuse a method whose tuned encoder cannot be written as one checkpoint folder."""
+    if method in UNSAVEABLE:
+        raise BenchError(f"method {method!r} cannot be saved as one checkpoint (asymmetric towers or virtual "
+                         f"tokens); train with full-tune, bitfit, lora or an adapter method")
 
 
 def save_checkpoint(module, tokenizer, spec: ModelSpec, folder: Path, training: dict, method: str = "full-tune",
@@ -66,17 +69,15 @@ def save_checkpoint(module, tokenizer, spec: ModelSpec, folder: Path, training: 
     """Write ``module`` (the tuned encoder of ``method``) as a checkpoint folder. For methods that
     keep the backbone frozen (adapters, IAA, REM), ``backbone`` is the untouched model they were
     attached to; its weights are saved beside the method's own tensors."""
-    import copy
-
+    check_saveable(method)
     folder = Path(folder)
-    module = copy.deepcopy(module)
     with atomic_folder(folder) as tmp:
-        if method in ("full-tune", "bitfit", "lora"):
-            model = plain_backbone(module)
-            model.save_pretrained(str(tmp), safe_serialization=True)
-        elif method in ("qry-tune", "psg-tune", "prefix"):
-            raise BenchError(f"method {method!r} cannot be saved as one checkpoint (asymmetric towers or virtual "
-                             f"tokens); train with full-tune, bitfit, lora or an adapter method")
+        if method == "lora":
+            from bench.adapters import merge_lora
+
+            merge_lora(module).save_pretrained(str(tmp), safe_serialization=True)  # merged on a copy
+        elif method in ("full-tune", "bitfit"):
+            module.save_pretrained(str(tmp), safe_serialization=True)
         else:
             from bench.adapters import save_tuned
 

@@ -71,7 +71,6 @@ RECIPES = {
 PHASES = {"rodr": ("variation",), "dr-qv": ("variation",), "dr-oq-qv": ("original", "variation"), "dr": ("original",)}
 HELDOUT_FILE = "heldout_queries.txt"
 LOSSES = ("nll", "margin-mse")
-SAVEABLE = ("full-tune", "bitfit", "lora")  # plus every adapter-style method of bench.adapters
 
 
 @dataclass
@@ -94,9 +93,9 @@ class RecipeConfig:
     def validate(self) -> "RecipeConfig":
         if self.recipe not in RECIPES:
             raise BenchError(f"unknown recipe {self.recipe!r}; choose from {', '.join(RECIPES)}")
-        if self.method in ("qry-tune", "psg-tune", "prefix"):
-            raise BenchError(f"method {self.method!r} cannot be written as one checkpoint; use full-tune, bitfit, "
-                             f"lora or an adapter method")
+        from bench.checkpoint import check_saveable
+
+        check_saveable(self.method)  # before any training, not after it
         if not 0.0 < self.holdout < 1.0:
             raise BenchError("--holdout must be between 0 and 1 (exclusive), or give --train-split")
         if self.loss not in LOSSES:

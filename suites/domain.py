@@ -132,9 +132,8 @@ def _adapt(spec: ModelSpec, target: Dataset, cfg: DomainConfig, home: Path, time
 def attach_rem(dam: Path, rem: Path, out: Path) -> Path:
     """A checkpoint = the adapted backbone ``dam`` + the REM files of ``rem`` (copied unchanged)."""
     from bench.adapters import TUNING_JSON, TUNING_WEIGHTS
-    from bench.checkpoint import TRAINING_FILE, atomic_folder
+    from bench.checkpoint import TRAINING_FILE, atomic_folder, read_training
     from bench.io import atomic_write_json
-    from bench.checkpoint import read_training
 
     if _complete(out):
         return out
@@ -204,11 +203,12 @@ def run(spec: ModelSpec, dataset: Dataset, source: Dataset, cfg: DomainConfig, o
             return per_query(measures, dataset.qrels, run_, qids)
 
     outputs = dict(zip(systems, executor.map(evaluate, systems)))
+    records = {s: read_training(folders[s]) for s in systems if folders[s] is not None}
     base = {n: _mean(outputs[BASELINE][n].values()) for n in names}
     entries, rows = [], []
     for s in systems:
         metrics = {n: _mean(outputs[s][n].values()) for n in names}
-        rec = read_training(folders[s]) if folders[s] is not None else None
+        rec = records.get(s)
         entry = {"name": s, "label": s, "status": "ok", "description": DESCRIPTIONS[s], "n_queries": len(qids),
                  "n_evaluated": len(qids), "n_applied": 0, "metrics": metrics,
                  "drop_rate": None if s == BASELINE else {n: (None if base[n] == 0 else (base[n] - metrics[n]) / base[n])
@@ -241,7 +241,7 @@ def run(spec: ModelSpec, dataset: Dataset, source: Dataset, cfg: DomainConfig, o
             st = variation_statistics(df, systems, names, seed=cfg.seed, original=BASELINE, **cfg.statistics)
             result["statistics"] = st
     timings = {"seconds": {k: round(v, 4) for k, v in sorted(timer.seconds.items())}, "executor": executor.name,
-               "training_seconds": {s: _seconds(read_training(folders[s])) for s in systems if folders[s] is not None}}
+               "training_seconds": {s: _seconds(rec) for s, rec in records.items()}}
     if out_dir is not None:
         from bench.results import begin_run
 
