@@ -46,7 +46,7 @@ DEFAULT_EF_CONSTRUCTION = 200
 DEFAULT_EF_SEARCH = 128
 DEFAULT_RECALL_QUERIES = 1000
 TRAIN_POINTS_PER_LIST = 50
-EXTRA_CANDIDATES = 16  # candidates asked beyond k, to break score ties by doc id
+EXTRA_CANDIDATES = 16  # candidates asked beyond k, to break score ties by doc id (descending, as trec_eval)
 
 
 @dataclass(frozen=True)
@@ -123,7 +123,7 @@ def _blocks(emb, chunk: int = 65536):
 
 def _merge(best_s: np.ndarray, best_i: np.ndarray, s: np.ndarray, i: np.ndarray, keep: int,
            doc_rank: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-    """Per row, the ``keep`` best of two candidate lists: score desc, then doc rank asc
+    """Per row, the ``keep`` best of two candidate lists: score desc, then tie rank asc (doc id desc)
     (missing candidates are index -1 and sort last)."""
     cs = np.concatenate([best_s, s], axis=1)
     ci = np.concatenate([best_i, i], axis=1)
@@ -150,7 +150,7 @@ def _to_run(qids: Sequence[str], scores: np.ndarray, idx: np.ndarray, k: int, do
 
 class ShardedFlatIndex:
     """Exact inner-product search over memory-mapped shards (the same results as
-    ``DenseIndex``: score desc, ties by doc id, boundary ties re-scored against every document)."""
+    ``DenseIndex``: score desc, ties by doc id descending, boundary ties re-scored against every document)."""
 
     name = "faiss.IndexFlatIP"
     approximate = False

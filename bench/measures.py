@@ -1,67 +1,133 @@
-"""Retrieval measures, computed per query by ir_measures (trec_eval via pytrec_eval).
+"""Retrieval measures, computed per query by trec_eval (through pytrec_eval).
 
-A :class:`Measure` is named in ir_measures syntax (``nDCG@10``, ``R@100``, ``AP``,
-``P@10``) plus the familiar alias ``MRR@k`` (= ``RR@k``). Its ``str`` round-trips:
-``parse_measure(str(m)) == m``; that name is the result-file key and the CSV column.
+A :class:`Measure` is named ``FAMILY`` or ``FAMILY@k`` (``MRR@10``, ``nDCG@10``, ``R@100``,
+``AP``, ``P@10``). Its ``str`` round-trips: ``parse_measure(str(m)) == m``; that name is the
+result-file key and the CSV column. The accepted families, each with its trec_eval measure:
 
-The run handed to trec_eval carries scores derived from our ranks (strictly decreasing), so the
-measures follow our deterministic tie-breaking exactly instead of trec_eval's own (which orders
-tied documents by reverse document id).
+=========  ==========================  ==================================  =========
+family     aliases                     trec_eval measure                   cutoff
+=========  ==========================  ==================================  =========
+RR         MRR, rr, mrr                ``recip_rank`` on the run cut at k  optional
+nDCG       ndcg, NDCG                  ``ndcg_cut.k`` / ``ndcg``           optional
+AP         MAP, ap, map                ``map_cut.k`` / ``map``             optional
+R          Recall, recall              ``recall.k``                        required
+P          precision                   ``P.k``                             required
+Success    success                     ``success.k``                       required
+Rprec      R-prec, rprec               ``Rprec``                           none
+=========  ==========================  ==================================  =========
+
+trec_eval's ``recip_rank`` has no cutoff, and ir_measures' pytrec_eval provider silently drops
+the one of ``RR@k`` (a first relevant document at rank 11 scored 1/11 under ``RR@10``). ``RR@k``
+is therefore computed as ``recip_rank`` on the run cut at rank k, which is what the measure means
+(the MS MARCO definition of MRR@10).
+
+Every value is trec_eval's on our ranking. Our rankings order documents by score (descending),
+ties by document id descending, which is trec_eval's own rule; scores handed to trec_eval are
+``n - rank`` (strictly decreasing), so it cannot reorder what we ranked. Relevance: grade >= 1
+is relevant (trec_eval's default ``relevance_level``); nDCG gains are the grades.
+A query with no retrieved document scores 0 (trec_eval leaves it out; we keep every query in the
+average so sets are compared on the same queries).
 """
 from __future__ import annotations
 
+import difflib
+import re
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Dict, List, Mapping, Sequence
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from bench.errors import BenchError
-
-_ALIASES = {"MRR": "RR", "MAP": "AP", "Recall": "R", "NDCG": "nDCG", "ndcg": "nDCG", "map": "AP", "mrr": "RR"}
 
 DEFAULT_MEASURES = ("MRR@10", "nDCG@10", "R@100")
 
 
 @dataclass(frozen=True)
+class _Family:
+    name: str  # the canonical spelling used when the user wrote an alias without its own spelling
+    trec_cut: Optional[str]  # trec_eval measure with a cutoff ("ndcg_cut"), None: no cutoff form
+    trec_full: Optional[str]  # trec_eval measure without a cutoff ("ndcg"), None: cutoff required
+    description: str
+
+
+_FAMILIES: Dict[str, _Family] = {
+    "RR": _Family("RR", None, "recip_rank", "reciprocal rank of the first relevant document (0 if none in the top k)"),
+    "nDCG": _Family("nDCG", "ndcg_cut", "ndcg", "normalised DCG, gain = grade, discount log2(rank + 1)"),
+    "AP": _Family("AP", "map_cut", "map", "average precision (over all relevant documents, top k only with @k)"),
+    "R": _Family("R", "recall", None, "recall: relevant documents in the top k / all relevant documents"),
+    "P": _Family("P", "P", None, "precision: relevant documents in the top k / k"),
+    "Success": _Family("Success", "success", None, "1 if a relevant document is in the top k, else 0"),
+    "Rprec": _Family("Rprec", None, "Rprec", "precision at rank R (R = number of relevant documents)"),
+}
+# spelling as written -> (family, spelling kept in the measure's name)
+_SPELLINGS: Dict[str, Tuple[str, str]] = {
+    "RR": ("RR", "RR"), "rr": ("RR", "RR"), "MRR": ("RR", "MRR"), "mrr": ("RR", "MRR"),
+    "nDCG": ("nDCG", "nDCG"), "ndcg": ("nDCG", "nDCG"), "NDCG": ("nDCG", "nDCG"),
+    "AP": ("AP", "AP"), "ap": ("AP", "AP"), "MAP": ("AP", "MAP"), "map": ("AP", "MAP"),
+    "R": ("R", "R"), "Recall": ("R", "R"), "recall": ("R", "R"),
+    "P": ("P", "P"), "precision": ("P", "P"),
+    "Success": ("Success", "Success"), "success": ("Success", "Success"),
+    "Rprec": ("Rprec", "Rprec"), "R-prec": ("Rprec", "Rprec"), "rprec": ("Rprec", "Rprec"),
+}
+_NAME_RE = re.compile(r"^([A-Za-z][A-Za-z-]*)(?:@(\d+))?$")
+_EXAMPLES = "MRR@10, nDCG@10, R@100, AP, P@10, Success@10, Rprec"
+
+
+@dataclass(frozen=True)
 class Measure:
-    name: str  # as the user wrote it, normalised (e.g. "MRR@10")
+    name: str  # normalised, e.g. "MRR@10"
 
     def __str__(self) -> str:
         return self.name
 
     @property
-    def irm(self):
-        return _to_irm(self.name)
+    def family(self) -> str:
+        return _SPELLINGS[self.name.partition("@")[0]][0]
 
     @property
-    def cutoff(self):
-        return getattr(self.irm, "params", {}).get("cutoff")
+    def cutoff(self) -> Optional[int]:
+        rest = self.name.partition("@")[2]
+        return int(rest) if rest else None
 
+    @property
+    def description(self) -> str:
+        return _FAMILIES[self.family].description
 
-@lru_cache(maxsize=None)
-def _to_irm(name: str):
-    import ir_measures
+    @property
+    def trec_eval(self) -> str:
+        """The trec_eval measure (pytrec_eval spelling) that computes this one."""
+        fam = _FAMILIES[self.family]
+        if self.cutoff is None:
+            return fam.trec_full  # type: ignore[return-value]
+        if fam.trec_cut is None:  # RR@k: recip_rank on the run cut at k
+            return fam.trec_full  # type: ignore[return-value]
+        return f"{fam.trec_cut}.{self.cutoff}"
 
-    base, sep, rest = name.partition("@")
-    base = _ALIASES.get(base, base)
-    try:
-        return ir_measures.parse_measure(base + sep + rest)
-    except (ValueError, NameError, KeyError, AttributeError, SyntaxError) as exc:
-        raise BenchError(f"unknown measure {name!r} ({exc}). Use ir_measures names such as "
-                         f"MRR@10, nDCG@10, R@100, AP, P@10") from None
+    @property
+    def run_cut(self) -> Optional[int]:
+        """Rank at which the run is cut before trec_eval sees it (RR@k only)."""
+        return self.cutoff if self.family == "RR" else None
 
 
 def parse_measure(name: str) -> Measure:
-    name = name.strip()
-    base, sep, rest = name.partition("@")
-    if base in ("mrr", "MRR"):
-        base = "MRR"
-    elif base in ("map", "MAP"):
-        base = "MAP"
-    elif base in ("ndcg", "NDCG"):
-        base = "nDCG"
-    m = Measure(base + sep + rest)
-    _to_irm(m.name)  # validate now
-    return m
+    text = str(name).strip()
+    match = _NAME_RE.match(text)
+    base = match.group(1) if match else text.partition("@")[0]
+    if not match or base not in _SPELLINGS:
+        close = difflib.get_close_matches(base, list(_SPELLINGS), n=1)
+        hint = f" Did you mean {_SPELLINGS[close[0]][1]}?" if close else ""
+        raise BenchError(f"unknown measure {text!r}.{hint} Use one of: {_EXAMPLES} "
+                         f"(families {', '.join(_FAMILIES)}; @k is a cutoff >= 1)")
+    family, spelling = _SPELLINGS[base]
+    fam = _FAMILIES[family]
+    cut = match.group(2)
+    if cut is not None:
+        if int(cut) < 1:
+            raise BenchError(f"measure {text!r}: the cutoff must be at least 1")
+        if fam.trec_cut is None and family != "RR":
+            raise BenchError(f"measure {text!r}: {family} takes no cutoff; write {spelling}")
+        return Measure(f"{spelling}@{int(cut)}")
+    if fam.trec_full is None:
+        raise BenchError(f"measure {text!r} needs a cutoff, e.g. {spelling}@10")
+    return Measure(spelling)
 
 
 def parse_measures(spec) -> List[Measure]:
@@ -81,23 +147,38 @@ def per_query(measures: Sequence[Measure], qrels: Mapping[str, Mapping[str, int]
               run: Mapping[str, Sequence], query_ids: Sequence[str]) -> Dict[str, Dict[str, float]]:
     """``{measure name: {query id: value}}`` for every query in ``query_ids``.
 
-    A query with no retrieved document scores 0 (trec_eval leaves it out; we keep every query
-    in the average so sets are compared on the same queries).
+    ``run[q]`` is the ranking ``[(doc id, score), ...]``, best first, exactly as ranked by the
+    retriever (ties already broken). Values are trec_eval's on that ranking.
     """
-    import ir_measures
+    import pytrec_eval
 
-    qrels_list = [ir_measures.Qrel(q, d, int(g)) for q in query_ids for d, g in qrels.get(q, {}).items()]
-    scored = []
-    for q in query_ids:
-        ranked = run.get(q, [])
-        n = len(ranked)
-        scored += [ir_measures.ScoredDoc(q, did, float(n - rank)) for rank, (did, _s) in enumerate(ranked)]
-    by_irm: Dict[object, List[str]] = {}
+    qids = list(dict.fromkeys(query_ids))
+    judged = {q: {str(d): int(g) for d, g in qrels.get(q, {}).items()} for q in qids}
+    judged = {q: docs for q, docs in judged.items() if docs}
+    out: Dict[str, Dict[str, float]] = {m.name: {q: 0.0 for q in qids} for m in measures}
+    if not judged:
+        return out
+    # one trec_eval pass per run cut (None = the whole ranking)
+    passes: Dict[Optional[int], List[Measure]] = {}
     for m in measures:
-        by_irm.setdefault(m.irm, []).append(m.name)
-    out: Dict[str, Dict[str, float]] = {m.name: {q: 0.0 for q in query_ids} for m in measures}
-    for metric in ir_measures.pytrec_eval.iter_calc(list(by_irm), qrels_list, scored):
-        for name in by_irm[metric.measure]:
-            if metric.query_id in out[name]:
-                out[name][metric.query_id] = float(metric.value)
+        passes.setdefault(m.run_cut, []).append(m)
+    for cut, group in passes.items():
+        trec_run = {}
+        for q in judged:
+            ranked = list(run.get(q, ()))
+            if cut is not None:
+                ranked = ranked[:cut]
+            if ranked:
+                n = len(ranked)
+                trec_run[q] = {str(did): float(n - rank) for rank, (did, _s) in enumerate(ranked)}
+        if not trec_run:
+            continue
+        evaluator = pytrec_eval.RelevanceEvaluator(judged, {m.trec_eval for m in group})
+        values = evaluator.evaluate(trec_run)
+        for m in group:
+            key = m.trec_eval.replace(".", "_")
+            column = out[m.name]
+            for q, row in values.items():
+                if q in column:
+                    column[q] = float(row[key])
     return out

@@ -2,8 +2,9 @@
 
 (Sharded exact search and the approximate IVF / HNSW indexes live in :mod:`bench.index`.)
 
-Rankings are deterministic: by score (descending), ties broken by document id (ascending
-string order), so the same inputs always give the same run whatever the thread count.
+Rankings are deterministic: by score (descending), ties broken by document id DESCENDING (string
+order, which equals trec_eval's ``strcmp`` order on UTF-8 ids). That is trec_eval's own rule, so a
+run written to a TREC file and re-read by trec_eval / ir_measures ranks exactly as we ranked it.
 """
 from __future__ import annotations
 
@@ -12,11 +13,13 @@ from typing import Dict, List, Sequence, Tuple
 import numpy as np
 
 Run = Dict[str, List[Tuple[str, float]]]  # query id -> [(doc id, score)] best first
+TIE_BREAK = "score desc, then doc id desc (trec_eval's order)"  # recorded in every result file
 
 
 def _doc_rank(doc_ids: Sequence[str]) -> np.ndarray:
-    """rank[i] = position of doc_ids[i] in ascending string order (the tie-break key)."""
-    order = sorted(range(len(doc_ids)), key=lambda i: doc_ids[i])
+    """rank[i] = position of doc_ids[i] in DESCENDING string order (the tie-break key: among equal
+    scores the lower rank comes first, as in trec_eval)."""
+    order = sorted(range(len(doc_ids)), key=lambda i: doc_ids[i], reverse=True)
     rank = np.empty(len(doc_ids), dtype=np.int64)
     rank[order] = np.arange(len(doc_ids))
     return rank
@@ -97,7 +100,11 @@ def _l2_normalise(x: np.ndarray) -> np.ndarray:
 
 
 class BM25Index:
-    """BM25 over title + text with bm25s (parameters from the model spec)."""
+    """BM25 over title + text with bm25s (parameters from the model spec).
+
+    Only documents that match at least one query term are returned (as Anserini / Pyserini do; a
+    matching document always scores > 0 under BM25's positive idf): a query with no matching term
+    retrieves nothing instead of zero-score documents in id order."""
 
     name = "bm25s"
 
@@ -122,18 +129,40 @@ class BM25Index:
             terms = [t for t in toks if t in self.vocab]
             scores = self.model.get_scores(terms) if terms else np.zeros(len(self.doc_ids), dtype=np.float32)
             scores = np.asarray(scores, dtype=np.float32)
-            top = topk_row(scores, k, self.doc_rank)
+            matching = np.flatnonzero(scores > 0)
+            top = matching[topk_row(scores[matching], k, self.doc_rank[matching])]
             run[qid] = [(self.doc_ids[j], float(scores[j])) for j in top]
         return run
 
 
+def trec_id_problem(ident: str) -> str:
+    """Why ``ident`` cannot be a field of a TREC run line ('' when it can)."""
+    if not ident:
+        return "it is empty"
+    if any(ch.isspace() for ch in ident):
+        return "it contains white space (TREC run lines are split on white space)"
+    return ""
+
+
 def write_trec_run(run: Run, path, tag: str) -> None:
-    """TREC run file: ``qid Q0 docid rank score tag``, ranks from 1 in our (tie-broken) order."""
+    """TREC run file: ``qid Q0 docid rank score tag``, ranks from 1 in our (tie-broken) order.
+
+    Scores are written with ``repr`` (the shortest text that reads back as the same double), so
+    trec_eval, which sorts by score and then by doc id descending, re-ranks exactly as we ranked.
+    Ids that cannot be a TREC field (white space, empty) are refused with a :class:`DataError`."""
     from bench.data import natural_key
+    from bench.errors import DataError
     from bench.io import atomic_write_text
 
+    if not tag or trec_id_problem(tag):
+        raise DataError(f"TREC run tag {tag!r} cannot be written: {trec_id_problem(tag)}")
     lines = []
     for qid in sorted(run, key=natural_key):
         for rank, (did, score) in enumerate(run[qid], start=1):
-            lines.append(f"{qid} Q0 {did} {rank} {score:.6f} {tag}")
+            for kind, ident in (("query", qid), ("document", did)):
+                why = trec_id_problem(ident)
+                if why:
+                    raise DataError(f"{kind} id {ident!r} cannot be written to the TREC run {path}: {why}. "
+                                    f"Rename the ids in the collection, or run without --trec-runs")
+            lines.append(f"{qid} Q0 {did} {rank} {float(score)!r} {tag}")
     atomic_write_text(path, "\n".join(lines) + ("\n" if lines else ""))

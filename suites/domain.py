@@ -36,6 +36,7 @@ from bench.errors import BenchError
 from bench.measures import Measure
 from bench.models import ModelSpec
 from bench.pipeline import Timer
+from bench.retrieve import TIE_BREAK
 
 BASELINE = "zero-shot"
 SYSTEMS = ("zero-shot", "DR", "REM", "REM+DAM")
@@ -223,7 +224,7 @@ def run(spec: ModelSpec, dataset: Dataset, source: Dataset, cfg: DomainConfig, o
         "source_dataset": source.describe(),
         "baseline": BASELINE,
         "measures": names,
-        "retrieval": {"top_k": cfg.top_k, "similarity": spec.similarity, "tie_break": "score desc, then doc id asc"},
+        "retrieval": {"top_k": cfg.top_k, "similarity": spec.similarity, "tie_break": TIE_BREAK},
         "sets": entries,
         "missing_sets": [],
         "settings": {"train": asdict(cfg.train), "rem_lr": cfg.rem_lr, "mlm": asdict(cfg.mlm),

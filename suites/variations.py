@@ -17,6 +17,7 @@ from bench.errors import BenchError
 from bench.measures import Measure
 from bench.models import ModelSpec
 from bench.pipeline import Timer, make_retriever
+from bench.retrieve import TIE_BREAK
 
 ORIGINAL = "ORIGINAL"
 AVG = "VARIATIONS (AVG.)"
@@ -94,6 +95,18 @@ def build_sets(dataset: Dataset, cfg: VariationsConfig, timer: Timer):
     return sets, notes
 
 
+def check_trec_ids(dataset: Dataset) -> None:
+    """Refuse, up front, ids that cannot be written to a TREC run file."""
+    from bench.retrieve import trec_id_problem
+
+    for kind, ids in (("query", dataset.judged_query_ids()), ("document", dataset.doc_ids())):
+        for ident in ids:
+            why = trec_id_problem(ident)
+            if why:
+                raise BenchError(f"{dataset.name}: {kind} id {ident!r} cannot be written to a TREC run file: {why}. "
+                                 f"Rename the ids in the collection, or run without --trec-runs")
+
+
 def _drop(orig: float, var: float) -> Optional[float]:
     return None if orig == 0 else (orig - var) / orig
 
@@ -109,6 +122,8 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
     from bench.results import per_query_csv, result_header, write_run
 
     executor = executor or LocalExecutor()
+    if cfg.write_runs and out_dir is not None:
+        check_trec_ids(dataset)  # before any encoding: a bad id would only fail at the very end
     timer = Timer()
     measures = list(cfg.measures)
     names = [m.name for m in measures]
@@ -162,7 +177,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
         **result_header("variations", spec, dataset, cfg.seed),
         "measures": names,
         "retrieval": {"top_k": cfg.top_k, "index": retriever.index_name, "similarity": retriever.similarity,
-                      "tie_break": "score desc, then doc id asc", **retriever.index_record(cfg.top_k),
+                      "tie_break": TIE_BREAK, **retriever.index_record(cfg.top_k),
                       **({"recall_vs_exact": approximation} if approximation is not None else {})},
         "sets": set_entries,
         "missing_sets": missing,

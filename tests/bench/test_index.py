@@ -8,7 +8,7 @@ import pytest
 from bench.errors import BenchError
 from bench.index import (ApproximateIndex, IndexConfig, ShardedFlatIndex, auto_nlist, build_index, recall_sample,
                          recall_vs_exact)
-from bench.retrieve import DenseIndex
+from bench.retrieve import TIE_BREAK, DenseIndex
 from bench.shards import ShardedEmbeddings
 
 
@@ -45,7 +45,7 @@ def test_sharded_exact_search_equals_the_one_matrix_index(corpus, sim):
     for x in qids:
         np.testing.assert_allclose([s for _, s in got[x]], [s for _, s in one[x]], rtol=1e-6, atol=1e-6)
     assert len(got["q0"]) == 20  # the 42 tied vectors: broken by doc id
-    assert [d for d, _ in got["q0"]] == sorted(d for d, _ in got["q0"])
+    assert [d for d, _ in got["q0"]] == sorted((d for d, _ in got["q0"]), reverse=True)  # trec_eval order
 
 
 def test_ivf_with_every_list_probed_finds_the_exact_top_k(corpus):
@@ -103,7 +103,7 @@ def test_approximate_index_is_recorded_and_printed_flat_is_unchanged(tiny_bert, 
     assert rc == 0 and "approximate index" not in out
     flat = json.loads((tmp_path / "flat" / "result.json").read_text())
     assert flat["retrieval"] == {"top_k": 100, "index": "faiss.IndexFlatIP", "similarity": "cos",
-                                 "tie_break": "score desc, then doc id asc"}
+                                 "tie_break": TIE_BREAK}
     rc, out, _ = _cli(base + ["--out", str(tmp_path / "hnsw"), "--index", "hnsw", "--hnsw-m", "4"], capsys)
     assert rc == 0
     r = json.loads((tmp_path / "hnsw" / "result.json").read_text())["retrieval"]

@@ -45,8 +45,9 @@ def test_values_equal_pytrec_eval_directly():
         assert v["MAP"][q] == pytest.approx(raw[q]["map"], abs=1e-12)
 
 
-def test_our_tie_break_is_what_is_measured():
-    # a and b tie; our order puts 'a' first (doc id asc); trec_eval alone would put 'b' first.
+def test_the_given_ranking_is_what_is_measured():
+    # a and b tie; the ranking handed in puts 'a' first, and that order is measured (trec_eval
+    # alone would put 'b' first: the retriever, not the measure, decides tie order).
     qrels = {"q": {"a": 1}}
     run = {"q": [("a", 1.0), ("b", 1.0)]}
     assert per_query(parse_measures("MRR@10"), qrels, run, ["q"])["MRR@10"]["q"] == 1.0
