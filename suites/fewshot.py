@@ -20,9 +20,16 @@ the per-test-query SD (each test query's hit SD over trials, n-1, averaged over 
 test queries); the winning ratio (share of the split's classes whose K-shot R@10, averaged over
 trials, is strictly greater than zero-shot; also per trial); the boosting gradient (novel R@10
 against K: the points and the slope between consecutive points, in R@10 per shot, zero-shot
-being K = 0). A paired test per test query of K-shot (the query's hit averaged over trials)
-against zero-shot, seeded (:mod:`bench.stats`; default the two-sided paired randomization
-test, Holm correction over the settings of one method and split).
+being K = 0).
+
+Significance, at the level of the headline (:func:`headline_comparison`): each setting against
+zero-shot per split, with the headline difference (macro R@10, K-shot averaged over trials) as
+the statistic. K-shot trials are averaged per test query first. Default test: a two-sided
+stratified paired randomization (sign-flip) test over test queries weighted by 1/(test queries
+of the class x classes of the split) (:func:`weighted_sign_flip_test`; exact for <= 20 non-zero
+differences, else seeded Monte Carlo); ``t-test`` / ``wilcoxon`` run on per-class means (unit =
+class). Holm correction over the settings of one method and split. The statistics block's
+``mean_zero_shot`` / ``mean_k_shot`` are the headline values.
 
 Outputs in the run folder: ``result.json`` (suite ``fewshot``; ``summary`` carries the headline
 numbers), ``per_query.csv`` (one row per setting x test query: ``set, qid, applied, R@10, k,
@@ -45,6 +52,7 @@ from bench.data import Dataset
 from bench.errors import BenchError
 from bench.models import ModelSpec
 from bench.pipeline import Timer, make_retriever
+from bench.retrieve import TIE_BREAK
 from bench.train import TrainConfig, TrainLog, make_examples, mine_negatives, train_dual_encoder
 from bench.tuning import METHOD_DESCRIPTIONS, METHODS, TuningConfig, build_dual_encoder, check_method, tuned_module
 from perturb.base import rng_for
@@ -182,6 +190,139 @@ def summarise_trials(trial_hits: Sequence[Mapping[str, float]], zero: Mapping[st
     out["winning_ratio"] = {s: winning_ratio(mean_class, zero_class, sc[s]) for s in SPLITS}
     out["winning_ratio_per_trial"] = {s: [winning_ratio(t["per_class"], zero_class, sc[s]) for t in per_trial]
                                       for s in SPLITS}
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# significance at the level of the headline (pure functions)
+
+
+def macro_weights(test_by_class: Mapping[str, Sequence[str]], classes: Sequence[str]) -> Tuple[List[str], np.ndarray]:
+    """The split's test queries (class by class, in ``classes`` order) and their macro weights
+    ``1 / (test queries of the query's class x classes with test queries)``: the weighted sum of
+    per-query values equals the macro average over classes of the per-class means."""
+    cs = [c for c in classes if test_by_class.get(c)]
+    qids: List[str] = []
+    w: List[float] = []
+    for c in cs:
+        qs = list(test_by_class[c])
+        qids += qs
+        w += [1.0 / (len(qs) * len(cs))] * len(qs)
+    return qids, np.asarray(w, dtype=np.float64)
+
+
+def _signed_sums(x: np.ndarray) -> np.ndarray:
+    """All 2**len(x) values of sum(s_i x_i), s_i in {-1, +1}."""
+    sums = np.zeros(1)
+    for v in x:
+        sums = np.concatenate([sums + v, sums - v])
+    return sums
+
+
+def weighted_sign_flip_test(d, w, *, n_resamples: int = 10000, seed: int = 0, key: Sequence[str] = (),
+                            exact_max_n: Optional[int] = None):
+    """Two-sided paired randomization (sign-flip) test of the WEIGHTED statistic
+    ``T = sum_i w_i d_i`` (with macro weights, :func:`macro_weights`, T is the macro-averaged
+    difference). H0: within each pair the two members are exchangeable, so every ``d_i`` keeps
+    or flips its sign with probability 1/2, independently.
+
+    Only the ``n'`` terms with ``w_i d_i != 0`` move under a flip. Exact when
+    ``n' <= exact_max_n`` (default :data:`bench.stats.EXACT_MAX_N`, 20): ``p = #{s : |T(s)| >= |T|}
+    / 2**n'`` over all sign vectors (the identity counts; meet-in-the-middle). Otherwise seeded
+    Monte Carlo: ``m = n_resamples`` sign vectors from ``bench.stats.rng_for(seed,
+    "weighted-sign-flip", *key)`` in fixed chunks of 1000, ``p = (b + 1) / (m + 1)``. "As extreme"
+    allows a rounding tolerance of ``1e-9 * sum|w_i d_i|``. Degenerate: fewer than 2 pairs -> p NaN;
+    every ``w_i d_i`` zero or ``T`` zero -> p = 1. Returns a :class:`bench.stats.TestResult`."""
+    from bench.stats import EXACT_MAX_N, TestResult, rng_for as stats_rng
+
+    d = np.array(d, dtype=np.float64, copy=True).ravel()
+    w = np.array(w, dtype=np.float64, copy=True).ravel()
+    if d.shape != w.shape:
+        raise ValueError(f"d and w must have the same length, got {d.size} and {w.size}")
+    if not (np.all(np.isfinite(d)) and np.all(np.isfinite(w))):
+        raise ValueError("d or w contains NaN or infinite values")
+    exact_max_n = EXACT_MAX_N if exact_max_n is None else int(exact_max_n)
+    name = "randomization"
+    n = int(d.size)
+    if n < 2:
+        return TestResult(test=name, statistic=float("nan"), pvalue=float("nan"), n=n, note=f"n = {n} < 2 pairs: no test")
+    x_all = w * d
+    t_obs = float(np.sum(x_all))
+    x = x_all[x_all != 0.0]
+    if x.size == 0:
+        return TestResult(test=name, statistic=0.0, pvalue=1.0, n=n, note="all differences are zero: p = 1")
+    thr = abs(t_obs) - (1e-9 * float(np.sum(np.abs(x))) + 1e-300)
+    if thr <= 0:
+        return TestResult(test=name, statistic=t_obs, pvalue=1.0, n=n, note="observed statistic is 0: p = 1")
+    k = int(x.size)
+    if k <= exact_max_n:
+        h = k // 2
+        left = _signed_sums(x[:h])
+        right = np.sort(_signed_sums(x[h:]))
+        hi = right.size - np.searchsorted(right, thr - left, side="left")  # left + r >= thr
+        lo = np.searchsorted(right, -thr - left, side="right")  # left + r <= -thr
+        count = int(np.sum(hi) + np.sum(lo))
+        return TestResult(test=name, statistic=t_obs, pvalue=min(1.0, count / float(2 ** k)), n=n,
+                          method=f"exact (2^{k} sign vectors over the {k} non-zero weighted differences)")
+    if n_resamples < 1:
+        raise ValueError("n_resamples must be >= 1")
+    rng = stats_rng(seed, "weighted-sign-flip", *key)
+    b_count = 0
+    done = 0
+    while done < n_resamples:
+        c = min(1000, n_resamples - done)
+        signs = rng.integers(0, 2, size=(c, k), dtype=np.int8).astype(np.float64) * 2.0 - 1.0
+        b_count += int(np.sum(np.abs(signs @ x) >= thr))
+        done += c
+    return TestResult(test=name, statistic=t_obs, pvalue=(b_count + 1) / (n_resamples + 1), n=n,
+                      method=f"monte-carlo (m={n_resamples}, seed={seed}; {k} non-zero weighted differences)")
+
+
+def headline_comparison(zero: Mapping[str, float], trial_hits: Sequence[Mapping[str, float]],
+                        test_by_class: Mapping[str, Sequence[str]], classes: Sequence[str], *,
+                        test: str = "randomization", seed: int = 0, n_resamples: int = 10000,
+                        key: Sequence[str] = ()) -> dict:
+    """One setting (its trials' per-query hits; one element for basic / full-shot) against the
+    zero-shot reference on one split, tested at the level of the headline.
+
+    Means are computed exactly as the headline: ``mean_zero_shot`` = macro R@10 of zero-shot,
+    ``mean_k_shot`` = mean over trials of each trial's macro R@10; ``delta`` = their difference.
+    Trials are combined per query first (the query's hit averaged over trials; by linearity the
+    macro average of those equals the trial-mean headline). Test ``randomization``: the stratified
+    sign-flip test of :func:`weighted_sign_flip_test` on the per-query differences with macro
+    weights (statistic = ``delta``); ``t-test`` / ``wilcoxon``: :func:`bench.stats.paired_test`
+    on the per-class means (unit = class; mean of the class differences = ``delta``).
+    Also per trial: ``delta_trials`` (trial macro R@10 - zero-shot) and their SD (n-1)."""
+    from bench.stats import paired_test, win_tie_loss
+
+    qids, w = macro_weights(test_by_class, classes)
+    cs = [c for c in classes if test_by_class.get(c)]
+    out: dict = {"n": len(qids), "n_classes": len(cs)}
+    if not qids or not trial_hits:
+        out.update(mean_zero_shot=None, mean_k_shot=None, delta=None, delta_trials=[], delta_sd_trials=None,
+                   statistic=None, p_value=float("nan"), method="", note="no test queries in this split",
+                   n_nonzero=0, win=0, tie=0, loss=0)
+        return out
+    zero_macro = macro(class_scores(zero, test_by_class), cs)
+    trial_macros = [macro(class_scores(h, test_by_class), cs) for h in trial_hits]
+    mean_k = float(np.mean(trial_macros))
+    a = np.array([zero[q] for q in qids], dtype=np.float64)
+    b = np.array([np.mean([h[q] for h in trial_hits]) for q in qids], dtype=np.float64)
+    d = b - a
+    if test == "randomization":
+        res = weighted_sign_flip_test(d, w, n_resamples=n_resamples, seed=seed, key=key)
+        unit = "query (weighted)"
+    else:
+        za = np.array([np.mean([zero[q] for q in test_by_class[c]]) for c in cs])
+        kb = np.array([np.mean([np.mean([h[q] for q in test_by_class[c]]) for h in trial_hits]) for c in cs])
+        res = paired_test(za, kb, test, seed=seed, n_resamples=n_resamples, key=key)
+        unit = "class"
+    wn, t, l = win_tie_loss(a, b)
+    deltas = [float(v - zero_macro) for v in trial_macros]
+    out.update(unit=unit, mean_zero_shot=zero_macro, mean_k_shot=mean_k, delta=mean_k - zero_macro,
+               n_trials=len(trial_hits), delta_trials=deltas, delta_sd_trials=sample_sd(deltas),
+               statistic=res.statistic, p_value=res.pvalue, method=res.method, note=res.note,
+               n_nonzero=int(np.sum(w * d != 0.0)), win=wn, tie=t, loss=l)
     return out
 
 
@@ -397,7 +538,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
         "measures": [MEASURE],
         "measure_definition": MEASURE_DEFINITION.format(k=cfg.cutoff),
         "retrieval": {"cutoff": cfg.cutoff, "index": "faiss.IndexFlatIP", "similarity": spec.similarity,
-                      "corpus": "whole corpus", "tie_break": "score desc, then doc id asc"},
+                      "corpus": "whole corpus", "tie_break": TIE_BREAK},
         "protocol": {
             "methods": list(cfg.methods), "basic_learning": cfg.basic_learning, "full_shot": cfg.full_shot,
             "ks_requested": sorted(set(int(k) for k in cfg.ks)), "ks": list(plan.ks), "n_trials": cfg.n_trials,
@@ -479,13 +620,29 @@ def _per_query_csv(rows) -> str:
     return buf.getvalue()
 
 
-def _statistics(hits, plan: FewShotPlan, cfg: FewShotConfig) -> dict:
-    """Paired test per test query: K-shot (hit averaged over trials) vs zero-shot, per method,
-    setting and split; correction over one method x split's settings."""
-    from bench.stats import (CORRECTION_DESCRIPTIONS, TEST_DESCRIPTIONS, adjust_pvalues, paired_test,
-                             win_tie_loss)
+STAT_UNIT = {
+    "randomization": "test query, weighted by 1/(test queries of its class x classes in the split), so that the "
+                     "weighted mean difference is the macro-averaged headline difference",
+    "t-test": "class (its test queries' mean R@10; n = classes in the split), so that the mean class difference "
+              "is the macro-averaged headline difference",
+    "wilcoxon": "class (its test queries' mean R@10; n = classes in the split), so that the mean class difference "
+                "is the macro-averaged headline difference",
+}
+STAT_TRIALS = ("K-shot: each test query's R@10 is averaged over the K's trials before pairing (by linearity the "
+               "macro average of those equals the headline, the mean over trials of each trial's macro R@10), so "
+               "trial-to-trial variation enters each per-query difference; the test conditions on the drawn trials. "
+               "Per trial: delta_trials (that trial's macro R@10 - zero-shot) and delta_sd_trials (sample SD, n-1). "
+               "Trials are not used as the test's replicates: with 5 trials a sign-flip test over trials cannot "
+               "reach p < 2/2^5 = 0.0625, and it would ignore the sampling of test queries. basic / full-shot: one run")
 
-    sq = _split_qids(plan)
+
+def _statistics(hits, plan: FewShotPlan, cfg: FewShotConfig) -> dict:
+    """Per method, setting and split: the setting vs zero-shot, tested at the level of the headline
+    (:func:`headline_comparison`: statistic = macro-averaged R@10 difference, trials averaged per
+    query first); correction over one method x split's settings."""
+    from bench.stats import CORRECTION_DESCRIPTIONS, TEST_DESCRIPTIONS, adjust_pvalues
+
+    sc = _split_classes(plan)
     zero = hits[ZERO]
     comps: Dict[str, Dict[str, Dict[str, dict]]] = {}
     sizes = {}
@@ -499,28 +656,36 @@ def _statistics(hits, plan: FewShotPlan, cfg: FewShotConfig) -> dict:
             settings[FULL] = [f"{method}/{FULL}"]
         comps[method] = {s: {} for s in settings}
         for split in SPLITS:
-            qids = sq[split]
             raw = []
             for s, names in settings.items():
-                a = np.array([zero[q] for q in qids])
-                b = np.array([np.mean([hits[n][q] for n in names]) for q in qids])
-                res = paired_test(a, b, cfg.test, seed=cfg.seed, n_resamples=cfg.n_resamples, key=(method, s, split))
-                w, t, l = win_tie_loss(a, b) if a.size else (0, 0, 0)
-                comps[method][s][split] = {"n": int(a.size), "mean_zero_shot": float(a.mean()) if a.size else None,
-                                           "mean_k_shot": float(b.mean()) if b.size else None,
-                                           "delta": float((b - a).mean()) if a.size else None,
-                                           "statistic": res.statistic, "p_value": res.pvalue, "method": res.method,
-                                           "note": res.note, "win": w, "tie": t, "loss": l}
-                raw.append((s, res.pvalue))
+                c = headline_comparison(zero, [hits[n] for n in names], plan.queries.test, sc[split], test=cfg.test,
+                                        seed=cfg.seed, n_resamples=cfg.n_resamples, key=(method, s, split))
+                comps[method][s][split] = c
+                raw.append((s, c["p_value"]))
             adj = adjust_pvalues([p for _, p in raw], cfg.correction)
             sizes[f"{method}/{split}"] = int(np.sum(np.isfinite([p for _, p in raw])))
             for (s, _), p in zip(raw, adj):
                 c = comps[method][s][split]
                 c["p_corrected"] = float(p)
                 c["significant"] = bool(np.isfinite(p) and p < cfg.alpha)
+    if cfg.test == "randomization":
+        from bench.stats import EXACT_MAX_N
+
+        test_description = (
+            "stratified paired randomization (sign-flip) test of the headline difference: each test query's "
+            "(setting, zero-shot) pair is swapped with probability 1/2 (a query stays in its class), statistic T = "
+            "sum_q w_q d_q = macro average over classes of the per-class mean difference; exact enumeration of "
+            f"2^n' sign vectors over the n' queries with a non-zero difference when n' <= {EXACT_MAX_N}, otherwise "
+            "seeded Monte Carlo with p = (b+1)/(m+1), b = #{|T*| >= |T|}")
+        statistic = "T = delta (the macro-averaged R@10 difference, setting - zero-shot)"
+    else:
+        test_description = "class-level " + TEST_DESCRIPTIONS[cfg.test] + " (pairs: per-class mean R@10)"
+        statistic = ("t on the per-class differences (mean = delta)" if cfg.test == "t-test"
+                     else "W on the per-class differences (their mean = delta)")
     header = {
         "test": cfg.test,
-        "test_description": TEST_DESCRIPTIONS[cfg.test],
+        "test_description": test_description,
+        "statistic": statistic,
         "sidedness": "two-sided",
         "correction": cfg.correction,
         "correction_description": CORRECTION_DESCRIPTIONS[cfg.correction],
@@ -528,15 +693,18 @@ def _statistics(hits, plan: FewShotPlan, cfg: FewShotConfig) -> dict:
         "family_size": sizes,
         "alpha": cfg.alpha,
         "seed": cfg.seed,
-        "unit": "test query (paired: the same test queries in every setting)",
-        "difference": "d = K-shot R@10 (the query's hit averaged over trials) - zero-shot R@10, per test query",
-        "win_tie_loss": "per test query: win = K-shot > zero-shot, tie = equal, loss = K-shot < zero-shot",
+        "unit": STAT_UNIT[cfg.test],
+        "trials": STAT_TRIALS,
+        "means": "mean_zero_shot / mean_k_shot are the headline values: R@10 macro-averaged over the split's classes "
+                 "(K-shot: mean over trials of each trial's macro R@10); delta = mean_k_shot - mean_zero_shot",
+        "difference": "d_q = the setting's R@10 for test query q (averaged over trials) - zero-shot R@10",
+        "win_tie_loss": "per test query, unweighted counts: win = setting > zero-shot, tie = equal, "
+                        "loss = setting < zero-shot",
     }
     if cfg.test == "randomization":
-        from bench.stats import EXACT_MAX_N
-
         header["randomization"] = {"exact_max_n": EXACT_MAX_N, "n_resamples": cfg.n_resamples,
-                                   "p_value": "exact: b/2^n; monte carlo: (b+1)/(m+1)"}
+                                   "exact_over": "queries with a non-zero weighted difference (n_nonzero)",
+                                   "p_value": "exact: b/2^n'; monte carlo: (b+1)/(m+1)"}
     return {"header": header, "comparisons": comps}
 
 
@@ -580,6 +748,22 @@ def _pct(v, sd=None) -> str:
     return f"{100 * v:.1f}" + (f" ±{100 * sd:.1f}" if sd is not None else "")
 
 
+def _statistics_lines(st: dict) -> List[str]:
+    """The console description of the test: statistic, unit, trials, test, sidedness, correction."""
+    if "trials" not in st:  # a result written before the headline-level test
+        return [f"p = {st['test']} test per test query ({st['sidedness']}), {st['correction']} correction over each "
+                f"method's settings; seed {st['seed']}"]
+    if st["test"] == "randomization":
+        what = "stratified paired randomization (sign-flip) test"
+        unit = "test query weighted by 1/(test queries of its class x classes), so the statistic is"
+    else:
+        what = f"class-level paired {st['test']}"
+        unit = "class (its mean R@10), so the mean class difference is"
+    return [f"p = {what} of the headline difference (setting - zero-shot R@10, macro over classes), "
+            f"{st['sidedness']}; unit: {unit} the headline delta; K-shot trials averaged per test query before "
+            f"pairing; {st['correction']} correction over each method's settings per split; seed {st['seed']}"]
+
+
 def fewshot_table(result: dict) -> str:
     """Rows: zero-shot, then per method basic / each K / full-shot; R@10 (x100, mean ± SD over
     trials) per split, winning ratio, per-query SD and the corrected p-value (novel)."""
@@ -621,8 +805,7 @@ def fewshot_table(result: dict) -> str:
                "classes; ± = sample SD over trials (n-1); win = winning ratio vs zero-shot (classes)")
     st = (result.get("statistics") or {}).get("header") or {}
     if st:
-        out.append(f"p = {st['test']} test per test query ({st['sidedness']}), {st['correction']} correction "
-                   f"over each method's settings; seed {st['seed']}")
+        out.extend(_statistics_lines(st))
     for k in plan["ks"]:
         u = plan["usable_classes"][str(k)]
         out.append(f"K={k}: usable (>= {k} training queries): base {len(u['base'])}/{len(plan['classes']['base'])}"

@@ -23,13 +23,14 @@ CLASSES = {"aero": ["wing", "lift", "flap", "rudder", "propeller", "aileron", "s
                     "garlic", "onion"]}
 
 
-def write_labelled_beir(folder):
+def write_labelled_beir(folder, sizes=None):
+    """Four classes of 12 queries each; ``sizes`` (class -> n) keeps the first n queries of a class."""
     from tests.conftest import write_beir
 
     docs, queries, qrels = {}, {}, []
     n = 0
     for c, words in CLASSES.items():
-        for w in words:
+        for w in words[:(sizes or {}).get(c, len(words))]:
             n += 1
             docs[f"d{n}"] = (w, f"an answer about the {w} in the field of {c}")
             queries[f"q{n}"] = (f"tell me about the {w}", c)
@@ -232,3 +233,48 @@ def test_cli(tiny_bert, tmp_path, capsys):
     assert res["protocol"]["methods"] == ["qry-tune", "lora"] and res["methods"]["lora"]["tuning"]["lora_r"] == 8
     assert main(["evaluate", "--model", str(tiny_bert), "--suite", "fewshot", "--dataset", str(folder),
                  "--methods", "nope", "--out", str(tmp_path / "bad")]) == 2
+
+
+def test_statistics_block_reports_the_headline(tiny_bert, tmp_path):
+    """Unequal class sizes (12 / 4 / 8 / 6 queries): the statistics block's means are the headline's
+    macro averages (not the per-query micro means), and the test statistic is the headline delta."""
+    ds = load_beir(write_labelled_beir(tmp_path / "unequal", sizes={"heat": 4, "sea": 8, "food": 6}))
+    spec = spec_from_folder(tiny_bert)
+    cfg = small_cfg(tmp_path, methods=["qry-tune"], ks=[2], n_trials=3, basic_learning=True, plots=False,
+                    train=TrainConfig(batch_size=4, max_steps=2, lr=1e-2))
+    res = run(spec, ds, cfg, None)["result"]
+    sizes = {c: v["test"] for c, v in res["plan"]["class_sizes"].items()}
+    assert len(set(sizes.values())) > 1
+    st = res["statistics"]
+    comps = st["comparisons"]["qry-tune"]
+    mo = res["methods"]["qry-tune"]
+    head = res["summary"]["headline"]
+    micro_differs = False
+    for split in ("base", "novel", "all"):
+        for setting, headline in (("K=2", mo["k"]["2"][split]["mean"]), ("basic", mo["basic"][split]),
+                                  ("full-shot", mo["full-shot"][split])):
+            c = comps[setting][split]
+            assert c["mean_zero_shot"] == res["zero_shot"][split] == head["zero_shot"][split]
+            assert c["mean_k_shot"] == headline
+            assert c["delta"] == pytest.approx(headline - res["zero_shot"][split], abs=1e-12)
+            assert c["statistic"] == pytest.approx(c["delta"], abs=1e-12)
+            assert c["p_value"] is not None and c["p_corrected"] >= c["p_value"]
+        assert comps["K=2"][split]["mean_k_shot"] == head["k_shot"][split]["mean"]
+        k2 = mo["k"]["2"]
+        assert comps["K=2"][split]["delta_trials"] == pytest.approx(
+            [v - res["zero_shot"][split] for v in k2[split]["trials"]], abs=1e-12)
+        # the per-query (micro) mean, which the statistics block used to report, is another number here
+        cls = {"base": res["plan"]["classes"]["base"], "novel": res["plan"]["classes"]["novel"]}.get(split, list(sizes))
+        pc = res["zero_shot"]["per_class"]
+        micro = sum(pc[c] * sizes[c] for c in cls) / sum(sizes[c] for c in cls)
+        micro_differs |= abs(micro - res["zero_shot"][split]) > 1e-9
+    assert micro_differs, "the constructed run does not tell the macro from the micro average"
+    h = st["header"]
+    assert h["sidedness"] == "two-sided" and h["correction"] == "holm" and h["test"] == "randomization"
+    assert "weighted by 1/(test queries of its class x classes" in h["unit"]
+    assert "averaged over the K's trials" in h["trials"] and "headline" in h["means"]
+    table = fewshot_table(res)
+    assert "stratified paired randomization (sign-flip) test of the headline difference" in table
+    assert "unit: test query weighted by 1/(test queries of its class x classes)" in table
+    assert "trials averaged per test query" in table and "holm correction" in table
+
