@@ -8,23 +8,65 @@ suite is ``fewshot`` (their schema is not fixed yet; a file without a summary is
 a message).
 
 Ranking (per dataset) by ``rank_by`` (default ``VARIATIONS (AVG.)`` of the first metric, or
-ORIGINAL when a run has no variation set), higher is better. With per-query tables on a
-shared query set (the queries common to every ranked model of the dataset), B bootstrap
-replicates resample queries jointly across models; ``rank_interval`` is the 2.5-97.5 percentile
-range of each model's replicate ranks, and ``rank`` = 1 + the number of models that are
-*separably better* (their paired bootstrap 95 % interval of the score difference lies above
-0, uncorrected). Models that cannot be separated therefore share a rank ("tied").
+ORIGINAL when a run has no variation set), higher is better, on the queries shared by every
+ranked model of the dataset (finite scores only). Everything -- point rank, interval and ties --
+comes from ONE set of pairwise decisions, so the three are consistent by construction:
+
+* **Separation.** Every one of the k(k-1)/2 model pairs gets a paired test on the per-query
+  scores (``test``, default the paired Student t-test of :func:`bench.stats.paired_test`;
+  **two-sided**). The k(k-1)/2 p-values of a dataset form ONE family, corrected with
+  ``correction`` (default **Holm** step-down, controlling the family-wise error rate) at level
+  ``alpha`` (default 0.05). Model j is *separably better* than model i when the corrected p-value
+  is < alpha AND mean(j) > mean(i) on the shared queries (a significant pair whose means are
+  exactly equal separates nothing).
+* **Interval.** ``rank_low = 1 + #models separably better``, ``rank_high = k - #models separably
+  worse``; ``rank_interval`` is ``"rank_low-rank_high"``. With Holm (FWER <= alpha), no false
+  separation is made with probability >= 1 - alpha (under the test's assumptions; errors in the
+  *direction* of a true difference are controlled only approximately), and then every model's
+  true rank (by population mean) lies in its interval: the intervals are *simultaneous*
+  1 - alpha rank confidence sets (with ``correction="bh"`` or ``"none"`` they are not). The
+  previous definition (2.5-97.5 percentiles of bootstrap ranks next to a point rank from
+  uncorrected bootstrap intervals) could put the rank outside its own interval, and percentile
+  intervals of ranks are unreliable when models are close.
+* **Point rank.** ``rank = 1 + #models with a strictly higher mean score`` (equal means share a
+  rank), clipped into ``[rank_low, rank_high]``. Because "separably better" requires a higher
+  mean, the point rank always lies in the interval already; the clip only makes the invariant
+  ``rank_low <= rank <= rank_high`` hold by construction.
+* **Ties.** ``tied`` = ``yes`` when the model is NOT separable (at the stated test, correction and
+  level) from a neighbour, i.e. the model ranked directly above or directly below it in the
+  table's order; ``no`` otherwise (also for a lone model). Models sharing a rank number always
+  tie (equal means are never separable), but a model can tie without sharing its rank number.
+* Without per-query tables on >= 2 shared queries for every model of a dataset (k > 1), ranks come
+  from the point scores and ``rank_interval``, ``rank_low``, ``rank_high`` and ``tied`` are
+  empty (nothing can be tested; a note says so).
+
+The method string (test, sidedness, correction, family, alpha, seed) is written in the header
+(Markdown) and the ``rank_method`` column (CSV). Deterministic: the t-test and Wilcoxon test have
+no randomness; the randomization test draws from a stream keyed by (seed, dataset, metric, set,
+model pair). ``bootstrap`` is accepted for compatibility and no longer used by the ranking.
 Rows are sorted by dataset, rank, score (descending), model name: a stable order.
 
-CSV cells that are text and start with ``= + - @`` or a tab / carriage return are prefixed
-with ``'`` (formula injection); numbers, including negative ones, are written as numbers.
+CSV: numbers (including negative ones) are written as numbers. A text cell is prefixed with
+``'`` (CSV / formula injection, OWASP; see :func:`csv_cell`) when it starts with ``= + - @``, with
+``|`` or ``%`` (DDE / legacy formula starts, escaped by e.g. defusedcsv), with their fullwidth or
+small compatibility forms (``＝ ＋ － ＠ ｜ ％``, ``﹦ ﹢ ﹣ ﹫ ﹪`` -- anything whose NFKC form starts
+with one of those), with U+2212 MINUS SIGN, or with whitespace, a control or an invisible format
+character (space, tab, CR, LF, NUL, NBSP, BOM, ...; these can hide a formula start). Text that is
+a plain decimal number (``-0.5``, ``+3``, ``1e-3``) is left alone: a spreadsheet reads it as a
+number, not a formula. Known limit: only the start of a cell is neutralised; a spreadsheet that
+splits lines on another separator (``;`` in some locales) could start a cell in the middle of a
+text value (OWASP's separator caveat). Quoting cannot prevent that (the quote would not open the
+re-split cell), and the text comes from our own run files, so it is left as is.
 """
 from __future__ import annotations
 
 import csv
 import io
 import math
+import numbers
+import re
 import sys
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -34,21 +76,38 @@ from bench import stats as S
 from bench.errors import DataError
 from bench.rundir import AVG, ORIGINAL, Run, load_run
 
-_DANGEROUS = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA_START = frozenset("=+-@|%\u2212")  # after NFKC; U+2212 MINUS SIGN has no compatibility form
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def _dangerous_text(text: str) -> bool:
+    """Whether a spreadsheet could read text as a formula (or hide a formula start behind
+    invisible leading characters). See the module docstring for the rule."""
+    if not text:
+        return False
+    c = text[0]
+    if c.isspace() or unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs", "Zs", "Zl", "Zp"):
+        return True
+    if c in _FORMULA_START or unicodedata.normalize("NFKC", c)[:1] in _FORMULA_START:
+        return _NUMBER.fullmatch(text) is None
+    return False
 
 
 def csv_cell(x: Any) -> Any:
-    """A value safe to put in a CSV cell: numbers stay numbers; dangerous text is quoted with '."""
+    """A value safe to put in a CSV cell: numbers stay numbers (an int stays an int; a float
+    becomes its shortest repr, non-finite ones an empty cell); text that a spreadsheet could
+    read as a formula is prefixed with ``'``; booleans become ``true`` / ``false``."""
     if x is None:
         return ""
     if isinstance(x, (bool, np.bool_)):
         return "true" if x else "false"
-    if isinstance(x, (int, np.integer)):
+    if isinstance(x, numbers.Integral):
         return int(x)
-    if isinstance(x, (float, np.floating)):
-        return repr(float(x)) if math.isfinite(x) else ""
+    if isinstance(x, numbers.Real):
+        f = float(x)
+        return repr(f) if math.isfinite(f) else ""
     text = str(x)
-    if text.startswith(_DANGEROUS):
+    if _dangerous_text(text):
         return "'" + text
     return text
 
@@ -79,7 +138,7 @@ class Leaderboard:
             return str(v).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
         out = ["### drbench leaderboard", ""] + [f"- {h}" for h in self.header] + [""]
-        cols = [c for c in self.columns if c != "rank_method"]
+        cols = [c for c in self.columns if c not in ("rank_method", "rank_low", "rank_high")]  # in rank_interval
         out.append("| " + " | ".join(c.replace("|", "\\|") for c in cols) + " |")
         out.append("|" + "|".join("---:" if c not in ("model", "dataset", "rank_interval") else "---" for c in cols) + "|")
         for r in self.rows:
@@ -87,6 +146,101 @@ class Leaderboard:
         for n in self.notes:
             out += ["", f"note: {n}"]
         return "\n".join(out) + "\n"
+
+
+@dataclass(frozen=True)
+class PairwiseRanks:
+    """Ranks of k models from corrected pairwise tests (see the module docstring).
+
+    Arrays are indexed by model (the columns of the score matrix). ``better[i, j]`` is True when
+    model j is separably better than model i; ``p_raw`` / ``p_adj`` are the symmetric (k, k)
+    matrices of raw / corrected p-values (NaN on the diagonal); ``order`` lists the models in
+    table order (rank, mean descending, name)."""
+
+    means: np.ndarray
+    rank: np.ndarray
+    rank_low: np.ndarray
+    rank_high: np.ndarray
+    tied: np.ndarray
+    better: np.ndarray
+    p_raw: np.ndarray
+    p_adj: np.ndarray
+    order: List[int]
+    n_pairs: int
+
+    def separable(self, i: int, j: int) -> bool:
+        return bool(self.better[i, j] or self.better[j, i])
+
+
+def pairwise_ranks(scores: Any, names: Optional[Sequence[str]] = None, *, test: str = "t-test",
+                   correction: str = "holm", alpha: float = 0.05, seed: int = 0,
+                   n_resamples: int = S.DEFAULT_RESAMPLES, key: Sequence[str] = ()) -> PairwiseRanks:
+    """Point ranks, rank intervals and ties of k models from an (n_queries, k) matrix of finite
+    per-query scores on a shared query set (higher is better).
+
+    Every pair (i, j), i < j, is tested with ``bench.stats.paired_test(scores[:, i], scores[:, j],
+    test)`` (two-sided); the k(k-1)/2 p-values are one family corrected with ``correction``; j is
+    separably better than i when the corrected p < ``alpha`` and mean(j) > mean(i).
+    rank_low = 1 + #separably better, rank_high = k - #separably worse, rank = 1 + #higher mean
+    clipped into [rank_low, rank_high]; tied = not separable from the model directly above or
+    below in table order (rank, mean descending, name). The randomization test's stream is keyed
+    by (seed, *key, name_i, name_j)."""
+    s = np.array(scores, dtype=np.float64, copy=True)
+    if s.ndim != 2:
+        raise ValueError("scores must be a (n_queries, n_models) array")
+    if not np.all(np.isfinite(s)):
+        raise ValueError("scores contain NaN or infinite values; drop those queries first")
+    if alpha <= 0 or alpha >= 1:
+        raise ValueError("alpha must be in (0, 1)")
+    if correction not in S.CORRECTIONS:
+        raise ValueError(f"unknown correction {correction!r}; choose one of {', '.join(S.CORRECTIONS)}")
+    n, k = s.shape
+    names = [str(x) for x in names] if names is not None else [str(i) for i in range(k)]
+    if len(names) != k:
+        raise ValueError("one name per model (column) is needed")
+    means = s.mean(axis=0) if n else np.full(k, np.nan)
+    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+    raw = [S.paired_test(s[:, i], s[:, j], test, seed=seed, n_resamples=n_resamples,
+                         key=(*key, names[i], names[j])).pvalue for i, j in pairs]
+    adj = S.adjust_pvalues(raw, correction) if pairs else np.array([])
+    p_raw = np.full((k, k), np.nan)
+    p_adj = np.full((k, k), np.nan)
+    better = np.zeros((k, k), dtype=bool)
+    for (i, j), pr, pa in zip(pairs, raw, adj):
+        p_raw[i, j] = p_raw[j, i] = pr
+        p_adj[i, j] = p_adj[j, i] = pa
+        if np.isfinite(pa) and pa < alpha:
+            if means[j] > means[i]:
+                better[i, j] = True
+            elif means[i] > means[j]:
+                better[j, i] = True
+    rank_low = 1 + better.sum(axis=1)  # row i: the models separably better than i
+    rank_high = k - better.sum(axis=0)  # column i: the models i is separably better than
+    point = S.ranks_of(np.where(np.isfinite(means), means, -np.inf))
+    rank = np.clip(point, rank_low, rank_high)
+    order = sorted(range(k), key=lambda i: (int(rank[i]), -float(means[i]) if np.isfinite(means[i]) else math.inf,
+                                            names[i], i))
+    tied = np.zeros(k, dtype=bool)
+    for pos, i in enumerate(order):
+        for q in (pos - 1, pos + 1):
+            if 0 <= q < k and not (better[i, order[q]] or better[order[q], i]):
+                tied[i] = True
+    return PairwiseRanks(means, rank.astype(int), rank_low.astype(int), rank_high.astype(int), tied, better,
+                         p_raw, p_adj, order, len(pairs))
+
+
+def rank_method(rank_by: str, metric: str, *, test: str, correction: str, alpha: float, seed: int,
+                n_resamples: int = S.DEFAULT_RESAMPLES) -> str:
+    """The one-line description of the ranking written in the header and the rank_method column."""
+    extra = f" (m={n_resamples} Monte Carlo resamples)" if test == "randomization" else ""
+    return (f"rank by {rank_by} {metric} (higher is better), per dataset, on the queries shared by all ranked models; "
+            f"pairwise separation: {S.TEST_DESCRIPTIONS[test]}{extra}; two-sided; family = all k(k-1)/2 model "
+            f"pairs of a dataset, correction: {S.CORRECTION_DESCRIPTIONS[correction]}; alpha = {alpha}; seed={seed}; "
+            "j separably better than i = corrected p < alpha and mean(j) > mean(i); "
+            "rank_interval = rank_low-rank_high with rank_low = 1 + #models separably better, "
+            "rank_high = k - #models separably worse (simultaneous 1-alpha rank confidence sets when the "
+            "correction controls the FWER); rank = 1 + #models with a higher mean, clipped into the interval; "
+            "tied = not separable from the model directly above or below")
 
 
 def _flatten(d: Any, prefix: str = "") -> Dict[str, float]:
@@ -128,8 +282,18 @@ def _rank_scores(run: Run, rank_by: str, metric: str) -> Optional[Any]:
 
 
 def build(paths: Sequence[Any], *, metrics: Optional[Sequence[str]] = None, rank_by: str = AVG,
-          bootstrap: int = S.DEFAULT_BOOTSTRAP, seed: int = 0, log=None) -> Leaderboard:
+          seed: int = 0, log=None, test: str = "t-test",
+          correction: str = "holm", alpha: float = 0.05, n_resamples: int = S.DEFAULT_RESAMPLES) -> Leaderboard:
+    """The leaderboard of the given runs (see the module docstring for the ranking). Rank intervals
+    come from the corrected pairwise tests: ``test`` is one of bench.stats.TESTS, ``correction``
+    one of bench.stats.CORRECTIONS, at level ``alpha``."""
     log = log or (lambda msg: print(msg, file=sys.stderr))
+    if test not in S.TESTS:
+        raise ValueError(f"unknown test {test!r}; choose one of {', '.join(S.TESTS)}")
+    if correction not in S.CORRECTIONS:
+        raise ValueError(f"unknown correction {correction!r}; choose one of {', '.join(S.CORRECTIONS)}")
+    if not 0 < alpha < 1:
+        raise ValueError("alpha must be in (0, 1)")
     runs = [load_run(p, per_query=None) for p in paths]
     variations = [r for r in runs if r.suite != "fewshot"]
     fewshot = [r for r in runs if r.suite == "fewshot"]
@@ -216,44 +380,41 @@ def build(paths: Sequence[Any], *, metrics: Optional[Sequence[str]] = None, rank
                 common &= set(s.index)
             shared = [q for q in series[0].index if q in common]
             if len(keys) > 1 and len(shared) < min(len(s) for s in series):
-                notes.append(f"{dataset}: rank bootstrap on the {len(shared)} queries shared by all models")
-        if shared and len(shared) >= 2 and bootstrap > 0:
+                notes.append(f"{dataset}: ranks tested on the {len(shared)} queries shared by all models")
+        mat = None
+        if shared:
             mat = np.column_stack([s.loc[shared].to_numpy(float) for s in series])
-            ok = np.all(np.isfinite(mat), axis=1)
-            mat = mat[ok]
-            means = S.bootstrap_means(mat, B=bootstrap, seed=seed, key=(dataset, first, rank_by))
-            reps = S.ranks_of(means)
-            lo = np.floor(np.percentile(reps, 2.5, axis=0)).astype(int)
-            hi = np.ceil(np.percentile(reps, 97.5, axis=0)).astype(int)
-            k = len(keys)
-            better = np.zeros(k, dtype=int)
-            for i in range(k):
-                for j in range(k):
-                    if i != j and np.percentile(means[:, j] - means[:, i], 2.5) > 0:
-                        better[i] += 1
-            shared_point = mat.mean(axis=0)
+            finite = np.all(np.isfinite(mat), axis=1)
+            if len(keys) > 1 and not finite.all():
+                notes.append(f"{dataset}: {int(np.sum(~finite))} shared queries with a non-finite score left out of "
+                             "the rank tests")
+            mat = mat[finite]
+        if len(keys) == 1:
+            sc = float(mat.mean()) if mat is not None and mat.size else float(point_arr[0])
+            rows[keys[0]].update({"rank": 1, "rank_low": 1, "rank_high": 1, "rank_interval": "1-1", "tied": "no",
+                                  "_score": sc})
+        elif mat is not None and mat.shape[0] >= 2:
+            pr = pairwise_ranks(mat, [k[0] for k in keys], test=test, correction=correction, alpha=alpha, seed=seed,
+                                n_resamples=n_resamples, key=(dataset, first, rank_by))
+            if test == "randomization" and 1.0 / (n_resamples + 1) >= alpha / max(pr.n_pairs, 1):
+                notes.append(f"{dataset}: Monte Carlo randomization p-values cannot go below 1/(m+1) = "
+                             f"{1 / (n_resamples + 1):.2g} >= alpha / {pr.n_pairs} pairs: with a FWER correction a "
+                             "pair needing Monte Carlo may never be separable; raise n_resamples")
             for idx, key in enumerate(keys):
-                rows[key]["rank"] = int(1 + better[idx])
-                rows[key]["rank_interval"] = f"{lo[idx]}-{hi[idx]}"
-                rows[key]["_score"] = float(shared_point[idx])
+                lo, hi = int(pr.rank_low[idx]), int(pr.rank_high[idx])
+                rows[key].update({"rank": int(pr.rank[idx]), "rank_low": lo, "rank_high": hi,
+                                  "rank_interval": f"{lo}-{hi}", "tied": "yes" if pr.tied[idx] else "no",
+                                  "_score": float(pr.means[idx])})
         else:
-            if len(keys) > 1:
-                notes.append(f"{dataset}: no shared per-query tables: ranks from point scores, no intervals")
-            pr = S.ranks_of(np.where(np.isfinite(point_arr), point_arr, -np.inf))
+            notes.append(f"{dataset}: no per-query tables on >= 2 shared queries for every model: ranks from point "
+                         "scores; no rank intervals, no ties (nothing can be tested)")
+            pr_point = S.ranks_of(np.where(np.isfinite(point_arr), point_arr, -np.inf))
             for idx, key in enumerate(keys):
-                rows[key]["rank"] = int(pr[idx])
-                rows[key]["rank_interval"] = None
-                rows[key]["_score"] = float(point_arr[idx])
-        tied = {}
-        for key in keys:
-            tied.setdefault(rows[key]["rank"], []).append(key)
-        for key in keys:
-            rows[key]["tied"] = "yes" if len(tied[rows[key]["rank"]]) > 1 else "no"
+                rows[key].update({"rank": int(pr_point[idx]), "rank_low": None, "rank_high": None,
+                                  "rank_interval": None, "tied": None, "_score": float(point_arr[idx])})
 
-    method = (f"rank by {rank_by} {first} (higher is better), per dataset; bootstrap B={bootstrap}, seed={seed}, "
-              "queries resampled jointly across models on their shared query set; rank_interval = 2.5-97.5 "
-              "percentiles of bootstrap ranks; rank = 1 + number of models separably better (paired bootstrap 95% "
-              "percentile interval of the score difference above 0, uncorrected); tied = shares its rank")
+    method = rank_method(rank_by, first, test=test, correction=correction, alpha=alpha, seed=seed,
+                         n_resamples=n_resamples)
     for r in rows.values():
         r["rank_method"] = method
 
@@ -263,7 +424,7 @@ def build(paths: Sequence[Any], *, metrics: Optional[Sequence[str]] = None, rank
         return (key[1], r.get("rank", 10 ** 9), -(sc if sc is not None and math.isfinite(sc) else -math.inf), key[0])
 
     ordered = [r for _, r in sorted(rows.items(), key=sort_key)]
-    columns = ["rank", "rank_interval", "tied", "model", "dataset", "n_queries"]
+    columns = ["rank", "rank_interval", "rank_low", "rank_high", "tied", "model", "dataset", "n_queries"]
     for m in metrics:
         columns.append(col(m, ORIGINAL))
         columns += [col(m, label) for _, label in set_cols]

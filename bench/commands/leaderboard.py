@@ -1,5 +1,5 @@
 """`bench leaderboard RUN ... -o results/leaderboard.csv [--md FILE]`: one row per model and
-dataset with bootstrap rank intervals. See bench/leaderboard.py."""
+dataset with rank intervals from corrected pairwise tests. See bench/leaderboard.py."""
 from __future__ import annotations
 
 import argparse
@@ -15,15 +15,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="measure(s) to show; repeat for several (default: the first measure)")
     p.add_argument("--rank-by", default="VARIATIONS (AVG.)",
                    help="set whose first-metric score ranks the models (default: VARIATIONS (AVG.); or ORIGINAL)")
-    p.add_argument("--bootstrap", type=int, default=1000, metavar="B", help="bootstrap replicates of the rank intervals")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--test", default="t-test", choices=["t-test", "randomization", "wilcoxon"],
+                   help="paired test that separates two models (two-sided; default t-test)")
+    p.add_argument("--correction", default="holm", choices=["holm", "bh", "none"],
+                   help="correction over the k(k-1)/2 model pairs of a dataset (default holm: simultaneous intervals)")
+    p.add_argument("--alpha", type=float, default=0.05, help="level of the pairwise separations (default 0.05)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the randomization test's resamples")
 
 
 def run(args: argparse.Namespace) -> int:
     from bench.io import atomic_write_text
     from bench.leaderboard import build
 
-    board = build(args.runs, metrics=args.metric, rank_by=args.rank_by, bootstrap=args.bootstrap, seed=args.seed)
+    board = build(args.runs, metrics=args.metric, rank_by=args.rank_by, seed=args.seed, test=args.test,
+                  correction=args.correction, alpha=args.alpha)
     text = board.csv()
     if args.output:
         atomic_write_text(args.output, text)
