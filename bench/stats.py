@@ -253,6 +253,49 @@ def _exact_sign_flip_count(d: np.ndarray, hi: Optional[float], lo: Optional[floa
     return count
 
 
+def _sign_flip(x: np.ndarray, t_obs: float, n: int, alternative: str, *, n_resamples: int, exact_max_n: int,
+               rng_keys: Sequence[str], seed: int, zero_note: str, what: str) -> TestResult:
+    """The sign-flip null of ``sum(x)`` over the non-zero terms ``x`` (shared by the plain and the
+    weighted randomization tests). ``t_obs`` is the statistic reported (mean or weighted sum)."""
+    k = x.size
+    total = float(np.sum(x))
+    tol = _tol(x)
+    if alternative == "two-sided":
+        thr = abs(total) - tol
+        if thr <= 0:  # observed sum is 0 (within rounding): every resample is as extreme
+            return TestResult("randomization", t_obs, 1.0, n, "",
+                              "; ".join(v for v in (f"observed {what} is 0: p = 1", zero_note) if v), alternative)
+        hi, lo = thr, -thr
+    elif alternative == "greater":
+        hi, lo = total - tol, None
+    else:
+        hi, lo = None, total + tol
+    if k <= exact_max_n:
+        count = _exact_sign_flip_count(x, hi, lo)
+        return TestResult("randomization", t_obs, min(1.0, count / float(2 ** k)), n,
+                          f"exact (2^{k} sign vectors of the {k} non-zero differences)", zero_note, alternative)
+    if n_resamples < 1:
+        raise ValueError("n_resamples must be >= 1")
+    rng = rng_for(seed, *rng_keys)
+    b_count = 0
+    done = 0
+    while done < n_resamples:
+        c = min(_CHUNK, n_resamples - done)
+        signs = rng.integers(0, 2, size=(c, k), dtype=np.int8).astype(np.float64) * 2.0 - 1.0
+        sums = np.sum(signs * x, axis=1)
+        hit = np.zeros(c, dtype=bool)
+        if hi is not None:
+            hit |= sums >= hi
+        if lo is not None:
+            hit |= sums <= lo
+        b_count += int(np.sum(hit))
+        done += c
+    p = (b_count + 1) / (n_resamples + 1)
+    return TestResult("randomization", t_obs, p, n,
+                      f"monte-carlo (m={n_resamples}, seed={seed}; {k} non-zero differences > exact_max_n="
+                      f"{exact_max_n})", zero_note, alternative)
+
+
 def paired_randomization_test(a: Any, b: Any, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
                               exact_max_n: int = EXACT_MAX_N, key: Sequence[str] = (),
                               alternative: str = "two-sided") -> TestResult:
@@ -273,47 +316,35 @@ def paired_randomization_test(a: Any, b: Any, *, n_resamples: int = DEFAULT_RESA
         return deg
     n = d.size
     nz = d[d != 0.0]
-    k = nz.size
-    n_zero = n - k
-    zero_note = f"{n_zero} zero differences contribute nothing to sign flips" if n_zero else ""
-    total = float(np.sum(nz))
-    t_obs = float(np.sum(d)) / n
-    tol = _tol(nz)
-    if alternative == "two-sided":
-        thr = abs(total) - tol
-        if thr <= 0:  # observed sum is 0 (within rounding): every resample is as extreme
-            return TestResult("randomization", t_obs, 1.0, n, "",
-                              "; ".join(x for x in ("observed mean difference is 0: p = 1", zero_note) if x),
-                              alternative)
-        hi, lo = thr, -thr
-    elif alternative == "greater":
-        hi, lo = total - tol, None
-    else:
-        hi, lo = None, total + tol
-    if k <= exact_max_n:
-        count = _exact_sign_flip_count(nz, hi, lo)
-        return TestResult("randomization", t_obs, min(1.0, count / float(2 ** k)), n,
-                          f"exact (2^{k} sign vectors of the {k} non-zero differences)", zero_note, alternative)
-    if n_resamples < 1:
-        raise ValueError("n_resamples must be >= 1")
-    rng = rng_for(seed, "randomization", *key)
-    b_count = 0
-    done = 0
-    while done < n_resamples:
-        c = min(_CHUNK, n_resamples - done)
-        signs = rng.integers(0, 2, size=(c, k), dtype=np.int8).astype(np.float64) * 2.0 - 1.0
-        sums = np.sum(signs * nz, axis=1)
-        hit = np.zeros(c, dtype=bool)
-        if hi is not None:
-            hit |= sums >= hi
-        if lo is not None:
-            hit |= sums <= lo
-        b_count += int(np.sum(hit))
-        done += c
-    p = (b_count + 1) / (n_resamples + 1)
-    return TestResult("randomization", t_obs, p, n,
-                      f"monte-carlo (m={n_resamples}, seed={seed}; {k} non-zero differences > exact_max_n="
-                      f"{exact_max_n})", zero_note, alternative)
+    zero_note = f"{n - nz.size} zero differences contribute nothing to sign flips" if n > nz.size else ""
+    return _sign_flip(nz, float(np.sum(d)) / n, n, alternative, n_resamples=n_resamples, exact_max_n=exact_max_n,
+                      rng_keys=("randomization", *key), seed=seed, zero_note=zero_note, what="mean difference")
+
+
+def weighted_sign_flip_test(d: Any, w: Any, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
+                            key: Sequence[str] = (), exact_max_n: int = EXACT_MAX_N,
+                            alternative: str = "two-sided") -> TestResult:
+    """Paired randomization (sign-flip) test of the WEIGHTED statistic ``T = sum_i w_i d_i``
+    (with macro weights T is a macro-averaged difference: the few-shot suite's headline).
+    H0: within each pair the two members are exchangeable, so each ``d_i`` keeps or flips its sign
+    with probability 1/2, independently. Only the n' terms with ``w_i d_i != 0`` move; exact when
+    n' <= exact_max_n, else seeded Monte Carlo from (seed, "weighted-sign-flip", *key) with
+    p = (b+1)/(m+1). Degenerate: fewer than 2 pairs -> p NaN; every term zero -> p = 1."""
+    _check_alternative(alternative)
+    d = np.array(d, dtype=np.float64, copy=True).ravel()
+    w = np.array(w, dtype=np.float64, copy=True).ravel()
+    if d.shape != w.shape:
+        raise ValueError(f"d and w must have the same length, got {d.size} and {w.size}")
+    if not (np.all(np.isfinite(d)) and np.all(np.isfinite(w))):
+        raise ValueError("d or w contains NaN or infinite values")
+    x_all = w * d
+    deg = _degenerate("randomization", x_all, alternative)
+    if deg is not None:
+        return deg
+    x = x_all[x_all != 0.0]
+    return _sign_flip(x, float(np.sum(x_all)), int(d.size), alternative, n_resamples=n_resamples,
+                      exact_max_n=exact_max_n, rng_keys=("weighted-sign-flip", *key), seed=seed, zero_note="",
+                      what="statistic")
 
 
 def _signed_rank_null_counts(r2: np.ndarray) -> np.ndarray:
