@@ -1,5 +1,5 @@
 """Suite definitions, registered lazily by name (entry-point group ``drbench.suites``)."""
-from bench.registry import Registry
+from bench.core.registry import Registry
 
 SUITES: Registry = Registry("suite", "drbench.suites")
 SUITES.register("variations", "suites.variations:run")

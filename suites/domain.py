@@ -31,12 +31,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Dict, Optional, Sequence
 
-from bench.data import Dataset
-from bench.errors import BenchError
-from bench.measures import Measure
-from bench.models import ModelSpec
-from bench.pipeline import Timer
-from bench.retrieve import TIE_BREAK
+from bench.data.collections import Dataset
+from bench.core.errors import BenchError
+from bench.evaluation.measures import Measure
+from bench.models.spec import ModelSpec
+from bench.search.retriever import Timer
+from bench.search.exact import TIE_BREAK
 
 BASELINE = "zero-shot"
 SYSTEMS = ("zero-shot", "DR", "REM", "REM+DAM")
@@ -54,10 +54,10 @@ class DomainConfig:
     measures: Sequence[Measure] = ()
     top_k: int = 100
     systems: Sequence[str] = SYSTEMS
-    train: object = None  # bench.train.TrainConfig for DR and REM
+    train: object = None  # bench.training.contrastive.TrainConfig for DR and REM
     rem_lr: Optional[float] = None  # None: the rem method's default learning rate
-    mlm: object = None  # bench.ddr.MLMConfig
-    tuning: Optional[object] = None  # bench.tuning.TuningConfig for REM (None: defaults)
+    mlm: object = None  # bench.training.ddr.MLMConfig
+    tuning: Optional[object] = None  # bench.tuning.methods.TuningConfig for REM (None: defaults)
     batch_size: int = 64
     cache_root: Optional[Path] = None
     progress: bool = True
@@ -73,13 +73,13 @@ class DomainConfig:
 
 
 def _checkpoint_home(cache_root: Optional[Path]) -> Path:
-    from bench.paths import cache_home
+    from bench.core.paths import cache_home
 
     return Path(cache_root).parent / "checkpoints" if cache_root else cache_home() / "checkpoints"
 
 
 def _complete(folder: Path) -> bool:
-    from bench.checkpoint import read_training
+    from bench.models.checkpoint import read_training
 
     rec = read_training(folder) if folder.is_dir() else None
     return bool(rec and rec.get("complete"))
@@ -89,15 +89,15 @@ def _train_system(kind: str, spec: ModelSpec, source: Dataset, cfg: DomainConfig
                   name: Optional[str] = None) -> Path:
     import copy
 
-    from bench.io import canonical_json, sha256_hex
-    from bench.models import model_fingerprint
-    from bench.recipes import RecipeConfig, train_recipe
+    from bench.core.io import canonical_json, sha256_hex
+    from bench.models.spec import model_fingerprint
+    from bench.training.recipes import RecipeConfig, train_recipe
 
     train = copy.deepcopy(cfg.train)
     method = "full-tune" if kind == "DR" else "rem"
     if kind == "REM" and cfg.rem_lr is not None:
         train.lr = cfg.rem_lr
-    from bench.tuning import TuningConfig
+    from bench.tuning.methods import TuningConfig
 
     tuning = cfg.tuning if cfg.tuning is not None else TuningConfig()
     rc = RecipeConfig(recipe="dr", method=method, seed=cfg.seed, train=train, tuning=tuning)
@@ -114,9 +114,9 @@ def _train_system(kind: str, spec: ModelSpec, source: Dataset, cfg: DomainConfig
 
 def _adapt(spec: ModelSpec, target: Dataset, cfg: DomainConfig, home: Path, timer: Timer,
            name: Optional[str] = None) -> Path:
-    from bench.ddr import adapt_backbone
-    from bench.io import canonical_json, sha256_hex
-    from bench.models import model_fingerprint
+    from bench.training.ddr import adapt_backbone
+    from bench.core.io import canonical_json, sha256_hex
+    from bench.models.spec import model_fingerprint
 
     texts = [target.corpus[d].full_text() for d in target.doc_ids()]
     corpus_fp = sha256_hex("corpus", *texts)
@@ -132,9 +132,9 @@ def _adapt(spec: ModelSpec, target: Dataset, cfg: DomainConfig, home: Path, time
 
 def attach_rem(dam: Path, rem: Path, out: Path) -> Path:
     """A checkpoint = the adapted backbone ``dam`` + the REM files of ``rem`` (copied unchanged)."""
-    from bench.adapters import TUNING_JSON, TUNING_WEIGHTS
-    from bench.checkpoint import TRAINING_FILE, atomic_folder, read_training
-    from bench.io import atomic_write_json
+    from bench.tuning.adapters import TUNING_JSON, TUNING_WEIGHTS
+    from bench.models.checkpoint import TRAINING_FILE, atomic_folder, read_training
+    from bench.core.io import atomic_write_json
 
     if _complete(out):
         return out
@@ -173,12 +173,12 @@ def run(spec: ModelSpec, dataset: Dataset, source: Dataset, cfg: DomainConfig, o
 
     import pandas as pd
 
-    from bench.checkpoint import read_training
-    from bench.executor import LocalExecutor
-    from bench.measures import per_query
-    from bench.models import spec_from_folder
-    from bench.pipeline import make_retriever
-    from bench.results import per_query_csv, result_header, write_run
+    from bench.models.checkpoint import read_training
+    from bench.encoding.executor import LocalExecutor
+    from bench.evaluation.measures import per_query
+    from bench.models.spec import spec_from_folder
+    from bench.search.retriever import make_retriever
+    from bench.results.writer import per_query_csv, result_header, write_run
 
     cfg.validate()
     if spec.kind != "dense":
@@ -235,7 +235,7 @@ def run(spec: ModelSpec, dataset: Dataset, source: Dataset, cfg: DomainConfig, o
     }
     per_query_text = per_query_csv(rows, names)
     if cfg.statistics is not None and len(systems) > 1:
-        from bench.stats import variation_statistics
+        from bench.evaluation.stats import variation_statistics
 
         with timer("statistics"):
             df = pd.read_csv(io.StringIO(per_query_text), dtype={"set": str, "qid": str})
@@ -244,7 +244,7 @@ def run(spec: ModelSpec, dataset: Dataset, source: Dataset, cfg: DomainConfig, o
     timings = {"seconds": {k: round(v, 4) for k, v in sorted(timer.seconds.items())}, "executor": executor.name,
                "training_seconds": {s: _seconds(rec) for s, rec in records.items()}}
     if out_dir is not None:
-        from bench.results import begin_run
+        from bench.results.writer import begin_run
 
         begin_run(Path(out_dir))
         write_run(Path(out_dir), result, per_query_text, timings)
@@ -264,7 +264,7 @@ def _training_summary(rec: Optional[dict]) -> Optional[dict]:
 
 
 def _default_tuning():
-    from bench.tuning import TuningConfig
+    from bench.tuning.methods import TuningConfig
 
     return TuningConfig()
 
@@ -294,7 +294,7 @@ def add_arguments(g) -> None:
     g.add_argument("--source-split", default=None, help="qrels split of the source (default: test)")
     g.add_argument("--systems", default=",".join(SYSTEMS), help=f"comma-separated subset of {', '.join(SYSTEMS)}")
     g.add_argument("--rem-lr", type=float, default=None, help="learning rate of REM (default: the rem method's)")
-    from bench.ddr import add_mlm_arguments
+    from bench.training.ddr import add_mlm_arguments
 
     add_mlm_arguments(g)
 
@@ -303,10 +303,10 @@ def run_from_args(args, spec: ModelSpec, dataset: Dataset, out_dir: Path, execut
     import sys
     import time
 
-    from bench.data import load_dataset
-    from bench.ddr import mlm_config_from_args
-    from bench.train import train_config_from_args
-    from bench.tuning import tuning_config_from_args
+    from bench.data.collections import load_dataset
+    from bench.training.ddr import mlm_config_from_args
+    from bench.training.contrastive import train_config_from_args
+    from bench.tuning.methods import tuning_config_from_args
 
     if not args.source:
         raise BenchError("--suite domain needs --source (the dataset to train on; --dataset is the target)")

@@ -47,14 +47,14 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from bench.adapters import describe
-from bench.data import Dataset
-from bench.errors import BenchError
-from bench.models import ModelSpec
-from bench.pipeline import Timer, make_retriever
-from bench.retrieve import TIE_BREAK
-from bench.train import TrainConfig, TrainLog, make_examples, mine_negatives, train_dual_encoder
-from bench.tuning import METHOD_DESCRIPTIONS, METHODS, TuningConfig, build_dual_encoder, check_method, tuned_module
+from bench.tuning.adapters import describe
+from bench.data.collections import Dataset
+from bench.core.errors import BenchError
+from bench.models.spec import ModelSpec
+from bench.search.retriever import Timer, make_retriever
+from bench.search.exact import TIE_BREAK
+from bench.training.contrastive import TrainConfig, TrainLog, make_examples, mine_negatives, train_dual_encoder
+from bench.tuning.methods import METHOD_DESCRIPTIONS, METHODS, TuningConfig, build_dual_encoder, check_method, tuned_module
 from perturb.base import rng_for
 from suites.fewshot_sampler import DEFAULT_KS, DEFAULT_TRIALS, SHORT_RULES, FewShotPlan, build_plan
 
@@ -105,7 +105,7 @@ class FewShotConfig:
             raise BenchError("--cutoff must be at least 1")
         self.train.validate()
         self.tuning.validate(self.methods)
-        from bench.stats import CORRECTIONS, TESTS
+        from bench.evaluation.stats import CORRECTIONS, TESTS
 
         if self.test not in TESTS:
             raise BenchError(f"--fewshot-test must be one of {', '.join(TESTS)}")
@@ -227,13 +227,13 @@ def weighted_sign_flip_test(d, w, *, n_resamples: int = 10000, seed: int = 0, ke
     or flips its sign with probability 1/2, independently.
 
     Only the ``n'`` terms with ``w_i d_i != 0`` move under a flip. Exact when
-    ``n' <= exact_max_n`` (default :data:`bench.stats.EXACT_MAX_N`, 20): ``p = #{s : |T(s)| >= |T|}
+    ``n' <= exact_max_n`` (default :data:`bench.evaluation.stats.EXACT_MAX_N`, 20): ``p = #{s : |T(s)| >= |T|}
     / 2**n'`` over all sign vectors (the identity counts; meet-in-the-middle). Otherwise seeded
-    Monte Carlo: ``m = n_resamples`` sign vectors from ``bench.stats.rng_for(seed,
+    Monte Carlo: ``m = n_resamples`` sign vectors from ``bench.evaluation.stats.rng_for(seed,
     "weighted-sign-flip", *key)`` in fixed chunks of 1000, ``p = (b + 1) / (m + 1)``. "As extreme"
     allows a rounding tolerance of ``1e-9 * sum|w_i d_i|``. Degenerate: fewer than 2 pairs -> p NaN;
-    every ``w_i d_i`` zero or ``T`` zero -> p = 1. Returns a :class:`bench.stats.TestResult`."""
-    from bench.stats import EXACT_MAX_N, TestResult, rng_for as stats_rng
+    every ``w_i d_i`` zero or ``T`` zero -> p = 1. Returns a :class:`bench.evaluation.stats.TestResult`."""
+    from bench.evaluation.stats import EXACT_MAX_N, TestResult, rng_for as stats_rng
 
     d = np.array(d, dtype=np.float64, copy=True).ravel()
     w = np.array(w, dtype=np.float64, copy=True).ravel()
@@ -290,10 +290,10 @@ def headline_comparison(zero: Mapping[str, float], trial_hits: Sequence[Mapping[
     Trials are combined per query first (the query's hit averaged over trials; by linearity the
     macro average of those equals the trial-mean headline). Test ``randomization``: the stratified
     sign-flip test of :func:`weighted_sign_flip_test` on the per-query differences with macro
-    weights (statistic = ``delta``); ``t-test`` / ``wilcoxon``: :func:`bench.stats.paired_test`
+    weights (statistic = ``delta``); ``t-test`` / ``wilcoxon``: :func:`bench.evaluation.stats.paired_test`
     on the per-class means (unit = class; mean of the class differences = ``delta``).
     Also per trial: ``delta_trials`` (trial macro R@10 - zero-shot) and their SD (n-1)."""
-    from bench.stats import paired_test, win_tie_loss
+    from bench.evaluation.stats import paired_test, win_tie_loss
 
     qids, w = macro_weights(test_by_class, classes)
     cs = [c for c in classes if test_by_class.get(c)]
@@ -390,23 +390,23 @@ class _Context:
         if tc.negatives_from == "model":
             run = self.retriever.search(train_ids, texts, depth)
         else:
-            from bench.retrieve import BM25Index
+            from bench.search.exact import BM25Index
 
-            from bench.models import resolve_model
+            from bench.models.spec import resolve_model
 
             bm = BM25Index(self.doc_ids, self.doc_texts, resolve_model("bm25").params)
             run = bm.search_texts(train_ids, texts, depth)
         return mine_negatives(run, self.dataset.qrels, tc.negative_depth)
 
     def load_backbone(self):
-        from bench.tuning import load_backbone
+        from bench.tuning.methods import load_backbone
 
         if self.base_model is None:
             self.base_model, self.tokenizer = load_backbone(self.spec)
         return self.base_model, self.tokenizer
 
     def evaluate(self, dual) -> Dict[str, float]:
-        from bench.retrieve import DenseIndex
+        from bench.search.exact import DenseIndex
 
         if dual.query_trainable:
             q = dual.encode(self.test_texts, "query", self.cfg.batch_size)
@@ -425,8 +425,8 @@ class _Context:
 def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional[Path], executor=None) -> dict:
     """Run the protocol; returns ``{"result", "per_query", "timings", "plan"}`` and writes the run
     folder when ``out_dir`` is given."""
-    from bench.executor import LocalExecutor
-    from bench.results import result_header, write_run
+    from bench.encoding.executor import LocalExecutor
+    from bench.results.writer import result_header, write_run
 
     t_start = time.perf_counter()
     cfg.validate()
@@ -563,7 +563,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
         "per_query_file": "per_query.csv",
         "plots": ["fewshot_r10.png", "fewshot_winning_ratio.png"] if cfg.plots else [],
     }
-    from bench.stats import to_jsonable
+    from bench.evaluation.stats import to_jsonable
 
     result = to_jsonable(result)
     per_query_text = _per_query_csv(rows)
@@ -640,7 +640,7 @@ def _statistics(hits, plan: FewShotPlan, cfg: FewShotConfig) -> dict:
     """Per method, setting and split: the setting vs zero-shot, tested at the level of the headline
     (:func:`headline_comparison`: statistic = macro-averaged R@10 difference, trials averaged per
     query first); correction over one method x split's settings."""
-    from bench.stats import CORRECTION_DESCRIPTIONS, TEST_DESCRIPTIONS, adjust_pvalues
+    from bench.evaluation.stats import CORRECTION_DESCRIPTIONS, TEST_DESCRIPTIONS, adjust_pvalues
 
     sc = _split_classes(plan)
     zero = hits[ZERO]
@@ -669,7 +669,7 @@ def _statistics(hits, plan: FewShotPlan, cfg: FewShotConfig) -> dict:
                 c["p_corrected"] = float(p)
                 c["significant"] = bool(np.isfinite(p) and p < cfg.alpha)
     if cfg.test == "randomization":
-        from bench.stats import EXACT_MAX_N
+        from bench.evaluation.stats import EXACT_MAX_N
 
         test_description = (
             "stratified paired randomization (sign-flip) test of the headline difference: each test query's "
@@ -836,7 +836,7 @@ def write_plots(result: dict, out_dir: Path) -> List[str]:
         import matplotlib.pyplot as plt
     except ImportError:
         return ["matplotlib is not installed: no plots (pip install matplotlib)"]
-    from bench.io import atomic_path
+    from bench.core.io import atomic_path
 
     ks = [int(k) for k in result["plan"]["ks"]]
     zs = result["zero_shot"]
@@ -933,8 +933,8 @@ def add_arguments(g) -> None:
                                                                  "queries; few-shot starts from those weights")
     g.add_argument("--no-full-shot", action="store_true", help="skip the full-shot upper reference")
     g.add_argument("--cutoff", type=int, default=10, help="R@k cutoff (default: 10, FewDR's R@10)")
-    from bench.train import add_training_arguments
-    from bench.tuning import add_tuning_arguments
+    from bench.training.contrastive import add_training_arguments
+    from bench.tuning.methods import add_tuning_arguments
 
     add_training_arguments(g)
     add_tuning_arguments(g)
@@ -946,8 +946,8 @@ def add_arguments(g) -> None:
 
 def config_from_args(args) -> FewShotConfig:
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    from bench.train import train_config_from_args
-    from bench.tuning import tuning_config_from_args
+    from bench.training.contrastive import train_config_from_args
+    from bench.tuning.methods import tuning_config_from_args
 
     train = train_config_from_args(args)
     tuning = tuning_config_from_args(args)

@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
-from bench.data import Dataset, natural_key
-from bench.errors import BenchError, DataError
+from bench.data.collections import Dataset, natural_key
+from bench.core.errors import BenchError, DataError
 from perturb.base import rng_for
 
 SHORT_RULES = ("all", "skip")

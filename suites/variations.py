@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List, Optional, Sequence
 
-from bench.data import Dataset
-from bench.errors import BenchError
-from bench.measures import Measure
-from bench.models import ModelSpec
-from bench.pipeline import Timer, make_retriever
-from bench.retrieve import TIE_BREAK
+from bench.data.collections import Dataset
+from bench.core.errors import BenchError
+from bench.evaluation.measures import Measure
+from bench.models.spec import ModelSpec
+from bench.search.retriever import Timer, make_retriever
+from bench.search.exact import TIE_BREAK
 
 ORIGINAL = "ORIGINAL"
 AVG = "VARIATIONS (AVG.)"
@@ -34,9 +34,9 @@ class VariationsConfig:
     batch_size: int = 64
     cache_root: Optional[Path] = None
     progress: bool = True
-    statistics: dict = field(default_factory=dict)  # options for bench.stats (test, correction, ...)
-    index: Optional[object] = None  # bench.index.IndexConfig; None: exact (faiss.IndexFlatIP)
-    shard_size: Optional[int] = None  # corpus shard size (None: bench.shards.DEFAULT_SHARD_SIZE)
+    statistics: dict = field(default_factory=dict)  # options for bench.evaluation.stats (test, correction, ...)
+    index: Optional[object] = None  # bench.search.ann.IndexConfig; None: exact (faiss.IndexFlatIP)
+    shard_size: Optional[int] = None  # corpus shard size (None: bench.encoding.shards.DEFAULT_SHARD_SIZE)
 
 
 def _original_set(qids: List[str], texts: List[str]):
@@ -97,7 +97,7 @@ def build_sets(dataset: Dataset, cfg: VariationsConfig, timer: Timer):
 
 def check_trec_ids(dataset: Dataset) -> None:
     """Refuse, up front, ids that cannot be written to a TREC run file."""
-    from bench.retrieve import trec_id_problem
+    from bench.search.exact import trec_id_problem
 
     for kind, ids in (("query", dataset.judged_query_ids()), ("document", dataset.doc_ids())):
         for ident in ids:
@@ -117,9 +117,9 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
     Returns ``{"result": ..., "per_query": csv text, "timings": ..., "sets": [VariationSet]}``
     and writes the run folder when ``out_dir`` is given.
     """
-    from bench.executor import LocalExecutor
-    from bench.measures import per_query
-    from bench.results import per_query_csv, result_header, write_run
+    from bench.encoding.executor import LocalExecutor
+    from bench.evaluation.measures import per_query
+    from bench.results.writer import per_query_csv, result_header, write_run
 
     executor = executor or LocalExecutor()
     if cfg.write_runs and out_dir is not None:
@@ -194,9 +194,9 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
     if out_dir is not None:
         out_dir = Path(out_dir)
         with timer("write"):
-            from bench.io import safe_name
-            from bench.results import begin_run
-            from bench.retrieve import write_trec_run
+            from bench.core.io import safe_name
+            from bench.results.writer import begin_run
+            from bench.search.exact import write_trec_run
             from perturb.sets import write_tsv
 
             begin_run(out_dir)
@@ -213,7 +213,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
 
 def _statistics(per_query_text: str, var_sets: List[str], names: List[str], cfg: VariationsConfig) -> Optional[dict]:
     try:
-        from bench.stats import variation_statistics
+        from bench.evaluation.stats import variation_statistics
     except ImportError:
         return None
     import io

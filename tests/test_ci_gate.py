@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.cli import main
+from bench.cli.main import main
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "runs"
 

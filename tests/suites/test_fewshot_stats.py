@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from bench.stats import paired_test
+from bench.evaluation.stats import paired_test
 from suites.fewshot import class_scores, headline_comparison, macro, macro_weights, weighted_sign_flip_test
 
 # unequal class sizes: the macro average (headline) and the micro (per-query) mean differ
