@@ -26,7 +26,7 @@ Significance, at the level of the headline (:func:`headline_comparison`): each s
 zero-shot per split, with the headline difference (macro R@10, K-shot averaged over trials) as
 the statistic. K-shot trials are averaged per test query first. Default test: a two-sided
 stratified paired randomization (sign-flip) test over test queries weighted by 1/(test queries
-of the class x classes of the split) (:func:`weighted_sign_flip_test`; exact for <= 20 non-zero
+of the class x classes of the split) (:func:`bench.evaluation.stats.weighted_sign_flip_test`; exact for <= 20 non-zero
 differences, else seeded Monte Carlo); ``t-test`` / ``wilcoxon`` run on per-class means (unit =
 class). Holm correction over the settings of one method and split. The statistics block's
 ``mean_zero_shot`` / ``mean_k_shot`` are the headline values.
@@ -211,73 +211,6 @@ def macro_weights(test_by_class: Mapping[str, Sequence[str]], classes: Sequence[
     return qids, np.asarray(w, dtype=np.float64)
 
 
-def _signed_sums(x: np.ndarray) -> np.ndarray:
-    """All 2**len(x) values of sum(s_i x_i), s_i in {-1, +1}."""
-    sums = np.zeros(1)
-    for v in x:
-        sums = np.concatenate([sums + v, sums - v])
-    return sums
-
-
-def weighted_sign_flip_test(d, w, *, n_resamples: int = 10000, seed: int = 0, key: Sequence[str] = (),
-                            exact_max_n: Optional[int] = None):
-    """Two-sided paired randomization (sign-flip) test of the WEIGHTED statistic
-    ``T = sum_i w_i d_i`` (with macro weights, :func:`macro_weights`, T is the macro-averaged
-    difference). H0: within each pair the two members are exchangeable, so every ``d_i`` keeps
-    or flips its sign with probability 1/2, independently.
-
-    Only the ``n'`` terms with ``w_i d_i != 0`` move under a flip. Exact when
-    ``n' <= exact_max_n`` (default :data:`bench.evaluation.stats.EXACT_MAX_N`, 20): ``p = #{s : |T(s)| >= |T|}
-    / 2**n'`` over all sign vectors (the identity counts; meet-in-the-middle). Otherwise seeded
-    Monte Carlo: ``m = n_resamples`` sign vectors from ``bench.evaluation.stats.rng_for(seed,
-    "weighted-sign-flip", *key)`` in fixed chunks of 1000, ``p = (b + 1) / (m + 1)``. "As extreme"
-    allows a rounding tolerance of ``1e-9 * sum|w_i d_i|``. Degenerate: fewer than 2 pairs -> p NaN;
-    every ``w_i d_i`` zero or ``T`` zero -> p = 1. Returns a :class:`bench.evaluation.stats.TestResult`."""
-    from bench.evaluation.stats import EXACT_MAX_N, TestResult, rng_for as stats_rng
-
-    d = np.array(d, dtype=np.float64, copy=True).ravel()
-    w = np.array(w, dtype=np.float64, copy=True).ravel()
-    if d.shape != w.shape:
-        raise ValueError(f"d and w must have the same length, got {d.size} and {w.size}")
-    if not (np.all(np.isfinite(d)) and np.all(np.isfinite(w))):
-        raise ValueError("d or w contains NaN or infinite values")
-    exact_max_n = EXACT_MAX_N if exact_max_n is None else int(exact_max_n)
-    name = "randomization"
-    n = int(d.size)
-    if n < 2:
-        return TestResult(test=name, statistic=float("nan"), pvalue=float("nan"), n=n, note=f"n = {n} < 2 pairs: no test")
-    x_all = w * d
-    t_obs = float(np.sum(x_all))
-    x = x_all[x_all != 0.0]
-    if x.size == 0:
-        return TestResult(test=name, statistic=0.0, pvalue=1.0, n=n, note="all differences are zero: p = 1")
-    thr = abs(t_obs) - (1e-9 * float(np.sum(np.abs(x))) + 1e-300)
-    if thr <= 0:
-        return TestResult(test=name, statistic=t_obs, pvalue=1.0, n=n, note="observed statistic is 0: p = 1")
-    k = int(x.size)
-    if k <= exact_max_n:
-        h = k // 2
-        left = _signed_sums(x[:h])
-        right = np.sort(_signed_sums(x[h:]))
-        hi = right.size - np.searchsorted(right, thr - left, side="left")  # left + r >= thr
-        lo = np.searchsorted(right, -thr - left, side="right")  # left + r <= -thr
-        count = int(np.sum(hi) + np.sum(lo))
-        return TestResult(test=name, statistic=t_obs, pvalue=min(1.0, count / float(2 ** k)), n=n,
-                          method=f"exact (2^{k} sign vectors over the {k} non-zero weighted differences)")
-    if n_resamples < 1:
-        raise ValueError("n_resamples must be >= 1")
-    rng = stats_rng(seed, "weighted-sign-flip", *key)
-    b_count = 0
-    done = 0
-    while done < n_resamples:
-        c = min(1000, n_resamples - done)
-        signs = rng.integers(0, 2, size=(c, k), dtype=np.int8).astype(np.float64) * 2.0 - 1.0
-        b_count += int(np.sum(np.abs(signs @ x) >= thr))
-        done += c
-    return TestResult(test=name, statistic=t_obs, pvalue=(b_count + 1) / (n_resamples + 1), n=n,
-                      method=f"monte-carlo (m={n_resamples}, seed={seed}; {k} non-zero weighted differences)")
-
-
 def headline_comparison(zero: Mapping[str, float], trial_hits: Sequence[Mapping[str, float]],
                         test_by_class: Mapping[str, Sequence[str]], classes: Sequence[str], *,
                         test: str = "randomization", seed: int = 0, n_resamples: int = 10000,
@@ -289,11 +222,11 @@ def headline_comparison(zero: Mapping[str, float], trial_hits: Sequence[Mapping[
     ``mean_k_shot`` = mean over trials of each trial's macro R@10; ``delta`` = their difference.
     Trials are combined per query first (the query's hit averaged over trials; by linearity the
     macro average of those equals the trial-mean headline). Test ``randomization``: the stratified
-    sign-flip test of :func:`weighted_sign_flip_test` on the per-query differences with macro
+    sign-flip test of :func:`bench.evaluation.stats.weighted_sign_flip_test` on the per-query differences with macro
     weights (statistic = ``delta``); ``t-test`` / ``wilcoxon``: :func:`bench.evaluation.stats.paired_test`
     on the per-class means (unit = class; mean of the class differences = ``delta``).
     Also per trial: ``delta_trials`` (trial macro R@10 - zero-shot) and their SD (n-1)."""
-    from bench.evaluation.stats import paired_test, win_tie_loss
+    from bench.evaluation.stats import paired_test, weighted_sign_flip_test, win_tie_loss
 
     qids, w = macro_weights(test_by_class, classes)
     cs = [c for c in classes if test_by_class.get(c)]

@@ -25,7 +25,16 @@ def test_ttest_1000(benchmark, pair):
 
 
 def test_wilcoxon_1000(benchmark, pair):
-    benchmark(S.wilcoxon_test, *pair)
+    r = benchmark(S.wilcoxon_test, *pair)
+    assert r.method.startswith("normal approximation")
+
+
+def test_wilcoxon_exact_50_nonzero_of_1000(benchmark, pair):
+    a, b = pair
+    b = a.copy()
+    b[:S.WILCOXON_EXACT_MAX_N] += np.arange(1, S.WILCOXON_EXACT_MAX_N + 1) % 7 * 0.01 - 0.03  # ties and zeros
+    r = benchmark(S.wilcoxon_test, a, b, alternative="less")
+    assert r.method.startswith("exact conditional")
 
 
 def test_randomization_exact_n20(benchmark, pair):
@@ -38,8 +47,21 @@ def test_randomization_monte_carlo_1000q_10000resamples(benchmark, pair):
     benchmark(S.paired_randomization_test, *pair, n_resamples=10000)
 
 
-def test_bootstrap_ci_1000q_B1000(benchmark, pair):
-    benchmark(S.paired_bootstrap_ci, *pair, B=1000)
+def test_randomization_exact_20_nonzero_of_1000(benchmark, pair):
+    a, _ = pair
+    b = a.copy()
+    b[:20] += np.arange(20) * 1e-3 + 0.01
+    r = benchmark(S.paired_randomization_test, a, b)
+    assert r.method.startswith("exact (2^20")
+
+
+def test_t_intervals_1000q(benchmark, pair):
+    benchmark(S.paired_bootstrap_ci, *pair)
+
+
+@pytest.mark.parametrize("interval", ["bca", "percentile"])
+def test_bootstrap_ci_1000q_B1000(benchmark, pair, interval):
+    benchmark(S.paired_bootstrap_ci, *pair, B=1000, interval=interval)
 
 
 def test_holm_1000_pvalues(benchmark):

@@ -1,6 +1,8 @@
 """bench.evaluation.stats: values against scipy and hand computations, degenerate inputs, properties."""
+import itertools
 import json
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -36,13 +38,14 @@ def test_ttest_matches_scipy(n):
     assert r.n == n and r.method == f"df={n - 1}"
 
 
+@pytest.mark.parametrize("alternative", S.ALTERNATIVES)
 @pytest.mark.parametrize("n,ties", [(2, False), (3, False), (8, False), (8, True), (13, True), (16, False), (18, True)])
-def test_exact_randomization_matches_scipy_permutation_test(n, ties):
+def test_exact_randomization_matches_scipy_permutation_test(n, ties, alternative):
     a, b = _pair(2, n, ties=ties)
-    r = S.paired_randomization_test(a, b)
+    r = S.paired_randomization_test(a, b, alternative=alternative)
     ref = sst.permutation_test((b - a,), np.mean, permutation_type="samples", n_resamples=np.inf,
-                               vectorized=True, alternative="two-sided")
-    assert r.method.startswith("exact")
+                               vectorized=True, alternative=alternative)
+    assert r.method.startswith("exact") and r.alternative == alternative
     assert r.pvalue == pytest.approx(ref.pvalue, abs=1e-12)
     assert r.statistic == pytest.approx(np.mean(b - a))
 
@@ -78,15 +81,143 @@ def test_monte_carlo_randomization_is_seeded():
     assert p1 != S.paired_randomization_test(a, b, seed=1, key=("x",)).pvalue
 
 
-@pytest.mark.parametrize("n,ties", [(5, False), (12, True), (40, False), (300, True)])
-def test_wilcoxon_matches_scipy(n, ties):
-    a, b = _pair(5, n, ties=ties)
+@pytest.mark.parametrize("n", [5, 12, 40])
+def test_wilcoxon_matches_scipy_exact_without_ties(n):
+    # Before: compared with scipy method="auto", which uses the normal approximation as soon as
+    # there are zeros (here 2) and n > 13; now the p-value is the exact conditional one.
+    a, b = _pair(5, n)
     b[:2] = a[:2]  # zero differences: discarded ("wilcox")
     r = S.wilcoxon_test(a, b)
-    ref = sst.wilcoxon(b - a, zero_method="wilcox")
+    ref = sst.wilcoxon(b - a, zero_method="wilcox", method="exact")
     assert r.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
     assert r.statistic == pytest.approx(ref.statistic)
+    assert r.method.startswith("exact conditional (n_nonzero=" + str(n - 2))
+    assert "2 zero differences discarded" in r.note
+
+
+def test_wilcoxon_large_n_normal_approximation_matches_scipy():
+    a, b = _pair(5, 300, ties=True)
+    b[:2] = a[:2]
+    r = S.wilcoxon_test(a, b)
+    ref = sst.wilcoxon(b - a, zero_method="wilcox", method="asymptotic", correction=False)
+    assert r.pvalue == pytest.approx(ref.pvalue, rel=1e-10)
+    assert r.statistic == pytest.approx(ref.statistic)
+    assert r.method.startswith("normal approximation") and "tie-corrected" in r.method
     assert f"{int(np.sum(b - a == 0))} zero differences discarded" in r.note
+
+
+def test_wilcoxon_few_nonzero_among_many_zeros_is_exact():
+    # 4 equal +0.1 differences among 30 queries: scipy's method="auto" says p = 0.0455 (normal
+    # approximation); the exact conditional p is 2 * (1/2)^4 = 0.125
+    a = np.zeros(30)
+    b = np.r_[np.full(4, 0.1), np.zeros(26)]
+    r = S.wilcoxon_test(a, b)
+    assert r.pvalue == 0.125
+    assert r.method == "exact conditional (n_nonzero=4, 2^4 sign vectors of the mid-ranks)"
+    assert "26 zero differences discarded" in r.note
+    assert S.wilcoxon_test(a, b, alternative="greater").pvalue == 0.0625
+    assert S.wilcoxon_test(a, b, alternative="less").pvalue == 1.0
+    assert S.wilcoxon_test(a[:4], b[:4]).pvalue == 0.125  # zeros change nothing
+
+
+def _brute_wilcoxon(d, alternative):
+    nz = d[d != 0]
+    r = sst.rankdata(np.abs(nz))
+    k = nz.size
+    signs = 1 - 2 * ((np.arange(2 ** k)[:, None] >> np.arange(k)) & 1)  # all 2^k sign vectors
+    wplus = ((signs > 0) * r).sum(axis=1)
+    obs = r[nz > 0].sum()
+    mid = r.sum() / 2
+    if alternative == "greater":
+        hit = wplus >= obs - 1e-9
+    elif alternative == "less":
+        hit = wplus <= obs + 1e-9
+    else:
+        hit = np.abs(wplus - mid) >= abs(obs - mid) - 1e-9
+    return hit.mean()
+
+
+@pytest.mark.parametrize("alternative", S.ALTERNATIVES)
+def test_wilcoxon_exact_equals_brute_force_on_tied_data(alternative):
+    for i in range(40):
+        rng = rng_for(i, "wilcoxon-brute")
+        k = int(rng.integers(1, 13))
+        d = rng.integers(-3, 4, size=k).astype(float) / 4  # many ties and zeros
+        d = np.r_[d, np.zeros(int(rng.integers(0, 5)))]
+        if np.all(d == 0) or d.size < 2:
+            continue
+        r = S.wilcoxon_test(np.zeros_like(d), d, alternative=alternative)
+        assert r.pvalue == pytest.approx(_brute_wilcoxon(d, alternative), abs=1e-15), (i, d)
+
+
+wdiffs = hnp.arrays(np.float64, st.integers(2, 30), elements=st.integers(-4, 4).map(lambda x: x / 8))
+
+
+@settings(max_examples=60, deadline=None)
+@given(wdiffs, st.integers(1, 40))
+def test_wilcoxon_invariant_to_zeros_and_symmetric_in_sign(d, zeros):
+    z = np.zeros_like(d)
+    dz = np.r_[d, np.zeros(zeros)]
+    for alt in S.ALTERNATIVES:
+        r = S.wilcoxon_test(z, d, alternative=alt)
+        if np.all(d == 0):
+            assert r.pvalue == 1.0
+            continue
+        assert S.wilcoxon_test(np.zeros_like(dz), dz, alternative=alt).pvalue == r.pvalue
+    flip = {"two-sided": "two-sided", "less": "greater", "greater": "less"}
+    for alt in S.ALTERNATIVES:
+        assert S.wilcoxon_test(z, -d, alternative=flip[alt]).pvalue == S.wilcoxon_test(z, d, alternative=alt).pvalue
+
+
+def test_randomization_exact_on_nonzero_differences_only():
+    # 30 queries, 5 non-zero differences: exact over 2^5 sign vectors (was Monte Carlo: n = 30 > 20)
+    d = np.r_[[0.3, -0.1, 0.25, 0.5, 0.2], np.zeros(25)]
+    z = np.zeros(30)
+    r = S.paired_randomization_test(z, d)
+    assert r.method == "exact (2^5 sign vectors of the 5 non-zero differences)"
+    assert "25 zero differences" in r.note
+    nz = d[:5]
+    sums = np.array([np.dot(s, nz) for s in itertools.product((1, -1), repeat=5)])
+    assert r.pvalue == np.mean(np.abs(sums) >= abs(nz.sum()) - 1e-12)
+    assert S.paired_randomization_test(z, d, alternative="greater").pvalue == np.mean(sums >= nz.sum() - 1e-12)
+    assert S.paired_randomization_test(z, d, alternative="less").pvalue == np.mean(sums <= nz.sum() + 1e-12)
+    # zeros change nothing, also on the Monte Carlo path (the resamples flip the non-zero ones only)
+    assert S.paired_randomization_test(z[:5], d[:5]).pvalue == r.pvalue
+    big = np.r_[_pair(9, 40)[1], np.zeros(60)]
+    p1 = S.paired_randomization_test(np.zeros(100), big, seed=3, n_resamples=2000)
+    p2 = S.paired_randomization_test(np.zeros(40), big[:40], seed=3, n_resamples=2000)
+    assert p1.method.startswith("monte-carlo") and p1.pvalue == p2.pvalue
+
+
+@settings(max_examples=40, deadline=None)
+@given(wdiffs, st.integers(1, 30))
+def test_randomization_invariant_to_appended_zeros(d, zeros):
+    dz = np.r_[d, np.zeros(zeros)]
+    for alt in S.ALTERNATIVES:
+        assert (S.paired_randomization_test(np.zeros_like(d), d, alternative=alt).pvalue
+                == S.paired_randomization_test(np.zeros_like(dz), dz, alternative=alt).pvalue)
+
+
+@pytest.mark.parametrize("alternative", S.ALTERNATIVES)
+@pytest.mark.parametrize("n", [2, 3, 7, 30])
+def test_ttest_alternatives_match_scipy(n, alternative):
+    a, b = _pair(1, n)
+    r = S.paired_ttest(a, b, alternative=alternative)
+    assert r.pvalue == pytest.approx(sst.ttest_rel(b, a, alternative=alternative).pvalue, rel=1e-9)
+    assert r.alternative == alternative
+    assert S.paired_test(a, b, "t-test", alternative=alternative) == r
+
+
+def test_one_sided_pvalues_split_the_two_sided_one():
+    a, b = _pair(7, 15, shift=-0.15)  # b worse
+    for test in S.TESTS:
+        two = S.paired_test(a, b, test).pvalue
+        less = S.paired_test(a, b, test, alternative="less").pvalue
+        greater = S.paired_test(a, b, test, alternative="greater").pvalue
+        assert less < 0.5 < greater, test
+        assert two == pytest.approx(min(1.0, 2 * min(less, greater)), rel=1e-9), test
+    with pytest.raises(ValueError):
+        S.paired_test(a, b, "t-test", alternative="two_sided")
 
 
 def test_bh_matches_scipy_false_discovery_control():
@@ -139,25 +270,79 @@ def test_degenerate_inputs():
         S.paired_ttest([1, np.nan], [1, 2])
 
 
-def test_bootstrap_ci_basic():
+def test_confidence_intervals_basic():
+    # Before: the default was the percentile bootstrap and the test asserted that the seed changes
+    # it; the default is now the (seed-free) t interval, the bootstrap intervals are options.
     a, b = _pair(6, 400, shift=-0.05)
     ci = S.paired_bootstrap_ci(a, b, B=2000, seed=3)
+    assert ci.interval == "t"
     d = b - a
     se = d.std(ddof=1) / math.sqrt(d.size)
     lo, hi = ci.delta
-    assert lo < d.mean() < hi
-    # percentile interval of a mean of 400 values is close to the normal interval
-    assert lo == pytest.approx(d.mean() - 1.96 * se, abs=0.3 * se)
-    assert hi == pytest.approx(d.mean() + 1.96 * se, abs=0.3 * se)
+    q = sst.t.ppf(0.975, d.size - 1)
+    assert (lo, hi) == pytest.approx((d.mean() - q * se, d.mean() + q * se), rel=1e-12)
     dr = S.drop_rate(a.mean(), b.mean())
     assert ci.drop_rate[0] < dr < ci.drop_rate[1]
-    assert ci == S.paired_bootstrap_ci(a, b, B=2000, seed=3)
-    assert ci != S.paired_bootstrap_ci(a, b, B=2000, seed=4)
+    assert ci == S.paired_bootstrap_ci(a, b, B=2000, seed=4)  # no resampling
+    for interval in ("bca", "percentile"):
+        boot = S.paired_bootstrap_ci(a, b, B=2000, seed=3, interval=interval)
+        assert boot == S.paired_bootstrap_ci(a, b, B=2000, seed=3, interval=interval)
+        assert boot != S.paired_bootstrap_ci(a, b, B=2000, seed=4, interval=interval)
+        # any sensible interval of a mean of 400 values is close to the normal interval
+        assert boot.delta[0] == pytest.approx(d.mean() - 1.96 * se, abs=0.3 * se)
+        assert boot.delta[1] == pytest.approx(d.mean() + 1.96 * se, abs=0.3 * se)
+        assert boot.drop_rate[0] < dr < boot.drop_rate[1]
     # a constant shift has a degenerate interval
-    c = S.paired_bootstrap_ci(a, a + 0.25, B=200)
-    assert c.delta == pytest.approx((0.25, 0.25))
-    lo, hi = S.bootstrap_mean_ci(a, B=500)
-    assert lo < a.mean() < hi
+    for interval in S.CI_METHODS:
+        c = S.paired_bootstrap_ci(a, a + 0.25, B=200, interval=interval)
+        assert c.delta == pytest.approx((0.25, 0.25))
+        lo, hi = S.bootstrap_mean_ci(a, B=500, interval=interval)
+        assert lo < a.mean() < hi
+    with pytest.raises(ValueError):
+        S.paired_bootstrap_ci(a, b, interval="bootstrap-t")
+
+
+def test_drop_rate_t_interval_by_hand():
+    a = np.array([0.5, 1.0, 0.0, 0.25, 1.0, 0.5])
+    b = np.array([0.5, 0.5, 0.0, 0.0, 1.0, 0.25])
+    rho = b.mean() / a.mean()
+    se = np.std(b / b.mean() - a / a.mean(), ddof=1) / math.sqrt(6)
+    q = sst.t.ppf(0.975, 5)
+    assert S.t_drop_rate_ci(a, b) == pytest.approx((1 - rho * math.exp(q * se), 1 - rho * math.exp(-q * se)),
+                                                   rel=1e-12)
+    lo, hi = S.paired_bootstrap_ci(a, b).drop_rate
+    assert lo < 1 - rho < hi <= 1
+    # every variation value 0: drop rate 1 for every query -> [1, 1]; ORIGINAL mean 0 -> undefined
+    assert S.t_drop_rate_ci(a, np.zeros(6)) == (1.0, 1.0)
+    assert all(math.isnan(v) for v in S.t_drop_rate_ci(np.zeros(6), b))
+    # b proportional to a: the drop rate is the same in every resample
+    assert S.t_drop_rate_ci(a, 0.8 * a) == pytest.approx((0.2, 0.2))
+
+
+@pytest.mark.parametrize("interval", S.CI_METHODS)
+def test_confidence_interval_degenerate_cases_without_warnings(interval):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no RuntimeWarning (or any other) may leak
+        one = S.paired_bootstrap_ci([0.2], [0.5], B=100, interval=interval)
+        if interval == "percentile":  # the bootstrap of one value
+            assert one.delta == pytest.approx((0.3, 0.3))
+        else:
+            assert all(math.isnan(v) for v in one.delta + one.drop_rate)
+        same = S.paired_bootstrap_ci(np.full(8, 0.4), np.full(8, 0.4), B=100, interval=interval)
+        assert same.delta == (0.0, 0.0) and same.drop_rate == pytest.approx((0.0, 0.0))
+        shift = S.paired_bootstrap_ci(np.zeros(8), np.full(8, 0.5), B=100, interval=interval)
+        assert shift.delta == (0.5, 0.5) and all(math.isnan(v) for v in shift.drop_rate)  # M_a = 0
+        assert S.bootstrap_mean_ci(np.full(5, 0.7), B=100, interval=interval) == (0.7, 0.7)
+        assert all(math.isnan(v) for v in S.bootstrap_mean_ci([], interval=interval))
+        # zero-heavy: a single non-zero ORIGINAL value (jackknife drop rate undefined once)
+        a = np.r_[1.0, np.zeros(9)]
+        b = np.r_[0.5, np.zeros(8), 0.25]
+        c = S.paired_bootstrap_ci(a, b, B=300, interval=interval)
+        assert c.delta[0] <= c.delta[1]
+        if interval != "t":
+            assert c.n_undefined_drop > 0
+        n2 = S.paired_bootstrap_ci([0.0, 1.0], [1.0, 1.0], B=100, interval=interval)
+        assert n2.delta[0] <= 0.5 <= n2.delta[1]
 
 
 def test_bootstrap_ranks_shared_queries():
@@ -210,13 +395,15 @@ def test_tests_deterministic_and_do_not_mutate(d, seed):
     a = np.zeros_like(d)
     b = d.copy()
     before = (a.copy(), b.copy())
-    for test in ("t-test", "randomization"):  # (scipy's Wilcoxon with ties and n <= 13 is slow)
-        r1 = S.paired_test(a, b, test, seed=seed, n_resamples=300)
-        r2 = S.paired_test(a, b, test, seed=seed, n_resamples=300)
-        assert repr(r1) == repr(r2)
-        assert 0.0 <= r1.pvalue <= 1.0
-    c1 = S.paired_bootstrap_ci(a, b, B=50, seed=seed)
-    assert repr(c1) == repr(S.paired_bootstrap_ci(a, b, B=50, seed=seed))
+    for test in S.TESTS:
+        for alt in S.ALTERNATIVES:
+            r1 = S.paired_test(a, b, test, seed=seed, n_resamples=300, alternative=alt)
+            r2 = S.paired_test(a, b, test, seed=seed, n_resamples=300, alternative=alt)
+            assert repr(r1) == repr(r2)
+            assert 0.0 <= r1.pvalue <= 1.0
+    for interval in S.CI_METHODS:
+        c1 = S.paired_bootstrap_ci(a, b, B=50, seed=seed, interval=interval)
+        assert repr(c1) == repr(S.paired_bootstrap_ci(a, b, B=50, seed=seed, interval=interval))
     assert np.array_equal(a, before[0]) and np.array_equal(b, before[1])
 
 
@@ -242,6 +429,7 @@ def test_variation_statistics_structure_and_values():
     h = out["header"]
     assert h["test"] == "t-test" and h["sidedness"] == "two-sided" and h["correction"] == "holm"
     assert "ddof=1" in h["effect_size"] and h["bootstrap"]["B"] == 300 and h["seed"] == 1
+    assert h["bootstrap"]["interval"] == "t" and h["bootstrap"]["method"].startswith("Student t interval")
     assert h["family_size"] == {"MRR@10": 3, "nDCG@10": 3}
     assert out["sets"] == ["MISSPELL", "SWAPWORD", "SAME"]
     c = out["comparisons"]["MISSPELL"]["MRR@10"]
@@ -294,3 +482,21 @@ def test_variation_statistics_pairs_by_qid_and_rejects_bad_input():
         S.variation_statistics(df, ["MISSPELL"], ["R@5"])
     with pytest.raises(ValueError):
         S.variation_statistics(df, ["MISSPELL"], ["MRR@10"], test="z-test")
+
+
+def test_variation_statistics_one_sided_and_interval_options():
+    vals = synthetic_values(3, n=80, sets=("MISSPELL",), drops={"MISSPELL": 0.3})
+    df = per_query_frame(vals)
+    two = S.variation_statistics(df, ["MISSPELL"], ["MRR@10"], bootstrap=200)
+    less = S.variation_statistics(df, ["MISSPELL"], ["MRR@10"], bootstrap=200, alternative="less", interval="bca")
+    h = less["header"]
+    assert h["alternative"] == "less" and h["sidedness"].startswith("one-sided (less")
+    assert h["bootstrap"]["interval"] == "bca" and "BCa" in h["bootstrap"]["method"]
+    c2, c1 = two["comparisons"]["MISSPELL"]["MRR@10"], less["comparisons"]["MISSPELL"]["MRR@10"]
+    assert c1["p_value"] == pytest.approx(c2["p_value"] / 2)  # delta < 0: one-sided p is half
+    assert c1["delta_ci"] != c2["delta_ci"]
+    with pytest.raises(ValueError):
+        S.variation_statistics(df, ["MISSPELL"], ["MRR@10"], alternative="worse")
+    with pytest.raises(ValueError):
+        S.statistics_header(test="t-test", correction="holm", seed=0, bootstrap=10, alpha=0.05, family="x",
+                            interval="studentized")
