@@ -19,7 +19,8 @@ CHILD = r"""
 import json, resource, sys, tempfile, time
 sys.path.insert(0, {root!r})
 import numpy as np
-from bench.encoding.encoder import EmbeddingCache, Encoder
+from bench.encoding.cache import EmbeddingCache
+from bench.encoding.encoder import Encoder
 from bench.models.spec import resolve_model
 n = {n}
 rng = np.random.default_rng(0)

@@ -159,7 +159,8 @@ import json, os, resource, sys, time
 sys.path.insert(0, {root!r})
 import numpy as np
 from bench.data.collections import iter_corpus_chunks, load_beir
-from bench.encoding.encoder import EmbeddingCache, Encoder
+from bench.encoding.cache import EmbeddingCache
+from bench.encoding.encoder import Encoder
 from bench.search.ann import IndexConfig, ShardedFlatIndex, build_index, recall_vs_exact
 from bench.evaluation.measures import parse_measures, per_query
 from bench.models.spec import spec_from_folder

@@ -57,7 +57,7 @@ class DomainConfig:
     train: object = None  # bench.training.contrastive.TrainConfig for DR and REM
     rem_lr: Optional[float] = None  # None: the rem method's default learning rate
     mlm: object = None  # bench.training.ddr.MLMConfig
-    tuning: Optional[object] = None  # bench.tuning.methods.TuningConfig for REM (None: defaults)
+    tuning: Optional[object] = None  # bench.tuning.config.TuningConfig for REM (None: defaults)
     batch_size: int = 64
     cache_root: Optional[Path] = None
     progress: bool = True
@@ -97,7 +97,7 @@ def _train_system(kind: str, spec: ModelSpec, source: Dataset, cfg: DomainConfig
     method = "full-tune" if kind == "DR" else "rem"
     if kind == "REM" and cfg.rem_lr is not None:
         train.lr = cfg.rem_lr
-    from bench.tuning.methods import TuningConfig
+    from bench.tuning.config import TuningConfig
 
     tuning = cfg.tuning if cfg.tuning is not None else TuningConfig()
     rc = RecipeConfig(recipe="dr", method=method, seed=cfg.seed, train=train, tuning=tuning)
@@ -264,7 +264,7 @@ def _training_summary(rec: Optional[dict]) -> Optional[dict]:
 
 
 def _default_tuning():
-    from bench.tuning.methods import TuningConfig
+    from bench.tuning.config import TuningConfig
 
     return TuningConfig()
 
@@ -306,7 +306,7 @@ def run_from_args(args, spec: ModelSpec, dataset: Dataset, out_dir: Path, execut
     from bench.data.collections import load_dataset
     from bench.training.ddr import mlm_config_from_args
     from bench.training.contrastive import train_config_from_args
-    from bench.tuning.methods import tuning_config_from_args
+    from bench.cli.options import tuning_config_from_args
 
     if not args.source:
         raise BenchError("--suite domain needs --source (the dataset to train on; --dataset is the target)")

@@ -54,8 +54,9 @@ from bench.models.spec import ModelSpec
 from bench.search.retriever import Timer, make_retriever
 from bench.search.exact import TIE_BREAK
 from bench.training.contrastive import TrainConfig, TrainLog, make_examples, mine_negatives, train_dual_encoder
-from bench.tuning.methods import METHOD_DESCRIPTIONS, METHODS, TuningConfig, build_dual_encoder, check_method, tuned_module
-from perturb.base import rng_for
+from bench.training.dual import build_dual_encoder, tuned_module
+from bench.tuning.config import METHOD_DESCRIPTIONS, METHODS, TuningConfig, check_method
+from bench.core.seeding import rng_for
 from suites.fewshot_sampler import DEFAULT_KS, DEFAULT_TRIALS, SHORT_RULES, FewShotPlan, build_plan
 
 MEASURE = "R@10"
@@ -332,7 +333,7 @@ class _Context:
         return mine_negatives(run, self.dataset.qrels, tc.negative_depth)
 
     def load_backbone(self):
-        from bench.tuning.methods import load_backbone
+        from bench.models.loading import load_backbone
 
         if self.base_model is None:
             self.base_model, self.tokenizer = load_backbone(self.spec)
@@ -867,7 +868,7 @@ def add_arguments(g) -> None:
     g.add_argument("--no-full-shot", action="store_true", help="skip the full-shot upper reference")
     g.add_argument("--cutoff", type=int, default=10, help="R@k cutoff (default: 10, FewDR's R@10)")
     from bench.training.contrastive import add_training_arguments
-    from bench.tuning.methods import add_tuning_arguments
+    from bench.cli.options import add_tuning_arguments
 
     add_training_arguments(g)
     add_tuning_arguments(g)
@@ -880,7 +881,7 @@ def add_arguments(g) -> None:
 def config_from_args(args) -> FewShotConfig:
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     from bench.training.contrastive import train_config_from_args
-    from bench.tuning.methods import tuning_config_from_args
+    from bench.cli.options import tuning_config_from_args
 
     train = train_config_from_args(args)
     tuning = tuning_config_from_args(args)

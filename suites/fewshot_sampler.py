@@ -39,7 +39,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from bench.data.collections import Dataset, natural_key
 from bench.core.errors import BenchError, DataError
-from perturb.base import rng_for
+from bench.core.seeding import rng_for
 
 SHORT_RULES = ("all", "skip")
 DEFAULT_KS = (5, 20, 100)

@@ -30,7 +30,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--batch-size", type=int, default=64, help="encoding batch size")
     p.add_argument("--no-progress", action="store_true")
     add_training_arguments(p.add_argument_group("REM optimisation"))
-    from bench.tuning.methods import add_tuning_arguments
+    from bench.cli.options import add_tuning_arguments
 
     add_tuning_arguments(p.add_argument_group("method settings (rem-*)"))
 
@@ -41,7 +41,7 @@ def run(args) -> int:
     from bench.models.spec import resolve_model
     from bench.search.retriever import Timer
     from bench.training.contrastive import train_config_from_args
-    from bench.tuning.methods import tuning_config_from_args
+    from bench.cli.options import tuning_config_from_args
     from suites.domain import DomainConfig, build_systems
 
     spec = resolve_model(args.model)

@@ -21,7 +21,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                                                               "out of training, seeded (default: 0.5)")
     p.add_argument("--out", type=Path, default=None, help="checkpoint folder (default: "
                                                           "checkpoints/<model>__<dataset>__<recipe>__s<seed>)")
-    p.add_argument("--method", default="full-tune", help="which parameters learn (bench.tuning.methods methods that make "
+    p.add_argument("--method", default="full-tune", help="which parameters learn (bench.tuning.config methods that make "
                                                          "one checkpoint; default: full-tune)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--w-nll", type=float, default=1.0, help="rodr: weight of the NLL term (paper: 1)")
@@ -37,7 +37,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--batch-size", type=int, default=64, help="encoding batch size (corpus, negatives)")
     p.add_argument("--no-progress", action="store_true")
     add_training_arguments(p.add_argument_group("optimisation"))
-    from bench.tuning.methods import add_tuning_arguments
+    from bench.cli.options import add_tuning_arguments
 
     add_tuning_arguments(p.add_argument_group("method settings"))
 
@@ -48,7 +48,7 @@ def run(args) -> int:
     from bench.models.spec import resolve_model
     from bench.training.recipes import RecipeConfig, train_recipe
     from bench.training.contrastive import train_config_from_args
-    from bench.tuning.methods import tuning_config_from_args
+    from bench.cli.options import tuning_config_from_args
     from perturb import GENERATORS
 
     spec = resolve_model(args.model)

@@ -12,7 +12,7 @@ Shard files
     ``<cache home>/embeddings/<encoder key>/matrix-<content key>.npy``: the content key is the
     SHA-256 of the shard's ordered texts (of their SHA-256 digests), the folder is the encoder's
     (weights, tokenizer, pooling, normalisation, prefix, max length, dtype, role). This is the
-    store :meth:`bench.encoding.encoder.EmbeddingCache.matrix` always used for a whole corpus: a corpus of
+    store :meth:`bench.encoding.cache.EmbeddingCache.matrix` always used for a whole corpus: a corpus of
     one shard keeps the entry (name and bytes) it had before shards existed, and a shard is simply
     the entry of its own text list. Files are written to a temporary name and renamed.
 

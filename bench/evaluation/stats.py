@@ -52,12 +52,13 @@ Conventions (stated once, recorded in every output header; details in docs/stati
 """
 from __future__ import annotations
 
-import hashlib
 import math
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
+
+from bench.core.seeding import rng_for
 
 TESTS = ("t-test", "randomization", "wilcoxon")
 CORRECTIONS = ("holm", "bh", "none")
@@ -95,15 +96,6 @@ CORRECTION_DESCRIPTIONS = {
 
 
 # --------------------------------------------------------------------------- seeding
-
-def rng_for(seed: int, *keys: str) -> np.random.Generator:
-    """A numpy Generator derived from (seed, keys...) through SHA-256: a comparison's random
-    stream does not depend on which other comparisons ran or in which order."""
-    text = "\x1f".join([str(int(seed)), *[str(k) for k in keys]])
-    digest = hashlib.sha256(text.encode("utf-8")).digest()
-    words = np.frombuffer(digest, dtype="<u4").tolist()
-    return np.random.default_rng(np.random.SeedSequence(words))
-
 
 # --------------------------------------------------------------------------- helpers
 

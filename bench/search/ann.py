@@ -253,7 +253,7 @@ class ApproximateIndex:
 
     @staticmethod
     def _sample(doc_emb, size: int, seed: int) -> np.ndarray:
-        from perturb.base import rng_for
+        from bench.core.seeding import rng_for
 
         n = doc_emb.shape[0]
         if size >= n:
@@ -336,7 +336,7 @@ def recall_vs_exact(index: ApproximateIndex, doc_emb, q_emb: np.ndarray, k: int,
 def recall_sample(qids: Sequence[str], size: int, seed: int) -> Tuple[List[int], str]:
     """Positions of the queries measured against exact search: all of them when there are at most
     ``size``, else a seeded sample (without replacement, kept in query order)."""
-    from perturb.base import rng_for
+    from bench.core.seeding import rng_for
 
     n = len(qids)
     if n <= size:

@@ -68,7 +68,8 @@ class DenseRetriever(Retriever):
     def __init__(self, spec: ModelSpec, dataset, timer: Timer, cache_root: Optional[Path] = None,
                  batch_size: int = 64, progress: bool = True, index=None, shard_size: Optional[int] = None,
                  executor=None):
-        from bench.encoding.encoder import EmbeddingCache, Encoder
+        from bench.encoding.cache import EmbeddingCache
+        from bench.encoding.encoder import Encoder
         from bench.search.ann import IndexConfig, build_index
         from bench.encoding.shards import DEFAULT_SHARD_SIZE, dataset_chunks, encode_corpus
 

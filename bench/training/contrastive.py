@@ -1,4 +1,4 @@
-"""Contrastive training of a :class:`bench.tuning.methods.DualEncoder` (CPU-friendly, seeded).
+"""Contrastive training of a :class:`bench.training.dual.DualEncoder` (CPU-friendly, seeded).
 
 Loss: InfoNCE over in-batch negatives plus sampled hard negatives. For a batch of B queries
 with one positive passage each and ``hard_negatives`` = h hard negatives each, every query is
@@ -31,7 +31,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from bench.core.errors import BenchError
-from perturb.base import rng_for
+from bench.core.seeding import rng_for, torch_seed
 
 NEGATIVE_SOURCES = ("model", "bm25", "none")
 
@@ -40,7 +40,7 @@ NEGATIVE_SOURCES = ("model", "bm25", "none")
 class TrainConfig:
     epochs: int = 1
     batch_size: int = 16
-    lr: Optional[float] = None  # None: the method's default (bench.tuning.methods.DEFAULT_LR)
+    lr: Optional[float] = None  # None: the method's default (bench.tuning.config.DEFAULT_LR)
     weight_decay: float = 0.01
     warmup_ratio: float = 0.1
     temperature: Optional[float] = None  # None: 0.05 for cosine similarity, 1.0 for dot product
@@ -63,7 +63,7 @@ class TrainConfig:
 
     def resolved(self, method: str, similarity: str) -> dict:
         """The settings actually used for a method (recorded in the result file)."""
-        from bench.tuning.methods import DEFAULT_LR
+        from bench.tuning.config import DEFAULT_LR
 
         d = asdict(self)
         d["lr"] = self.lr if self.lr is not None else DEFAULT_LR[method]
@@ -120,8 +120,18 @@ def mine_negatives(run: Mapping[str, Sequence[Tuple[str, float]]], qrels: Mappin
     return out
 
 
-def torch_seed(seed: int, *keys: str) -> int:
-    return int(rng_for(seed, "torch", "/".join(keys)).integers(0, 2 ** 31 - 1))
+def relevance_mask(pairs: Sequence, cols: Sequence[str]):
+    """(rows x cols) bool mask: True where column j is a passage relevant to row i's query (j != i),
+    so another row's positive never counts as this row's negative. ``pairs`` carry ``positives``."""
+    import torch
+
+    mask = torch.zeros((len(pairs), len(cols)), dtype=torch.bool)
+    for i, ex in enumerate(pairs):
+        rel = set(ex.positives)
+        for j, d in enumerate(cols):
+            if j != i and d in rel:
+                mask[i, j] = True
+    return mask
 
 
 def train_dual_encoder(dual, examples: Sequence[Example], doc_text: Callable[[str], str], cfg: TrainConfig,
@@ -136,7 +146,6 @@ def train_dual_encoder(dual, examples: Sequence[Example], doc_text: Callable[[st
     import torch
     from tqdm.auto import tqdm
 
-    from bench.training.recipes import relevance_mask
     from bench.training.loop import linear_schedule, make_optimizer
 
     cfg.validate()

@@ -4,7 +4,7 @@ Domain and Relevance for Adaptable Dense Retrieval").
 Two parts, trained separately:
 
 - **REM** (Relevance Estimation Module): LoRA in the attention plus a Parallel Adapter, added to
-  the frozen backbone (method ``rem`` of :mod:`bench.tuning.methods`), trained once on supervised
+  the frozen backbone (method ``rem`` of :mod:`bench.tuning.config`), trained once on supervised
   source-domain data with the contrastive NLL of :mod:`bench.training.recipes` (recipe ``dr``).
 - **DAM** (Domain Adaption Module): the backbone itself, adapted to a target corpus without
   labels by masked language modelling, initialised from the source backbone (sequential
@@ -29,7 +29,7 @@ import numpy as np
 
 from bench.core.errors import BenchError
 from bench.models.spec import ModelSpec
-from perturb.base import rng_for
+from bench.core.seeding import rng_for
 
 
 @dataclass
@@ -127,7 +127,7 @@ def adapt_backbone(spec: ModelSpec, texts: Sequence[str], cfg: MLMConfig, out: P
     from bench.core.io import canonical_json, sha256_hex
     from bench.models.spec import model_fingerprint
     from bench.search.retriever import library_versions
-    from bench.training.contrastive import torch_seed
+    from bench.core.seeding import torch_seed
     from bench.training.loop import clear_state, run_loop
 
     cfg.validate()

@@ -58,8 +58,8 @@ import numpy as np
 from bench.data.collections import Dataset
 from bench.core.errors import BenchError
 from bench.models.spec import ModelSpec
-from bench.training.contrastive import TrainConfig
-from perturb.base import rng_for
+from bench.training.contrastive import TrainConfig, relevance_mask
+from bench.core.seeding import rng_for
 
 RECIPES = {
     "rodr": "RoDR: NLL on a sampled query variation + query- and passage-centred local ranking alignment "
@@ -86,7 +86,7 @@ class RecipeConfig:
     generators: Optional[Sequence[str]] = None  # None: the paper's eight
     save_every: int = 50
     train: TrainConfig = field(default_factory=TrainConfig)
-    tuning: Optional[object] = None  # bench.tuning.methods.TuningConfig (None: its defaults)
+    tuning: Optional[object] = None  # bench.tuning.config.TuningConfig (None: its defaults)
     loss: str = "nll"  # recipes dr / dr-qv / dr-oq-qv: "nll" or "margin-mse"
     teacher: Optional[object] = None  # margin-mse: the teacher's ModelSpec (None: the starting model)
 
@@ -192,18 +192,6 @@ def margin_mse(q_s, p_pos_s, p_neg_s, q_t, p_pos_t, p_neg_t, cosine: bool):
     return torch.nn.functional.mse_loss(student, target)
 
 
-def relevance_mask(pairs: Sequence[Pair], cols: Sequence[str]):
-    import torch
-
-    mask = torch.zeros((len(pairs), len(cols)), dtype=torch.bool)
-    for i, ex in enumerate(pairs):
-        rel = set(ex.positives)
-        for j, d in enumerate(cols):
-            if j != i and d in rel:
-                mask[i, j] = True
-    return mask
-
-
 class _Schedule:
     """Step -> (phase, epoch, batch start); batches depend on (seed, phase, epoch) only."""
 
@@ -265,9 +253,12 @@ def train_recipe(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
     from bench.core.io import canonical_json, sha256_hex
     from bench.models.spec import model_fingerprint
     from bench.search.retriever import Timer, library_versions, make_retriever
-    from bench.training.contrastive import mine_negatives, torch_seed
+    from bench.core.seeding import torch_seed
+    from bench.training.contrastive import mine_negatives
     from bench.training.loop import clear_state, run_loop
-    from bench.tuning.methods import DEFAULT_LR, METHOD_DESCRIPTIONS, TuningConfig, build_dual_encoder, load_backbone, tuned_module
+    from bench.models.loading import load_backbone
+    from bench.training.dual import build_dual_encoder, tuned_module
+    from bench.tuning.config import DEFAULT_LR, METHOD_DESCRIPTIONS, TuningConfig
 
     cfg.validate()
     if spec.kind != "dense":

@@ -382,7 +382,7 @@ def tuning_info(model) -> Optional[dict]:
     return dict(info) if info is not None else None
 
 
-def attach(model, method: str, cfg=None, seed: Optional[int] = 0):
+def attach(model, method: str, cfg, seed: Optional[int] = 0):
     """Add ``method``'s modules to the plain backbone ``model`` (in place; the backbone's own
     weights are not changed; copy it first to keep a plain one) and return the model to use:
     ``model`` itself for own methods, a peft wrapper for ``lora`` / ``prefix``. The backbone is
@@ -390,9 +390,6 @@ def attach(model, method: str, cfg=None, seed: Optional[int] = 0):
     call; ``seed`` seeds their initialisation in a forked RNG (None: the current global RNG).
 
     Forward signature unchanged: ``model(input_ids=..., attention_mask=...).last_hidden_state``."""
-    from bench.tuning.methods import TuningConfig
-
-    cfg = cfg if cfg is not None else TuningConfig()
     _check_attachable(method)
     _check_plain(model, method)
     if method in OWN_METHODS:

@@ -4,7 +4,8 @@ import os
 import numpy as np
 import pytest
 
-from bench.encoding.encoder import EmbeddingCache, Encoder
+from bench.encoding.cache import EmbeddingCache
+from bench.encoding.encoder import Encoder
 from bench.core.errors import BenchError, ResourceError
 from bench.models.spec import ModelSpec, model_fingerprint, resolve_model, spec_from_folder
 from bench.core.registry import UnknownName

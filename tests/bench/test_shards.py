@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from bench.data.collections import iter_corpus_chunks, load_beir, load_msmarco, read_beir_corpus, read_tsv_pairs
-from bench.encoding.encoder import EmbeddingCache, Encoder
+from bench.encoding.cache import EmbeddingCache
+from bench.encoding.encoder import Encoder
 from bench.core.errors import BenchError, DataError
 from bench.models.spec import spec_from_folder
 from bench.encoding.shards import (ShardedEmbeddings, content_key, dataset_chunks, encode_corpus, list_chunks, plan_bounds,

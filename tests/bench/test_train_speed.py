@@ -11,7 +11,7 @@ torch = pytest.importorskip("torch")
 @pytest.fixture(scope="module")
 def minilm():
     from bench.models.spec import resolve_model
-    from bench.tuning.methods import load_backbone
+    from bench.models.loading import load_backbone
 
     spec = resolve_model("minilm-l6")
     model, tok = load_backbone(spec)
@@ -33,7 +33,7 @@ def chatter():
 def test_rodr_step(benchmark, minilm, chatter, method):
     """Forward + backward of one RoDR batch: 16 query variations, 16 positives + 16 hard negatives."""
     from bench.training.recipes import rodr_losses
-    from bench.tuning.methods import build_dual_encoder, tuned_module
+    from bench.training.dual import build_dual_encoder, tuned_module
 
     spec, model, tok = minilm
     queries, docs = chatter

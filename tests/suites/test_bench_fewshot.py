@@ -6,7 +6,8 @@ import pytest
 
 from bench.models.spec import spec_from_folder
 from bench.training.contrastive import TrainConfig, make_examples, train_dual_encoder
-from bench.tuning.methods import build_dual_encoder, load_backbone
+from bench.models.loading import load_backbone
+from bench.training.dual import build_dual_encoder
 
 pytestmark = pytest.mark.benchmark
 

@@ -144,7 +144,7 @@ def test_end_to_end(tiny_bert, labelled, tmp_path):
 
 def test_qry_tune_does_not_reencode_corpus(tiny_bert, labelled, tmp_path, monkeypatch):
     from bench.encoding.encoder import Encoder
-    from bench.tuning.methods import DualEncoder
+    from bench.training.dual import DualEncoder
 
     spec = spec_from_folder(tiny_bert)
     passages_through_encoder = []
