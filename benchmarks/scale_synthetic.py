@@ -9,7 +9,7 @@ workers), peak memory, and exact vs approximate search (recall and time).
    words, and ``--queries`` queries made of 3-8 words of one passage each (that passage is the
    relevant one). The corpus is written passage by passage, never held in memory.
 2. Encodes the whole corpus with the tiny random 2-layer, 32-wide BERT of the tests (max length
-   64) from the file in streamed shards (``bench.data.collections.iter_corpus_chunks`` ->
+   64) from the file in streamed shards (``bench.data.readers.iter_corpus_chunks`` ->
    ``bench.encoding.shards.encode_corpus``) into an empty cache, once per executor: local (torch's default
    threads), local with one torch thread (like a Ray worker, which gets one CPU), Ray with one
    worker, Ray with two workers (each run in a fresh process: peak RSS is that run's). Reports
@@ -109,7 +109,7 @@ def write_corpus(folder: Path, n: int, n_queries: int, seed: int = 0) -> dict:
 ENCODE_CHILD = r"""
 import json, os, resource, sys, time
 sys.path.insert(0, {root!r})
-from bench.data.collections import iter_corpus_chunks
+from bench.data.readers import iter_corpus_chunks
 from bench.encoding.encoder import Encoder
 from bench.encoding.executor import LocalExecutor, RayExecutor
 from bench.models.spec import resolve_model, spec_from_folder
@@ -158,7 +158,7 @@ INDEX_CHILD = r"""
 import json, os, resource, sys, time
 sys.path.insert(0, {root!r})
 import numpy as np
-from bench.data.collections import iter_corpus_chunks, load_beir
+from bench.data.readers import iter_corpus_chunks, load_beir
 from bench.encoding.cache import EmbeddingCache
 from bench.encoding.encoder import Encoder
 from bench.search.ann import IndexConfig, ShardedFlatIndex, build_index, recall_vs_exact

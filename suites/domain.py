@@ -31,12 +31,17 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Dict, Optional, Sequence
 
-from bench.data.collections import Dataset
+from bench.data.model import Dataset
 from bench.core.errors import BenchError
+from bench.core.options import option
 from bench.evaluation.measures import Measure
 from bench.models.spec import ModelSpec
 from bench.search.retriever import Timer
+from bench.results.suite import Suite
 from bench.search.exact import TIE_BREAK
+from bench.training.contrastive import TRAINING_OPTIONS
+from bench.training.ddr import MLM_OPTIONS
+from bench.tuning.config import TUNING_OPTIONS
 
 BASELINE = "zero-shot"
 SYSTEMS = ("zero-shot", "DR", "REM", "REM+DAM")
@@ -287,35 +292,33 @@ def _mean(values) -> float:
 # command line
 
 
-def add_arguments(g) -> None:
-    """Options of ``bench evaluate --suite domain`` (the training options are the few-shot ones)."""
-    g.add_argument("--source", default=None, help="domain suite: the source dataset DR and REM train on "
-                                                  "(the target is --dataset)")
-    g.add_argument("--source-split", default=None, help="qrels split of the source (default: test)")
-    g.add_argument("--systems", default=",".join(SYSTEMS), help=f"comma-separated subset of {', '.join(SYSTEMS)}")
-    g.add_argument("--rem-lr", type=float, default=None, help="learning rate of REM (default: the rem method's)")
-    from bench.training.ddr import add_mlm_arguments
-
-    add_mlm_arguments(g)
+#: Options of ``bench evaluate --suite domain`` (the training options are the few-shot ones).
+DOMAIN_OPTIONS = (
+    option('--source', default=None, help='domain suite: the source dataset DR and REM train on (the target is --dataset)'),
+    option('--source-split', default=None, help='qrels split of the source (default: test)'),
+    option('--systems', default=','.join(SYSTEMS), help=f"comma-separated subset of {', '.join(SYSTEMS)}"),
+    option('--rem-lr', type=float, default=None, help="learning rate of REM (default: the rem method's)"),
+    *MLM_OPTIONS,
+)
 
 
-def run_from_args(args, spec: ModelSpec, dataset: Dataset, out_dir: Path, executor, measures) -> int:
+def run_cli(args, spec: ModelSpec, dataset: Dataset, out_dir: Path, executor, measures) -> int:
     import sys
     import time
 
     from bench.data.collections import load_dataset
-    from bench.training.ddr import mlm_config_from_args
-    from bench.training.contrastive import train_config_from_args
-    from bench.cli.options import tuning_config_from_args
+    from bench.training.ddr import mlm_config_from
+    from bench.training.contrastive import train_config_from
+    from bench.tuning.config import tuning_config_from
 
     if not args.source:
         raise BenchError("--suite domain needs --source (the dataset to train on; --dataset is the target)")
     source = load_dataset(args.source, args.source_split)
     cfg = DomainConfig(seed=args.seed, measures=measures, top_k=args.top_k,
                        systems=[s.strip() for s in args.systems.split(",") if s.strip()],
-                       train=train_config_from_args(args), rem_lr=args.rem_lr,
-                       tuning=tuning_config_from_args(args),
-                       mlm=mlm_config_from_args(args),
+                       train=train_config_from(args), rem_lr=args.rem_lr,
+                       tuning=tuning_config_from(args),
+                       mlm=mlm_config_from(args),
                        batch_size=args.batch_size, progress=not args.no_progress,
                        statistics={"test": args.test, "correction": args.correction})
     t0 = time.perf_counter()
@@ -353,3 +356,21 @@ def domain_table(result: dict) -> str:
         lines.append(f"* = significant vs zero-shot: {h['test']} ({h['sidedness']}), {h['correction']} correction "
                      f"over the systems of a measure, alpha {h['alpha']}")
     return "\n".join(lines)
+
+
+class DomainSuite(Suite):
+    name = "domain"
+    description = "zero-shot domain transfer: zero-shot, DR, REM and REM+DAM (DDR) on a target collection"
+    options = (*DOMAIN_OPTIONS, *TRAINING_OPTIONS, *TUNING_OPTIONS)
+    shared = frozenset({"top_k", "test", "correction"})
+    layout = "sets"
+    reference = "zero-shot"
+    gated = False
+    reason_not_gated = ("the gate compares variations or fewshot runs; compare domain runs with `bench compare` or "
+                        "`bench report`")
+
+    def run(self, values, spec, dataset, measures, out_dir, executor) -> int:
+        return run_cli(values, spec, dataset, out_dir, executor, measures)
+
+
+SUITE = DomainSuite()

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
-from bench.data.collections import Dataset, natural_key
+from bench.data.model import Dataset, natural_key
 from bench.core.errors import BenchError, DataError
 from bench.core.seeding import rng_for
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from bench.training.contrastive import add_training_arguments
+    from bench.cli.options import add_options
+    from bench.training.contrastive import TRAINING_OPTIONS
 
     p.add_argument("--recipe", default="ddr", choices=["ddr"], help="ddr: disentangled domain and relevance "
                                                                     "modelling (REM + DAM)")
@@ -24,32 +25,32 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, required=True, help="folder for the rem, dam and rem+dam checkpoints")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--rem-lr", type=float, default=None, help="REM learning rate (default: the rem method's)")
-    from bench.training.ddr import add_mlm_arguments
+    from bench.training.ddr import MLM_OPTIONS
 
-    add_mlm_arguments(p)
+    add_options(p, MLM_OPTIONS)
     p.add_argument("--batch-size", type=int, default=64, help="encoding batch size")
     p.add_argument("--no-progress", action="store_true")
-    add_training_arguments(p.add_argument_group("REM optimisation"))
-    from bench.cli.options import add_tuning_arguments
+    add_options(p.add_argument_group("REM optimisation"), TRAINING_OPTIONS)
+    from bench.tuning.config import TUNING_OPTIONS
 
-    add_tuning_arguments(p.add_argument_group("method settings (rem-*)"))
+    add_options(p.add_argument_group("method settings (rem-*)"), TUNING_OPTIONS)
 
 
 def run(args) -> int:
     from bench.data.collections import load_dataset
-    from bench.training.ddr import mlm_config_from_args
+    from bench.training.ddr import mlm_config_from
     from bench.models.spec import resolve_model
     from bench.search.retriever import Timer
-    from bench.training.contrastive import train_config_from_args
-    from bench.cli.options import tuning_config_from_args
+    from bench.training.contrastive import train_config_from
+    from bench.tuning.config import tuning_config_from
     from suites.domain import DomainConfig, build_systems
 
     spec = resolve_model(args.model)
     source = load_dataset(args.source, args.source_split)
     target = load_dataset(args.target, args.target_split)
-    cfg = DomainConfig(seed=args.seed, systems=("zero-shot", "REM", "REM+DAM"), train=train_config_from_args(args),
-                       rem_lr=args.rem_lr, tuning=tuning_config_from_args(args),
-                       mlm=mlm_config_from_args(args),
+    cfg = DomainConfig(seed=args.seed, systems=("zero-shot", "REM", "REM+DAM"), train=train_config_from(args),
+                       rem_lr=args.rem_lr, tuning=tuning_config_from(args),
+                       mlm=mlm_config_from(args),
                        batch_size=args.batch_size, progress=not args.no_progress).validate()
     print(f"bench adapt: ddr from {spec.name}, REM on {source.name}, DAM on {target.name}'s corpus", file=sys.stderr)
     folders = build_systems(spec, source, target, cfg, Path(args.out), Timer(),

@@ -11,7 +11,7 @@ def run(args) -> int:
     from bench.encoding.executor import EXECUTORS
     from bench.models.spec import MODELS
     from perturb import GENERATORS
-    from suites import SUITES
+    from bench.results.suite import SUITES
 
     for title, reg in (("models", MODELS), ("datasets", DATASETS), ("generators", GENERATORS), ("suites", SUITES),
                        ("executors", EXECUTORS)):

@@ -26,7 +26,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from bench.core.io import atomic_write_text
-    from bench.reporting.report import ReportOptions, report
+    from bench.reporting.report import report
+    from bench.reporting.reportdata import ReportOptions
     from bench.results.rundir import _resolve
 
     opts = ReportOptions(test=args.test, correction=args.correction, seed=args.seed, bootstrap=args.bootstrap,

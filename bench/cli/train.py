@@ -8,7 +8,8 @@ from pathlib import Path
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from bench.training.recipes import RECIPES
-    from bench.training.contrastive import add_training_arguments
+    from bench.cli.options import add_options
+    from bench.training.contrastive import TRAINING_OPTIONS
 
     p.add_argument("--recipe", default="rodr", choices=list(RECIPES),
                    help="; ".join(f"{k}: {v}" for k, v in RECIPES.items()))
@@ -36,10 +37,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--save-every", type=int, default=50, help="write the resumable training state every N steps")
     p.add_argument("--batch-size", type=int, default=64, help="encoding batch size (corpus, negatives)")
     p.add_argument("--no-progress", action="store_true")
-    add_training_arguments(p.add_argument_group("optimisation"))
-    from bench.cli.options import add_tuning_arguments
+    add_options(p.add_argument_group("optimisation"), TRAINING_OPTIONS)
+    from bench.tuning.config import TUNING_OPTIONS
 
-    add_tuning_arguments(p.add_argument_group("method settings"))
+    add_options(p.add_argument_group("method settings"), TUNING_OPTIONS)
 
 
 def run(args) -> int:
@@ -47,8 +48,8 @@ def run(args) -> int:
     from bench.data.collections import load_dataset
     from bench.models.spec import resolve_model
     from bench.training.recipes import RecipeConfig, train_recipe
-    from bench.training.contrastive import train_config_from_args
-    from bench.cli.options import tuning_config_from_args
+    from bench.training.contrastive import train_config_from
+    from bench.tuning.config import tuning_config_from
     from perturb import GENERATORS
 
     spec = resolve_model(args.model)
@@ -59,8 +60,8 @@ def run(args) -> int:
         gens = [GENERATORS.canonical(g.strip()) for g in args.generators.split(",") if g.strip()]
     cfg = RecipeConfig(recipe=args.recipe, method=args.method, seed=args.seed, w_nll=args.w_nll, w_query=args.w_query,
                        w_passage=args.w_passage, holdout=args.holdout, train_split=args.train_split, generators=gens,
-                       save_every=args.save_every, train=train_config_from_args(args),
-                       tuning=tuning_config_from_args(args), loss=args.loss,
+                       save_every=args.save_every, train=train_config_from(args),
+                       tuning=tuning_config_from(args), loss=args.loss,
                        teacher=resolve_model(args.teacher) if args.teacher else None)
     out = args.out or Path("checkpoints") / f"{_slug(spec.name)}__{_slug(dataset.name)}__{args.recipe}__s{args.seed}"
     print(f"bench train: recipe {args.recipe}, method {args.method}, from {spec.name} on {dataset.name}", file=sys.stderr)

@@ -41,7 +41,7 @@ import numpy as np
 from bench.core.io import atomic_path
 
 if TYPE_CHECKING:  # pragma: no cover
-    from bench.data.collections import Dataset
+    from bench.data.model import Dataset
     from bench.encoding.encoder import Encoder
 
 DEFAULT_SHARD_SIZE = 50_000

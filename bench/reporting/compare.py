@@ -21,6 +21,7 @@ import numpy as np
 from bench.evaluation import stats as S
 from bench.core.errors import DataError
 from bench.results.rundir import AVG, ORIGINAL, Run, load_run
+from bench.results.suite import suite_of
 
 
 @dataclass
@@ -121,7 +122,7 @@ class CompareTable:
         return recs
 
     def csv(self) -> str:
-        from bench.reporting.leaderboard import csv_cell
+        from bench.reporting.csvsafe import csv_cell
 
         recs = self.records()
         buf = io.StringIO()
@@ -169,8 +170,9 @@ def compare(paths: Sequence[Any], *, metric: Optional[str] = None, baseline: Any
         raise ValueError("unknown test or correction")
     runs = [load_run(p, per_query=True) for p in paths]
     for r in runs:
-        if r.suite == "fewshot":
-            raise DataError("compare reads variation suites; this is a few-shot result", str(r.result_path))
+        if suite_of(r).layout != "sets":
+            raise DataError(f"compare reads runs whose sets are compared with a reference; suite {r.suite!r} lays its "
+                            f"result out as {suite_of(r).layout!r}", str(r.result_path))
     base = load_run(baseline, per_query=True) if baseline is not None else None
     metric = metric or runs[0].measures[0]
     for r in runs + ([base] if base else []):

@@ -13,6 +13,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 import numpy as np
 
 from bench.core.errors import DataError
+from bench.results.suite import layout_of
 
 ORIGINAL = "ORIGINAL"
 AVG = "VARIATIONS (AVG.)"
@@ -139,7 +140,7 @@ def load_result(path: Union[str, Path]) -> Dict[str, Any]:
     for key in ("suite", "seed", "dataset", "model"):
         if key not in data:
             raise DataError(f"missing key {key!r}", str(p))
-    if data.get("suite") != "fewshot":
+    if layout_of(data) == "sets":
         for key in ("measures", "sets"):
             if not isinstance(data.get(key), list):
                 raise DataError(f"missing or non-list key {key!r}", str(p))

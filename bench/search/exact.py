@@ -150,7 +150,7 @@ def write_trec_run(run: Run, path, tag: str) -> None:
     Scores are written with ``repr`` (the shortest text that reads back as the same double), so
     trec_eval, which sorts by score and then by doc id descending, re-ranks exactly as we ranked.
     Ids that cannot be a TREC field (white space, empty) are refused with a :class:`DataError`."""
-    from bench.data.collections import natural_key
+    from bench.data.model import natural_key
     from bench.core.errors import DataError
     from bench.core.io import atomic_write_text
 

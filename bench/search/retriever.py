@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Dict, Iterator, Optional, Sequence
 
-from bench.data.collections import Dataset
+from bench.data.model import Dataset
 from bench.models.spec import ModelSpec
 from bench.search.exact import Run
 
@@ -56,9 +56,9 @@ class DenseRetriever(Retriever):
     default, Ray when asked; only missing shards are computed), then indexed as ``index`` asks
     (exact by default, see :mod:`bench.search.ann`).
 
-    ``dataset`` is a loaded :class:`~bench.data.collections.Dataset` (the regular path: the dataset object,
+    ``dataset`` is a loaded :class:`~bench.data.model.Dataset` (the regular path: the dataset object,
     i.e. every text, is in memory; each shard's list of encoder texts is built when the shard is
-    reached) or any iterable of ``(ids, texts)`` shards, e.g. :func:`bench.data.collections.iter_corpus_chunks`
+    reached) or any iterable of ``(ids, texts)`` shards, e.g. :func:`bench.data.readers.iter_corpus_chunks`
     over a corpus file (the scale path: only the doc ids and the texts of the shards in flight are
     in memory). Vectors: shard files memory-mapped back; the exact index of a multi-shard corpus
     reads one shard at a time, an IVF / HNSW index holds every vector in RAM (see

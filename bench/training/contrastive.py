@@ -31,6 +31,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from bench.core.errors import BenchError
+from bench.core.options import option
 from bench.core.seeding import rng_for, torch_seed
 
 NEGATIVE_SOURCES = ("model", "bm25", "none")
@@ -224,26 +225,25 @@ def train_dual_encoder(dual, examples: Sequence[Example], doc_text: Callable[[st
 # command-line options shared by every command that trains (few-shot suite, recipes, adaptation)
 
 
-def add_training_arguments(g) -> None:
-    """The optimisation options (``TrainConfig``) on an argparse group."""
-    g.add_argument("--epochs", type=int, default=1)
-    g.add_argument("--train-batch-size", type=int, default=16)
-    g.add_argument("--lr", type=float, default=None, help="learning rate (default per method: full/qry/psg-tune "
-                                                         "2e-5, bitfit/lora/adapter 5e-4, prefix 5e-3)")
-    g.add_argument("--weight-decay", type=float, default=0.01)
-    g.add_argument("--warmup-ratio", type=float, default=0.1)
-    g.add_argument("--temperature", type=float, default=None, help="softmax temperature (default: 0.05 for "
-                                                                   "cosine models, 1.0 for dot product)")
-    g.add_argument("--hard-negatives", type=int, default=1, help="hard negatives per query (default: 1)")
-    g.add_argument("--negatives", choices=list(NEGATIVE_SOURCES), default="model",
-                   help="hard negatives mined from the checkpoint's own ranking, BM25, or none (default: model)")
-    g.add_argument("--negative-depth", type=int, default=30, help="mine among the top N non-relevant (default: 30)")
-    g.add_argument("--train-max-query-length", type=int, default=32)
-    g.add_argument("--train-max-passage-length", type=int, default=128)
-    g.add_argument("--max-steps", type=int, default=None, help="cap training steps (smoke runs)")
+#: The optimisation options (``TrainConfig``) on an argparse group.
+TRAINING_OPTIONS = (
+    option('--epochs', type=int, default=1),
+    option('--train-batch-size', type=int, default=16),
+    option('--lr', type=float, default=None, help='learning rate (default per method: full/qry/psg-tune 2e-5, bitfit/lora/adapter 5e-4, prefix 5e-3)'),
+    option('--weight-decay', type=float, default=0.01),
+    option('--warmup-ratio', type=float, default=0.1),
+    option('--temperature', type=float, default=None, help='softmax temperature (default: 0.05 for cosine models, 1.0 for dot product)'),
+    option('--hard-negatives', type=int, default=1, help='hard negatives per query (default: 1)'),
+    option('--negatives', choices=list(NEGATIVE_SOURCES), default='model', help="hard negatives mined from the checkpoint's own ranking, BM25, or none (default: model)"),
+    option('--negative-depth', type=int, default=30, help='mine among the top N non-relevant (default: 30)'),
+    option('--train-max-query-length', type=int, default=32),
+    option('--train-max-passage-length', type=int, default=128),
+    option('--max-steps', type=int, default=None, help='cap training steps (smoke runs)'),
+)
 
 
-def train_config_from_args(args) -> TrainConfig:
+def train_config_from(args) -> TrainConfig:
+    """The TrainConfig of parsed option values (attributes named by the options' dest)."""
     return TrainConfig(epochs=args.epochs, batch_size=args.train_batch_size, lr=args.lr,
                        weight_decay=args.weight_decay, warmup_ratio=args.warmup_ratio, temperature=args.temperature,
                        hard_negatives=args.hard_negatives, negatives_from=args.negatives,

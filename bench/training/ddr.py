@@ -28,6 +28,7 @@ from typing import Dict, Optional, Sequence
 import numpy as np
 
 from bench.core.errors import BenchError
+from bench.core.options import option
 from bench.models.spec import ModelSpec
 from bench.core.seeding import rng_for
 
@@ -217,17 +218,19 @@ def adapt_backbone(spec: ModelSpec, texts: Sequence[str], cfg: MLMConfig, out: P
     return record
 
 
-def add_mlm_arguments(g) -> None:
-    """The DAM's MLM options (``MLMConfig``) on an argparse group."""
-    g.add_argument("--mlm-epochs", type=int, default=1, help="DAM: MLM epochs over the target corpus (default: 1)")
-    g.add_argument("--mlm-batch-size", type=int, default=16)
-    g.add_argument("--mlm-lr", type=float, default=1e-5, help="DAM: MLM learning rate (default: 1e-5, small)")
-    g.add_argument("--mlm-max-length", type=int, default=128)
-    g.add_argument("--mlm-probability", type=float, default=0.15)
-    g.add_argument("--mlm-max-steps", type=int, default=None, help="cap DAM steps (smoke runs)")
+#: The DAM's MLM options (``MLMConfig``) on an argparse group.
+MLM_OPTIONS = (
+    option('--mlm-epochs', type=int, default=1, help='DAM: MLM epochs over the target corpus (default: 1)'),
+    option('--mlm-batch-size', type=int, default=16),
+    option('--mlm-lr', type=float, default=1e-05, help='DAM: MLM learning rate (default: 1e-5, small)'),
+    option('--mlm-max-length', type=int, default=128),
+    option('--mlm-probability', type=float, default=0.15),
+    option('--mlm-max-steps', type=int, default=None, help='cap DAM steps (smoke runs)'),
+)
 
 
-def mlm_config_from_args(args) -> MLMConfig:
+def mlm_config_from(args) -> MLMConfig:
+    """The MLMConfig of parsed option values (attributes named by the options' dest)."""
     return MLMConfig(epochs=args.mlm_epochs, batch_size=args.mlm_batch_size, lr=args.mlm_lr,
                      max_length=args.mlm_max_length, mlm_probability=args.mlm_probability,
                      max_steps=args.mlm_max_steps)

@@ -10,7 +10,8 @@ import numpy as np
 
 from bench.models.loading import pool
 from bench.models.spec import ModelSpec
-from bench.tuning.adapters import _attach_plan, attach, plan_for
+from bench.tuning.adapters import attach_plan, attach
+from bench.tuning.plans import plan_for
 from bench.tuning.config import TuningConfig, check_method, tunes_passages, tunes_queries
 
 
@@ -24,7 +25,7 @@ def add_adapters(model, reduction: int) -> int:
     the backbone is frozen, the adapters trainable). Returns the number inserted."""
     cfg = TuningConfig(adapter_reduction=reduction)
     plan = plan_for("adapter", cfg, model)
-    _attach_plan(model, "adapter", plan, None, settings=cfg.for_method("adapter"))
+    attach_plan(model, "adapter", plan, None, settings=cfg.for_method("adapter"))
     return plan["groups"][0]["count"]
 
 

@@ -77,299 +77,17 @@ Import cost: nothing heavy at import time; torch is imported when a function run
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, Optional
 
 from bench.core.errors import BenchError
+from bench.tuning.modules import module_classes
+from bench.tuning.plans import (ATTACHABLE, CONTAINER, INFO_ATTR, OWN_METHODS, PEFT_METHODS, encoder_layers,
+                                hidden_size, is_peft, plan_for)
 
-CONTAINER = "drbench_tuning"
 FORMAT = "drbench-tuning/1"
 TUNING_JSON = "tuning.json"
 TUNING_WEIGHTS = "tuning.safetensors"
-OWN_METHODS = ("adapter", "parallel-adapter", "iaa-s", "iaa-l", "iaa-m", "rem")
-PEFT_METHODS = ("lora", "prefix")
-ATTACHABLE = OWN_METHODS + PEFT_METHODS
-IAA_METHODS = ("iaa-s", "iaa-l", "iaa-m")
-IAA_INSIDE = ("adapter", "lora")
-SUPPORTED = ("BERT-family encoders laid out as BertModel (BertModel, RobertaModel, XLMRobertaModel, "
-             "CamembertModel, ElectraModel): model.encoder.layer[i] with attention.self.{query,value}, "
-             "attention.output.dense, intermediate.dense and output.dense")
-_INFO_ATTR = "_drbench_tuning_info"
-
-# where each site's module acts (see the module docstring)
-_SITE_WHERE = {
-    "attn_output": "sequential adapter after each attention output projection (before dropout, residual, LayerNorm)",
-    "ffn_output": "sequential adapter after each feed-forward output projection (before dropout, residual, LayerNorm)",
-    "ffn_parallel": "parallel adapter: feed-forward sub-layer input -> added to its output before residual + LayerNorm",
-    "query": "LoRA on each attention query projection",
-    "value": "LoRA on each attention value projection",
-    "attn_aside": "aside: attention sub-layer input -> its output (after LayerNorm)",
-    "ffn_aside": "aside: feed-forward sub-layer input -> its output (after LayerNorm)",
-    "layer_aside": "aside: layer input -> layer output",
-    "model_aside": "aside: embedding output -> final hidden states",
-}
-
-
-# --------------------------------------------------------------------------------------------
-# torch modules (built on first use; module-level names so that pickling finds them)
-
-_CLASSES: Dict[str, type] = {}
-
-
-def _classes() -> Dict[str, type]:
-    if _CLASSES:
-        return _CLASSES
-    import torch
-
-    class Bottleneck(torch.nn.Module):
-        """``scale * up(act(down(x)))``; ``up`` zero-initialised. ``site`` says where it acts."""
-
-        def __init__(self, d_in: int, d_out: int, width: int, activation: str, scale: float, init: str,
-                     site: str):
-            super().__init__()
-            self.down = torch.nn.Linear(d_in, width)
-            self.up = torch.nn.Linear(width, d_out)
-            if init == "lora":
-                torch.nn.init.zeros_(self.down.bias)
-            torch.nn.init.zeros_(self.up.weight)
-            torch.nn.init.zeros_(self.up.bias)
-            self.activation, self.scale, self.site = activation, float(scale), site
-
-        def forward(self, x):
-            h = self.down(x)
-            h = torch.nn.functional.relu(h) if self.activation == "relu" else torch.nn.functional.gelu(h)
-            out = self.up(h)
-            return out if self.scale == 1.0 else out * self.scale
-
-        # hooks (bound methods: a deep copy of the model re-binds them to the copied module)
-        def post_hook_output(self, module, args, output):
-            return output + self(output)
-
-        def pre_hook_input_tensor(self, module, args, kwargs):
-            args, kwargs = list(args), dict(kwargs)
-            if len(args) > 1:
-                args[1] = args[1] + self(args[1])
-            else:
-                kwargs["input_tensor"] = kwargs["input_tensor"] + self(kwargs["input_tensor"])
-            return tuple(args), kwargs
-
-        def post_hook_aside(self, module, args, kwargs, output):
-            if self.site == "ffn_aside":
-                x = args[1] if len(args) > 1 else kwargs["input_tensor"]
-            else:
-                x = args[0] if args else kwargs["hidden_states"]
-            return _add_to_output(output, self(x))
-
-    class LoRA(torch.nn.Module):
-        """``(x A^T B^T) * alpha / r`` added to a linear projection's output; ``B`` zero-initialised."""
-
-        def __init__(self, d_in: int, d_out: int, rank: int, alpha: float, site: str):
-            super().__init__()
-            self.lora_A = torch.nn.Parameter(torch.empty(rank, d_in))
-            self.lora_B = torch.nn.Parameter(torch.zeros(d_out, rank))
-            torch.nn.init.kaiming_uniform_(self.lora_A, a=math.sqrt(5))
-            self.scaling, self.site = float(alpha) / rank, site
-
-        def forward(self, x):
-            return (x @ self.lora_A.t() @ self.lora_B.t()) * self.scaling
-
-        def post_hook_output(self, module, args, output):
-            return output + self(args[0])
-
-    for cls in (Bottleneck, LoRA):
-        cls.__module__, cls.__qualname__ = __name__, cls.__name__
-        _CLASSES[cls.__name__] = cls
-    return _CLASSES
-
-
-def __getattr__(name: str):  # PEP 562: Bottleneck / LoRA resolve lazily (pickle, isinstance)
-    if name in ("Bottleneck", "LoRA"):
-        return _classes()[name]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def _add_to_output(output, delta):
-    """``output`` with ``delta`` added to its hidden states (a tensor, a tuple's first item, or a
-    ModelOutput's ``last_hidden_state``)."""
-    import torch
-
-    if isinstance(output, torch.Tensor):
-        return output + delta
-    if isinstance(output, tuple):
-        return (output[0] + delta,) + tuple(output[1:])
-    if hasattr(output, "last_hidden_state"):
-        output.last_hidden_state = output.last_hidden_state + delta  # a fresh object of the forward call
-        return output
-    raise BenchError(f"cannot add an aside module's output to a {type(output).__name__}")
-
-
-# --------------------------------------------------------------------------------------------
-# architecture checks
-
-
-def _is_peft(model) -> bool:
-    try:
-        from peft import PeftModel
-    except ImportError:
-        return False
-    return isinstance(model, PeftModel)
-
-
-def _layers(model, method: str) -> List:
-    """The transformer layers of a BERT-family backbone, or a BenchError naming what is supported."""
-    import torch
-
-    enc = getattr(model, "encoder", None)
-    layers = getattr(enc, "layer", None)
-    ok = layers is not None and len(layers) > 0 and hasattr(model, "embeddings")
-    if ok:
-        for layer in layers:
-            att = getattr(layer, "attention", None)
-            sa = getattr(att, "self", None)
-            parts = [getattr(sa, "query", None), getattr(sa, "value", None),
-                     getattr(getattr(att, "output", None), "dense", None),
-                     getattr(getattr(layer, "intermediate", None), "dense", None),
-                     getattr(getattr(layer, "output", None), "dense", None)]
-            if not all(isinstance(p, torch.nn.Linear) for p in parts) or not hasattr(layer.output, "LayerNorm"):
-                ok = False
-                break
-    if not ok:
-        raise BenchError(f"{method}: {type(model).__name__} is not a supported architecture for this method; "
-                         f"supported: {SUPPORTED}. For other models use lora or bitfit.")
-    return list(layers)
-
-
-def _hidden(model, method: str) -> int:
-    return int(_layers(model, method)[0].attention.output.dense.out_features)
-
-
-def _backbone_params(model) -> int:
-    return int(sum(p.numel() for n, p in model.named_parameters() if not n.startswith(CONTAINER + ".")))
-
-
-# --------------------------------------------------------------------------------------------
-# plans: the resolved architecture of a method on a backbone (widths, counts)
-
-
-def _bottleneck_params(h: int, width: int) -> int:
-    return width * (2 * h + 1) + h
-
-
-def _width_for(budget: float, n: int, h: int) -> int:
-    """Bottleneck width that spends ``budget`` parameters over ``n`` H->H bottlenecks (>= 1)."""
-    return max(1, int(round((budget / n - h) / (2 * h + 1))))
-
-
-def _rank_for(budget: float, n: int, h: int) -> int:
-    return max(1, int(round(budget / (n * 2 * h))))
-
-
-def _group(name: str, kind: str, sites: List[str], n_layers: int, h: int, **kw) -> dict:
-    count = n_layers * len(sites) if sites != ["model_aside"] else 1
-    if kind == "bottleneck":
-        params = count * _bottleneck_params(h, kw["width"])
-    else:
-        params = count * 2 * h * kw["rank"]
-    g = {"name": name, "kind": kind, "sites": list(sites), "count": count, **kw, "params": int(params),
-         "where": "; ".join(_SITE_WHERE[s] for s in sites)}
-    return g
-
-
-def check_config(method: str, cfg) -> None:
-    """BenchError for settings a method cannot use."""
-    if method == "adapter" and cfg.adapter_reduction < 1:
-        raise BenchError("--adapter-reduction must be at least 1")
-    if method == "parallel-adapter":
-        if cfg.parallel_adapter_reduction < 1:
-            raise BenchError("--parallel-adapter-reduction must be at least 1")
-    if method in IAA_METHODS:
-        if not 0 < cfg.iaa_budget <= 1:
-            raise BenchError(f"--iaa-budget is a fraction of the backbone's parameters in (0, 1], not {cfg.iaa_budget}")
-        if not 0 <= cfg.iaa_inside_share <= 1:
-            raise BenchError(f"--iaa-inside-share must be in [0, 1], not {cfg.iaa_inside_share}")
-        if cfg.iaa_inside not in IAA_INSIDE:
-            raise BenchError(f"--iaa-inside must be one of {', '.join(IAA_INSIDE)}, not {cfg.iaa_inside!r}")
-    if method == "rem":
-        if cfg.rem_lora_r is not None and cfg.rem_lora_r < 1:
-            raise BenchError("--rem-lora-r must be at least 1")
-        if cfg.rem_adapter_reduction < 1:
-            raise BenchError("--rem-adapter-reduction must be at least 1")
-
-
-def plan_for(method: str, cfg, model) -> dict:
-    """The resolved architecture of ``method`` (an own method) on the plain backbone ``model``:
-    module groups (sites, widths / ranks, counts, parameters) and parameter totals."""
-    if method not in OWN_METHODS:
-        raise BenchError(f"no architecture plan for {method!r} (own methods: {', '.join(OWN_METHODS)})")
-    check_config(method, cfg)
-    layers = _layers(model, method)
-    n_layers, h = len(layers), _hidden(model, method)
-    n_backbone = _backbone_params(model)
-    out: dict = {"backbone": type(model).__name__, "hidden_size": h, "layers": n_layers}
-    if method == "adapter":
-        groups = [_group("adapter", "bottleneck", ["ffn_output"], n_layers, h,
-                         width=max(1, h // max(1, cfg.adapter_reduction)), activation="gelu", scale=1.0, init="linear")]
-    elif method == "parallel-adapter":
-        groups = [_group("parallel_adapter", "bottleneck", ["ffn_parallel"], n_layers, h,
-                         width=max(1, h // cfg.parallel_adapter_reduction), activation="relu",
-                         scale=float(cfg.parallel_adapter_scale), init="lora")]
-    elif method == "rem":
-        r = int(cfg.rem_lora_r) if cfg.rem_lora_r is not None else max(1, h // 4)
-        alpha = float(cfg.rem_lora_alpha) if cfg.rem_lora_alpha is not None else float(r)
-        groups = [_group("lora", "lora", ["query", "value"], n_layers, h, rank=r, alpha=alpha),
-                  _group("parallel_adapter", "bottleneck", ["ffn_parallel"], n_layers, h,
-                         width=max(1, h // cfg.rem_adapter_reduction), activation="relu",
-                         scale=float(cfg.rem_adapter_scale), init="lora")]
-    else:
-        budget = int(round(cfg.iaa_budget * n_backbone))
-        inside_budget = int(round(budget * cfg.iaa_inside_share))
-        aside_budget = budget - inside_budget
-        if cfg.iaa_inside == "adapter":
-            sites = ["attn_output", "ffn_output"]
-            inside = _group("inside", "bottleneck", sites, n_layers, h,
-                            width=_width_for(inside_budget, n_layers * len(sites), h), activation="gelu", scale=1.0,
-                            init="lora")
-        else:
-            sites = ["query", "value"]
-            r = _rank_for(inside_budget, n_layers * len(sites), h)
-            inside = _group("inside", "lora", sites, n_layers, h, rank=r, alpha=float(r))
-        aside_sites = {"iaa-s": ["attn_aside", "ffn_aside"], "iaa-l": ["layer_aside"], "iaa-m": ["model_aside"]}[method]
-        n_aside = 1 if method == "iaa-m" else n_layers * len(aside_sites)
-        aside = _group("aside", "bottleneck", aside_sites, n_layers, h, width=_width_for(aside_budget, n_aside, h),
-                       activation="gelu", scale=1.0, init="lora")
-        groups = [inside, aside]
-        out.update(budget_fraction=float(cfg.iaa_budget), budget_params=budget,
-                   inside_share=float(cfg.iaa_inside_share), inside_budget_params=inside_budget,
-                   aside_budget_params=aside_budget,
-                   inside=cfg.iaa_inside, inside_params=inside["params"], aside_params=aside["params"])
-    method_params = sum(g["params"] for g in groups)
-    out.update(groups=groups, backbone_params=n_backbone, method_params=int(method_params),
-               trainable_params=int(method_params), total_params=int(n_backbone + method_params),
-               trainable_share=method_params / (n_backbone + method_params),
-               trainable_per_backbone=method_params / n_backbone)
-    return out
-
-
-def describe(method: str, settings: dict) -> str:
-    """One line on a method's resolved architecture (``settings``: :meth:`TuningConfig.for_method`
-    with a backbone, or a plan). Empty when there is nothing resolved to say."""
-    arch = settings.get("architecture", settings)
-    if "groups" not in arch:
-        return ""
-    parts = []
-    for g in arch["groups"]:
-        size = f"r={g['rank']}" if g["kind"] == "lora" else f"w={g['width']}"
-        scale = f" s={g['scale']:g}" if g.get("scale", 1.0) != 1.0 else ""
-        name = g["name"] if g["kind"] in g["name"] else f"{g['name']} {g['kind']}"
-        parts.append(f"{name} {size}{scale} x{g['count']} = {g['params']:,}")
-    text = f"{method}: " + " + ".join(parts)
-    if "budget_params" in arch:
-        text += (f" (budget {arch['budget_fraction']:g} x backbone = {arch['budget_params']:,}: inside "
-                 f"{arch['inside_budget_params']:,} / aside {arch['aside_budget_params']:,})")
-    text += (f"; trainable {arch['trainable_params']:,} of {arch['total_params']:,} "
-             f"({100 * arch['trainable_share']:.3f}%)")
-    return text
 
 
 # --------------------------------------------------------------------------------------------
@@ -378,7 +96,7 @@ def describe(method: str, settings: dict) -> str:
 
 def tuning_info(model) -> Optional[dict]:
     """``{"method", "settings", "architecture"}`` of a model made by :func:`attach`, else None."""
-    info = model.__dict__.get(_INFO_ATTR)
+    info = model.__dict__.get(INFO_ATTR)
     return dict(info) if info is not None else None
 
 
@@ -396,7 +114,7 @@ def attach(model, method: str, cfg, seed: Optional[int] = 0):
         plan = plan_for(method, cfg, model)
     else:
         plan = _peft_plan(method, cfg)
-    return _attach_plan(model, method, plan, seed, settings=cfg.for_method(method))
+    return attach_plan(model, method, plan, seed, settings=cfg.for_method(method))
 
 
 def _check_attachable(method: str) -> None:
@@ -406,7 +124,7 @@ def _check_attachable(method: str) -> None:
 
 
 def _check_plain(model, method: str) -> None:
-    if _is_peft(model) or hasattr(model, CONTAINER) or tuning_info(model) is not None:
+    if is_peft(model) or hasattr(model, CONTAINER) or tuning_info(model) is not None:
         raise BenchError(f"{method}: the model already carries tuning modules; attach to a plain backbone")
 
 
@@ -417,7 +135,7 @@ def _peft_plan(method: str, cfg) -> dict:
     return {"peft": "PrefixTuningConfig", "num_virtual_tokens": int(cfg.prefix_tokens)}
 
 
-def _attach_plan(model, method: str, plan: dict, seed: Optional[int], settings: dict):
+def attach_plan(model, method: str, plan: dict, seed: Optional[int], settings: dict):
     import contextlib
 
     import torch
@@ -430,7 +148,7 @@ def _attach_plan(model, method: str, plan: dict, seed: Optional[int], settings: 
             out = _peft_attach(model, method, plan)
         else:
             out = _own_attach(model, method, plan)
-    out.__dict__[_INFO_ATTR] = {"method": method, "settings": dict(settings), "architecture": plan}
+    out.__dict__[INFO_ATTR] = {"method": method, "settings": dict(settings), "architecture": plan}
     return out
 
 
@@ -457,9 +175,9 @@ def _peft_attach(model, method: str, plan: dict):
 def _own_attach(model, method: str, plan: dict):
     import torch
 
-    C = _classes()
-    layers = _layers(model, method)
-    h = _hidden(model, method)
+    C = module_classes()
+    layers = encoder_layers(model, method)
+    h = hidden_size(model, method)
     if plan.get("hidden_size") != h or plan.get("layers") != len(layers):
         raise BenchError(f"{method}: the tuning modules were made for {plan.get('layers')} layers of width "
                          f"{plan.get('hidden_size')}; this backbone ({type(model).__name__}) has {len(layers)} of "
@@ -572,11 +290,11 @@ def merge_lora(model):
     import copy
 
     info = tuning_info(model)
-    if info is None or info["method"] != "lora" or not _is_peft(model):
+    if info is None or info["method"] != "lora" or not is_peft(model):
         method = info["method"] if info else "no tuning method"
         raise BenchError(f"merge_lora merges the peft lora method only; this model has {method}")
     merged = copy.deepcopy(model).merge_and_unload()
-    merged.__dict__.pop(_INFO_ATTR, None)
+    merged.__dict__.pop(INFO_ATTR, None)
     for p in merged.parameters():
         p.requires_grad_(False)
     return merged
@@ -642,7 +360,7 @@ def load_tuned(folder, backbone):
     if not wpath.exists():
         raise BenchError(f"{wpath}: not found beside {TUNING_JSON}; save the tuned model again (save_tuned)")
     state = load_file(str(wpath))
-    model = _attach_plan(backbone, method, meta["architecture"], seed=0, settings=meta.get("settings") or {})
+    model = attach_plan(backbone, method, meta["architecture"], seed=0, settings=meta.get("settings") or {})
     load_method_state(model, state)
     for p in model.parameters():
         p.requires_grad_(False)

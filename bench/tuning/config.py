@@ -54,7 +54,8 @@ from dataclasses import asdict, dataclass
 from typing import Optional, Sequence, Tuple
 
 from bench.core.errors import BenchError
-from bench.tuning.adapters import OWN_METHODS, check_config, plan_for
+from bench.core.options import option
+from bench.tuning.plans import OWN_METHODS, check_config, plan_for
 
 METHODS = ("full-tune", "qry-tune", "psg-tune", "bitfit", "prefix", "lora", "adapter", "parallel-adapter",
            "iaa-s", "iaa-l", "iaa-m", "rem")
@@ -142,3 +143,35 @@ def tunes_queries(method: str) -> bool:
 
 def tunes_passages(method: str) -> bool:
     return check_method(method) != "qry-tune"
+
+
+#: The per-method settings (``TuningConfig``) on an argparse group.
+TUNING_OPTIONS = (
+    option('--lora-r', type=int, default=8),
+    option('--lora-alpha', type=int, default=16),
+    option('--lora-dropout', type=float, default=0.1),
+    option('--lora-targets', default='query,value'),
+    option('--prefix-tokens', type=int, default=10),
+    option('--adapter-reduction', type=int, default=16),
+    option('--parallel-adapter-reduction', type=int, default=16, help='parallel-adapter: bottleneck width = hidden / this (default: 16)'),
+    option('--parallel-adapter-scale', type=float, default=4.0, help='parallel-adapter: output scale s (default: 4, He et al. 2022)'),
+    option('--iaa-budget', type=float, default=0.01, help="iaa-s/l/m: trainable parameters as a fraction of the backbone's (default: 0.01)"),
+    option('--iaa-inside-share', type=float, default=0.5, help='iaa-s/l/m: share of the budget for the inside modules; the rest for asides (default: 0.5)'),
+    option('--iaa-inside', choices=['adapter', 'lora'], default='adapter', help='iaa-s/l/m: inside modules, bottleneck adapters or LoRA (default: adapter)'),
+    option('--rem-lora-r', type=int, default=None, help='rem: LoRA rank (default: hidden / 4)'),
+    option('--rem-lora-alpha', type=int, default=None, help='rem: LoRA alpha (default: the rank)'),
+    option('--rem-adapter-reduction', type=int, default=4, help='rem: parallel adapter width = hidden / this (default: 4)'),
+    option('--rem-adapter-scale', type=float, default=4.0, help='rem: parallel adapter scale (default: 4)'),
+)
+
+
+def tuning_config_from(args) -> TuningConfig:
+    """The TuningConfig of parsed option values (attributes named by the options' dest)."""
+    return TuningConfig(lora_r=args.lora_r, lora_alpha=args.lora_alpha, lora_dropout=args.lora_dropout,
+                        lora_targets=tuple(t.strip() for t in args.lora_targets.split(",") if t.strip()),
+                        prefix_tokens=args.prefix_tokens, adapter_reduction=args.adapter_reduction,
+                        parallel_adapter_reduction=args.parallel_adapter_reduction,
+                        parallel_adapter_scale=args.parallel_adapter_scale, iaa_budget=args.iaa_budget,
+                        iaa_inside_share=args.iaa_inside_share, iaa_inside=args.iaa_inside, rem_lora_r=args.rem_lora_r,
+                        rem_lora_alpha=args.rem_lora_alpha, rem_adapter_reduction=args.rem_adapter_reduction,
+                        rem_adapter_scale=args.rem_adapter_scale)

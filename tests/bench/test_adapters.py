@@ -5,8 +5,8 @@ import json
 import pytest
 import torch
 
-from bench.tuning.adapters import (ATTACHABLE, CONTAINER, OWN_METHODS, attach, describe, load_method_state, load_tuned,
-                            merge_lora, method_state, plan_for, save_tuned, tuning_info)
+from bench.tuning.adapters import attach, load_method_state, load_tuned, merge_lora, method_state, save_tuned, tuning_info
+from bench.tuning.plans import ATTACHABLE, CONTAINER, OWN_METHODS, describe, plan_for
 from bench.core.errors import BenchError
 from bench.tuning.config import TuningConfig
 

@@ -59,7 +59,7 @@ def _cfg(cache, **kw):
 
 def test_ray_gives_the_local_result_files_even_when_a_worker_dies(ray_session, tiny_bert, beir_dir, tmp_path,
                                                                    monkeypatch):
-    from bench.data.collections import load_beir
+    from bench.data.readers import load_beir
     from bench.models.spec import spec_from_folder
     from suites.variations import run
 
@@ -145,7 +145,7 @@ def test_fewshot_units_on_ray_give_the_local_result(ray_session, tiny_bert, tmp_
     import importlib.util
     from pathlib import Path
 
-    from bench.data.collections import load_beir
+    from bench.data.readers import load_beir
     from bench.models.spec import spec_from_folder
     from suites.fewshot import run
 

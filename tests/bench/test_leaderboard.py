@@ -14,7 +14,9 @@ from bench.evaluation import stats as S
 from bench.cli.main import main
 from bench.reporting.compare import compare
 from bench.core.errors import DataError
-from bench.reporting.leaderboard import Leaderboard, build, csv_cell, pairwise_ranks
+from bench.reporting.csvsafe import csv_cell
+from bench.reporting.leaderboard import Leaderboard, build
+from bench.reporting.ranking import pairwise_ranks
 from runfactory import degrade, rng_for, synthetic_values, write_fewshot_run, write_run
 
 

@@ -9,8 +9,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from bench.core.errors import BenchError  # noqa: E402
-from bench.training.recipes import (HELDOUT_FILE, RecipeConfig, kl_rows, relevance_mask, rodr_losses,  # noqa: E402
-                           split_queries, train_recipe)
+from bench.training.contrastive import relevance_mask  # noqa: E402
+from bench.training.losses import kl_rows, rodr_losses  # noqa: E402
+from bench.training.recipes import HELDOUT_FILE, RecipeConfig, split_queries, train_recipe  # noqa: E402
 from bench.training.contrastive import TrainConfig  # noqa: E402
 
 
@@ -212,7 +213,7 @@ def test_peft_recipe_checkpoints_load_with_their_modules(tiny, tmp_path, method)
 
 
 def test_margin_mse_by_hand():
-    from bench.training.recipes import margin_mse
+    from bench.training.losses import margin_mse
 
     g = torch.Generator().manual_seed(3)
     qs, ps, ns, qt, pt, nt = (torch.randn(4, 5, generator=g) for _ in range(6))

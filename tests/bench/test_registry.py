@@ -48,7 +48,7 @@ def test_builtin_registries_know_their_names():
     from bench.data.collections import DATASETS
     from bench.models.spec import MODELS
     from perturb import GENERATORS, PAPER_ORDER
-    from suites import SUITES
+    from bench.results.suite import SUITES
 
     assert {"minilm-l6", "bm25"} <= set(MODELS.names())
     assert "chatterbot" in DATASETS

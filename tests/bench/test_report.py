@@ -10,7 +10,8 @@ import pytest
 
 from bench.evaluation import stats as S
 from bench.cli.main import main
-from bench.reporting.report import ReportOptions, build, render_markdown, report
+from bench.reporting.report import render_markdown, report
+from bench.reporting.reportdata import ReportOptions, build
 from bench.results.rundir import load_run
 from runfactory import per_query_frame, synthetic_values, write_run
 

@@ -7,7 +7,7 @@ import pickle
 import numpy as np
 import pytest
 
-from bench.data.collections import iter_corpus_chunks, load_beir, load_msmarco, read_beir_corpus, read_tsv_pairs
+from bench.data.readers import iter_corpus_chunks, load_beir, load_msmarco, read_beir_corpus, read_tsv_pairs
 from bench.encoding.cache import EmbeddingCache
 from bench.encoding.encoder import Encoder
 from bench.core.errors import BenchError, DataError

@@ -32,7 +32,7 @@ def chatter():
 @pytest.mark.parametrize("method", ["full-tune", "rem", "iaa-m"])
 def test_rodr_step(benchmark, minilm, chatter, method):
     """Forward + backward of one RoDR batch: 16 query variations, 16 positives + 16 hard negatives."""
-    from bench.training.recipes import rodr_losses
+    from bench.training.losses import rodr_losses
     from bench.training.dual import build_dual_encoder, tuned_module
 
     spec, model, tok = minilm

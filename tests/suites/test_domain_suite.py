@@ -62,7 +62,8 @@ def test_domain_suite_end_to_end(domain_setup, tmp_path):
     assert "zero-shot" in domain_table(r)
     run_ = load_run(out)
     assert set(run_.per_query["set"]) == set(SYSTEMS)
-    from bench.reporting.report import loss_curves, report
+    from bench.reporting.plots import loss_curves
+    from bench.reporting.report import report
 
     assert set(loss_curves(run_)) == {"DR", "REM", "REM+DAM: DAM", "REM+DAM: REM"}
     page = report(out, plots=True)

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bench.data.collections import Dataset, Doc, Query
+from bench.data.model import Dataset, Doc, Query
 from bench.core.errors import BenchError, DataError
 from suites.fewshot_sampler import (build_plan, read_split_file, sample_trial, split_classes, split_queries,
                                     trial_seeds)

@@ -6,11 +6,13 @@ import json
 import numpy as np
 import pytest
 
-from bench.data.collections import load_beir
+from bench.data.readers import load_beir
 from bench.models.spec import spec_from_folder
 from bench.training.contrastive import TrainConfig
-from suites.fewshot import (FewShotConfig, boosting_gradient, class_scores, fewshot_table, hits_at, macro, run,
-                            sample_sd, summarise_trials, winning_ratio)
+from suites.fewshot import run
+from suites.fewshot_config import FewShotConfig
+from suites.fewshot_metrics import boosting_gradient, class_scores, hits_at, macro, sample_sd, summarise_trials, winning_ratio
+from suites.fewshot_output import fewshot_table
 from suites.fewshot_sampler import build_plan
 
 CLASSES = {"aero": ["wing", "lift", "flap", "rudder", "propeller", "aileron", "stall", "glider", "jet", "tail",
@@ -127,7 +129,7 @@ def test_end_to_end(tiny_bert, labelled, tmp_path):
     timings = json.loads((folder / "timings.json").read_text())
     assert "wall_seconds" in timings and timings["units"]
     # plots stay legible with every method at once
-    from suites.fewshot import write_plots
+    from suites.fewshot_output import write_plots
 
     many = dict(res, methods={f"m{i}": res["methods"]["bitfit"] for i in range(7)})
     assert write_plots(many, tmp_path / "many") == [] if (tmp_path / "many").mkdir() is None else False

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from bench.data.collections import load_beir
+from bench.data.readers import load_beir
 from bench.evaluation.measures import parse_measures
 from bench.models.spec import resolve_model, spec_from_folder
 from perturb import GENERATORS
