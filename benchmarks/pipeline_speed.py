@@ -43,7 +43,7 @@ def main() -> None:
     from bench.encoding.encoder import Encoder
     from bench.evaluation.measures import parse_measures, per_query
     from bench.models.spec import resolve_model
-    from bench.search.retriever import Timer
+    from bench.core.timing import Timer
     from bench.search.exact import DenseIndex
     from suites.variations import VariationsConfig, build_sets, run
 

@@ -36,7 +36,7 @@ from bench.core.errors import BenchError
 from bench.core.options import option
 from bench.evaluation.measures import Measure
 from bench.models.spec import ModelSpec
-from bench.search.retriever import Timer
+from bench.core.timing import Timer
 from bench.results.suite import Suite
 from bench.search.exact import TIE_BREAK
 from bench.training.contrastive import TRAINING_OPTIONS

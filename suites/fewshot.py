@@ -51,7 +51,8 @@ from bench.data.model import Dataset
 from bench.core.errors import BenchError
 from bench.results.suite import Suite
 from bench.models.spec import ModelSpec
-from bench.search.retriever import Timer, make_retriever
+from bench.core.timing import Timer
+from bench.search.retriever import make_retriever
 from bench.search.exact import TIE_BREAK
 from bench.training.contrastive import (TrainLog, make_examples, mine_negatives, train_dual_encoder)
 from bench.training.dual import build_dual_encoder, tuned_module

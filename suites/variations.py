@@ -17,7 +17,8 @@ from bench.core.errors import BenchError
 from bench.core.options import option
 from bench.evaluation.measures import Measure
 from bench.models.spec import ModelSpec
-from bench.search.retriever import Timer, make_retriever
+from bench.core.timing import Timer
+from bench.search.retriever import make_retriever
 from bench.results.rundir import AVG, ORIGINAL
 from bench.results.suite import Suite
 from bench.search.exact import TIE_BREAK

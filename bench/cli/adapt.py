@@ -40,7 +40,7 @@ def run(args) -> int:
     from bench.data.collections import load_dataset
     from bench.training.ddr import mlm_config_from
     from bench.models.spec import resolve_model
-    from bench.search.retriever import Timer
+    from bench.core.timing import Timer
     from bench.training.contrastive import train_config_from
     from bench.tuning.config import tuning_config_from
     from suites.domain import DomainConfig, build_systems

@@ -132,7 +132,7 @@ def result_header(suite: str, spec, dataset, seed: int) -> dict:
     """The fields every suite's result.json starts with: what ran, on what, with which versions."""
     from bench import __version__
     from bench.models.spec import model_fingerprint
-    from bench.search.retriever import library_versions
+    from bench.core.versions import library_versions
 
     return {
         "schema_version": SCHEMA_VERSION,

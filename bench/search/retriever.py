@@ -5,29 +5,15 @@ for every query set; the corpus is never encoded twice and a query text is never
 """
 from __future__ import annotations
 
-import time
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Dict, Iterator, Optional, Sequence
+from typing import Optional, Sequence
 
 from bench.data.model import Dataset
 from bench.models.spec import ModelSpec
 from bench.search.exact import Run
+from bench.core.timing import Timer
 
 
-class Timer:
-    """Accumulates wall-clock seconds per step name (kept out of the deterministic result)."""
-
-    def __init__(self):
-        self.seconds: Dict[str, float] = {}
-
-    @contextmanager
-    def __call__(self, step: str) -> Iterator[None]:
-        t0 = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.seconds[step] = self.seconds.get(step, 0.0) + time.perf_counter() - t0
 
 
 class Retriever:
@@ -170,15 +156,3 @@ def make_retriever(spec: ModelSpec, dataset: Dataset, timer: Timer, cache_root: 
                           index=index, shard_size=shard_size, executor=executor)
 
 
-def library_versions() -> Dict[str, str]:
-    """Versions of the libraries that can change a number (recorded in every result file)."""
-    from importlib import metadata
-
-    out = {}
-    for dist in ("torch", "transformers", "tokenizers", "faiss-cpu", "bm25s", "ir-measures", "pytrec-eval-terrier",
-                 "numpy", "scipy", "nlpaug", "spacy", "nltk", "lemminflect", "peft", "matplotlib"):
-        try:
-            out[dist] = metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            continue
-    return out

@@ -127,7 +127,7 @@ def adapt_backbone(spec: ModelSpec, texts: Sequence[str], cfg: MLMConfig, out: P
     from bench.models.checkpoint import save_checkpoint
     from bench.core.io import canonical_json, sha256_hex
     from bench.models.spec import model_fingerprint
-    from bench.search.retriever import library_versions
+    from bench.core.versions import library_versions
     from bench.core.seeding import torch_seed
     from bench.training.loop import clear_state, run_loop
 

@@ -205,7 +205,9 @@ def train_recipe(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
     from bench.models.checkpoint import save_checkpoint
     from bench.core.io import canonical_json, sha256_hex
     from bench.models.spec import model_fingerprint
-    from bench.search.retriever import Timer, library_versions, make_retriever
+    from bench.core.timing import Timer
+    from bench.core.versions import library_versions
+    from bench.search.retriever import make_retriever
     from bench.core.seeding import torch_seed
     from bench.training.contrastive import mine_negatives
     from bench.training.loop import clear_state, run_loop

@@ -154,7 +154,8 @@ def test_streaming_tsv_reader_reports_the_loaders_errors(tmp_path):
 
 
 def test_retriever_from_a_corpus_stream_equals_the_dataset_path(tiny_bert, beir_dir, tmp_path):
-    from bench.search.retriever import DenseRetriever, Timer
+    from bench.core.timing import Timer
+    from bench.search.retriever import DenseRetriever
 
     ds = load_beir(beir_dir)
     spec = spec_from_folder(tiny_bert)

@@ -11,7 +11,8 @@ from bench.evaluation.measures import per_query
 from bench.results.rundir import ORIGINAL
 from bench.results.suite import SUITES, Suite, suite_named, suite_of
 from bench.results.writer import begin_run, per_query_csv, result_header, write_run
-from bench.search.retriever import Timer, make_retriever
+from bench.core.timing import Timer
+from bench.search.retriever import make_retriever
 
 
 class LowerCaseSuite(Suite):
