@@ -24,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.gate import GateOptions, gate_arrays  # noqa: E402
+from bench.reporting.gate import GateOptions, gate_arrays  # noqa: E402
 
 
 def _rng(seed: int, *keys: str) -> np.random.Generator:

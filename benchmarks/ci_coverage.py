@@ -1,12 +1,12 @@
-"""Coverage of the bootstrap confidence intervals of bench.stats (a simulation, not a timed test).
+"""Coverage of the bootstrap confidence intervals of bench.evaluation.stats (a simulation, not a timed test).
 
     python benchmarks/ci_coverage.py [--reps 2000] [--B 1000] [--n 10,30,100] [--seed 0]
                                      [--scenarios normal,ir,ir-sparse] [--confidence 0.95]
 
 For every scenario and query count n, ``reps`` paired samples are drawn from a population whose
 mean difference delta = E[b] - E[a], drop rate (E[a] - E[b]) / E[a] and means E[a], E[b] are
-known exactly, and every interval method of ``bench.stats.paired_bootstrap_ci`` /
-``bench.stats.bootstrap_mean_ci`` (``interval=`` "percentile", the old default; "bca"; "t", the
+known exactly, and every interval method of ``bench.evaluation.stats.paired_bootstrap_ci`` /
+``bench.evaluation.stats.bootstrap_mean_ci`` (``interval=`` "percentile", the old default; "bca"; "t", the
 new default) is computed (bootstrap seed = replication number, B resamples). A studentized
 (bootstrap-t) interval of the means is shown as a reference. Coverage = share of intervals that
 contain the true value (lo <= x <= hi; an undefined interval counts as a miss), in percent, with
@@ -36,7 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench import stats as S  # noqa: E402
+from bench.evaluation import stats as S  # noqa: E402
 
 KS = np.arange(2, 11)
 
@@ -104,7 +104,7 @@ def _covers(ci: Tuple[float, float], x: float) -> bool:
     return bool(math.isfinite(lo) and math.isfinite(hi) and lo <= x <= hi)
 
 
-METHODS = ("percentile", "bca", "t", "studentized")  # the first three are bench.stats intervals
+METHODS = ("percentile", "bca", "t", "studentized")  # the first three are bench.evaluation.stats intervals
 LABELS = {"percentile": "percentile (old)", "bca": "BCa", "t": "t (new default)",
           "studentized": "studentized bootstrap (reference)"}
 COLUMNS = ("delta", "drop", "mean_a", "mean_b")

@@ -19,8 +19,9 @@ CHILD = r"""
 import json, resource, sys, tempfile, time
 sys.path.insert(0, {root!r})
 import numpy as np
-from bench.encode import EmbeddingCache, Encoder
-from bench.models import resolve_model
+from bench.encoding.cache import EmbeddingCache
+from bench.encoding.encoder import Encoder
+from bench.models.spec import resolve_model
 n = {n}
 rng = np.random.default_rng(0)
 words = ["wing", "lift", "heat", "flow", "shock", "layer", "boundary", "pressure", "shell", "mach", "plate",

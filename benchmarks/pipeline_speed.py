@@ -39,12 +39,12 @@ def main() -> None:
     import numpy as np
     import torch
 
-    from bench.data import load_dataset
-    from bench.encode import Encoder
-    from bench.measures import parse_measures, per_query
-    from bench.models import resolve_model
-    from bench.pipeline import Timer
-    from bench.retrieve import DenseIndex
+    from bench.data.collections import load_dataset
+    from bench.encoding.encoder import Encoder
+    from bench.evaluation.measures import parse_measures, per_query
+    from bench.models.spec import resolve_model
+    from bench.core.timing import Timer
+    from bench.search.exact import DenseIndex
     from suites.variations import VariationsConfig, build_sets, run
 
     ds = load_dataset(args.dataset)

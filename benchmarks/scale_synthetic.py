@@ -9,8 +9,8 @@ workers), peak memory, and exact vs approximate search (recall and time).
    words, and ``--queries`` queries made of 3-8 words of one passage each (that passage is the
    relevant one). The corpus is written passage by passage, never held in memory.
 2. Encodes the whole corpus with the tiny random 2-layer, 32-wide BERT of the tests (max length
-   64) from the file in streamed shards (``bench.data.iter_corpus_chunks`` ->
-   ``bench.shards.encode_corpus``) into an empty cache, once per executor: local (torch's default
+   64) from the file in streamed shards (``bench.data.readers.iter_corpus_chunks`` ->
+   ``bench.encoding.shards.encode_corpus``) into an empty cache, once per executor: local (torch's default
    threads), local with one torch thread (like a Ray worker, which gets one CPU), Ray with one
    worker, Ray with two workers (each run in a fresh process: peak RSS is that run's). Reports
    passages/s overall and per worker, the per-shard log (passages/s inside each worker), the
@@ -109,11 +109,11 @@ def write_corpus(folder: Path, n: int, n_queries: int, seed: int = 0) -> dict:
 ENCODE_CHILD = r"""
 import json, os, resource, sys, time
 sys.path.insert(0, {root!r})
-from bench.data import iter_corpus_chunks
-from bench.encode import Encoder
-from bench.executor import LocalExecutor, RayExecutor
-from bench.models import resolve_model, spec_from_folder
-from bench.shards import encode_corpus
+from bench.data.readers import iter_corpus_chunks
+from bench.encoding.encoder import Encoder
+from bench.encoding.executor import LocalExecutor, RayExecutor
+from bench.models.spec import resolve_model, spec_from_folder
+from bench.encoding.shards import encode_corpus
 
 model, corpus, cache, shard, executor, workers, limit, threads = {model!r}, {corpus!r}, {cache!r}, {shard}, {executor!r}, {workers}, {limit}, {threads}
 if threads:
@@ -158,12 +158,13 @@ INDEX_CHILD = r"""
 import json, os, resource, sys, time
 sys.path.insert(0, {root!r})
 import numpy as np
-from bench.data import iter_corpus_chunks, load_beir
-from bench.encode import EmbeddingCache, Encoder
-from bench.index import IndexConfig, ShardedFlatIndex, build_index, recall_vs_exact
-from bench.measures import parse_measures, per_query
-from bench.models import spec_from_folder
-from bench.shards import encode_corpus
+from bench.data.readers import iter_corpus_chunks, load_beir
+from bench.encoding.cache import EmbeddingCache
+from bench.encoding.encoder import Encoder
+from bench.search.ann import IndexConfig, ShardedFlatIndex, build_index, recall_vs_exact
+from bench.evaluation.measures import parse_measures, per_query
+from bench.models.spec import spec_from_folder
+from bench.encoding.shards import encode_corpus
 
 model, folder, cache, shard = {model!r}, {folder!r}, {cache!r}, {shard}
 spec = spec_from_folder(model)

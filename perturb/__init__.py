@@ -4,7 +4,7 @@ Third-party generators register through the entry-point group ``drbench.generato
 entry point names a zero-argument callable (usually the class) returning a
 :class:`perturb.base.Generator`.
 """
-from bench.registry import Registry
+from bench.core.registry import Registry
 
 GENERATORS: Registry = Registry("generator", "drbench.generators")
 

@@ -91,7 +91,8 @@ class SpacyGenerator:
         return self._perturb_doc(nlp()(text), text, rng)
 
     def perturb_batch(self, items, seed):
-        from perturb.base import rng_for, settle
+        from bench.core.seeding import rng_for
+        from perturb.base import settle
 
         texts = [text for _, text in items]
         out = []

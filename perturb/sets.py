@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-from bench.errors import DataError
-from bench.io import atomic_write_text, sha256_hex
+from bench.core.errors import DataError
+from bench.core.io import atomic_write_text, sha256_hex
 
 PathLike = Union[str, Path]
 COLUMNS = ("qid", "text", "applied", "detail")

@@ -107,7 +107,7 @@ def _source_key(path: Path) -> str:
 
 def nltk_root() -> Path:
     """An NLTK data root under cache_home(); NLTK reads corpora only below a registered root."""
-    from bench.paths import cache_home
+    from bench.core.paths import cache_home
 
     return cache_home() / "nltk_data"
 

@@ -1,7 +1,3 @@
-"""Suite definitions, registered lazily by name (entry-point group ``drbench.suites``)."""
-from bench.registry import Registry
-
-SUITES: Registry = Registry("suite", "drbench.suites")
-SUITES.register("variations", "suites.variations:run")
-SUITES.register("fewshot", "suites.fewshot:run")
-SUITES.register("domain", "suites.domain:run")
+"""The built-in suites: variations, fewshot, domain. Each module defines ``SUITE``, an object of the
+Suite protocol (:mod:`bench.results.suite`, where the registry ``SUITES`` lives and the
+built-ins are registered lazily)."""

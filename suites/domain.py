@@ -31,12 +31,17 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Dict, Optional, Sequence
 
-from bench.data import Dataset
-from bench.errors import BenchError
-from bench.measures import Measure
-from bench.models import ModelSpec
-from bench.pipeline import Timer
-from bench.retrieve import TIE_BREAK
+from bench.data.model import Dataset
+from bench.core.errors import BenchError
+from bench.core.options import option
+from bench.evaluation.measures import Measure
+from bench.models.spec import ModelSpec
+from bench.core.timing import Timer
+from bench.results.suite import Suite
+from bench.search.exact import TIE_BREAK
+from bench.training.contrastive import TRAINING_OPTIONS
+from bench.training.ddr import MLM_OPTIONS
+from bench.tuning.config import TUNING_OPTIONS
 
 BASELINE = "zero-shot"
 SYSTEMS = ("zero-shot", "DR", "REM", "REM+DAM")
@@ -54,10 +59,10 @@ class DomainConfig:
     measures: Sequence[Measure] = ()
     top_k: int = 100
     systems: Sequence[str] = SYSTEMS
-    train: object = None  # bench.train.TrainConfig for DR and REM
+    train: object = None  # bench.training.contrastive.TrainConfig for DR and REM
     rem_lr: Optional[float] = None  # None: the rem method's default learning rate
-    mlm: object = None  # bench.ddr.MLMConfig
-    tuning: Optional[object] = None  # bench.tuning.TuningConfig for REM (None: defaults)
+    mlm: object = None  # bench.training.ddr.MLMConfig
+    tuning: Optional[object] = None  # bench.tuning.config.TuningConfig for REM (None: defaults)
     batch_size: int = 64
     cache_root: Optional[Path] = None
     progress: bool = True
@@ -73,13 +78,13 @@ class DomainConfig:
 
 
 def _checkpoint_home(cache_root: Optional[Path]) -> Path:
-    from bench.paths import cache_home
+    from bench.core.paths import cache_home
 
     return Path(cache_root).parent / "checkpoints" if cache_root else cache_home() / "checkpoints"
 
 
 def _complete(folder: Path) -> bool:
-    from bench.checkpoint import read_training
+    from bench.models.checkpoint import read_training
 
     rec = read_training(folder) if folder.is_dir() else None
     return bool(rec and rec.get("complete"))
@@ -89,15 +94,15 @@ def _train_system(kind: str, spec: ModelSpec, source: Dataset, cfg: DomainConfig
                   name: Optional[str] = None) -> Path:
     import copy
 
-    from bench.io import canonical_json, sha256_hex
-    from bench.models import model_fingerprint
-    from bench.recipes import RecipeConfig, train_recipe
+    from bench.core.io import canonical_json, sha256_hex
+    from bench.models.spec import model_fingerprint
+    from bench.training.recipes import RecipeConfig, train_recipe
 
     train = copy.deepcopy(cfg.train)
     method = "full-tune" if kind == "DR" else "rem"
     if kind == "REM" and cfg.rem_lr is not None:
         train.lr = cfg.rem_lr
-    from bench.tuning import TuningConfig
+    from bench.tuning.config import TuningConfig
 
     tuning = cfg.tuning if cfg.tuning is not None else TuningConfig()
     rc = RecipeConfig(recipe="dr", method=method, seed=cfg.seed, train=train, tuning=tuning)
@@ -114,9 +119,9 @@ def _train_system(kind: str, spec: ModelSpec, source: Dataset, cfg: DomainConfig
 
 def _adapt(spec: ModelSpec, target: Dataset, cfg: DomainConfig, home: Path, timer: Timer,
            name: Optional[str] = None) -> Path:
-    from bench.ddr import adapt_backbone
-    from bench.io import canonical_json, sha256_hex
-    from bench.models import model_fingerprint
+    from bench.training.ddr import adapt_backbone
+    from bench.core.io import canonical_json, sha256_hex
+    from bench.models.spec import model_fingerprint
 
     texts = [target.corpus[d].full_text() for d in target.doc_ids()]
     corpus_fp = sha256_hex("corpus", *texts)
@@ -132,9 +137,9 @@ def _adapt(spec: ModelSpec, target: Dataset, cfg: DomainConfig, home: Path, time
 
 def attach_rem(dam: Path, rem: Path, out: Path) -> Path:
     """A checkpoint = the adapted backbone ``dam`` + the REM files of ``rem`` (copied unchanged)."""
-    from bench.adapters import TUNING_JSON, TUNING_WEIGHTS
-    from bench.checkpoint import TRAINING_FILE, atomic_folder, read_training
-    from bench.io import atomic_write_json
+    from bench.tuning.adapters import TUNING_JSON, TUNING_WEIGHTS
+    from bench.models.checkpoint import TRAINING_FILE, atomic_folder, read_training
+    from bench.core.io import atomic_write_json
 
     if _complete(out):
         return out
@@ -173,12 +178,12 @@ def run(spec: ModelSpec, dataset: Dataset, source: Dataset, cfg: DomainConfig, o
 
     import pandas as pd
 
-    from bench.checkpoint import read_training
-    from bench.executor import LocalExecutor
-    from bench.measures import per_query
-    from bench.models import spec_from_folder
-    from bench.pipeline import make_retriever
-    from bench.results import per_query_csv, result_header, write_run
+    from bench.models.checkpoint import read_training
+    from bench.encoding.executor import LocalExecutor
+    from bench.evaluation.measures import per_query
+    from bench.models.spec import spec_from_folder
+    from bench.search.retriever import make_retriever
+    from bench.results.writer import per_query_csv, result_header, write_run
 
     cfg.validate()
     if spec.kind != "dense":
@@ -235,7 +240,7 @@ def run(spec: ModelSpec, dataset: Dataset, source: Dataset, cfg: DomainConfig, o
     }
     per_query_text = per_query_csv(rows, names)
     if cfg.statistics is not None and len(systems) > 1:
-        from bench.stats import variation_statistics
+        from bench.evaluation.stats import variation_statistics
 
         with timer("statistics"):
             df = pd.read_csv(io.StringIO(per_query_text), dtype={"set": str, "qid": str})
@@ -244,7 +249,7 @@ def run(spec: ModelSpec, dataset: Dataset, source: Dataset, cfg: DomainConfig, o
     timings = {"seconds": {k: round(v, 4) for k, v in sorted(timer.seconds.items())}, "executor": executor.name,
                "training_seconds": {s: _seconds(rec) for s, rec in records.items()}}
     if out_dir is not None:
-        from bench.results import begin_run
+        from bench.results.writer import begin_run
 
         begin_run(Path(out_dir))
         write_run(Path(out_dir), result, per_query_text, timings)
@@ -264,7 +269,7 @@ def _training_summary(rec: Optional[dict]) -> Optional[dict]:
 
 
 def _default_tuning():
-    from bench.tuning import TuningConfig
+    from bench.tuning.config import TuningConfig
 
     return TuningConfig()
 
@@ -287,35 +292,33 @@ def _mean(values) -> float:
 # command line
 
 
-def add_arguments(g) -> None:
-    """Options of ``bench evaluate --suite domain`` (the training options are the few-shot ones)."""
-    g.add_argument("--source", default=None, help="domain suite: the source dataset DR and REM train on "
-                                                  "(the target is --dataset)")
-    g.add_argument("--source-split", default=None, help="qrels split of the source (default: test)")
-    g.add_argument("--systems", default=",".join(SYSTEMS), help=f"comma-separated subset of {', '.join(SYSTEMS)}")
-    g.add_argument("--rem-lr", type=float, default=None, help="learning rate of REM (default: the rem method's)")
-    from bench.ddr import add_mlm_arguments
-
-    add_mlm_arguments(g)
+#: Options of ``bench evaluate --suite domain`` (the training options are the few-shot ones).
+DOMAIN_OPTIONS = (
+    option('--source', default=None, help='domain suite: the source dataset DR and REM train on (the target is --dataset)'),
+    option('--source-split', default=None, help='qrels split of the source (default: test)'),
+    option('--systems', default=','.join(SYSTEMS), help=f"comma-separated subset of {', '.join(SYSTEMS)}"),
+    option('--rem-lr', type=float, default=None, help="learning rate of REM (default: the rem method's)"),
+    *MLM_OPTIONS,
+)
 
 
-def run_from_args(args, spec: ModelSpec, dataset: Dataset, out_dir: Path, executor, measures) -> int:
+def run_cli(args, spec: ModelSpec, dataset: Dataset, out_dir: Path, executor, measures) -> int:
     import sys
     import time
 
-    from bench.data import load_dataset
-    from bench.ddr import mlm_config_from_args
-    from bench.train import train_config_from_args
-    from bench.tuning import tuning_config_from_args
+    from bench.data.collections import load_dataset
+    from bench.training.ddr import mlm_config_from
+    from bench.training.contrastive import train_config_from
+    from bench.tuning.config import tuning_config_from
 
     if not args.source:
         raise BenchError("--suite domain needs --source (the dataset to train on; --dataset is the target)")
     source = load_dataset(args.source, args.source_split)
     cfg = DomainConfig(seed=args.seed, measures=measures, top_k=args.top_k,
                        systems=[s.strip() for s in args.systems.split(",") if s.strip()],
-                       train=train_config_from_args(args), rem_lr=args.rem_lr,
-                       tuning=tuning_config_from_args(args),
-                       mlm=mlm_config_from_args(args),
+                       train=train_config_from(args), rem_lr=args.rem_lr,
+                       tuning=tuning_config_from(args),
+                       mlm=mlm_config_from(args),
                        batch_size=args.batch_size, progress=not args.no_progress,
                        statistics={"test": args.test, "correction": args.correction})
     t0 = time.perf_counter()
@@ -353,3 +356,21 @@ def domain_table(result: dict) -> str:
         lines.append(f"* = significant vs zero-shot: {h['test']} ({h['sidedness']}), {h['correction']} correction "
                      f"over the systems of a measure, alpha {h['alpha']}")
     return "\n".join(lines)
+
+
+class DomainSuite(Suite):
+    name = "domain"
+    description = "zero-shot domain transfer: zero-shot, DR, REM and REM+DAM (DDR) on a target collection"
+    options = (*DOMAIN_OPTIONS, *TRAINING_OPTIONS, *TUNING_OPTIONS)
+    shared = frozenset({"top_k", "test", "correction"})
+    layout = "sets"
+    reference = "zero-shot"
+    gated = False
+    reason_not_gated = ("the gate compares variations or fewshot runs; compare domain runs with `bench compare` or "
+                        "`bench report`")
+
+    def run(self, values, spec, dataset, measures, out_dir, executor) -> int:
+        return run_cli(values, spec, dataset, out_dir, executor, measures)
+
+
+SUITE = DomainSuite()

@@ -37,9 +37,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
-from bench.data import Dataset, natural_key
-from bench.errors import BenchError, DataError
-from perturb.base import rng_for
+from bench.data.model import Dataset, natural_key
+from bench.core.errors import BenchError, DataError
+from bench.core.seeding import rng_for
 
 SHORT_RULES = ("all", "skip")
 DEFAULT_KS = (5, 20, 100)

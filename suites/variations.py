@@ -12,15 +12,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List, Optional, Sequence
 
-from bench.data import Dataset
-from bench.errors import BenchError
-from bench.measures import Measure
-from bench.models import ModelSpec
-from bench.pipeline import Timer, make_retriever
-from bench.retrieve import TIE_BREAK
+from bench.data.model import Dataset
+from bench.core.errors import BenchError
+from bench.core.options import option
+from bench.evaluation.measures import Measure
+from bench.models.spec import ModelSpec
+from bench.core.timing import Timer
+from bench.search.retriever import make_retriever
+from bench.results.rundir import AVG, ORIGINAL
+from bench.results.suite import Suite
+from bench.search.exact import TIE_BREAK
 
-ORIGINAL = "ORIGINAL"
-AVG = "VARIATIONS (AVG.)"
 
 
 @dataclass
@@ -34,9 +36,9 @@ class VariationsConfig:
     batch_size: int = 64
     cache_root: Optional[Path] = None
     progress: bool = True
-    statistics: dict = field(default_factory=dict)  # options for bench.stats (test, correction, ...)
-    index: Optional[object] = None  # bench.index.IndexConfig; None: exact (faiss.IndexFlatIP)
-    shard_size: Optional[int] = None  # corpus shard size (None: bench.shards.DEFAULT_SHARD_SIZE)
+    statistics: dict = field(default_factory=dict)  # options for bench.evaluation.stats (test, correction, ...)
+    index: Optional[object] = None  # bench.search.ann.IndexConfig; None: exact (faiss.IndexFlatIP)
+    shard_size: Optional[int] = None  # corpus shard size (None: bench.encoding.shards.DEFAULT_SHARD_SIZE)
 
 
 def _original_set(qids: List[str], texts: List[str]):
@@ -97,7 +99,7 @@ def build_sets(dataset: Dataset, cfg: VariationsConfig, timer: Timer):
 
 def check_trec_ids(dataset: Dataset) -> None:
     """Refuse, up front, ids that cannot be written to a TREC run file."""
-    from bench.retrieve import trec_id_problem
+    from bench.search.exact import trec_id_problem
 
     for kind, ids in (("query", dataset.judged_query_ids()), ("document", dataset.doc_ids())):
         for ident in ids:
@@ -117,9 +119,9 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
     Returns ``{"result": ..., "per_query": csv text, "timings": ..., "sets": [VariationSet]}``
     and writes the run folder when ``out_dir`` is given.
     """
-    from bench.executor import LocalExecutor
-    from bench.measures import per_query
-    from bench.results import per_query_csv, result_header, write_run
+    from bench.encoding.executor import LocalExecutor
+    from bench.evaluation.measures import per_query
+    from bench.results.writer import per_query_csv, result_header, write_run
 
     executor = executor or LocalExecutor()
     if cfg.write_runs and out_dir is not None:
@@ -194,9 +196,9 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
     if out_dir is not None:
         out_dir = Path(out_dir)
         with timer("write"):
-            from bench.io import safe_name
-            from bench.results import begin_run
-            from bench.retrieve import write_trec_run
+            from bench.core.io import safe_name
+            from bench.results.writer import begin_run
+            from bench.search.exact import write_trec_run
             from perturb.sets import write_tsv
 
             begin_run(out_dir)
@@ -213,7 +215,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
 
 def _statistics(per_query_text: str, var_sets: List[str], names: List[str], cfg: VariationsConfig) -> Optional[dict]:
     try:
-        from bench.stats import variation_statistics
+        from bench.evaluation.stats import variation_statistics
     except ImportError:
         return None
     import io
@@ -227,3 +229,93 @@ def _statistics(per_query_text: str, var_sets: List[str], names: List[str], cfg:
 def _mean(values) -> float:
     vals = list(values)
     return float(sum(vals) / len(vals)) if vals else 0.0
+
+
+VARIATIONS_OPTIONS = (
+    option("--generators", default=None, help="comma-separated subset of the variation sets (default: all eight)"),
+    option("--variations", type=Path, default=None,
+           help="evaluate frozen variation sets from this folder (written by `bench perturb` or imported)"),
+    option("--trec-runs", action="store_true", help="also write TREC run files"),
+    option("--shard-size", type=int, default=None,
+           help="documents per corpus shard: the unit of encoding, caching, resuming and retrying (default: 50000; "
+                "a smaller corpus is one shard)"),
+    option("--index", default="flat", choices=["flat", "ivf", "hnsw"],
+           help="flat: exact inner product (default); ivf: faiss IndexIVFFlat; hnsw: faiss IndexHNSWFlat (an "
+                "approximate index is recorded in result.json with its measured recall against exact search)"),
+    option("--nlist", type=int, default=None, help="IVF lists (default: round(4*sqrt(N)) capped at N//39 for N documents)"),
+    option("--nprobe", type=int, default=32, help="IVF lists visited per query (default: 32, at most nlist)"),
+    option("--hnsw-m", type=int, default=32, help="HNSW neighbours per node, M (default: 32)"),
+    option("--ef-search", type=int, default=128, help="HNSW efSearch (default: 128; at least top-k + 16 is used)"),
+    option("--recall-queries", type=int, default=1000,
+           help="ORIGINAL queries whose approximate top-k is compared with exact search (all when fewer; else a "
+                "seeded sample; default: 1000)"),
+)
+_INDEX_DEFAULTS = {"nlist": None, "nprobe": 32, "hnsw_m": 32, "ef_search": 128}
+
+
+def index_config(args):
+    """The index of the run from the parsed options (approximate-index options need --index ivf/hnsw)."""
+    from bench.search.ann import IndexConfig
+
+    if args.index == "flat":
+        changed = [f"--{k.replace('_', '-')}" for k, v in _INDEX_DEFAULTS.items() if getattr(args, k) != v]
+        if changed:
+            raise BenchError(f"{', '.join(changed)} configure an approximate index; add --index ivf or --index hnsw")
+    return IndexConfig(kind=args.index, nlist=args.nlist, nprobe=args.nprobe, hnsw_m=args.hnsw_m,
+                       ef_search=args.ef_search, seed=args.seed, recall_queries=args.recall_queries)
+
+
+def approximation_line(result: dict) -> str:
+    """The console line of an approximate index: what it was and how close to exact it came."""
+    r = result.get("retrieval", {})
+    rec = r.get("recall_vs_exact")
+    if not rec:
+        return ""
+    params = ", ".join(f"{k}={v}" for k, v in r.get("index_params", {}).items()
+                       if k not in ("kind", "nlist_source", "nprobe_clamped", "train_seed"))
+    recalls = ", ".join(f"{k} {v:.4f}" for k, v in rec.items() if k.startswith("recall@"))
+    return (f"approximate index {r['index']} ({params}): {recalls} against exact search on {rec['queries']}. "
+            f"The metrics above are those of the approximate index.")
+
+
+class VariationsSuite(Suite):
+    name = "variations"
+    description = "RoDR's eight query-variation sets: metrics, drop rates and paired tests against ORIGINAL"
+    options = VARIATIONS_OPTIONS
+    shared = frozenset({"top_k", "test", "correction"})
+    layout = "sets"
+    reference = ORIGINAL
+    gated = True
+
+    def run(self, values, spec, dataset, measures, out_dir, executor) -> int:
+        import sys
+
+        from bench.reporting.tables import variations_table
+        from perturb import GENERATORS
+
+        index = index_config(values)
+        if values.shard_size is not None:
+            from bench.encoding.shards import check_shard_size
+
+            check_shard_size(values.shard_size)
+        gens = None
+        if values.generators:
+            gens = [GENERATORS.canonical(g.strip()) for g in values.generators.split(",") if g.strip()]
+        cfg = VariationsConfig(seed=values.seed, measures=measures, top_k=values.top_k, generators=gens,
+                               variations_dir=values.variations, write_runs=values.trec_runs,
+                               batch_size=values.batch_size, progress=not values.no_progress,
+                               statistics={"test": values.test, "correction": values.correction},
+                               index=index, shard_size=values.shard_size)
+        print(f"bench: {spec.name} on {dataset.name} ({len(dataset.corpus)} docs, "
+              f"{len(dataset.judged_query_ids())} judged queries), suite {self.name}, seed {values.seed}",
+              file=sys.stderr)
+        out = run(spec, dataset, cfg, out_dir, executor=executor)
+        print(variations_table(out["result"]))
+        line = approximation_line(out["result"])
+        if line:
+            print(f"\n{line}")
+        print(f"\nresult: {Path(out_dir) / 'result.json'}  per-query: {Path(out_dir) / 'per_query.csv'}")
+        return 0
+
+
+SUITE = VariationsSuite()

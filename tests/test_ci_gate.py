@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.cli import main
+from bench.cli.main import main
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "runs"
 
@@ -29,7 +29,23 @@ def test_bm25_holds_against_committed_baseline(tmp_path, capsys):
     rc = main(["gate", "--baseline", str(baseline), "--candidate", str(tmp_path / "cand")])
     out = capsys.readouterr().out
     assert rc == 0, out
-    assert (tmp_path / "cand" / "per_query.csv").read_bytes() == (baseline / "per_query.csv").read_bytes()
+    _assert_reproduces(baseline, tmp_path / "cand")
+
+
+def _assert_reproduces(baseline, candidate):
+    """The committed run reproduces byte for byte: per-query values, variation sets and result.json
+    (all of it but the installed library versions, which a fresh machine may resolve differently)."""
+    import json
+
+    assert (candidate / "per_query.csv").read_bytes() == (baseline / "per_query.csv").read_bytes()
+    sets = sorted(p.name for p in (baseline / "variations").glob("*.tsv"))
+    assert sets and sets == sorted(p.name for p in (candidate / "variations").glob("*.tsv"))
+    for name in sets:
+        assert (candidate / "variations" / name).read_bytes() == (baseline / "variations" / name).read_bytes(), name
+    a = json.loads((baseline / "result.json").read_text())
+    b = json.loads((candidate / "result.json").read_text())
+    a.pop("libraries"), b.pop("libraries")
+    assert a == b
 
 
 @pytest.mark.slow
@@ -38,6 +54,7 @@ def test_minilm_holds_and_a_truncated_model_is_caught(tmp_path, capsys):
     _evaluate("minilm-l6", tmp_path / "same")
     capsys.readouterr()
     assert main(["gate", "--baseline", str(baseline), "--candidate", str(tmp_path / "same")]) == 0
+    _assert_reproduces(baseline, tmp_path / "same")
     _evaluate("minilm-l6", tmp_path / "trunc", "--max-query-length", "4")
     capsys.readouterr()
     rc = main(["gate", "--baseline", str(baseline), "--candidate", str(tmp_path / "trunc")])

@@ -1,4 +1,4 @@
-"""Write synthetic, schema-valid run folders (see bench/results.py) from numpy arrays, so the
+"""Write synthetic, schema-valid run folders (see bench/results/writer.py) from numpy arrays, so the
 statistics / report / gate tests need no model.
 
     write_run(tmp_path / "run", {"ORIGINAL": {"MRR@10": a}, "MISSPELL": {"MRR@10": b}})
@@ -95,7 +95,7 @@ def write_run(folder: Path, values: Mapping[str, Mapping[str, Sequence[float]]],
     if statistics:
         import pandas as pd
 
-        from bench.stats import variation_statistics
+        from bench.evaluation.stats import variation_statistics
 
         result["statistics"] = variation_statistics(per_query_frame(values, qids, applied), var, measures)
     (folder / "result.json").write_text(json.dumps(result, sort_keys=True, indent=2, allow_nan=False) + "\n",
@@ -111,7 +111,7 @@ def write_run(folder: Path, values: Mapping[str, Mapping[str, Sequence[float]]],
 
 def per_query_frame(values: Mapping[str, Mapping[str, Sequence[float]]], qids: Optional[List[str]] = None,
                     applied: Optional[Mapping[str, Sequence[int]]] = None):
-    """The long per-query DataFrame (as bench.rundir.load_per_query returns it)."""
+    """The long per-query DataFrame (as bench.results.rundir.load_per_query returns it)."""
     import pandas as pd
 
     sets = list(values)

@@ -1,14 +1,14 @@
-"""Parameter-efficient modules (bench.adapters): parallel adapters, IAA, REM, LoRA on the tiny BERT."""
+"""Parameter-efficient modules (bench.tuning.adapters): parallel adapters, IAA, REM, LoRA on the tiny BERT."""
 import copy
 import json
 
 import pytest
 import torch
 
-from bench.adapters import (ATTACHABLE, CONTAINER, OWN_METHODS, attach, describe, load_method_state, load_tuned,
-                            merge_lora, method_state, plan_for, save_tuned, tuning_info)
-from bench.errors import BenchError
-from bench.tuning import TuningConfig
+from bench.tuning.adapters import attach, load_method_state, load_tuned, merge_lora, method_state, save_tuned, tuning_info
+from bench.tuning.plans import ATTACHABLE, CONTAINER, OWN_METHODS, describe, plan_for
+from bench.core.errors import BenchError
+from bench.tuning.config import TuningConfig
 
 NEW = ["parallel-adapter", "iaa-s", "iaa-l", "iaa-m", "rem"]
 # (method, iaa_inside): every new method, IAA with both kinds of inside modules
@@ -274,8 +274,9 @@ def test_unsupported_architecture_is_named(method):
 
 
 def test_dual_encoder_settings_record_architecture(tiny_bert):
-    from bench.models import spec_from_folder
-    from bench.tuning import build_dual_encoder, load_backbone, tuned_module
+    from bench.models.spec import spec_from_folder
+    from bench.models.loading import load_backbone
+    from bench.training.dual import build_dual_encoder, tuned_module
 
     spec = spec_from_folder(tiny_bert)
     base, tok = load_backbone(spec)
@@ -285,4 +286,4 @@ def test_dual_encoder_settings_record_architecture(tiny_bert):
                                                       "total": arch["total_params"]}
     again = build_dual_encoder(spec, "iaa-l", base, tok, seed=0, start=tuned_module(dual))
     assert again.fingerprint() == dual.fingerprint() and again.query_model is not dual.query_model
-    assert set(NEW) <= set(__import__("bench.tuning", fromlist=["METHODS"]).METHODS)
+    assert set(NEW) <= set(__import__("bench.tuning.config", fromlist=["METHODS"]).METHODS)

@@ -8,14 +8,14 @@ pytestmark = pytest.mark.benchmark
 
 @pytest.fixture(scope="module")
 def chatterbot():
-    from bench.data import load_chatterbot
+    from bench.data.collections import load_chatterbot
 
     return load_chatterbot()
 
 
 def test_encode_passages_minilm(benchmark, chatterbot):
-    from bench.encode import Encoder
-    from bench.models import resolve_model
+    from bench.encoding.encoder import Encoder
+    from bench.models.spec import resolve_model
 
     enc = Encoder(resolve_model("minilm-l6"), "passage", progress=False)
     texts = [d.full_text() for d in chatterbot.corpus.values()][:256]
@@ -26,8 +26,8 @@ def test_encode_passages_minilm(benchmark, chatterbot):
 
 
 def test_encode_queries_minilm(benchmark, chatterbot):
-    from bench.encode import Encoder
-    from bench.models import resolve_model
+    from bench.encoding.encoder import Encoder
+    from bench.models.spec import resolve_model
 
     enc = Encoder(resolve_model("minilm-l6"), "query", progress=False)
     texts = [q.text for q in chatterbot.queries.values()][:512]
@@ -38,7 +38,7 @@ def test_encode_queries_minilm(benchmark, chatterbot):
 
 
 def test_search_exact_20k_docs(benchmark):
-    from bench.retrieve import DenseIndex
+    from bench.search.exact import DenseIndex
 
     rng = np.random.default_rng(0)
     docs = rng.normal(size=(20000, 384)).astype(np.float32)
@@ -50,7 +50,7 @@ def test_search_exact_20k_docs(benchmark):
 
 
 def test_measure_1000_queries(benchmark):
-    from bench.measures import parse_measures, per_query
+    from bench.evaluation.measures import parse_measures, per_query
 
     rng = np.random.default_rng(0)
     qids = [f"q{i}" for i in range(1000)]

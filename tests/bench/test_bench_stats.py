@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from bench import stats as S
-from bench.gate import GateOptions, gate_arrays
+from bench.evaluation import stats as S
+from bench.reporting.gate import GateOptions, gate_arrays
 from runfactory import mrr_like, per_query_frame, rng_for, synthetic_values
 
 pytestmark = pytest.mark.benchmark

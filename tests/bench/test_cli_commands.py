@@ -1,12 +1,12 @@
 import subprocess
 import sys
 
-from bench.cli import main
+from bench.cli.main import main
 from tests.conftest import SHARED
 
 
 def test_help_is_fast_and_lists_commands():
-    out = subprocess.run([sys.executable, "-m", "bench.cli", "--help"], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([sys.executable, "-m", "bench.cli.main", "--help"], capture_output=True, text=True, check=True).stdout
     for cmd in ("evaluate", "perturb", "doctor", "report", "gate", "leaderboard"):
         assert cmd in out
 

@@ -3,9 +3,11 @@ from pathlib import Path
 
 import pytest
 
-from bench.data import load_beir, load_chatterbot, load_dataset, load_irds, load_msmarco, load_trec, natural_key
-from bench.errors import DataError
-from bench.registry import UnknownName
+from bench.data.collections import load_chatterbot, load_dataset, load_irds
+from bench.data.model import natural_key
+from bench.data.readers import load_beir, load_msmarco, load_trec
+from bench.core.errors import DataError
+from bench.core.registry import UnknownName
 from tests.conftest import CRANFIELD, write_beir
 
 

@@ -6,8 +6,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from bench.ddr import MLMConfig, adapt_backbone, mask_tokens  # noqa: E402
-from bench.errors import BenchError  # noqa: E402
+from bench.training.ddr import MLMConfig, adapt_backbone, mask_tokens  # noqa: E402
+from bench.core.errors import BenchError  # noqa: E402
 
 
 def test_masking_ratios():
@@ -55,7 +55,7 @@ def _tensors(folder):
 
 
 def test_adapt_backbone_writes_an_adapted_encoder(tiny_bert, tmp_path):
-    from bench.models import resolve_model, spec_from_folder
+    from bench.models.spec import resolve_model, spec_from_folder
 
     spec = spec_from_folder(tiny_bert, name="tiny")
     texts = [f"heat transfer in slab number {i} at high mach numbers and boundary layers" for i in range(12)]

@@ -5,9 +5,9 @@ import sys
 
 import pytest
 
-from bench.errors import BenchError, ResourceError
-from bench.executor import EXECUTORS, LocalExecutor, RayExecutor, check_address, make_executor
-from bench.shards import KILL_SHARD_ENV
+from bench.core.errors import BenchError, ResourceError
+from bench.encoding.executor import EXECUTORS, LocalExecutor, RayExecutor, check_address, make_executor
+from bench.encoding.shards import KILL_SHARD_ENV
 
 FILES = ("result.json", "per_query.csv", "variations/EXTRAPUNC.tsv")
 
@@ -50,7 +50,7 @@ def test_map_units_run_with_the_drivers_torch_threads(ray_session):
 
 
 def _cfg(cache, **kw):
-    from bench.measures import parse_measures
+    from bench.evaluation.measures import parse_measures
     from suites.variations import VariationsConfig
 
     return VariationsConfig(seed=0, measures=parse_measures("MRR@10 nDCG@10 R@100"), generators=["EXTRAPUNC"],
@@ -59,8 +59,8 @@ def _cfg(cache, **kw):
 
 def test_ray_gives_the_local_result_files_even_when_a_worker_dies(ray_session, tiny_bert, beir_dir, tmp_path,
                                                                    monkeypatch):
-    from bench.data import load_beir
-    from bench.models import spec_from_folder
+    from bench.data.readers import load_beir
+    from bench.models.spec import spec_from_folder
     from suites.variations import run
 
     ds, spec = load_beir(beir_dir), spec_from_folder(tiny_bert)
@@ -98,7 +98,7 @@ def test_bad_address_missing_ray_and_cli_errors(monkeypatch, capsys, beir_dir):
         make_executor("local", "auto")
     import socket
 
-    from bench.executor import _check_reachable
+    from bench.encoding.executor import _check_reachable
 
     with socket.socket() as s:  # a port nothing listens on: fail at once, not after Ray's minutes of retries
         s.bind(("127.0.0.1", 0))
@@ -109,7 +109,7 @@ def test_bad_address_missing_ray_and_cli_errors(monkeypatch, capsys, beir_dir):
     monkeypatch.setitem(sys.modules, "ray", None)  # as if ray were not installed
     with pytest.raises(ResourceError, match=r'pip install "drbench\[ray\]"'):
         RayExecutor().map(len, ["x"])
-    from bench.cli import main
+    from bench.cli.main import main
 
     rc = main(["evaluate", "--model", "bm25", "--dataset", str(beir_dir), "--executor", "ray", "--address", "nowhere"])
     assert rc == 2 and "--address 'nowhere' is not a Ray cluster address" in capsys.readouterr().err
@@ -123,7 +123,7 @@ def test_cranfield_ray_and_local_give_identical_result_files(ray_session, tmp_pa
     """minilm-l6 on Cranfield, three shards of 500 documents, every variation set."""
     from tests.conftest import CRANFIELD
 
-    from bench.cli import main
+    from bench.cli.main import main
 
     if not CRANFIELD.is_dir():
         pytest.skip(f"Cranfield not found at {CRANFIELD}")
@@ -145,8 +145,8 @@ def test_fewshot_units_on_ray_give_the_local_result(ray_session, tiny_bert, tmp_
     import importlib.util
     from pathlib import Path
 
-    from bench.data import load_beir
-    from bench.models import spec_from_folder
+    from bench.data.readers import load_beir
+    from bench.models.spec import spec_from_folder
     from suites.fewshot import run
 
     path = Path(__file__).resolve().parents[1] / "suites" / "test_fewshot_suite.py"

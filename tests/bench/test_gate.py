@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bench.cli import main
-from bench.gate import GateOptions, gate_arrays, run_gate
+from bench.cli.main import main
+from bench.reporting.gate import GateOptions, gate_arrays, run_gate
 from runfactory import degrade, rng_for, synthetic_values, write_run
 
 ROOT = Path(__file__).resolve().parents[2]

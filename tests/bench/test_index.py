@@ -5,11 +5,11 @@ import json
 import numpy as np
 import pytest
 
-from bench.errors import BenchError
-from bench.index import (ApproximateIndex, IndexConfig, ShardedFlatIndex, auto_nlist, build_index, recall_sample,
+from bench.core.errors import BenchError
+from bench.search.ann import (ApproximateIndex, IndexConfig, ShardedFlatIndex, auto_nlist, build_index, recall_sample,
                          recall_vs_exact)
-from bench.retrieve import TIE_BREAK, DenseIndex
-from bench.shards import ShardedEmbeddings
+from bench.search.exact import TIE_BREAK, DenseIndex
+from bench.encoding.shards import ShardedEmbeddings
 
 
 def _sharded(tmp_path, emb, size):
@@ -89,7 +89,7 @@ def test_index_parameters_are_validated_and_recorded():
 
 
 def _cli(args, capsys):
-    from bench.cli import main
+    from bench.cli.main import main
 
     rc = main(args)
     cap = capsys.readouterr()

@@ -10,11 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bench import stats as S
-from bench.cli import main
-from bench.compare import compare
-from bench.errors import DataError
-from bench.leaderboard import Leaderboard, build, csv_cell, pairwise_ranks
+from bench.evaluation import stats as S
+from bench.cli.main import main
+from bench.reporting.compare import compare
+from bench.core.errors import DataError
+from bench.reporting.csvsafe import csv_cell
+from bench.reporting.leaderboard import Leaderboard, build
+from bench.reporting.ranking import pairwise_ranks
 from runfactory import degrade, rng_for, synthetic_values, write_fewshot_run, write_run
 
 

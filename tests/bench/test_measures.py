@@ -2,8 +2,8 @@ import math
 
 import pytest
 
-from bench.errors import BenchError
-from bench.measures import parse_measure, parse_measures, per_query
+from bench.core.errors import BenchError
+from bench.evaluation.measures import parse_measure, parse_measures, per_query
 
 
 @pytest.mark.parametrize("name", ["MRR@10", "nDCG@10", "R@100", "MAP", "P@5", "AP", "RR", "nDCG@20"])

@@ -2,7 +2,7 @@
 
 The reference never sees our ranking: it gets the raw scores (with ties) and sorts them itself,
 as trec_eval does (score desc, doc id desc). Our side ranks with the retriever's own kernel
-(`topk_row` with `_doc_rank`) and measures with `bench.measures.per_query`. Agreement therefore
+(`topk_row` with `_doc_rank`) and measures with `bench.evaluation.measures.per_query`. Agreement therefore
 checks the measure mapping, the cutoffs (RR@k included) and the tie-breaking rule together.
 A third path writes our run as a TREC file, reads it back with ir_measures and evaluates it with
 pytrec_eval: the printed scores must re-rank to the same order.
@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bench.errors import BenchError
-from bench.measures import _FAMILIES, _SPELLINGS, parse_measure, per_query
-from bench.retrieve import _doc_rank, topk_row, write_trec_run
+from bench.core.errors import BenchError
+from bench.evaluation.measures import _FAMILIES, _SPELLINGS, parse_measure, per_query
+from bench.search.exact import _doc_rank, topk_row, write_trec_run
 
 CUTOFFS = (1, 2, 3, 5, 10)
 # every family, with and without a cutoff where the family allows it

@@ -4,10 +4,11 @@ import os
 import numpy as np
 import pytest
 
-from bench.encode import EmbeddingCache, Encoder
-from bench.errors import BenchError, ResourceError
-from bench.models import ModelSpec, model_fingerprint, resolve_model, spec_from_folder
-from bench.registry import UnknownName
+from bench.encoding.cache import EmbeddingCache
+from bench.encoding.encoder import Encoder
+from bench.core.errors import BenchError, ResourceError
+from bench.models.spec import ModelSpec, model_fingerprint, resolve_model, spec_from_folder
+from bench.core.registry import UnknownName
 
 
 def test_folder_specs_read_sentence_transformers_config(tiny_bert, tiny_bert_plain):

@@ -8,10 +8,11 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from bench.errors import BenchError  # noqa: E402
-from bench.recipes import (HELDOUT_FILE, RecipeConfig, kl_rows, relevance_mask, rodr_losses,  # noqa: E402
-                           split_queries, train_recipe)
-from bench.train import TrainConfig  # noqa: E402
+from bench.core.errors import BenchError  # noqa: E402
+from bench.training.contrastive import relevance_mask  # noqa: E402
+from bench.training.losses import kl_rows, rodr_losses  # noqa: E402
+from bench.training.recipes import HELDOUT_FILE, RecipeConfig, split_queries, train_recipe  # noqa: E402
+from bench.training.contrastive import TrainConfig  # noqa: E402
 
 
 def _kl(p, q):
@@ -72,7 +73,7 @@ def test_no_teacher_gives_nll_only():
 
 
 def test_relevance_mask_keeps_own_positive():
-    from bench.recipes import Pair
+    from bench.training.recipes import Pair
 
     pairs = [Pair("a", "x", ("d1", "d2"), (), ()), Pair("b", "y", ("d2",), (), ())]
     mask = relevance_mask(pairs, ["d1", "d2", "d3"])
@@ -80,7 +81,7 @@ def test_relevance_mask_keeps_own_positive():
 
 
 def test_split_is_seeded_and_disjoint(beir_dir):
-    from bench.data import load_dataset
+    from bench.data.collections import load_dataset
 
     ds = load_dataset(str(beir_dir))
     tr, ho = split_queries(ds, 0.4, seed=0)
@@ -98,8 +99,8 @@ def _cfg(recipe="rodr", method="full-tune", steps=3):
 
 @pytest.fixture
 def tiny(tiny_bert, beir_dir):
-    from bench.data import load_dataset
-    from bench.models import spec_from_folder
+    from bench.data.collections import load_dataset
+    from bench.models.spec import spec_from_folder
 
     return spec_from_folder(tiny_bert, name="tiny"), load_dataset(str(beir_dir))
 
@@ -123,9 +124,9 @@ def test_rodr_writes_an_evaluable_checkpoint(tiny, tmp_path):
     assert json.loads((out / "training.json").read_text())["recipe"] == "rodr"
     assert not (tmp_path / ".ckpt.state").exists()
     # the checkpoint is a model like any other, and it differs from its source
-    from bench.models import resolve_model
+    from bench.models.spec import resolve_model
     from suites.variations import VariationsConfig, run
-    from bench.measures import parse_measures
+    from bench.evaluation.measures import parse_measures
 
     new = resolve_model(str(out))
     assert (new.pooling, new.similarity, new.normalize) == (spec.pooling, spec.similarity, spec.normalize)
@@ -188,8 +189,8 @@ def test_unsaveable_method_is_refused(tiny, tmp_path):
 
 @pytest.mark.parametrize("method", ["iaa-m", "lora"])
 def test_peft_recipe_checkpoints_load_with_their_modules(tiny, tmp_path, method):
-    from bench.encode import Encoder
-    from bench.models import resolve_model
+    from bench.encoding.encoder import Encoder
+    from bench.models.spec import resolve_model
 
     spec, ds = tiny
     out = tmp_path / method
@@ -212,7 +213,7 @@ def test_peft_recipe_checkpoints_load_with_their_modules(tiny, tmp_path, method)
 
 
 def test_margin_mse_by_hand():
-    from bench.recipes import margin_mse
+    from bench.training.losses import margin_mse
 
     g = torch.Generator().manual_seed(3)
     qs, ps, ns, qt, pt, nt = (torch.randn(4, 5, generator=g) for _ in range(6))
@@ -223,7 +224,7 @@ def test_margin_mse_by_hand():
 
 
 def test_margin_mse_recipe(tiny, tmp_path, tiny_bert_plain):
-    from bench.models import spec_from_folder
+    from bench.models.spec import spec_from_folder
 
     spec, ds = tiny
     cfg = _cfg(recipe="dr")

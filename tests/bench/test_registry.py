@@ -1,6 +1,6 @@
 import pytest
 
-from bench.registry import DuplicateName, Registry, UnknownName
+from bench.core.registry import DuplicateName, Registry, UnknownName
 
 
 def test_lazy_entries_resolve_on_first_use():
@@ -45,10 +45,10 @@ def test_decorator_and_entry_points(monkeypatch):
 
 
 def test_builtin_registries_know_their_names():
-    from bench.data import DATASETS
-    from bench.models import MODELS
+    from bench.data.collections import DATASETS
+    from bench.models.spec import MODELS
     from perturb import GENERATORS, PAPER_ORDER
-    from suites import SUITES
+    from bench.results.suite import SUITES
 
     assert {"minilm-l6", "bm25"} <= set(MODELS.names())
     assert "chatterbot" in DATASETS
@@ -60,7 +60,7 @@ def test_importing_packages_is_light():
     import subprocess
     import sys
 
-    code = ("import sys, bench, bench.cli, bench.data, bench.models, bench.registry, perturb, suites;"
+    code = ("import sys, bench, bench.cli.main, bench.data.collections, bench.models.spec, bench.core.registry, perturb, suites;"
             "heavy=[m for m in ('torch','faiss','spacy','transformers','nltk') if m in sys.modules];"
             "print(','.join(heavy))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()

@@ -1,4 +1,4 @@
-"""`bench report`: self-contained HTML with embedded plots, Markdown, values from bench.stats."""
+"""`bench report`: self-contained HTML with embedded plots, Markdown, values from bench.evaluation.stats."""
 import base64
 import json
 import re
@@ -8,10 +8,11 @@ import sys
 import numpy as np
 import pytest
 
-from bench import stats as S
-from bench.cli import main
-from bench.report import ReportOptions, build, render_markdown, report
-from bench.rundir import load_run
+from bench.evaluation import stats as S
+from bench.cli.main import main
+from bench.reporting.report import render_markdown, report
+from bench.reporting.reportdata import ReportOptions, build
+from bench.results.rundir import load_run
 from runfactory import per_query_frame, synthetic_values, write_run
 
 
@@ -99,6 +100,6 @@ def test_fewshot_report(tmp_path):
 
 
 def test_matplotlib_is_imported_lazily():
-    code = "import sys, bench.report, bench.gate, bench.compare, bench.leaderboard; print('matplotlib' in sys.modules)"
+    code = "import sys, bench.reporting.report, bench.reporting.gate, bench.reporting.compare, bench.reporting.leaderboard; print('matplotlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -1,11 +1,11 @@
 import numpy as np
 import pytest
 
-from bench.retrieve import BM25Index, DenseIndex, topk_row, write_trec_run
+from bench.search.exact import BM25Index, DenseIndex, topk_row, write_trec_run
 
 
 def test_topk_breaks_ties_by_doc_id_descending_including_the_cutoff():
-    from bench.retrieve import _doc_rank
+    from bench.search.exact import _doc_rank
 
     scores = np.array([1.0, 3.0, 3.0, 2.0, 3.0], dtype=np.float32)
     ids = ["e", "d", "c", "b", "a"]
@@ -50,7 +50,7 @@ def test_bm25_ranks_the_matching_document_first(tmp_path):
 
 
 def test_trec_run_refuses_ids_with_white_space(tmp_path):
-    from bench.errors import DataError
+    from bench.core.errors import DataError
 
     for run in ({"q 1": [("a", 1.0)]}, {"q1": [("doc\t7", 1.0)]}):
         with pytest.raises(DataError, match="white space"):

@@ -7,11 +7,12 @@ import pickle
 import numpy as np
 import pytest
 
-from bench.data import iter_corpus_chunks, load_beir, load_msmarco, read_beir_corpus, read_tsv_pairs
-from bench.encode import EmbeddingCache, Encoder
-from bench.errors import BenchError, DataError
-from bench.models import spec_from_folder
-from bench.shards import (ShardedEmbeddings, content_key, dataset_chunks, encode_corpus, list_chunks, plan_bounds,
+from bench.data.readers import iter_corpus_chunks, load_beir, load_msmarco, read_beir_corpus, read_tsv_pairs
+from bench.encoding.cache import EmbeddingCache
+from bench.encoding.encoder import Encoder
+from bench.core.errors import BenchError, DataError
+from bench.models.spec import spec_from_folder
+from bench.encoding.shards import (ShardedEmbeddings, content_key, dataset_chunks, encode_corpus, list_chunks, plan_bounds,
                           shard_path)
 
 TEXTS = ["the lift of a wing", "heat conduction in slabs", "laminar boundary layers", "shock waves on a cone",
@@ -153,7 +154,8 @@ def test_streaming_tsv_reader_reports_the_loaders_errors(tmp_path):
 
 
 def test_retriever_from_a_corpus_stream_equals_the_dataset_path(tiny_bert, beir_dir, tmp_path):
-    from bench.pipeline import DenseRetriever, Timer
+    from bench.core.timing import Timer
+    from bench.search.retriever import DenseRetriever
 
     ds = load_beir(beir_dir)
     spec = spec_from_folder(tiny_bert)

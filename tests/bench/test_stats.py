@@ -1,4 +1,4 @@
-"""bench.stats: values against scipy and hand computations, degenerate inputs, properties."""
+"""bench.evaluation.stats: values against scipy and hand computations, degenerate inputs, properties."""
 import itertools
 import json
 import math
@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from scipy import stats as sst
 
-from bench import stats as S
-from bench.io import canonical_json
+from bench.evaluation import stats as S
+from bench.core.io import canonical_json
 from runfactory import per_query_frame, rng_for, synthetic_values
 
 
@@ -468,7 +468,7 @@ def test_variation_statistics_family_all_and_other_tests():
 
 
 def test_variation_statistics_pairs_by_qid_and_rejects_bad_input():
-    from bench.errors import DataError
+    from bench.core.errors import DataError
 
     vals = synthetic_values(2, n=20, sets=("MISSPELL",))
     df = per_query_frame(vals)

@@ -1,4 +1,4 @@
-"""Every bench.stats kernel against its reference implementation on generated data, edge cases
+"""Every bench.evaluation.stats kernel against its reference implementation on generated data, edge cases
 included (n = 1, n = 2, all differences zero, all equal and non-zero, ties, zero-heavy IR data):
 
 * paired_ttest             <-> scipy.stats.ttest_rel
@@ -11,7 +11,7 @@ included (n = 1, n = 2, all differences zero, all equal and non-zero, ties, zero
   Generator (hence the same resampled queries)
 * adjust_pvalues           <-> statsmodels multipletests (holm, fdr_bh) and scipy false_discovery_control
 
-Where bench.stats has a documented convention for a degenerate case that differs from the
+Where bench.evaluation.stats has a documented convention for a degenerate case that differs from the
 reference (all differences zero: p = 1, scipy: NaN), the test states the convention.
 """
 import math
@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from scipy import stats as sst
 
-from bench import stats as S
+from bench.evaluation import stats as S
 from runfactory import mrr_like, rng_for
 
 ALTS = S.ALTERNATIVES
@@ -65,7 +65,7 @@ def test_ttest_vs_ttest_rel(name, a, b, alternative):
 @pytest.mark.parametrize("alternative", ALTS)
 def test_ttest_edge_cases_vs_ttest_rel(alternative):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # scipy warns on degenerate input; bench.stats must not
+        warnings.simplefilter("ignore")  # scipy warns on degenerate input; bench.evaluation.stats must not
         ref_one = sst.ttest_rel([0.5], [0.1], alternative=alternative)
         ref_const = sst.ttest_rel(np.full(6, 0.25), np.zeros(6), alternative=alternative)
         ref_zero = sst.ttest_rel(np.full(6, 0.3), np.full(6, 0.3), alternative=alternative)
@@ -77,7 +77,7 @@ def test_ttest_edge_cases_vs_ttest_rel(alternative):
     assert math.isnan(one.pvalue) and math.isnan(ref_one.pvalue)
     assert const.statistic == ref_const.statistic == math.inf
     assert const.pvalue == ref_const.pvalue
-    # all differences zero: scipy returns NaN, bench.stats decides p = 1 (documented convention)
+    # all differences zero: scipy returns NaN, bench.evaluation.stats decides p = 1 (documented convention)
     assert math.isnan(ref_zero.pvalue) and zero.pvalue == 1.0 and "zero" in zero.note
 
 
@@ -170,7 +170,7 @@ def test_randomization_edge_cases_vs_permutation_test(alternative):
 # ------------------------------------------------------------------ confidence intervals
 
 def _delta(x, y, axis=-1):
-    return np.mean(y - x, axis=axis)  # mean(d), computed as bench.stats does (same rounding)
+    return np.mean(y - x, axis=axis)  # mean(d), computed as bench.evaluation.stats does (same rounding)
 
 
 def _drop(x, y, axis=-1):
@@ -213,7 +213,7 @@ def test_bootstrap_intervals_vs_scipy_bootstrap(name, a, b, method):
                               rng=S.rng_for(seed, "bootstrap", *key)).confidence_interval
         ref_m = sst.bootstrap((b,), np.mean, method=sm, n_resamples=B,
                               rng=S.rng_for(seed, "bootstrap-mean", *key)).confidence_interval
-    # scipy's BCa counts replicates equal to theta by exact float comparison; bench.stats treats
+    # scipy's BCa counts replicates equal to theta by exact float comparison; bench.evaluation.stats treats
     # replicates within rounding of theta as ties. Compare where that cannot matter.
     idx = S.rng_for(seed, "bootstrap", *key).integers(0, a.size, size=(B, a.size))
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -10,8 +10,8 @@ torch = pytest.importorskip("torch")
 
 @pytest.fixture(scope="module")
 def minilm():
-    from bench.models import resolve_model
-    from bench.tuning import load_backbone
+    from bench.models.spec import resolve_model
+    from bench.models.loading import load_backbone
 
     spec = resolve_model("minilm-l6")
     model, tok = load_backbone(spec)
@@ -20,7 +20,7 @@ def minilm():
 
 @pytest.fixture(scope="module")
 def chatter():
-    from bench.data import load_dataset
+    from bench.data.collections import load_dataset
 
     ds = load_dataset("chatterbot")
     qids = ds.judged_query_ids()[:16]
@@ -32,8 +32,8 @@ def chatter():
 @pytest.mark.parametrize("method", ["full-tune", "rem", "iaa-m"])
 def test_rodr_step(benchmark, minilm, chatter, method):
     """Forward + backward of one RoDR batch: 16 query variations, 16 positives + 16 hard negatives."""
-    from bench.recipes import rodr_losses
-    from bench.tuning import build_dual_encoder, tuned_module
+    from bench.training.losses import rodr_losses
+    from bench.training.dual import build_dual_encoder, tuned_module
 
     spec, model, tok = minilm
     queries, docs = chatter
@@ -54,8 +54,8 @@ def test_rodr_step(benchmark, minilm, chatter, method):
 
 def test_mlm_step(benchmark, chatter):
     """Forward + backward of one MLM batch of 16 passages at up to 128 tokens (DDR's DAM)."""
-    from bench.ddr import _mlm_model, mask_tokens
-    from bench.models import resolve_model
+    from bench.training.ddr import _mlm_model, mask_tokens
+    from bench.models.spec import resolve_model
 
     model, tok, _ = _mlm_model(resolve_model("minilm-l6"), 0)
     model.train()

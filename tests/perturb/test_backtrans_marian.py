@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from perturb.base import rng_for
+from bench.core.seeding import rng_for
 
 spm = pytest.importorskip("sentencepiece", reason="sentencepiece is needed by MarianTokenizer")
 

@@ -7,7 +7,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from perturb import PAPER_ORDER
-from perturb.base import Perturbation, rng_for
+from bench.core.seeding import rng_for
+from perturb.base import Perturbation
 
 from perturb_helpers import EDGE_CASES, SECURITY, generator
 

@@ -28,7 +28,7 @@ def test_format_doctor_shows_install_lines_for_missing():
 
 def test_doctor_command_exit_codes(monkeypatch, capsys):
     import perturb.doctor as doc
-    from bench.commands import doctor as cmd
+    from bench.cli import doctor as cmd
 
     parser = argparse.ArgumentParser()
     cmd.add_arguments(parser)

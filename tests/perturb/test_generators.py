@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from perturb._text import stopwords, word_spans
-from perturb.base import ResourceMissing, rng_for
+from bench.core.seeding import rng_for
+from perturb.base import ResourceMissing
 from perturb_helpers import SECURITY, generator
 
 

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bench.errors import DataError
+from bench.core.errors import DataError
 from perturb.base import Generator, Perturbation, ResourceMissing
 from perturb.sets import (VariationSet, applicability_table, format_tsv, generate, generate_all, import_penha_csv,
                           import_rodr_tsv, read_tsv, write_tsv)

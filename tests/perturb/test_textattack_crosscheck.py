@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from perturb._text import word_spans
-from perturb.base import rng_for
+from bench.core.seeding import rng_for
 from perturb_helpers import generator
 
 textattack = pytest.importorskip("textattack", reason="textattack not installed")

@@ -4,9 +4,10 @@ Run with ``pytest -m benchmark --benchmark-enable tests/suites/test_bench_fewsho
 """
 import pytest
 
-from bench.models import spec_from_folder
-from bench.train import TrainConfig, make_examples, train_dual_encoder
-from bench.tuning import build_dual_encoder, load_backbone
+from bench.models.spec import spec_from_folder
+from bench.training.contrastive import TrainConfig, make_examples, train_dual_encoder
+from bench.models.loading import load_backbone
+from bench.training.dual import build_dual_encoder
 
 pytestmark = pytest.mark.benchmark
 

@@ -24,17 +24,17 @@ TARGET_QRELS = [("a", "t1", 1), ("b", "t2", 1), ("c", "t3", 1), ("d", "t4", 1)]
 
 @pytest.fixture
 def domain_setup(tiny_bert, beir_dir, tmp_path):
-    from bench.data import load_dataset
-    from bench.models import spec_from_folder
+    from bench.data.collections import load_dataset
+    from bench.models.spec import spec_from_folder
 
     target = write_beir(tmp_path / "target", TARGET_DOCS, TARGET_QUERIES, TARGET_QRELS)
     return spec_from_folder(tiny_bert, name="tiny"), load_dataset(str(beir_dir)), load_dataset(str(target))
 
 
 def _cfg(**kw):
-    from bench.ddr import MLMConfig
-    from bench.measures import parse_measures
-    from bench.train import TrainConfig
+    from bench.training.ddr import MLMConfig
+    from bench.evaluation.measures import parse_measures
+    from bench.training.contrastive import TrainConfig
     from suites.domain import DomainConfig
 
     return DomainConfig(measures=parse_measures("RR@10 nDCG@10"), progress=False,
@@ -43,7 +43,7 @@ def _cfg(**kw):
 
 
 def test_domain_suite_end_to_end(domain_setup, tmp_path):
-    from bench.rundir import load_run
+    from bench.results.rundir import load_run
     from suites.domain import SYSTEMS, domain_table, run
 
     spec, source, target = domain_setup
@@ -62,7 +62,8 @@ def test_domain_suite_end_to_end(domain_setup, tmp_path):
     assert "zero-shot" in domain_table(r)
     run_ = load_run(out)
     assert set(run_.per_query["set"]) == set(SYSTEMS)
-    from bench.report import loss_curves, report
+    from bench.reporting.plots import loss_curves
+    from bench.reporting.report import report
 
     assert set(loss_curves(run_)) == {"DR", "REM", "REM+DAM: DAM", "REM+DAM: REM"}
     page = report(out, plots=True)
@@ -78,7 +79,7 @@ def test_domain_suite_end_to_end(domain_setup, tmp_path):
 def test_rem_on_adapted_backbone_uses_the_same_rem_weights(domain_setup, tmp_path):
     from safetensors.numpy import load_file
 
-    from bench.paths import cache_home
+    from bench.core.paths import cache_home
     from suites.domain import run
 
     spec, source, target = domain_setup
@@ -94,7 +95,7 @@ def test_rem_on_adapted_backbone_uses_the_same_rem_weights(domain_setup, tmp_pat
 
 
 def test_same_source_and_target_is_refused(domain_setup):
-    from bench.errors import BenchError
+    from bench.core.errors import BenchError
     from suites.domain import run
 
     spec, source, _ = domain_setup
@@ -103,8 +104,8 @@ def test_same_source_and_target_is_refused(domain_setup):
 
 
 def test_restrict_queries(beir_dir, tmp_path):
-    from bench.data import load_dataset, restrict_queries
-    from bench.errors import DataError
+    from bench.data.collections import load_dataset, restrict_queries
+    from bench.core.errors import DataError
 
     ds = load_dataset(str(beir_dir))
     f = tmp_path / "ids.txt"
@@ -117,8 +118,8 @@ def test_restrict_queries(beir_dir, tmp_path):
 
 
 def test_adapt_command_writes_three_checkpoints(tiny_bert, beir_dir, tmp_path):
-    from bench.cli import main
-    from bench.models import resolve_model
+    from bench.cli.main import main
+    from bench.models.spec import resolve_model
 
     target = write_beir(tmp_path / "target", TARGET_DOCS, TARGET_QUERIES, TARGET_QRELS)
     out = tmp_path / "ddr"
@@ -128,7 +129,7 @@ def test_adapt_command_writes_three_checkpoints(tiny_bert, beir_dir, tmp_path):
     assert rc == 0
     assert {p.name for p in out.iterdir() if not p.name.startswith(".")} == {"rem", "dam", "rem+dam"}
     spec = resolve_model(str(out / "rem+dam"))
-    from bench.encode import Encoder
+    from bench.encoding.encoder import Encoder
 
     enc = Encoder(spec, "query", progress=False)
     v = enc.encode(["cavitation in pumps"])
@@ -136,9 +137,9 @@ def test_adapt_command_writes_three_checkpoints(tiny_bert, beir_dir, tmp_path):
 
 
 def test_domain_runs_are_not_gated_and_report_names_the_baseline(domain_setup, tmp_path):
-    from bench.errors import IncompatibleRuns
-    from bench.gate import run_gate
-    from bench.report import report
+    from bench.core.errors import IncompatibleRuns
+    from bench.reporting.gate import run_gate
+    from bench.reporting.report import report
     from suites.domain import run
 
     spec, source, target = domain_setup

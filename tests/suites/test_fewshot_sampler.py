@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bench.data import Dataset, Doc, Query
-from bench.errors import BenchError, DataError
+from bench.data.model import Dataset, Doc, Query
+from bench.core.errors import BenchError, DataError
 from suites.fewshot_sampler import (build_plan, read_split_file, sample_trial, split_classes, split_queries,
                                     trial_seeds)
 

@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from bench.stats import paired_test
-from bench.stats import weighted_sign_flip_test
-from suites.fewshot import class_scores, headline_comparison, macro, macro_weights
+from bench.evaluation.stats import paired_test
+from bench.evaluation.stats import weighted_sign_flip_test
+from suites.fewshot_metrics import class_scores, headline_comparison, macro, macro_weights
 
 # unequal class sizes: the macro average (headline) and the micro (per-query) mean differ
 TEST_BY_CLASS = {"a": ["a1", "a2", "a3", "a4", "a5"], "b": ["b1"], "c": ["c1", "c2", "c3"]}

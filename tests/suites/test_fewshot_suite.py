@@ -6,11 +6,13 @@ import json
 import numpy as np
 import pytest
 
-from bench.data import load_beir
-from bench.models import spec_from_folder
-from bench.train import TrainConfig
-from suites.fewshot import (FewShotConfig, boosting_gradient, class_scores, fewshot_table, hits_at, macro, run,
-                            sample_sd, summarise_trials, winning_ratio)
+from bench.data.readers import load_beir
+from bench.models.spec import spec_from_folder
+from bench.training.contrastive import TrainConfig
+from suites.fewshot import run
+from suites.fewshot_config import FewShotConfig
+from suites.fewshot_metrics import boosting_gradient, class_scores, hits_at, macro, sample_sd, summarise_trials, winning_ratio
+from suites.fewshot_output import fewshot_table
 from suites.fewshot_sampler import build_plan
 
 CLASSES = {"aero": ["wing", "lift", "flap", "rudder", "propeller", "aileron", "stall", "glider", "jet", "tail",
@@ -127,7 +129,7 @@ def test_end_to_end(tiny_bert, labelled, tmp_path):
     timings = json.loads((folder / "timings.json").read_text())
     assert "wall_seconds" in timings and timings["units"]
     # plots stay legible with every method at once
-    from suites.fewshot import write_plots
+    from suites.fewshot_output import write_plots
 
     many = dict(res, methods={f"m{i}": res["methods"]["bitfit"] for i in range(7)})
     assert write_plots(many, tmp_path / "many") == [] if (tmp_path / "many").mkdir() is None else False
@@ -135,7 +137,7 @@ def test_end_to_end(tiny_bert, labelled, tmp_path):
     table = fewshot_table(res)
     assert "zero-shot" in table and "qry-tune K=2" in table and "K=100 not run" in table
     # the run folder reader accepts it
-    from bench.rundir import load_result, load_run
+    from bench.results.rundir import load_result, load_run
 
     assert load_result(folder / "result.json")["suite"] == "fewshot"
     loaded = load_run(folder)
@@ -143,8 +145,8 @@ def test_end_to_end(tiny_bert, labelled, tmp_path):
 
 
 def test_qry_tune_does_not_reencode_corpus(tiny_bert, labelled, tmp_path, monkeypatch):
-    from bench.encode import Encoder
-    from bench.tuning import DualEncoder
+    from bench.encoding.encoder import Encoder
+    from bench.training.dual import DualEncoder
 
     spec = spec_from_folder(tiny_bert)
     passages_through_encoder = []
@@ -179,8 +181,8 @@ def test_qry_tune_does_not_reencode_corpus(tiny_bert, labelled, tmp_path, monkey
 
 
 def test_trained_models_never_write_the_shared_cache(tiny_bert, labelled, tmp_path):
-    from bench.encode import Encoder
-    from bench.models import encoder_key, weights_fingerprint
+    from bench.encoding.encoder import Encoder
+    from bench.models.spec import encoder_key, weights_fingerprint
 
     spec = spec_from_folder(tiny_bert)
     cfg = small_cfg(tmp_path, methods=["full-tune", "psg-tune"], ks=[2], n_trials=2)
@@ -220,7 +222,7 @@ def test_short_rule_skip_and_split_file(tiny_bert, labelled, tmp_path):
 
 
 def test_cli(tiny_bert, tmp_path, capsys):
-    from bench.cli import main
+    from bench.cli.main import main
 
     folder = write_labelled_beir(tmp_path / "labelled")
     rc = main(["evaluate", "--model", str(tiny_bert), "--suite", "fewshot", "--dataset", str(folder),

@@ -1,11 +1,13 @@
-"""Tuning methods and contrastive training on the tiny random BERT (bench.tuning, bench.train)."""
+"""Tuning methods and contrastive training on the tiny random BERT (bench.tuning.config, bench.training.dual, bench.training.contrastive)."""
 import numpy as np
 import pytest
 
-from bench.encode import Encoder
-from bench.models import spec_from_folder
-from bench.train import Example, TrainConfig, make_examples, mine_negatives, train_dual_encoder
-from bench.tuning import METHODS, build_dual_encoder, load_backbone, tuned_module
+from bench.encoding.encoder import Encoder
+from bench.models.spec import spec_from_folder
+from bench.training.contrastive import Example, TrainConfig, make_examples, mine_negatives, train_dual_encoder
+from bench.models.loading import load_backbone
+from bench.training.dual import build_dual_encoder, tuned_module
+from bench.tuning.config import METHODS
 
 TOPICS = ["wing lift", "heat conduction", "boundary layer", "shock wave", "shell buckling", "security clearance",
           "rocket engine", "laminar flow", "turbine blade", "fuel cell", "radar signal", "solar panel"]
@@ -147,7 +149,7 @@ def test_continue_from_tuned_module(backbone):
 
 
 def test_frozen_side_needs_lookup(backbone):
-    from bench.errors import BenchError
+    from bench.core.errors import BenchError
 
     spec, model, tok = backbone
     dual = build_dual_encoder(spec, "qry-tune", model, tok)

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from bench.data import load_beir
-from bench.measures import parse_measures
-from bench.models import resolve_model, spec_from_folder
+from bench.data.readers import load_beir
+from bench.evaluation.measures import parse_measures
+from bench.models.spec import resolve_model, spec_from_folder
 from perturb import GENERATORS
 from perturb.base import Generator, ResourceMissing
 from suites.variations import AVG, ORIGINAL, VariationsConfig, run
@@ -99,7 +99,7 @@ def test_bm25_baseline_runs(beir_dir, tmp_path):
 
 
 def test_cli_evaluate_prints_table_and_reports_errors(tiny_bert, beir_dir, tmp_path, capsys):
-    from bench.cli import main
+    from bench.cli.main import main
 
     rc = main(["evaluate", "--model", str(tiny_bert), "--dataset", str(beir_dir), "--generators", "extrapunc",
                "--out", str(tmp_path / "cli"), "--no-progress", "--trec-runs"])
@@ -120,12 +120,12 @@ def test_interrupted_rerun_leaves_no_stale_result(tiny_bert, beir_dir, tmp_path,
     spec = spec_from_folder(tiny_bert)
     run(spec, ds, _cfg(tmp_path), tmp_path / "r")
     assert (tmp_path / "r" / "result.json").exists()
-    import bench.results
+    import bench.results.writer
 
     def boom(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(bench.results, "atomic_write_json", boom)
+    monkeypatch.setattr(bench.results.writer, "atomic_write_json", boom)
     with pytest.raises(KeyboardInterrupt):
         run(spec, ds, _cfg(tmp_path, seed=5), tmp_path / "r")
     # the folder no longer claims to be a complete run, and no temporary file is left behind
