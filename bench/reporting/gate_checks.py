@@ -36,8 +36,8 @@ def build_checks(baseline: Mapping[str, np.ndarray], candidate: Mapping[str, np.
     """The checks (metric: every set, and VARIATIONS (AVG.) when there are >= 2 variation sets;
     drop-rate: every variation set and VARIATIONS (AVG.)) with their arrays. ``weights``
     (summing to 1) make every metric check a weighted (macro) mean. ``primary``: names of the
-    primary metric checks (default: ``reference`` and VARIATIONS (AVG.); the drop-rate check of
-    VARIATIONS (AVG.), or of the only variation set, is primary too)."""
+    primary metric checks (default: ``reference`` and VARIATIONS (AVG.), or the only variation
+    set); every other check, drop rates included, is secondary."""
     from bench.reporting.gate import Check
 
     sets = list(baseline)
@@ -49,7 +49,7 @@ def build_checks(baseline: Mapping[str, np.ndarray], candidate: Mapping[str, np.
         b_[AVG] = np.mean([b_[s] for s in var_sets], axis=0)
         c_[AVG] = np.mean([c_[s] for s in var_sets], axis=0)
         metric_sets.append(AVG)
-    prim = set(primary) if primary is not None else {reference, AVG}
+    prim = set(primary) if primary is not None else {reference, AVG if len(var_sets) > 1 else sets[-1]}
     out: List[Tuple[Any, CheckData]] = []
     for s in metric_sets:
         b, c = b_[s], c_[s]
@@ -69,8 +69,8 @@ def build_checks(baseline: Mapping[str, np.ndarray], candidate: Mapping[str, np.
         bv, cv = b_[s], c_[s]
         drb = S.drop_rate(float(np.mean(bo)), float(np.mean(bv)))
         drc = S.drop_rate(float(np.mean(co)), float(np.mean(cv)))
-        tier = "primary" if s == AVG or len(dr_sets) == 1 else "secondary"
-        chk = Check("drop-rate", s, labels.get(s, s), int(bo.size), drb, drc, drc - drb, o.max_drop_rate, tier=tier)
+        chk = Check("drop-rate", s, labels.get(s, s), int(bo.size), drb, drc, drc - drb, o.max_drop_rate,
+                    tier="secondary")
         zero = bool(np.all(bo == co) and np.all(bv == cv))
         out.append((chk, CheckData(S.drop_rate_pseudovalues(bo, bv, co, cv), zero, (bo, bv, co, cv))))
     return out
@@ -146,22 +146,40 @@ def decide(pairs: List[Tuple[Any, CheckData]], o: Any) -> Dict[str, Any]:
             c.bound = sign * lo
             c.noninferior = bool(lo >= -c.margin - 1e-12)
     if o.family == "all":
-        families = {"all": pairs}
+        info = {"all": run_family(pairs, o, "all")}
+        for c, _ in pairs:
+            c.regressed = _rejected(c, o)
+        deciding = [c for c, _ in pairs]
     else:
-        families = {"primary": [p for p in pairs if p[0].tier == "primary"],
-                    "secondary": [p for p in pairs if p[0].tier != "primary"]}
-    info = {name: run_family(members, o, name) for name, members in families.items()}
-    for c, _ in pairs:
-        c.regressed = bool(c.in_family and math.isfinite(c.p_corrected) and c.p_corrected < o.alpha)
-    deciding = [c for c, _ in (pairs if o.family == "all" else families["primary"])]
-    failed = any(c.regressed for c in deciding)
-    if o.family != "all":
-        for c, _ in families["secondary"]:  # localisation only, once the primary family has failed
-            c.regressed = c.regressed and failed
-    if failed:
+        primary = [p for p in pairs if p[0].tier == "primary"]
+        secondary = [p for p in pairs if p[0].tier != "primary"]
+        info = {"primary": run_family(primary, o, "primary")}
+        live = [c for c, _ in primary if c.in_family]
+        for c in live:
+            c.regressed = _rejected(c, o)
+        # serial gatekeeping: the secondary family is tested only when every live primary check is rejected
+        gate_open = all(c.regressed for c in live)
+        info["secondary"] = run_family(secondary, o, "secondary")
+        info["secondary"]["tested"] = gate_open
+        floor = max((c.p_corrected for c in live), default=0.0)
+        for c, _ in secondary:
+            if not c.in_family:
+                continue
+            if gate_open:
+                c.p_corrected = max(c.p_corrected, floor)
+                c.regressed = _rejected(c, o)
+            else:
+                c.p_corrected = float("nan")
+                c.note = c.note or "not tested: the primary family did not reject every primary check"
+        deciding = [c for c, _ in primary] if live else [c for c, _ in pairs]
+    if any(c.regressed for c in deciding):
         status = "FAIL"
-    elif deciding and all(c.noninferior for c in deciding):
+    elif all(c.noninferior for c in deciding):
         status = "PASS"
     else:
         status = "INCONCLUSIVE"
     return {"status": status, "families": info}
+
+
+def _rejected(c: Any, o: Any) -> bool:
+    return bool(c.in_family and math.isfinite(c.p_corrected) and c.p_corrected < o.alpha)

@@ -62,10 +62,11 @@ def header_lines(v: Any) -> List[str]:
                 "checks: one-sided paired swap randomization test (margin 0) or t-test on delta-method "
                 "pseudo-values (margin > 0)")
         corr = S.CORRECTION_DESCRIPTIONS[o.correction]
-    fam = ("hierarchy: the primary checks (metric ORIGINAL, metric and drop-rate VARIATIONS (AVG.)) decide; the "
-           "per-set (secondary) checks localise and are marked only when the gate fails"
-           if o.family == "hierarchy" else "all: every check decides")
-    sizes = ", ".join(f"{k} {f['size']}" for k, f in v.families.items())
+    fam = ("hierarchy: the primary checks (metric on the reference set and on VARIATIONS (AVG.)) decide; the "
+           "secondary checks (each set, every drop rate) localise, tested only when every primary check is "
+           "rejected (serial gatekeeping)" if o.family == "hierarchy" else "all: every check decides")
+    sizes = ", ".join(f"{k} {f['size']}" + ("" if f.get("tested", True) else " (not tested)")
+                      for k, f in v.families.items())
     return [
         f"metric **{v.metric}** ({v.weighting}); change = candidate - baseline; margins: max regression "
         f"{o.max_regression:g} (absolute), max drop-rate increase {o.max_drop_rate:g}",
