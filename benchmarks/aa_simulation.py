@@ -1,7 +1,10 @@
 """A/A simulation of `bench gate`: how often does the gate fail when baseline and candidate are
 two independent runs of models drawn from the SAME distribution? (its false-alarm rate)
 
-    python benchmarks/aa_simulation.py [--pairs 200] [--queries 200] [--sets 3] [--alpha 0.05]
+    python benchmarks/aa_simulation.py [--pairs 1000] [--queries 76] [--sets 8] [--alpha 0.05]
+
+A false alarm is a FAIL verdict (exit 1); INCONCLUSIVE and PASS are both counted as "no alarm"
+(the PASS / INCONCLUSIVE split is printed too).
 
 Synthetic model: query q has a difficulty p_q ~ Beta(2, 2) (probability that the relevant
 document is at any given rank); variation set s multiplies it by a per-query factor
@@ -64,42 +67,47 @@ def simulate(pairs: int = 200, queries: int = 200, sets: int = 3, seed: int = 0,
     """Run `pairs` A/A gates; returns the false-alarm rate and the checks that fired."""
     options = options or GateOptions()
     failures = 0
+    passes = 0
     fired: Dict[str, int] = {}
     for i in range(pairs):
         probs = world(seed * 100003 + i, queries, sets)
         a = draw_run(probs, _rng(seed, "run-a", str(i)))
         b = draw_run(probs, _rng(seed, "run-b", str(i)))
         verdict = gate_arrays(a, b, options, metric="MRR@10")
-        if not verdict.passed:
+        passes += verdict.status == "PASS"
+        if verdict.failed:
             failures += 1
             for c in verdict.regressions:
                 key = f"{c.kind}:{c.set}"
                 fired[key] = fired.get(key, 0) + 1
-    return {"pairs": pairs, "failures": failures, "rate": failures / pairs, "fired": fired}
+    lo, hi = _wilson(failures, pairs)
+    return {"pairs": pairs, "failures": failures, "rate": failures / pairs, "wilson": (lo, hi), "passes": passes,
+            "fired": fired}
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--pairs", type=int, default=200)
-    ap.add_argument("--queries", type=int, default=200)
-    ap.add_argument("--sets", type=int, default=3)
+    ap.add_argument("--pairs", type=int, default=1000)
+    ap.add_argument("--queries", type=int, default=76)
+    ap.add_argument("--sets", type=int, default=8)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--alpha", type=float, default=0.05)
-    ap.add_argument("--correction", default="holm")
-    ap.add_argument("--require", default="both")
+    ap.add_argument("--correction", default="maxt")
+    ap.add_argument("--family", default="hierarchy")
     ap.add_argument("--test", default="t-test")
     ap.add_argument("--resamples", type=int, default=10000)
     args = ap.parse_args(argv)
-    opts = GateOptions(alpha=args.alpha, correction=args.correction, require=args.require, test=args.test,
+    opts = GateOptions(alpha=args.alpha, correction=args.correction, family=args.family, test=args.test,
                        n_resamples=args.resamples)
     t0 = time.perf_counter()
     res = simulate(args.pairs, args.queries, args.sets, args.seed, opts)
     dt = time.perf_counter() - t0
-    lo, hi = _wilson(res["failures"], res["pairs"])
-    print(f"A/A gate false-alarm rate: {res['failures']}/{res['pairs']} = {res['rate']:.3f} "
-          f"(95% Wilson CI {lo:.3f}-{hi:.3f}); alpha = {args.alpha}, test = {args.test} (two-sided), "
-          f"correction = {args.correction}, require = {args.require}, {args.queries} queries, "
-          f"{args.sets} variation sets, seed = {args.seed}; {dt:.1f} s")
+    lo, hi = res["wilson"]
+    print(f"A/A gate false-alarm rate (FAIL): {res['failures']}/{res['pairs']} = {res['rate']:.4f} "
+          f"(95% Wilson CI {lo:.4f}-{hi:.4f}); PASS {res['passes']}, INCONCLUSIVE "
+          f"{res['pairs'] - res['passes'] - res['failures']}; alpha = {args.alpha}, one-sided, "
+          f"correction = {args.correction}, family = {args.family}, margins 0, {args.queries} queries, "
+          f"{args.sets} variation sets, m = {args.resamples}, seed = {args.seed}; {dt:.1f} s")
     if res["fired"]:
         print("checks that fired:", ", ".join(f"{k} x{v}" for k, v in sorted(res["fired"].items())))
     return 0

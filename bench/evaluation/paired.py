@@ -369,20 +369,24 @@ def paired_test(a: Any, b: Any, test: str = "t-test", *, seed: int = 0, n_resamp
 
 def drop_rate_difference_test(base_orig: Any, base_var: Any, cand_orig: Any, cand_var: Any, *,
                               n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
-                              key: Sequence[str] = ()) -> TestResult:
-    """Two-sided paired randomization test of H0: baseline and candidate are exchangeable per query,
-    with statistic T = DR_cand - DR_base, DR = (mean(orig) - mean(var)) / mean(orig).
+                              key: Sequence[str] = (), alternative: str = "two-sided") -> TestResult:
+    """Paired randomization test of H0: baseline and candidate are exchangeable per query, with
+    statistic T = DR_cand - DR_base, DR = (mean(orig) - mean(var)) / mean(orig).
 
     Each resample swaps, per query, the candidate's (orig, var) pair with the baseline's pair
     (all four vectors are paired on the same queries). Seeded Monte Carlo, p = (b+1)/(m+1)
-    with b = #{|T*| >= |T|}. Degenerate: n < 2 -> NaN; identical runs -> p = 1."""
+    with b = #{|T*| >= |T|} (two-sided), #{T* >= T} (``alternative="greater"``: H1 the
+    candidate's drop rate is higher, i.e. the candidate is less robust) or #{T* <= T} ("less").
+    Degenerate: n < 2 -> NaN; identical runs or T = 0 -> p = 1."""
+    check_alternative(alternative)
     bo, bv = paired_arrays(base_orig, base_var)
     co, cv = paired_arrays(cand_orig, cand_var)
     if bo.shape != co.shape:
         raise ValueError("baseline and candidate must be paired on the same queries")
     n = bo.size
     if n < 2:
-        return TestResult("drop-rate randomization", float("nan"), float("nan"), n, "", f"n = {n} < 2 pairs: no test")
+        return TestResult("drop-rate randomization", float("nan"), float("nan"), n, "", f"n = {n} < 2 pairs: no test",
+                          alternative)
     sums = np.array([bo.sum(), bv.sum(), co.sum(), cv.sum()])
 
     def stat(s_bo, s_bv, s_co, s_cv):
@@ -392,15 +396,18 @@ def drop_rate_difference_test(base_orig: Any, base_var: Any, cand_orig: Any, can
     t_obs = float(stat(*sums))
     if not math.isfinite(t_obs):
         return TestResult("drop-rate randomization", float("nan"), float("nan"), n, "",
-                          "an ORIGINAL mean is 0: drop rate undefined")
+                          "an ORIGINAL mean is 0: drop rate undefined", alternative)
     if np.array_equal(bo, co) and np.array_equal(bv, cv):
-        return TestResult("drop-rate randomization", t_obs, 1.0, n, "", "identical values in both runs: p = 1")
+        return TestResult("drop-rate randomization", t_obs, 1.0, n, "", "identical values in both runs: p = 1",
+                          alternative)
     do = co - bo  # swapping query q moves do_q from candidate to baseline
     dv = cv - bv
     scale = float(np.sum(np.abs(do)) + np.sum(np.abs(dv))) / max(abs(sums[0]), abs(sums[2]), 1e-300)
-    thr = abs(t_obs) - (1e-9 * scale + 1e-300)
+    tol = 1e-9 * scale + 1e-300
+    thr = abs(t_obs) - tol
     if thr <= 0:
-        return TestResult("drop-rate randomization", t_obs, 1.0, n, "", "observed difference is 0: p = 1")
+        return TestResult("drop-rate randomization", t_obs, 1.0, n, "", "observed difference is 0: p = 1",
+                          alternative)
     rng = rng_for(seed, "drop-rate-randomization", *key)
     b_count = 0
     done = 0
@@ -410,9 +417,15 @@ def drop_rate_difference_test(base_orig: Any, base_var: Any, cand_orig: Any, can
         mo = np.sum(swap * do, axis=1)
         mv = np.sum(swap * dv, axis=1)
         t = stat(sums[0] + mo, sums[1] + mv, sums[2] - mo, sums[3] - mv)
-        b_count += int(np.sum(np.abs(t) >= thr))  # NaN (zero mean) never counts
+        if alternative == "two-sided":
+            hit = np.abs(t) >= thr
+        elif alternative == "greater":
+            hit = t >= t_obs - tol
+        else:
+            hit = t <= t_obs + tol
+        b_count += int(np.sum(hit))  # NaN (zero mean) never counts
         done += c
     return TestResult("drop-rate randomization", t_obs, (b_count + 1) / (n_resamples + 1), n,
-                      f"monte-carlo (m={n_resamples}, seed={seed})")
+                      f"monte-carlo (m={n_resamples}, seed={seed})", "", alternative)
 
 

@@ -52,8 +52,8 @@ Conventions (stated once, recorded in every output header; details in docs/stati
 """
 
 # The statistics API in one import (``from bench.evaluation import stats as S``); the
-# implementations live in paired.py (tests, effect sizes), intervals.py, correction.py and
-# significance.py (the result file's statistics block).
+# implementations live in paired.py (tests, effect sizes), intervals.py, correction.py,
+# multiplicity.py (max-T, pseudo-values) and significance.py (the result file's statistics block).
 from __future__ import annotations
 
 from bench.core.seeding import rng_for
@@ -96,6 +96,15 @@ from bench.evaluation.intervals import (
     ranks_of,
     bootstrap_ranks,
     mean_ranks,
+)
+from bench.evaluation.multiplicity import (
+    MAXT_DESCRIPTION,
+    MaxTResult,
+    maxt_sign_flip,
+    studentized_means,
+    mean_pseudovalues,
+    weighted_pseudovalues,
+    drop_rate_pseudovalues,
 )
 from bench.evaluation.correction import CORRECTIONS, CORRECTION_DESCRIPTIONS, adjust_pvalues, family_size
 from bench.evaluation.significance import (
@@ -144,6 +153,13 @@ __all__ = [
     "ranks_of",
     "bootstrap_ranks",
     "mean_ranks",
+    "MAXT_DESCRIPTION",
+    "MaxTResult",
+    "maxt_sign_flip",
+    "studentized_means",
+    "mean_pseudovalues",
+    "weighted_pseudovalues",
+    "drop_rate_pseudovalues",
     "CORRECTIONS",
     "CORRECTION_DESCRIPTIONS",
     "adjust_pvalues",

@@ -1,29 +1,31 @@
-"""CI regression gate: does a candidate run hold against a baseline run?
+"""CI regression gate: does a candidate run hold against a baseline run? (contract: docs/gate.md)
 
 Few-shot runs (suite ``fewshot``) are gated per setting (zero-shot, each method x K with
-per-query values averaged over trials, full-shot) with metric checks only; both runs must share
-the sampling plan. Variation runs: both runs must be comparable (same suite, seed, dataset fingerprint, and the same variation
-sets with the same fingerprints and the same queries); otherwise :class:`IncompatibleRuns`
-(exit 2). The gate reads from each run folder: ``result.json`` (suite, seed, dataset
-fingerprint, measures, sets with name / status / fingerprint / label) and ``per_query.csv``
-(the per-query values of the gated metric in every set).
+per-query values averaged over trials, full-shot) on the headline: the macro average over the
+classes (the suite's ``macro_weights``), metric checks only; both runs must share the sampling
+plan. Variation runs: both runs must be comparable (same suite, seed, dataset fingerprint, and the
+same variation sets with the same fingerprints and the same queries); otherwise
+:class:`IncompatibleRuns` (exit 2). The gate reads from each run folder: ``result.json`` (suite,
+seed, dataset fingerprint, measures, sets with name / status / fingerprint / label) and
+``per_query.csv`` (the per-query values of the gated metric in every set).
 
-Checks, all on one metric (default: the baseline's first measure):
+Checks, all on one metric (default: the baseline's first measure); statistics in
+:mod:`bench.reporting.gate_checks`:
 
-1. **metric** check for each set S (ORIGINAL and every variation set): paired over the same
-   queries, ``change = mean(C_S) - mean(B_S)``; *beyond tolerance* when
-   ``-change > max_regression`` (absolute metric points); *significant* when the two-sided
-   paired test (t-test by default) gives a corrected p < alpha and the change is negative.
-2. **drop-rate** check for each variation set S and for VARIATIONS (AVG.) (per-query mean over
-   the variation sets): ``change = DR_C - DR_B`` with ``DR = (M_ORIGINAL - M_S) / M_ORIGINAL``;
-   *beyond tolerance* when ``change > max_drop_rate``; *significant* when the two-sided paired
-   swap randomization test (per query, the baseline's and candidate's (ORIGINAL, S) pairs are
-   exchanged; Monte Carlo, p = (b+1)/(m+1)) gives a corrected p < alpha and change > 0.
+1. **metric** for each set S (ORIGINAL, every variation set, VARIATIONS (AVG.)): ``change =
+   mean(C_S) - mean(B_S)`` (negative = worse); margin ``max_regression``.
+2. **drop-rate** for each variation set S and VARIATIONS (AVG.): ``change = DR_C - DR_B``
+   (positive = worse), ``DR = (M_ORIGINAL - M_S) / M_ORIGINAL``; margin ``max_drop_rate``.
 
-The family for the correction (Holm by default) is every check with a defined p-value.
-A check *regressed* when: ``require="both"``: beyond tolerance AND significant;
-``"drop"``: beyond tolerance only; ``"significance"``: significant only. The gate fails
-(exit 1) when any check regressed.
+Each check is tested ONE-SIDED against its margin (H1: a regression beyond the margin) and bounded
+one-sided (non-inferiority: the (1 - alpha) confidence bound of the change is within the margin).
+Family (``family``): ``hierarchy`` (default) — the primary checks (metric ORIGINAL, metric and
+drop-rate VARIATIONS (AVG.)) decide, the per-set checks localise; ``all`` — every check decides.
+Correction (``correction``): ``maxt`` (default; Westfall-Young step-down max-T with one sign flip
+per query applied jointly to every check) or holm / bh / none. Checks whose per-query differences
+are all zero leave the family. Verdict: FAIL (exit 1) when a deciding check is rejected; PASS
+(exit 0) when every deciding check is non-inferior; otherwise INCONCLUSIVE (exit 0 with a warning,
+exit 1 with ``strict``).
 """
 from __future__ import annotations
 
@@ -37,7 +39,9 @@ from bench.evaluation import stats as S
 from bench.core.errors import DataError, IncompatibleRuns
 from bench.results.rundir import AVG, ORIGINAL, Run, load_run
 
-REQUIRE = ("both", "drop", "significance")
+CORRECTIONS = ("maxt",) + tuple(S.CORRECTIONS)
+FAMILIES = ("hierarchy", "all")
+VERDICTS = ("PASS", "FAIL", "INCONCLUSIVE")
 
 
 @dataclass
@@ -46,23 +50,26 @@ class GateOptions:
     max_drop_rate: float = 0.0
     max_regression: float = 0.0
     alpha: float = 0.05
-    correction: str = "holm"
-    require: str = "both"
-    test: str = "t-test"
+    correction: str = "maxt"
+    family: str = "hierarchy"
+    test: str = "t-test"  # the per-check test of holm / bh / none (max-T uses the studentized sign flip)
     seed: int = 0
     n_resamples: int = S.DEFAULT_RESAMPLES
+    strict: bool = False
 
     def validate(self) -> None:
-        if self.require not in REQUIRE:
-            raise ValueError(f"require must be one of {', '.join(REQUIRE)}")
-        if self.correction not in S.CORRECTIONS:
-            raise ValueError(f"correction must be one of {', '.join(S.CORRECTIONS)}")
+        if self.correction not in CORRECTIONS:
+            raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}")
+        if self.family not in FAMILIES:
+            raise ValueError(f"family must be one of {', '.join(FAMILIES)}")
         if self.test not in S.TESTS:
             raise ValueError(f"test must be one of {', '.join(S.TESTS)}")
         if not 0 < self.alpha < 1:
             raise ValueError("alpha must be in (0, 1)")
-        if self.max_drop_rate < 0 or self.max_regression < 0:
-            raise ValueError("tolerances must be >= 0")
+        if not (self.max_drop_rate >= 0 and self.max_regression >= 0):
+            raise ValueError("margins (--max-regression, --max-drop-rate) must be >= 0")
+        if self.n_resamples < 1:
+            raise ValueError("resamples must be >= 1")
 
 
 @dataclass
@@ -71,16 +78,19 @@ class Check:
     set: str
     label: str
     n: int
-    baseline: float  # metric mean, or the baseline's drop rate
+    baseline: float  # metric mean (few-shot: macro average), or the baseline's drop rate
     candidate: float
     change: float  # candidate - baseline (metric: negative = worse; drop-rate: positive = worse)
-    tolerance: float
-    beyond_tolerance: bool
-    test: str
-    p_value: float
+    margin: float  # tolerated regression (metric points / drop-rate points)
+    tier: str = "primary"  # "primary" or "secondary"
+    in_family: bool = True  # False when every per-query difference is zero (or the check is undefined)
+    test: str = ""
+    p_value: float = float("nan")  # one-sided, H0: no regression beyond the margin
     p_corrected: float = float("nan")
-    significant: bool = False
-    regressed: bool = False
+    bound: float = float("nan")  # one-sided (1 - alpha) confidence bound of change on the worse side
+    noninferior: bool = False  # bound within the margin
+    regressed: bool = False  # a regression beyond the margin is shown (after correction)
+    mde: Optional[float] = None  # primary checks: regression detectable at 80% power beyond the margin
     win: Optional[int] = None  # queries where the candidate beats the baseline (metric checks)
     tie: Optional[int] = None
     loss: Optional[int] = None
@@ -91,10 +101,16 @@ class Check:
     def worse(self) -> bool:
         return self.change < 0 if self.kind == "metric" else self.change > 0
 
+    @property
+    def outcome(self) -> str:
+        if self.regressed:
+            return "REGRESSED"
+        return "holds" if self.noninferior else "inconclusive"
+
 
 @dataclass
 class Verdict:
-    passed: bool
+    status: str  # one of VERDICTS
     checks: List[Check]
     options: GateOptions
     metric: str
@@ -102,106 +118,56 @@ class Verdict:
     baseline: str = ""
     candidate: str = ""
     notes: List[str] = field(default_factory=list)
+    warnings: List[str] = field(default_factory=list)
+    families: Dict[str, Any] = field(default_factory=dict)
+    weighting: str = "per-query mean"
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "PASS"
+
+    @property
+    def failed(self) -> bool:
+        return self.status == "FAIL"
 
     @property
     def exit_code(self) -> int:
-        return 0 if self.passed else 1
+        if self.status == "INCONCLUSIVE":
+            return 1 if self.options.strict else 0
+        return 0 if self.status == "PASS" else 1
 
     @property
     def regressions(self) -> List[Check]:
         return [c for c in self.checks if c.regressed]
 
     def reasons(self) -> List[str]:
-        out = []
-        o = self.options
-        for c in self.regressions:
-            parts = []
-            if c.kind == "metric":
-                what = f"{self.metric} on {c.label} fell by {-c.change:.4f} ({c.baseline:.4f} -> {c.candidate:.4f})"
-                tol = f"tolerance {o.max_regression:g}"
-            else:
-                what = (f"drop rate of {c.label} rose by {c.change:.4f} ({c.baseline:.4f} -> {c.candidate:.4f})")
-                tol = f"tolerance {o.max_drop_rate:g}"
-            if o.require in ("both", "drop"):
-                parts.append(f"beyond {tol}")
-            if o.require in ("both", "significance"):
-                parts.append(f"p_{o.correction} = {_fmt_p(c.p_corrected)} < {o.alpha:g}")
-            out.append(f"{what}: {' and '.join(parts)}")
-        return out
+        from bench.reporting.gate_render import reasons
+
+        return reasons(self)
 
     def header_lines(self) -> List[str]:
-        o = self.options
-        test_desc = S.TEST_DESCRIPTIONS[o.test]
-        lines = [
-            f"metric **{self.metric}**; require **{o.require}** (regressed = "
-            + {"both": "beyond tolerance AND significant", "drop": "beyond tolerance",
-               "significance": "significant"}[o.require] + ")",
-            f"metric checks: {test_desc}; two-sided; candidate - baseline per query; d_z SD ddof=1",
-        ]
-        if any(c.kind == "drop-rate" for c in self.checks):
-            lines.append("drop-rate checks: two-sided paired swap randomization test of DR_candidate - DR_baseline "
-                         f"(Monte Carlo, m={o.n_resamples}, p=(b+1)/(m+1), seed={o.seed})")
-        lines.append(f"correction: {S.CORRECTION_DESCRIPTIONS[o.correction]} over a family of {self.family_size} "
-                     f"checks; alpha = {o.alpha:g}; tolerances: max regression {o.max_regression:g} (absolute), "
-                     f"max drop-rate increase {o.max_drop_rate:g}")
-        return lines
+        from bench.reporting.gate_render import header_lines
+
+        return header_lines(self)
 
     def markdown(self) -> str:
-        o = self.options
-        status = "PASS" if self.passed else "FAIL"
-        lines = [f"### drbench gate: **{status}**", ""]
-        if self.baseline or self.candidate:
-            lines += [f"baseline: `{self.baseline}`  ", f"candidate: `{self.candidate}`", ""]
-        lines += [f"- {h}" for h in self.header_lines()]
-        lines.append("")
-        if self.passed:
-            lines.append(f"The candidate holds: no check regressed ({len(self.checks)} checks).")
-        else:
-            lines.append(f"The candidate regressed on {len(self.regressions)} of {len(self.checks)} checks:")
-            lines += [f"- {r}" for r in self.reasons()]
-        lines.append("")
-        lines.append(f"| check | set | n | baseline | candidate | change | tolerance | beyond tol. | test | p | "
-                     f"p ({o.correction}) | significant, worse | W/T/L (cand.) | d_z | verdict |")
-        lines.append("|---|---|---:|---:|---:|---:|---:|:---:|---|---:|---:|:---:|---:|---:|:---:|")
-        for c in self.checks:
-            wtl = f"{c.win}/{c.tie}/{c.loss}" if c.win is not None else ""
-            verdict = "**REGRESSED**" if c.regressed else "ok"
-            lines.append(
-                f"| {c.kind} | {md_escape(c.label)} | {c.n} | {c.baseline:.4f} | {c.candidate:.4f} | "
-                f"{c.change:+.4f} | {c.tolerance:g} | {'yes' if c.beyond_tolerance else 'no'} | {c.test} | "
-                f"{_fmt_p(c.p_value)} | {_fmt_p(c.p_corrected)} | {'yes' if c.significant else 'no'} | {wtl} | "
-                f"{_fmt(c.d_z)} | {verdict} |")
-        for n in self.notes:
-            lines.append("")
-            lines.append(f"note: {n}")
-        for c in self.checks:
-            if c.note:
-                lines.append(f"note ({c.kind} {c.label}): {c.note}")
-        return "\n".join(lines) + "\n"
+        from bench.reporting.gate_render import markdown
+
+        return markdown(self)
+
+    def annotations(self) -> List[str]:
+        from bench.reporting.gate_render import annotations
+
+        return annotations(self)
 
     def to_dict(self) -> Dict[str, Any]:
         return S.to_jsonable({
-            "passed": self.passed, "exit_code": self.exit_code, "metric": self.metric,
-            "family_size": self.family_size, "options": asdict(self.options),
-            "baseline": self.baseline, "candidate": self.candidate, "reasons": self.reasons(),
-            "header": self.header_lines(), "checks": [asdict(c) for c in self.checks], "notes": self.notes,
+            "verdict": self.status, "passed": self.passed, "exit_code": self.exit_code, "metric": self.metric,
+            "family_size": self.family_size, "families": self.families, "weighting": self.weighting,
+            "options": asdict(self.options), "baseline": self.baseline, "candidate": self.candidate,
+            "reasons": self.reasons(), "warnings": self.warnings, "header": self.header_lines(),
+            "checks": [asdict(c) for c in self.checks], "notes": self.notes,
         })
-
-
-def md_escape(text: str) -> str:
-    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-
-
-def _fmt_p(p: Optional[float]) -> str:
-    if p is None or not math.isfinite(p):
-        return "n/a"
-    return f"{p:.2e}" if p < 1e-3 else f"{p:.4f}"
-
-
-def _fmt(x: Optional[float]) -> str:
-    if x is None or not math.isfinite(x):
-        return "n/a"
-    return f"{x:+.3f}"
 
 
 # --------------------------------------------------------------------------- core on arrays
@@ -209,11 +175,16 @@ def _fmt(x: Optional[float]) -> str:
 def gate_arrays(baseline: Mapping[str, np.ndarray], candidate: Mapping[str, np.ndarray],
                 options: Optional[GateOptions] = None, *, metric: str = "metric",
                 labels: Optional[Mapping[str, str]] = None, reference: str = ORIGINAL,
-                drop_rate_checks: bool = True) -> Verdict:
+                drop_rate_checks: bool = True, weights: Optional[np.ndarray] = None,
+                primary: Optional[Sequence[str]] = None) -> Verdict:
     """The gate on per-query arrays: ``baseline[set]`` and ``candidate[set]`` are paired by
     position (same queries, same order); the first key must be ``reference`` (ORIGINAL for the
     variations suite). Without ``drop_rate_checks`` only the metric checks are made (few-shot
-    settings have no drop rate)."""
+    settings have no drop rate); ``weights`` (summing to 1) gate weighted means (few-shot macro
+    headline); ``primary`` names the primary metric checks (default: reference, VARIATIONS (AVG.))."""
+    from bench.reporting.gate_checks import build_checks, decide
+    from bench.reporting.gate_power import add_power
+
     o = options or GateOptions()
     o.validate()
     sets = list(baseline)
@@ -221,47 +192,13 @@ def gate_arrays(baseline: Mapping[str, np.ndarray], candidate: Mapping[str, np.n
         raise ValueError(f"the first set must be {reference}")
     if list(candidate) != sets:
         raise ValueError("baseline and candidate must have the same sets in the same order")
-    labels = dict(labels or {})
-    checks: List[Check] = []
-    for s in sets:
-        b = np.asarray(baseline[s], dtype=np.float64)
-        c = np.asarray(candidate[s], dtype=np.float64)
-        res = S.paired_test(b, c, o.test, seed=o.seed, n_resamples=o.n_resamples, key=("gate", s))
-        mb, mc = float(np.mean(b)), float(np.mean(c))
-        change = mc - mb
-        w, t, l = S.win_tie_loss(b, c)
-        checks.append(Check("metric", s, labels.get(s, s), int(b.size), mb, mc, change, o.max_regression,
-                            -change > o.max_regression, o.test, res.pvalue, win=w, tie=t, loss=l,
-                            d_z=S.cohen_dz(b, c), note=res.note))
-    var_sets = sets[1:] if drop_rate_checks else []
-    dr_sets: List[Tuple[str, np.ndarray, np.ndarray]] = [
-        (s, np.asarray(baseline[s], dtype=np.float64), np.asarray(candidate[s], dtype=np.float64)) for s in var_sets]
-    if len(var_sets) > 1:
-        dr_sets.append((AVG, np.mean([baseline[s] for s in var_sets], axis=0),
-                        np.mean([candidate[s] for s in var_sets], axis=0)))
-    bo = np.asarray(baseline[reference], dtype=np.float64)
-    co = np.asarray(candidate[reference], dtype=np.float64)
-    for s, bv, cv in dr_sets:
-        drb = S.drop_rate(float(np.mean(bo)), float(np.mean(bv)))
-        drc = S.drop_rate(float(np.mean(co)), float(np.mean(cv)))
-        res = S.drop_rate_difference_test(bo, bv, co, cv, n_resamples=o.n_resamples, seed=o.seed, key=("gate", s))
-        change = drc - drb
-        beyond = bool(math.isfinite(change) and change > o.max_drop_rate)
-        checks.append(Check("drop-rate", s, labels.get(s, s), int(bo.size), drb, drc, change, o.max_drop_rate,
-                            beyond, "swap randomization", res.pvalue, note=res.note))
-    raw = [c.p_value for c in checks]
-    adj = S.adjust_pvalues(raw, o.correction)
-    for c, p in zip(checks, adj):
-        c.p_corrected = float(p)
-        c.significant = bool(math.isfinite(p) and p < o.alpha and c.worse)
-        if o.require == "both":
-            c.regressed = c.beyond_tolerance and c.significant
-        elif o.require == "drop":
-            c.regressed = c.beyond_tolerance
-        else:
-            c.regressed = c.significant
-    passed = not any(c.regressed for c in checks)
-    return Verdict(passed, checks, o, metric, S.family_size(raw))
+    pairs = build_checks(baseline, candidate, o, labels=dict(labels or {}), reference=reference,
+                         drop_rate_checks=drop_rate_checks, weights=weights, primary=primary)
+    res = decide(pairs, o)
+    warnings = add_power(pairs, res["families"], o, metric)
+    size = sum(f["size"] for f in res["families"].values())
+    return Verdict(res["status"], [c for c, _ in pairs], o, metric, size, warnings=warnings,
+                   families=res["families"], weighting="per-query mean" if weights is None else "macro (weighted)")
 
 
 # --------------------------------------------------------------------------- run folders
@@ -378,7 +315,7 @@ def _fewshot_settings(run: Run, metric: str) -> Dict[str, Any]:
 
 def _run_fewshot_gate(baseline: Run, candidate: Run, metric: str, o: GateOptions) -> Verdict:
     """Few-shot runs: one metric check per setting (zero-shot, each method x K averaged over trials,
-    full-shot), paired on the test queries, corrected across the settings. The runs must share
+    full-shot) on the macro headline, paired on the test queries, corrected across the settings. The runs must share
     suite, seed, dataset and the sampling plan (class split, test queries, trials)."""
     b, c = baseline.result_path, candidate.result_path
     for what, vb, vc in (("suite", baseline.suite, candidate.suite), ("seed", baseline.seed, candidate.seed),
@@ -393,7 +330,7 @@ def _run_fewshot_gate(baseline: Run, candidate: Run, metric: str, o: GateOptions
         raise IncompatibleRuns(f"different few-shot settings: baseline {b} has {list(sb)}, candidate {c} has {list(sc)}")
     if not sb or next(iter(sb)) != FEWSHOT_REFERENCE:
         raise DataError(f"no {FEWSHOT_REFERENCE!r} rows", str(baseline.per_query_path))
-    qids = list(sb[FEWSHOT_REFERENCE].index)
+    qids, weights = _fewshot_weights(baseline, list(sb[FEWSHOT_REFERENCE].index))
     bd: Dict[str, np.ndarray] = {}
     cd: Dict[str, np.ndarray] = {}
     for name in sb:
@@ -401,9 +338,30 @@ def _run_fewshot_gate(baseline: Run, candidate: Run, metric: str, o: GateOptions
             if set(series.index) != set(qids):
                 raise IncompatibleRuns(f"{run.per_query_path}: setting {name!r} is not on the same test queries")
             out[name] = series.loc[qids].to_numpy(dtype=np.float64)
-    verdict = gate_arrays(bd, cd, o, metric=metric, reference=FEWSHOT_REFERENCE, drop_rate_checks=False)
+    verdict = gate_arrays(bd, cd, o, metric=metric, reference=FEWSHOT_REFERENCE, drop_rate_checks=False,
+                          weights=weights, primary=list(bd))
     verdict.baseline = str(baseline.folder)
     verdict.candidate = str(candidate.folder)
-    verdict.notes.append("few-shot runs: per-query values are averaged over trials before pairing; "
-                         "metric checks only (no drop rates)")
+    verdict.notes.append("few-shot runs: per-query values are averaged over trials before pairing; each setting is "
+                         "gated on the headline, the macro average over classes (per-query macro weights, "
+                         "all classes); metric checks only (no drop rates); every setting is primary")
     return verdict
+
+
+def _fewshot_weights(run: Run, qids: List[str]) -> Tuple[List[str], np.ndarray]:
+    """The test queries in the headline's order and their macro weights over all classes (the
+    suite's ``macro_weights``: the weighted sum of per-query values is the headline)."""
+    from suites.fewshot import macro_weights
+
+    plan = run.result.get("plan") or {}
+    by_class = plan.get("test_queries")
+    classes = plan.get("classes") or {}
+    if not isinstance(by_class, dict) or not by_class:
+        raise DataError("few-shot plan without test_queries: the macro headline cannot be weighted",
+                        str(run.result_path), fix="re-run the few-shot suite with this drbench version")
+    all_classes = sorted(list(classes.get("base") or []) + list(classes.get("novel") or [])) or sorted(by_class)
+    order, w = macro_weights(by_class, all_classes)
+    if sorted(order) != sorted(map(str, qids)):
+        raise DataError("the plan's test queries are not the per-query table's zero-shot queries",
+                        str(run.result_path))
+    return order, w
