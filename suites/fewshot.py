@@ -60,8 +60,7 @@ from bench.tuning.config import METHOD_DESCRIPTIONS
 from bench.core.seeding import rng_for
 from suites.fewshot_sampler import FewShotPlan, build_plan
 from suites.fewshot_config import FEWSHOT_OPTIONS, FewShotConfig, config_from
-from suites.fewshot_metrics import (BASIC, FULL, MEASURE, MEASURE_DEFINITION, SPLITS, ZERO, boosting_gradient, hits_at,
-                                    statistics_block, summarise_setting, summarise_trials)
+from suites.fewshot_metrics import BASIC, FULL, MEASURE, MEASURE_DEFINITION, SPLITS, ZERO, boosting_gradient, hits_at, statistics_block, summarise_setting, summarise_trials
 from suites.fewshot_output import fewshot_table, write_plots
 
 

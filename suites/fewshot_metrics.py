@@ -9,6 +9,7 @@ import numpy as np
 
 from suites.fewshot_sampler import FewShotPlan
 from suites.fewshot_config import FewShotConfig
+from bench.evaluation.strata import macro_weights
 
 
 MEASURE = "R@10"
@@ -105,18 +106,6 @@ def summarise_trials(trial_hits: Sequence[Mapping[str, float]], zero: Mapping[st
 # significance at the level of the headline (pure functions)
 
 
-def macro_weights(test_by_class: Mapping[str, Sequence[str]], classes: Sequence[str]) -> Tuple[List[str], np.ndarray]:
-    """The split's test queries (class by class, in ``classes`` order) and their macro weights
-    ``1 / (test queries of the query's class x classes with test queries)``: the weighted sum of
-    per-query values equals the macro average over classes of the per-class means."""
-    cs = [c for c in classes if test_by_class.get(c)]
-    qids: List[str] = []
-    w: List[float] = []
-    for c in cs:
-        qs = list(test_by_class[c])
-        qids += qs
-        w += [1.0 / (len(qs) * len(cs))] * len(qs)
-    return qids, np.asarray(w, dtype=np.float64)
 
 
 def headline_comparison(zero: Mapping[str, float], trial_hits: Sequence[Mapping[str, float]],

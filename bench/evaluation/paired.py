@@ -113,7 +113,7 @@ def check_alternative(alternative: str) -> str:
     return alternative
 
 
-def _degenerate(test: str, d: np.ndarray, alternative: str = "two-sided") -> Optional[TestResult]:
+def degenerate_result(test: str, d: np.ndarray, alternative: str = "two-sided") -> Optional[TestResult]:
     if d.size < 2:
         return TestResult(test, float("nan"), float("nan"), int(d.size), "", f"n = {d.size} < 2 pairs: no test",
                           alternative)
@@ -132,7 +132,7 @@ def paired_ttest(a: Any, b: Any, *, alternative: str = "two-sided") -> TestResul
     check_alternative(alternative)
     a, b = paired_arrays(a, b)
     d = b - a
-    deg = _degenerate("t-test", d, alternative)
+    deg = degenerate_result("t-test", d, alternative)
     if deg is not None:
         return deg
     n = d.size
@@ -178,7 +178,7 @@ def _exact_sign_flip_count(d: np.ndarray, hi: Optional[float], lo: Optional[floa
     return count
 
 
-def _sign_flip(x: np.ndarray, t_obs: float, n: int, alternative: str, *, n_resamples: int, exact_max_n: int,
+def sign_flip_null(x: np.ndarray, t_obs: float, n: int, alternative: str, *, n_resamples: int, exact_max_n: int,
                rng_keys: Sequence[str], seed: int, zero_note: str, what: str) -> TestResult:
     """The sign-flip null of ``sum(x)`` over the non-zero terms ``x`` (shared by the plain and the
     weighted randomization tests). ``t_obs`` is the statistic reported (mean or weighted sum)."""
@@ -236,40 +236,16 @@ def paired_randomization_test(a: Any, b: Any, *, n_resamples: int = DEFAULT_RESA
     check_alternative(alternative)
     a, b = paired_arrays(a, b)
     d = b - a
-    deg = _degenerate("randomization", d, alternative)
+    deg = degenerate_result("randomization", d, alternative)
     if deg is not None:
         return deg
     n = d.size
     nz = d[d != 0.0]
     zero_note = f"{n - nz.size} zero differences contribute nothing to sign flips" if n > nz.size else ""
-    return _sign_flip(nz, float(np.sum(d)) / n, n, alternative, n_resamples=n_resamples, exact_max_n=exact_max_n,
+    return sign_flip_null(nz, float(np.sum(d)) / n, n, alternative, n_resamples=n_resamples, exact_max_n=exact_max_n,
                       rng_keys=("randomization", *key), seed=seed, zero_note=zero_note, what="mean difference")
 
 
-def weighted_sign_flip_test(d: Any, w: Any, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
-                            key: Sequence[str] = (), exact_max_n: int = EXACT_MAX_N,
-                            alternative: str = "two-sided") -> TestResult:
-    """Paired randomization (sign-flip) test of the WEIGHTED statistic ``T = sum_i w_i d_i``
-    (with macro weights T is a macro-averaged difference: the few-shot suite's headline).
-    H0: within each pair the two members are exchangeable, so each ``d_i`` keeps or flips its sign
-    with probability 1/2, independently. Only the n' terms with ``w_i d_i != 0`` move; exact when
-    n' <= exact_max_n, else seeded Monte Carlo from (seed, "weighted-sign-flip", *key) with
-    p = (b+1)/(m+1). Degenerate: fewer than 2 pairs -> p NaN; every term zero -> p = 1."""
-    check_alternative(alternative)
-    d = np.array(d, dtype=np.float64, copy=True).ravel()
-    w = np.array(w, dtype=np.float64, copy=True).ravel()
-    if d.shape != w.shape:
-        raise ValueError(f"d and w must have the same length, got {d.size} and {w.size}")
-    if not (np.all(np.isfinite(d)) and np.all(np.isfinite(w))):
-        raise ValueError("d or w contains NaN or infinite values")
-    x_all = w * d
-    deg = _degenerate("randomization", x_all, alternative)
-    if deg is not None:
-        return deg
-    x = x_all[x_all != 0.0]
-    return _sign_flip(x, float(np.sum(x_all)), int(d.size), alternative, n_resamples=n_resamples,
-                      exact_max_n=exact_max_n, rng_keys=("weighted-sign-flip", *key), seed=seed, zero_note="",
-                      what="statistic")
 
 
 def _signed_rank_null_counts(r2: np.ndarray) -> np.ndarray:
@@ -305,7 +281,7 @@ def wilcoxon_test(a: Any, b: Any, *, alternative: str = "two-sided",
         raise ValueError("exact_max_n must be in 1..62 (int64 counts of 2^n' sign vectors)")
     a, b = paired_arrays(a, b)
     d = b - a
-    deg = _degenerate("wilcoxon", d, alternative)
+    deg = degenerate_result("wilcoxon", d, alternative)
     if deg is not None:
         return deg
     n = d.size

@@ -8,8 +8,7 @@ import numpy as np
 
 from bench.evaluation.correction import CORRECTION_DESCRIPTIONS, CORRECTIONS, adjust_pvalues, family_size
 from bench.evaluation.intervals import (CI_DESCRIPTIONS, DEFAULT_BOOTSTRAP, DEFAULT_CI, check_ci_args, drop_rate, paired_bootstrap_ci)
-from bench.evaluation.paired import (DEFAULT_RESAMPLES, EXACT_MAX_N, TEST_DESCRIPTIONS, TESTS, WILCOXON_EXACT_MAX_N,
-                                     check_alternative, cohen_dz, finite_or_none, paired_test, win_tie_loss)
+from bench.evaluation.paired import DEFAULT_RESAMPLES, EXACT_MAX_N, TEST_DESCRIPTIONS, TESTS, WILCOXON_EXACT_MAX_N, check_alternative, cohen_dz, finite_or_none, paired_test, win_tie_loss
 
 # --------------------------------------------------------------------------- variation statistics
 

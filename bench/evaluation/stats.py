@@ -57,28 +57,7 @@ Conventions (stated once, recorded in every output header; details in docs/stati
 from __future__ import annotations
 
 from bench.core.seeding import rng_for
-from bench.evaluation.paired import (
-    TESTS,
-    ALTERNATIVES,
-    EXACT_MAX_N,
-    WILCOXON_EXACT_MAX_N,
-    DEFAULT_RESAMPLES,
-    RESAMPLE_CHUNK,
-    TEST_DESCRIPTIONS,
-    paired_arrays,
-    finite_or_none,
-    TestResult,
-    mean_difference,
-    cohen_dz,
-    win_tie_loss,
-    check_alternative,
-    paired_ttest,
-    paired_randomization_test,
-    weighted_sign_flip_test,
-    wilcoxon_test,
-    paired_test,
-    drop_rate_difference_test,
-)
+from bench.evaluation.paired import TESTS, ALTERNATIVES, EXACT_MAX_N, WILCOXON_EXACT_MAX_N, DEFAULT_RESAMPLES, RESAMPLE_CHUNK, TEST_DESCRIPTIONS, paired_arrays, finite_or_none, TestResult, mean_difference, cohen_dz, win_tie_loss, check_alternative, paired_ttest, paired_randomization_test, wilcoxon_test, paired_test, drop_rate_difference_test
 from bench.evaluation.intervals import (
     CI_METHODS,
     DEFAULT_CI,
@@ -107,6 +86,7 @@ from bench.evaluation.multiplicity import (
     drop_rate_pseudovalues,
 )
 from bench.evaluation.correction import CORRECTIONS, CORRECTION_DESCRIPTIONS, adjust_pvalues, family_size
+from bench.evaluation.strata import macro_weights, weighted_sign_flip_test
 from bench.evaluation.significance import (
     paired_values,
     sidedness,
@@ -134,6 +114,7 @@ __all__ = [
     "paired_ttest",
     "paired_randomization_test",
     "weighted_sign_flip_test",
+    "macro_weights",
     "wilcoxon_test",
     "paired_test",
     "drop_rate_difference_test",

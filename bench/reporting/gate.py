@@ -29,7 +29,6 @@ exit 1 with ``strict``).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -37,7 +36,10 @@ import numpy as np
 
 from bench.evaluation import stats as S
 from bench.core.errors import DataError, IncompatibleRuns
-from bench.results.rundir import AVG, ORIGINAL, Run, load_run
+from bench.results.rundir import ORIGINAL, Run, load_run
+from bench.results.suite import suite_of
+from bench.evaluation.strata import macro_weights
+from bench.reporting.gate_checks import Check
 
 CORRECTIONS = ("maxt",) + tuple(S.CORRECTIONS)
 FAMILIES = ("hierarchy", "all")
@@ -72,40 +74,6 @@ class GateOptions:
             raise ValueError("resamples must be >= 1")
 
 
-@dataclass
-class Check:
-    kind: str  # "metric" or "drop-rate"
-    set: str
-    label: str
-    n: int
-    baseline: float  # metric mean (few-shot: macro average), or the baseline's drop rate
-    candidate: float
-    change: float  # candidate - baseline (metric: negative = worse; drop-rate: positive = worse)
-    margin: float  # tolerated regression (metric points / drop-rate points)
-    tier: str = "primary"  # "primary" or "secondary"
-    in_family: bool = True  # False when every per-query difference is zero (or the check is undefined)
-    test: str = ""
-    p_value: float = float("nan")  # one-sided, H0: no regression beyond the margin
-    p_corrected: float = float("nan")
-    bound: float = float("nan")  # one-sided (1 - alpha) confidence bound of change on the worse side
-    noninferior: bool = False  # bound within the margin
-    regressed: bool = False  # a regression beyond the margin is shown (after correction)
-    mde: Optional[float] = None  # primary checks: regression detectable at 80% power beyond the margin
-    win: Optional[int] = None  # queries where the candidate beats the baseline (metric checks)
-    tie: Optional[int] = None
-    loss: Optional[int] = None
-    d_z: Optional[float] = None
-    note: str = ""
-
-    @property
-    def worse(self) -> bool:
-        return self.change < 0 if self.kind == "metric" else self.change > 0
-
-    @property
-    def outcome(self) -> str:
-        if self.regressed:
-            return "REGRESSED"
-        return "holds" if self.noninferior else "inconclusive"
 
 
 @dataclass
@@ -275,12 +243,12 @@ def run_gate(baseline_path: Any, candidate_path: Any, options: Optional[GateOpti
     metric = o.metric or (baseline.measures[0] if baseline.measures else None)
     if not metric:
         raise DataError("no measures", str(baseline.result_path))
-    if baseline.suite == "fewshot" or candidate.suite == "fewshot":
+    suite = suite_of(baseline)
+    if suite.layout == "fewshot" or suite_of(candidate).layout == "fewshot":
         return _run_fewshot_gate(baseline, candidate, metric, o)
-    if baseline.suite == candidate.suite and baseline.suite not in ("variations", ""):
-        raise IncompatibleRuns(f"{baseline.result_path}: suite {baseline.suite!r} is not gated (the gate compares "
-                               f"variations or fewshot runs); compare such runs with `bench compare` or "
-                               f"`bench report`")
+    if baseline.suite == candidate.suite and baseline.suite and not suite.gated:
+        raise IncompatibleRuns(f"{baseline.result_path}: suite {baseline.suite!r} is not gated: "
+                               f"{suite.reason_not_gated or 'the suite does not declare itself gated'}")
     sets = check_compatible(baseline, candidate, metric)
     bd, cd, notes = _arrays(baseline, candidate, sets, metric)
     verdict = gate_arrays(bd, cd, o, metric=metric, labels={s: baseline.label(s) for s in sets})
@@ -295,7 +263,6 @@ def run_gate(baseline_path: Any, candidate_path: Any, options: Optional[GateOpti
 
 # --------------------------------------------------------------------------- few-shot runs
 
-FEWSHOT_REFERENCE = "zero-shot"
 
 
 def _fewshot_settings(run: Run, metric: str) -> Dict[str, Any]:
@@ -317,6 +284,7 @@ def _run_fewshot_gate(baseline: Run, candidate: Run, metric: str, o: GateOptions
     """Few-shot runs: one metric check per setting (zero-shot, each method x K averaged over trials,
     full-shot) on the macro headline, paired on the test queries, corrected across the settings. The runs must share
     suite, seed, dataset and the sampling plan (class split, test queries, trials)."""
+    reference = suite_of(baseline).reference
     b, c = baseline.result_path, candidate.result_path
     for what, vb, vc in (("suite", baseline.suite, candidate.suite), ("seed", baseline.seed, candidate.seed),
                          ("dataset fingerprint", baseline.dataset_fingerprint, candidate.dataset_fingerprint),
@@ -328,9 +296,9 @@ def _run_fewshot_gate(baseline: Run, candidate: Run, metric: str, o: GateOptions
     sb, sc = _fewshot_settings(baseline, metric), _fewshot_settings(candidate, metric)
     if list(sb) != list(sc):
         raise IncompatibleRuns(f"different few-shot settings: baseline {b} has {list(sb)}, candidate {c} has {list(sc)}")
-    if not sb or next(iter(sb)) != FEWSHOT_REFERENCE:
-        raise DataError(f"no {FEWSHOT_REFERENCE!r} rows", str(baseline.per_query_path))
-    qids, weights = _fewshot_weights(baseline, list(sb[FEWSHOT_REFERENCE].index))
+    if not sb or next(iter(sb)) != reference:
+        raise DataError(f"no {reference!r} rows", str(baseline.per_query_path))
+    qids, weights = _fewshot_weights(baseline, list(sb[reference].index))
     bd: Dict[str, np.ndarray] = {}
     cd: Dict[str, np.ndarray] = {}
     for name in sb:
@@ -338,7 +306,7 @@ def _run_fewshot_gate(baseline: Run, candidate: Run, metric: str, o: GateOptions
             if set(series.index) != set(qids):
                 raise IncompatibleRuns(f"{run.per_query_path}: setting {name!r} is not on the same test queries")
             out[name] = series.loc[qids].to_numpy(dtype=np.float64)
-    verdict = gate_arrays(bd, cd, o, metric=metric, reference=FEWSHOT_REFERENCE, drop_rate_checks=False,
+    verdict = gate_arrays(bd, cd, o, metric=metric, reference=reference, drop_rate_checks=False,
                           weights=weights, primary=list(bd))
     verdict.baseline = str(baseline.folder)
     verdict.candidate = str(candidate.folder)
@@ -351,8 +319,6 @@ def _run_fewshot_gate(baseline: Run, candidate: Run, metric: str, o: GateOptions
 def _fewshot_weights(run: Run, qids: List[str]) -> Tuple[List[str], np.ndarray]:
     """The test queries in the headline's order and their macro weights over all classes (the
     suite's ``macro_weights``: the weighted sum of per-query values is the headline)."""
-    from suites.fewshot import macro_weights
-
     plan = run.result.get("plan") or {}
     by_class = plan.get("test_queries")
     classes = plan.get("classes") or {}

@@ -13,6 +13,8 @@ metric change, or minus the drop-rate change; negative = the candidate is worse)
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import math
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -20,6 +22,43 @@ import numpy as np
 
 from bench.evaluation import stats as S
 from bench.results.rundir import AVG
+
+
+@dataclass
+class Check:
+    kind: str  # "metric" or "drop-rate"
+    set: str
+    label: str
+    n: int
+    baseline: float  # metric mean (few-shot: macro average), or the baseline's drop rate
+    candidate: float
+    change: float  # candidate - baseline (metric: negative = worse; drop-rate: positive = worse)
+    margin: float  # tolerated regression (metric points / drop-rate points)
+    tier: str = "primary"  # "primary" or "secondary"
+    in_family: bool = True  # False when every per-query difference is zero (or the check is undefined)
+    test: str = ""
+    p_value: float = float("nan")  # one-sided, H0: no regression beyond the margin
+    p_corrected: float = float("nan")
+    bound: float = float("nan")  # one-sided (1 - alpha) confidence bound of change on the worse side
+    noninferior: bool = False  # bound within the margin
+    regressed: bool = False  # a regression beyond the margin is shown (after correction)
+    mde: Optional[float] = None  # primary checks: regression detectable at 80% power beyond the margin
+    win: Optional[int] = None  # queries where the candidate beats the baseline (metric checks)
+    tie: Optional[int] = None
+    loss: Optional[int] = None
+    d_z: Optional[float] = None
+    note: str = ""
+
+    @property
+    def worse(self) -> bool:
+        return self.change < 0 if self.kind == "metric" else self.change > 0
+
+    @property
+    def outcome(self) -> str:
+        if self.regressed:
+            return "REGRESSED"
+        return "holds" if self.noninferior else "inconclusive"
+
 
 
 class CheckData:
@@ -38,8 +77,6 @@ def build_checks(baseline: Mapping[str, np.ndarray], candidate: Mapping[str, np.
     (summing to 1) make every metric check a weighted (macro) mean. ``primary``: names of the
     primary metric checks (default: ``reference`` and VARIATIONS (AVG.), or the only variation
     set); every other check, drop rates included, is secondary."""
-    from bench.reporting.gate import Check
-
     sets = list(baseline)
     var_sets = [s for s in sets if s != reference] if drop_rate_checks else []
     b_ = {s: np.asarray(baseline[s], dtype=np.float64) for s in sets}

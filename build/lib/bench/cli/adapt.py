@@ -1,0 +1,60 @@
+"""`bench adapt --recipe ddr --model CKPT --source SRC --target TGT --out DIR`: DDR checkpoints.
+
+Writes three checkpoint folders under DIR, each usable as ``--model``:
+``rem`` (CKPT frozen + REM trained on SRC), ``dam`` (CKPT's backbone adapted to TGT's corpus by
+MLM) and ``rem+dam`` (the same REM on the adapted backbone). Finished folders are reused.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from bench.cli.options import add_options
+    from bench.training.contrastive import TRAINING_OPTIONS
+
+    p.add_argument("--recipe", default="ddr", choices=["ddr"], help="ddr: disentangled domain and relevance "
+                                                                    "modelling (REM + DAM)")
+    p.add_argument("--model", default="minilm-l6", help="the source model")
+    p.add_argument("--source", default="chatterbot", help="labelled source dataset REM trains on")
+    p.add_argument("--source-split", default=None)
+    p.add_argument("--target", required=True, help="target dataset whose corpus the backbone adapts to (no labels used)")
+    p.add_argument("--target-split", default=None)
+    p.add_argument("--out", type=Path, required=True, help="folder for the rem, dam and rem+dam checkpoints")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--rem-lr", type=float, default=None, help="REM learning rate (default: the rem method's)")
+    from bench.training.ddr import MLM_OPTIONS
+
+    add_options(p, MLM_OPTIONS)
+    p.add_argument("--batch-size", type=int, default=64, help="encoding batch size")
+    p.add_argument("--no-progress", action="store_true")
+    add_options(p.add_argument_group("REM optimisation"), TRAINING_OPTIONS)
+    from bench.tuning.config import TUNING_OPTIONS
+
+    add_options(p.add_argument_group("method settings (rem-*)"), TUNING_OPTIONS)
+
+
+def run(args) -> int:
+    from bench.data.collections import load_dataset
+    from bench.training.ddr import mlm_config_from
+    from bench.models.spec import resolve_model
+    from bench.core.timing import Timer
+    from bench.training.contrastive import train_config_from
+    from bench.tuning.config import tuning_config_from
+    from suites.domain import DomainConfig, build_systems
+
+    spec = resolve_model(args.model)
+    source = load_dataset(args.source, args.source_split)
+    target = load_dataset(args.target, args.target_split)
+    cfg = DomainConfig(seed=args.seed, systems=("zero-shot", "REM", "REM+DAM"), train=train_config_from(args),
+                       rem_lr=args.rem_lr, tuning=tuning_config_from(args),
+                       mlm=mlm_config_from(args),
+                       batch_size=args.batch_size, progress=not args.no_progress).validate()
+    print(f"bench adapt: ddr from {spec.name}, REM on {source.name}, DAM on {target.name}'s corpus", file=sys.stderr)
+    folders = build_systems(spec, source, target, cfg, Path(args.out), Timer(),
+                            names={"REM": "rem", "DAM": "dam", "REM+DAM": "rem+dam"})
+    for key in ("REM", "DAM", "REM+DAM"):
+        print(f"{key:<8} {folders[key]}")
+    return 0

@@ -1,0 +1,127 @@
+"""`bench evaluate --model CKPT --suite SUITE [--dataset D] [--seed N] [--metrics ...] [--out DIR]`
+
+Every registered suite (bench.results.suite.SUITES) adds its own option group; an option of
+another suite, or a shared option the chosen suite does not honour, is refused when it was set.
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Dict, List
+
+from bench.cli.options import add_options
+from bench.core.errors import BenchError
+from bench.core.options import option
+from bench.evaluation.measures import DEFAULT_MEASURES
+from bench.results.suite import SUITES, suite_named
+
+COMMON = (
+    option("--model", default="minilm-l6",
+           help="registered model name or a local HF / sentence-transformers folder (default: minilm-l6)"),
+    option("--dataset", default="chatterbot", help="registered dataset, BEIR/MS MARCO folder, irds:ID or "
+                                                   "trec:corpus=..,topics=..,qrels=.. (default: chatterbot)"),
+    option("--split", default=None, help="qrels split (default: test; dev for MS MARCO folders)"),
+    option("--seed", type=int, default=0, help="run seed (default: 0)"),
+    option("--metrics", default=" ".join(DEFAULT_MEASURES),
+           help=f'measures, trec_eval-equal (default: "{" ".join(DEFAULT_MEASURES)}")'),
+    option("--out", type=Path, default=None, help="run folder (default: runs/<model>__<dataset>__<suite>__s<seed>)"),
+    option("--queries", type=Path, default=None, help="evaluate only the query ids listed in this file (one per "
+                                                      "line), e.g. a checkpoint's heldout_queries.txt"),
+    option("--batch-size", type=int, default=64, help="encoding batch size (default: 64)"),
+    option("--executor", default="local", help="where corpus shards and independent work units run: local "
+                                               '(default) or ray (pip install "drbench[ray]")'),
+    option("--address", default=None, help="with --executor ray: auto, HOST:PORT or ray://HOST:PORT (default: "
+                                            "start a local Ray instance)"),
+    option("--no-progress", action="store_true", help="hide progress bars"),
+)
+#: options several suites share; each suite says which it honours (Suite.shared)
+SHARED = (
+    option("--top-k", type=int, default=100, help="documents retrieved per query (default: 100)"),
+    option("--test", default="t-test", choices=["t-test", "randomization", "wilcoxon"],
+           help="paired test of each set against the suite's reference (default: t-test, as RoDR)"),
+    option("--correction", default="holm", choices=["holm", "bh", "none"],
+           help="multiple-comparison correction across the sets of a measure (default: holm)"),
+)
+MODEL_OVERRIDES = (
+    option("--pooling", choices=["mean", "cls"]),
+    option("--similarity", choices=["dot", "cos"]),
+    option("--query-prefix"),
+    option("--passage-prefix"),
+    option("--max-query-length", type=int),
+    option("--max-passage-length", type=int),
+)
+
+
+def _suites() -> list:
+    return [suite_named(n) for n in SUITES.names()]
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    names = SUITES.names()
+    p.add_argument("--suite", default="variations", help=f"suite: {', '.join(names)} (default: variations)")
+    taken = {"suite"}
+    add_options(p, COMMON, taken)
+    add_options(p.add_argument_group("options shared by several suites"), SHARED, taken)
+    for suite in _suites():
+        g = p.add_argument_group(f"--suite {suite.name}: {suite.description}")
+        add_options(g, suite.options, taken)
+    add_options(p.add_argument_group("model overrides (for folders without a sentence-transformers config)"),
+                MODEL_OVERRIDES, taken)
+
+
+def refuse_foreign_options(args, suite) -> None:
+    """Options that belong to other suites (or shared options the suite ignores) must not be set."""
+    own = {o.dest for o in suite.options} | set(suite.shared)
+    owners: Dict[str, List[str]] = {}
+    for other in _suites():
+        for o in other.options:
+            owners.setdefault(o.dest, []).append(other.name)
+    for o in SHARED:
+        owners.setdefault(o.dest, [])
+        owners[o.dest] += [s.name for s in _suites() if o.dest in s.shared]
+    defaults = {o.dest: (o.flags[0], o.default) for s in _suites() for o in s.options}
+    defaults.update({o.dest: (o.flags[0], o.default) for o in SHARED})
+    wrong = []
+    for dest, (flag, default) in sorted(defaults.items()):
+        if dest not in own and getattr(args, dest, default) != default:
+            users = sorted(set(owners.get(dest, [])))
+            wrong.append(f"{flag} (applies to {', '.join('--suite ' + u for u in users) or 'no suite'})")
+    if wrong:
+        raise BenchError(f"option(s) not used by --suite {suite.name}: {'; '.join(wrong)}. Remove them, or pick the "
+                         f"suite they belong to")
+
+
+def _slug(s: str) -> str:
+    from bench.core.io import safe_name
+
+    return safe_name(Path(s).name if ("/" in s or "\\" in s) else s)
+
+
+def run(args) -> int:
+    from bench.data.collections import load_dataset
+    from bench.encoding.executor import make_executor
+    from bench.evaluation.measures import parse_measures
+    from bench.models.spec import resolve_model
+
+    suite = suite_named(SUITES.canonical(args.suite))
+    refuse_foreign_options(args, suite)
+    if args.top_k < 1:
+        raise BenchError("--top-k must be at least 1")
+    measures = parse_measures(args.metrics)
+    spec = resolve_model(args.model).with_overrides(
+        pooling=args.pooling, similarity=args.similarity, query_prefix=args.query_prefix,
+        passage_prefix=args.passage_prefix, max_query_length=args.max_query_length,
+        max_passage_length=args.max_passage_length)
+    executor = make_executor(args.executor, args.address)  # a bad --executor / --address fails before loading
+    try:
+        dataset = load_dataset(args.dataset, args.split)
+        if args.queries is not None:
+            from bench.data.collections import restrict_queries
+
+            dataset = restrict_queries(dataset, args.queries)
+        out = args.out or Path("runs") / f"{_slug(spec.name)}__{_slug(dataset.name)}__{suite.name}__s{args.seed}"
+        return int(suite.run(args, spec, dataset, measures, out, executor) or 0)
+    finally:
+        shutdown = getattr(executor, "shutdown", None)
+        if shutdown is not None:
+            shutdown()

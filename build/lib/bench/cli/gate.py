@@ -1,0 +1,72 @@
+"""`bench gate`: exit 0 PASS (non-inferiority shown), 1 FAIL (a regression beyond the margins is
+shown), 2 when the runs cannot be compared or an input is bad; INCONCLUSIVE (neither shown) exits
+0 with a loud warning, 1 with --strict. See bench/reporting/gate.py and docs/gate.md."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from bench.evaluation.stats import DEFAULT_RESAMPLES, TESTS
+    from bench.reporting.gate import CORRECTIONS, FAMILIES
+
+    p.add_argument("--baseline", required=True, metavar="RUN", help="baseline run folder (or its result.json)")
+    p.add_argument("--candidate", required=True, metavar="RUN", help="candidate run folder (or its result.json)")
+    p.add_argument("--metric", default=None, help="measure to gate on (default: the baseline's first measure)")
+    p.add_argument("--max-drop-rate", type=float, default=0.0, metavar="X",
+                   help="margin: tolerated increase of a drop rate, candidate minus baseline (default 0)")
+    p.add_argument("--max-regression", type=float, default=0.0, metavar="D",
+                   help="margin: tolerated fall of the metric in any set, absolute points (default 0)")
+    p.add_argument("--alpha", type=float, default=0.05, help="family-wise error rate / 1 - confidence (default 0.05)")
+    p.add_argument("--correction", choices=CORRECTIONS, default="maxt",
+                   help="multiple-comparison correction (default maxt: Westfall-Young max-T, correlation-aware)")
+    p.add_argument("--family", choices=FAMILIES, default="hierarchy",
+                   help="hierarchy (default): ORIGINAL and VARIATIONS (AVG.) decide, the sets localise; "
+                        "all: every check decides")
+    p.add_argument("--test", choices=TESTS, default="t-test",
+                   help="per-check test with --correction holm/bh/none (default t-test)")
+    p.add_argument("--strict", action="store_true", help="exit 1 on an INCONCLUSIVE verdict (default: 0, warning)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the randomization tests (default 0)")
+    p.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES, help="Monte Carlo resamples (default 10000)")
+    p.add_argument("-o", "--output", default=None, metavar="FILE",
+                   help="also write the Markdown verdict here (e.g. $GITHUB_STEP_SUMMARY; appended when it exists "
+                        "and --append is given)")
+    p.add_argument("--append", action="store_true", help="append to --output instead of replacing it")
+    p.add_argument("--json", default=None, metavar="FILE", help="write the verdict as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    from bench.core.errors import BenchError
+    from bench.reporting.gate import GateOptions, run_gate
+    from bench.core.io import atomic_write_json, atomic_write_text
+
+    opts = GateOptions(metric=args.metric, max_drop_rate=args.max_drop_rate, max_regression=args.max_regression,
+                       alpha=args.alpha, correction=args.correction, family=args.family, test=args.test,
+                       seed=args.seed, n_resamples=args.resamples, strict=args.strict)
+    try:
+        opts.validate()
+    except ValueError as exc:
+        raise BenchError(str(exc)) from None
+    verdict = run_gate(args.baseline, args.candidate, opts)
+    text = verdict.markdown()
+    sys.stdout.write(text)
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        for line in verdict.annotations():
+            sys.stdout.write(line + "\n")
+    if verdict.status == "INCONCLUSIVE":
+        sys.stderr.write("bench gate: WARNING: INCONCLUSIVE - no regression beyond the margins is shown, but neither "
+                         "is non-inferiority; this is not evidence that the candidate holds"
+                         + (" (exit 1: --strict)" if args.strict else " (exit 0; --strict makes it 1)") + "\n")
+    for w in verdict.warnings:
+        sys.stderr.write(f"bench gate: warning: {w}\n")
+    if args.output:
+        if args.append:
+            with open(args.output, "a", encoding="utf-8") as fh:
+                fh.write(text)
+        else:
+            atomic_write_text(args.output, text)
+    if args.json:
+        atomic_write_json(args.json, verdict.to_dict())
+    return verdict.exit_code

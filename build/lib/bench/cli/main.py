@@ -1,0 +1,67 @@
+"""The `bench` command line. Subcommands live in their own modules and are imported only when
+run, so `bench --help` stays fast (no torch, faiss or spaCy at start-up)."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import List, Optional
+
+# name -> (module, one-line help). Each module defines `add_arguments(parser)` and `run(args) -> int`.
+COMMANDS = {
+    "evaluate": ("bench.cli.evaluate", "run a suite (variations, fewshot) for a model on a dataset"),
+    "perturb": ("bench.cli.perturb", "write the query-variation sets of a dataset to a folder"),
+    "doctor": ("bench.cli.doctor", "list every generator's resources and how to install what is missing"),
+    "models": ("bench.cli.listing", "list registered models, datasets, generators and suites"),
+    "report": ("bench.cli.report", "render a run's result file as HTML or Markdown"),
+    "compare": ("bench.cli.compare", "models x sets table with corrected significance markers"),
+    "leaderboard": ("bench.cli.leaderboard", "build a leaderboard CSV / Markdown from run files"),
+    "gate": ("bench.cli.gate", "CI regression gate: exit 1 when the candidate regressed"),
+    "train": ("bench.cli.train", "train a checkpoint with a recipe (rodr, dr-qv, dr-oq-qv, dr)"),
+    "adapt": ("bench.cli.adapt", "domain adaptation (ddr): adapt a backbone to a target corpus, train a REM"),
+}
+
+
+class UserError(Exception):
+    """A mistake the user can fix; printed without a traceback, exit code 2."""
+
+
+def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
+    from bench import __version__
+
+    parser = argparse.ArgumentParser(prog="bench", description="drbench: robustness and few-shot benchmarks for dense retrievers")
+    parser.add_argument("--version", action="version", version=f"drbench {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, help_text) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        if name == only:
+            importlib.import_module(module).add_arguments(p)
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = next((a for a in argv if not a.startswith("-")), None)
+    if command not in COMMANDS:
+        command = None
+    parser = build_parser(only=command)
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    module = importlib.import_module(COMMANDS[args.command][0])
+    from bench.core.errors import BenchError
+    from bench.core.registry import UnknownName
+
+    try:
+        return int(module.run(args) or 0)
+    except (BenchError, UserError, UnknownName) as exc:
+        print(f"bench {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"bench {args.command}: interrupted; nothing partial was written", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,71 @@
+"""`bench perturb --dataset D [--seed N] --out DIR`: write every variation set (TSV with a
+content hash) and the applicability table (the RoDR paper's Tables 2-3).
+
+Also imports external sets into the same format: `--import-penha CSV` (Penha et al., ECIR 2022,
+one set per method, valid rows only unless --keep-invalid) and `--import-rodr TSV --name NAME`.
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--dataset", default="chatterbot", help="dataset whose judged queries are perturbed (default: chatterbot)")
+    p.add_argument("--split", default=None)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--generators", default=None, help="comma-separated subset (default: all eight)")
+    p.add_argument("--out", type=Path, required=True, help="folder for <SET>.tsv files and applicability.csv")
+    p.add_argument("--import-penha", type=Path, default=None, help="import a Penha et al. variations CSV instead")
+    p.add_argument("--keep-invalid", action="store_true", help="with --import-penha: keep rows judged invalid")
+    p.add_argument("--import-rodr", type=Path, default=None, help="import a RoDR-style qid<TAB>text file instead")
+    p.add_argument("--name", default=None, help="with --import-rodr: the set's name")
+
+
+def run(args) -> int:
+    from bench.core.errors import BenchError
+    from bench.core.io import atomic_write_text
+    from perturb import GENERATORS, PAPER_ORDER
+    from perturb.sets import applicability_table, generate, import_penha_csv, import_rodr_tsv, write_tsv
+
+    if args.import_penha or args.import_rodr:
+        if args.import_penha:
+            sets = import_penha_csv(args.import_penha, valid_only=not args.keep_invalid)
+        else:
+            if not args.name:
+                raise BenchError("--import-rodr needs --name (the variation set's name, e.g. MISSPELL)")
+            from bench.data.collections import load_dataset
+
+            ds = load_dataset(args.dataset, args.split)
+            originals = {q: ds.queries[q].text for q in ds.judged_query_ids()}
+            sets = [import_rodr_tsv(args.import_rodr, args.name, originals=originals)]
+    else:
+        from bench.data.collections import load_dataset
+
+        ds = load_dataset(args.dataset, args.split)
+        items = [(q, ds.queries[q].text) for q in ds.judged_query_ids()]
+        names = PAPER_ORDER if not args.generators else [GENERATORS.canonical(g.strip()) for g in
+                                                         args.generators.split(",") if g.strip()]
+        sets = [generate(n, items, args.seed) for n in names]
+    rows = applicability_table(sets)
+    import csv
+    import io
+
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["set", "label", "queries", "applied", "percent"])
+    writer.writerows(rows)
+    for vs in sets:
+        if vs.status == "ok":
+            write_tsv(vs, args.out / f"{vs.name}.tsv")
+    atomic_write_text(args.out / "applicability.csv", buf.getvalue())
+    width = max(len(str(r[1])) for r in rows) if rows else 10
+    print(f"{'set'.ljust(width)}  queries  applied  percent")
+    for r in rows:
+        print(f"{str(r[1]).ljust(width)}  {r[2]:>7}  {r[3]:>7}  {r[4]:>6.1f}%" if isinstance(r[4], (int, float))
+              else f"{str(r[1]).ljust(width)}  {r[2]:>7}  {r[3]:>7}  {r[4]}")
+    missing = [vs for vs in sets if vs.status != "ok"]
+    for vs in missing:
+        print(f"not generated: {vs.name}: {vs.reason}")
+    print(f"wrote {sum(vs.status == 'ok' for vs in sets)} sets to {args.out}")
+    return 1 if missing else 0

@@ -1,0 +1,44 @@
+"""`bench report RUN -o report.html`: one self-contained HTML page (plots embedded) or, with
+`--format md`, Markdown for a PR comment / CI step summary. See bench/reporting/report.py."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from bench.evaluation.stats import CORRECTIONS, TESTS
+
+    p.add_argument("run", metavar="RUN", help="run folder (or its result.json)")
+    p.add_argument("-o", "--output", default=None, metavar="FILE",
+                   help="output file (default: RUN/report.html for html, stdout for md; '-' = stdout)")
+    p.add_argument("--format", choices=("html", "md"), default="html")
+    p.add_argument("--metric", default=None, help="measure of the per-query scatter plots (default: first)")
+    p.add_argument("--test", choices=TESTS, default=None,
+                   help="paired test (default: as recorded in the run's statistics, else t-test)")
+    p.add_argument("--correction", choices=CORRECTIONS, default=None, help="default: as recorded, else holm")
+    p.add_argument("--seed", type=int, default=None, help="bootstrap / randomization seed (default: as recorded)")
+    p.add_argument("--bootstrap", type=int, default=None, metavar="B", help="bootstrap resamples (default: as recorded, else 1000)")
+    p.add_argument("--alpha", type=float, default=None, help="significance level (default: as recorded, else 0.05)")
+    p.add_argument("--no-plots", action="store_true", help="HTML without plots (no matplotlib needed)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from bench.core.io import atomic_write_text
+    from bench.reporting.report import report
+    from bench.reporting.reportdata import ReportOptions
+    from bench.results.rundir import _resolve
+
+    opts = ReportOptions(test=args.test, correction=args.correction, seed=args.seed, bootstrap=args.bootstrap,
+                         alpha=args.alpha, metric=args.metric)
+    text = report(args.run, args.format, opts, plots=not args.no_plots)
+    out = args.output
+    if out is None and args.format == "html":
+        out = str(_resolve(args.run) / "report.html")
+    if out in (None, "-"):
+        sys.stdout.write(text)
+    else:
+        atomic_write_text(out, text)
+        print(f"wrote {Path(out)}", file=sys.stderr)
+    return 0

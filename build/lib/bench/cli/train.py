@@ -1,0 +1,87 @@
+"""`bench train --recipe rodr|dr-qv|dr-oq-qv|dr --model CKPT --dataset D --out DIR`."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from bench.training.recipes import RECIPES
+    from bench.cli.options import add_options
+    from bench.training.contrastive import TRAINING_OPTIONS
+
+    p.add_argument("--recipe", default="rodr", choices=list(RECIPES),
+                   help="; ".join(f"{k}: {v}" for k, v in RECIPES.items()))
+    p.add_argument("--model", default="minilm-l6", help="the model to start from (DR_O; frozen teacher for rodr)")
+    p.add_argument("--dataset", default="chatterbot", help="registered dataset or folder (as for bench evaluate)")
+    p.add_argument("--split", default=None, help="qrels split (default: test)")
+    p.add_argument("--train-split", default=None, help="train on this split of the dataset instead of holding "
+                                                       "queries out of --split")
+    p.add_argument("--holdout", type=float, default=0.5, help="without --train-split: share of judged queries held "
+                                                              "out of training, seeded (default: 0.5)")
+    p.add_argument("--out", type=Path, default=None, help="checkpoint folder (default: "
+                                                          "checkpoints/<model>__<dataset>__<recipe>__s<seed>)")
+    p.add_argument("--method", default="full-tune", help="which parameters learn (bench.tuning.config methods that make "
+                                                         "one checkpoint; default: full-tune)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--w-nll", type=float, default=1.0, help="rodr: weight of the NLL term (paper: 1)")
+    p.add_argument("--w-query", type=float, default=1.0, help="rodr: weight of query-centred alignment (paper: 1)")
+    p.add_argument("--w-passage", type=float, default=0.2, help="rodr: weight of passage-centred alignment "
+                                                                "(paper: 0.2)")
+    p.add_argument("--loss", default="nll", choices=["nll", "margin-mse"],
+                   help="baseline recipes: NLL (default) or Margin-MSE distillation from --teacher")
+    p.add_argument("--teacher", default=None, help="margin-mse: dense teacher model (default: the starting model)")
+    p.add_argument("--generators", default=None, help="comma-separated variation generators to sample from "
+                                                      "(default: all eight)")
+    p.add_argument("--save-every", type=int, default=50, help="write the resumable training state every N steps")
+    p.add_argument("--batch-size", type=int, default=64, help="encoding batch size (corpus, negatives)")
+    p.add_argument("--no-progress", action="store_true")
+    add_options(p.add_argument_group("optimisation"), TRAINING_OPTIONS)
+    from bench.tuning.config import TUNING_OPTIONS
+
+    add_options(p.add_argument_group("method settings"), TUNING_OPTIONS)
+
+
+def run(args) -> int:
+    from bench.cli.evaluate import _slug
+    from bench.data.collections import load_dataset
+    from bench.models.spec import resolve_model
+    from bench.training.recipes import RecipeConfig, train_recipe
+    from bench.training.contrastive import train_config_from
+    from bench.tuning.config import tuning_config_from
+    from perturb import GENERATORS
+
+    spec = resolve_model(args.model)
+    dataset = load_dataset(args.dataset, args.split)
+    train_ds = load_dataset(args.dataset, args.train_split) if args.train_split else None
+    gens = None
+    if args.generators:
+        gens = [GENERATORS.canonical(g.strip()) for g in args.generators.split(",") if g.strip()]
+    cfg = RecipeConfig(recipe=args.recipe, method=args.method, seed=args.seed, w_nll=args.w_nll, w_query=args.w_query,
+                       w_passage=args.w_passage, holdout=args.holdout, train_split=args.train_split, generators=gens,
+                       save_every=args.save_every, train=train_config_from(args),
+                       tuning=tuning_config_from(args), loss=args.loss,
+                       teacher=resolve_model(args.teacher) if args.teacher else None)
+    out = args.out or Path("checkpoints") / f"{_slug(spec.name)}__{_slug(dataset.name)}__{args.recipe}__s{args.seed}"
+    print(f"bench train: recipe {args.recipe}, method {args.method}, from {spec.name} on {dataset.name}", file=sys.stderr)
+    rec = train_recipe(spec, dataset, cfg, out, train_dataset=train_ds, batch_size=args.batch_size,
+                       progress=not args.no_progress)
+    print(training_summary(rec))
+    print(f"checkpoint: {out}")
+    if rec["queries"]["heldout_file"]:
+        print(f"evaluate on the held-out queries: bench evaluate --model {out} --dataset {args.dataset} "
+              f"--queries {out / rec['queries']['heldout_file']}")
+    return 0
+
+
+def training_summary(rec: dict) -> str:
+    log, par = rec["log"], rec["parameters"]
+    lines = [f"recipe {rec.get('recipe', rec.get('kind'))}: {rec.get('description', '')}",
+             f"trainable parameters {par['trainable']:,} of {par['total']:,} ({100 * par['trainable_share']:.2f}%)",
+             f"steps {log['steps']} in {log['seconds']:.1f} s; loss {log['first_loss']:.4f} -> {log['last_loss']:.4f}"]
+    if log.get("resumed_at"):
+        lines.append(f"resumed at step(s) {', '.join(map(str, log['resumed_at']))}")
+    if rec.get("variation_use"):
+        lines.append("variations used: " + ", ".join(f"{k} {v}" for k, v in rec["variation_use"].items()))
+    return "\n".join(lines)

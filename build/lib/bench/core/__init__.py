@@ -1,0 +1,1 @@
+"""Shared plumbing: errors, atomic I/O, paths, the registry, seeding."""

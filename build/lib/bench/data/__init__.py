@@ -1,0 +1,1 @@
+"""Test collections: the dataset model and its readers (BEIR, MS MARCO, TREC, ir_datasets, chatterbot)."""

@@ -1,0 +1,1 @@
+"""Encoders, the content-addressed embedding cache, corpus shards and executors."""

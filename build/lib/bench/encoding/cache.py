@@ -1,0 +1,91 @@
+"""The content-addressed embedding cache of one encoder (layout: see :mod:`bench.encoding.encoder`).
+
+Whole corpora are stored as shard matrices (:mod:`bench.encoding.shards`); query texts in a
+text-keyed store, so a text encoded once is never encoded again, across sets and runs.
+"""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Dict, Optional, Sequence, Tuple
+
+import numpy as np
+
+from bench.core.io import atomic_path, sha256_hex
+from bench.core.paths import cache_home
+from bench.encoding.encoder import Encoder
+from bench.encoding.shards import DEFAULT_SHARD_SIZE, check_shard_size, encode_corpus, list_chunks
+
+
+def _text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class EmbeddingCache:
+    """Content-addressed embedding store for one encoder (see module docstring)."""
+
+    def __init__(self, encoder: Encoder, root: Optional[Path] = None, shard_size: Optional[int] = None):
+        self.encoder = encoder
+        self.root = Path(root or cache_home() / "embeddings") / encoder.key
+        self.shard_size = check_shard_size(shard_size if shard_size is not None else DEFAULT_SHARD_SIZE)
+        self._index: Optional[Dict[str, Tuple[str, int]]] = None
+        self._chunks: Dict[str, np.ndarray] = {}
+        self.hits = 0
+        self.misses = 0
+
+    # ---- whole matrices (the corpus) -------------------------------------------------------
+    def matrix(self, texts: Sequence[str], desc: str = ""):
+        """Embeddings of ``texts`` in order, memory-mapped from the cache (missing shards encoded
+        here): an ``np.memmap`` when the texts are one shard, else a
+        :class:`bench.encoding.shards.ShardedEmbeddings`."""
+        if not len(texts):
+            return np.empty((0, self.encoder.dim), dtype=np.float32)
+        out = encode_corpus(self.encoder, list_chunks(texts, self.shard_size), self.root, self.shard_size)
+        self.hits += out.passages_cached
+        self.misses += out.passages_encoded
+        return out.embeddings
+
+    # ---- text-keyed store (queries) --------------------------------------------------------
+    def _load_index(self) -> Dict[str, Tuple[str, int]]:
+        if self._index is None:
+            self._index = {}
+            folder = self.root / "texts"
+            if folder.is_dir():
+                for keys in sorted(folder.glob("*.keys")):
+                    if not keys.with_suffix(".npy").exists():
+                        continue
+                    for row, line in enumerate(keys.read_text(encoding="ascii").split()):
+                        self._index.setdefault(line, (keys.stem, row))
+        return self._index
+
+    def _chunk(self, name: str) -> np.ndarray:
+        if name not in self._chunks:
+            self._chunks[name] = np.load(self.root / "texts" / f"{name}.npy", mmap_mode="r")
+        return self._chunks[name]
+
+    def texts(self, texts: Sequence[str]) -> np.ndarray:
+        """Embeddings of ``texts`` (duplicates allowed); only texts never seen before are encoded."""
+        index = self._load_index()
+        hashes = [_text_hash(t) for t in texts]
+        new: Dict[str, str] = {}
+        for h, t in zip(hashes, texts):
+            if h not in index and h not in new:
+                new[h] = t
+        self.misses += len(new)
+        self.hits += len(texts) - len(new)
+        if new:
+            new_hashes = sorted(new)
+            emb = self.encoder.encode([new[h] for h in new_hashes])
+            name = sha256_hex(*new_hashes)[:32]
+            folder = self.root / "texts"
+            with atomic_path(folder / f"{name}.npy", suffix=".npy") as tmp:
+                with open(tmp, "wb") as fh:  # a file object: np.save would append ".npy" to a name
+                    np.save(fh, emb)
+            with atomic_path(folder / f"{name}.keys") as tmp:
+                tmp.write_text("\n".join(new_hashes) + "\n", encoding="ascii")
+            self._chunks[name] = emb
+            for row, h in enumerate(new_hashes):
+                index.setdefault(h, (name, row))
+        if not texts:
+            return np.empty((0, self.encoder.dim), dtype=np.float32)
+        return np.stack([self._chunk(index[h][0])[index[h][1]] for h in hashes]).astype(np.float32, copy=False)

@@ -1,0 +1,110 @@
+"""Dense encoding with an on-disk, content-addressed embedding cache.
+
+- :class:`Encoder`: batched, length-sorted, ``torch.inference_mode`` encoding of one role
+  (queries or passages) of a :class:`~bench.models.spec.ModelSpec`.
+- :class:`~bench.encoding.cache.EmbeddingCache` (in :mod:`bench.encoding.cache`): two stores under ``<cache home>/embeddings/<encoder key>/``
+  (the key covers weights + tokenizer hash, pooling, normalisation, prefix, max length, dtype
+  and role, see :func:`bench.models.spec.encoder_key`):
+
+  * ``matrix-<content key>.npy``: a text list (a corpus shard, see :mod:`bench.encoding.shards`) encoded
+    in order, streamed to disk batch by batch and memory-mapped back; the content key hashes the
+    ordered texts. A corpus of at most ``shard_size`` texts is one entry (as it always was); a
+    larger one is one entry per shard, and :meth:`EmbeddingCache.matrix` returns a
+    :class:`bench.encoding.shards.ShardedEmbeddings` view over them.
+  * ``texts/<chunk>.npy`` + ``texts/<chunk>.keys``: a text-keyed store (queries). A text that
+    was encoded once, in this run or any earlier one, is never encoded again.
+
+  Every file is written to a temporary name and renamed, so an interrupted run leaves no
+  corrupt entry; a chunk counts only when both of its files exist.
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+import numpy as np
+
+from bench.models.loading import load_encoder, pool
+from bench.models.spec import ModelSpec, encoder_key, weights_fingerprint
+
+
+class Encoder:
+    """Encode texts of one role with a Hugging Face encoder; the model loads on first use."""
+
+    def __init__(self, spec: ModelSpec, role: str, batch_size: int = 64, device: str = "cpu",
+                 progress: bool = True, shared: Optional["Encoder"] = None):
+        if role not in ("query", "passage"):
+            raise ValueError("role must be 'query' or 'passage'")
+        self.spec, self.role, self.batch_size, self.device, self.progress = spec, role, batch_size, device, progress
+        self.folder = spec.resolve_path()
+        self.weights_fp = shared.weights_fp if shared is not None else weights_fingerprint(self.folder)
+        self.key = encoder_key(spec, self.weights_fp, role)
+        self.prefix = spec.query_prefix if role == "query" else spec.passage_prefix
+        self.max_length = spec.max_query_length if role == "query" else spec.max_passage_length
+        self._shared = shared  # the encoder whose model and tokenizer this one uses (loaded once)
+        self._model = None
+        self._tokenizer = None
+        self.n_encoded = 0  # texts actually run through the model by this encoder
+
+    def __getstate__(self):
+        # shipped to another process (e.g. a Ray task): the weights are reloaded there on first use
+        state = dict(self.__dict__)
+        state["_model"] = None
+        state["_tokenizer"] = None
+        return state
+
+    def load(self):
+        if self._shared is not None:
+            return self._shared.load()
+        if self._model is None:
+            self._model, self._tokenizer = load_encoder(self.folder, self.spec.dtype, self.device)
+        return self._model, self._tokenizer
+
+    @property
+    def dim(self) -> int:
+        model, _ = self.load()
+        return int(model.config.hidden_size)
+
+    def encode_batch(self, texts: Sequence[str]) -> np.ndarray:
+        """Encode one batch (no sorting, no cache): float32 array of shape (len(texts), dim)."""
+        import torch
+
+        model, tok = self.load()
+        batch = tok([self.prefix + t for t in texts], padding=True, truncation=True, max_length=self.max_length,
+                    return_tensors="pt").to(self.device)
+        with torch.inference_mode():
+            out = model(**batch).last_hidden_state
+            emb = pool(out, batch["attention_mask"], self.spec)
+        self.n_encoded += len(texts)
+        return emb.float().cpu().numpy()
+
+    def length_order(self, texts: Sequence[str]) -> np.ndarray:
+        """Indices sorting texts by descending token count (ties by position: stable)."""
+        _, tok = self.load()
+        lengths = np.empty(len(texts), dtype=np.int64)
+        step = 1024  # tokenised in chunks: only the lengths are kept, never every text's token ids
+        for start in range(0, len(texts), step):
+            ids = tok([self.prefix + t for t in texts[start:start + step]], add_special_tokens=True,
+                      truncation=True, max_length=self.max_length)["input_ids"]
+            lengths[start:start + len(ids)] = [len(x) for x in ids]
+        return np.argsort(-lengths, kind="stable")
+
+    def encode_into(self, texts: Sequence[str], out: np.ndarray, desc: str = "") -> None:
+        """Encode ``texts`` in length-sorted batches, writing row i of ``out`` for text i."""
+        from tqdm.auto import tqdm
+
+        order = self.length_order(texts)
+        bar = tqdm(total=len(texts), desc=desc or f"encode {self.role}s", unit="text",
+                   disable=not self.progress or None, leave=False)
+        for start in range(0, len(order), self.batch_size):
+            idx = order[start:start + self.batch_size]
+            out[np.sort(idx)] = self.encode_batch([texts[i] for i in np.sort(idx)])
+            bar.update(len(idx))
+        bar.close()
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        if texts:
+            self.encode_into(texts, out)
+        return out
+
+

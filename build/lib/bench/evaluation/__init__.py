@@ -1,0 +1,1 @@
+"""Measures (trec_eval-equal) and statistics kernels."""

@@ -1,0 +1,1 @@
+"""Model specs, checkpoints and the one place that loads weights."""

@@ -1,0 +1,105 @@
+"""Trained checkpoints: folders that ``--model DIR`` evaluates like any other model.
+
+A checkpoint folder holds the backbone in Hugging Face form (``config.json``,
+``model.safetensors``, tokenizer files), ``drbench_model.json`` (the spec: pooling,
+normalisation, similarity, prefixes, maximum lengths) and ``training.json`` (recipe, settings,
+parameter counts, time, per-step losses). A method whose modules cannot be folded into the
+backbone (adapters, IAA, REM) also writes ``tuning.json`` + ``tuning.safetensors``, which
+:meth:`bench.encoding.encoder.Encoder.load` attaches on load; LoRA is merged into the weights instead.
+
+The folder is built beside its destination and renamed into place, so an interrupted save leaves
+either the previous checkpoint or none, never a half-written one.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Iterator, Optional
+
+from bench.core.errors import BenchError
+from bench.core.io import atomic_write_json
+from bench.models.spec import ModelSpec
+
+SPEC_FIELDS = ("kind", "pooling", "normalize", "similarity", "query_prefix", "passage_prefix", "max_query_length",
+               "max_passage_length", "dtype")
+TRAINING_FILE = "training.json"
+
+
+@contextlib.contextmanager
+def atomic_folder(folder: Path) -> Iterator[Path]:
+    """Yield an empty temporary folder beside ``folder``; it replaces ``folder`` on success."""
+    folder = Path(folder)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".tmp", dir=folder.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o777 & ~umask)  # mkdtemp makes 0700; give the usual folder mode
+    try:
+        yield tmp
+        old = None
+        if folder.exists():
+            old = folder.parent / f".{folder.name}.old"
+            if old.exists():
+                shutil.rmtree(old)
+            os.replace(folder, old)
+        os.replace(tmp, folder)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+UNSAVEABLE = ("qry-tune", "psg-tune", "prefix")  # asymmetric towers or virtual tokens
+
+
+def check_saveable(method: str) -> None:
+    """Refuse a method whose tuned encoder cannot be written as one checkpoint folder."""
+    if method in UNSAVEABLE:
+        raise BenchError(f"method {method!r} cannot be saved as one checkpoint (asymmetric towers or virtual "
+                         f"tokens); train with full-tune, bitfit, lora or an adapter method")
+
+
+def save_checkpoint(module, tokenizer, spec: ModelSpec, folder: Path, training: dict, method: str = "full-tune",
+                    backbone=None, extra_files: Optional[dict] = None) -> Path:
+    """Write ``module`` (the tuned encoder of ``method``) as a checkpoint folder. For methods that
+    keep the backbone frozen (adapters, IAA, REM), ``backbone`` is the untouched model they were
+    attached to; its weights are saved beside the method's own tensors."""
+    check_saveable(method)
+    folder = Path(folder)
+    with atomic_folder(folder) as tmp:
+        if method == "lora":
+            from bench.tuning.adapters import merge_lora
+
+            merge_lora(module).save_pretrained(str(tmp), safe_serialization=True)  # merged on a copy
+        elif method in ("full-tune", "bitfit"):
+            module.save_pretrained(str(tmp), safe_serialization=True)
+        else:
+            from bench.tuning.adapters import save_tuned
+
+            if backbone is None:
+                raise BenchError(f"method {method!r}: save_checkpoint needs the frozen backbone")
+            backbone.save_pretrained(str(tmp), safe_serialization=True)
+            save_tuned(module, tmp)
+        tokenizer.save_pretrained(str(tmp))
+        own = {k: getattr(spec, k) for k in SPEC_FIELDS}
+        own["params"] = dict(spec.params)
+        atomic_write_json(tmp / "drbench_model.json", own)
+        atomic_write_json(tmp / TRAINING_FILE, training)
+        for name, text in (extra_files or {}).items():
+            (tmp / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def read_training(folder: Path) -> Optional[dict]:
+    path = Path(folder) / TRAINING_FILE
+    if not path.exists():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise BenchError(f"{path}:{exc.lineno}: malformed JSON ({exc.msg}); retrain or restore the file") from None

@@ -1,0 +1,1 @@
+"""Console tables, reports, compare, leaderboard and the regression gate."""

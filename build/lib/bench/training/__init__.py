@@ -1,0 +1,1 @@
+"""Training loops and recipes (contrastive, RoDR, DDR)."""

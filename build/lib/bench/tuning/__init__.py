@@ -1,0 +1,1 @@
+"""Parameter-efficient modules (adapters, LoRA, IAA, REM) and method settings."""

@@ -1,0 +1,101 @@
+"""The torch modules of the own PEFT methods (bottleneck adapters, LoRA deltas), built on first
+use so that importing this package never imports torch. Architecture: :mod:`bench.tuning.adapters`."""
+from __future__ import annotations
+
+import math
+from typing import Dict
+
+from bench.core.errors import BenchError
+
+
+# --------------------------------------------------------------------------------------------
+# torch modules (built on first use; module-level names so that pickling finds them)
+
+_CLASSES: Dict[str, type] = {}
+
+
+def module_classes() -> Dict[str, type]:
+    if _CLASSES:
+        return _CLASSES
+    import torch
+
+    class Bottleneck(torch.nn.Module):
+        """``scale * up(act(down(x)))``; ``up`` zero-initialised. ``site`` says where it acts."""
+
+        def __init__(self, d_in: int, d_out: int, width: int, activation: str, scale: float, init: str,
+                     site: str):
+            super().__init__()
+            self.down = torch.nn.Linear(d_in, width)
+            self.up = torch.nn.Linear(width, d_out)
+            if init == "lora":
+                torch.nn.init.zeros_(self.down.bias)
+            torch.nn.init.zeros_(self.up.weight)
+            torch.nn.init.zeros_(self.up.bias)
+            self.activation, self.scale, self.site = activation, float(scale), site
+
+        def forward(self, x):
+            h = self.down(x)
+            h = torch.nn.functional.relu(h) if self.activation == "relu" else torch.nn.functional.gelu(h)
+            out = self.up(h)
+            return out if self.scale == 1.0 else out * self.scale
+
+        # hooks (bound methods: a deep copy of the model re-binds them to the copied module)
+        def post_hook_output(self, module, args, output):
+            return output + self(output)
+
+        def pre_hook_input_tensor(self, module, args, kwargs):
+            args, kwargs = list(args), dict(kwargs)
+            if len(args) > 1:
+                args[1] = args[1] + self(args[1])
+            else:
+                kwargs["input_tensor"] = kwargs["input_tensor"] + self(kwargs["input_tensor"])
+            return tuple(args), kwargs
+
+        def post_hook_aside(self, module, args, kwargs, output):
+            if self.site == "ffn_aside":
+                x = args[1] if len(args) > 1 else kwargs["input_tensor"]
+            else:
+                x = args[0] if args else kwargs["hidden_states"]
+            return _add_to_output(output, self(x))
+
+    class LoRA(torch.nn.Module):
+        """``(x A^T B^T) * alpha / r`` added to a linear projection's output; ``B`` zero-initialised."""
+
+        def __init__(self, d_in: int, d_out: int, rank: int, alpha: float, site: str):
+            super().__init__()
+            self.lora_A = torch.nn.Parameter(torch.empty(rank, d_in))
+            self.lora_B = torch.nn.Parameter(torch.zeros(d_out, rank))
+            torch.nn.init.kaiming_uniform_(self.lora_A, a=math.sqrt(5))
+            self.scaling, self.site = float(alpha) / rank, site
+
+        def forward(self, x):
+            return (x @ self.lora_A.t() @ self.lora_B.t()) * self.scaling
+
+        def post_hook_output(self, module, args, output):
+            return output + self(args[0])
+
+    for cls in (Bottleneck, LoRA):
+        cls.__module__, cls.__qualname__ = __name__, cls.__name__
+        _CLASSES[cls.__name__] = cls
+    return _CLASSES
+
+
+def __getattr__(name: str):  # PEP 562: Bottleneck / LoRA resolve lazily (pickle, isinstance)
+    if name in ("Bottleneck", "LoRA"):
+        return module_classes()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _add_to_output(output, delta):
+    """``output`` with ``delta`` added to its hidden states (a tensor, a tuple's first item, or a
+    ModelOutput's ``last_hidden_state``)."""
+    import torch
+
+    if isinstance(output, torch.Tensor):
+        return output + delta
+    if isinstance(output, tuple):
+        return (output[0] + delta,) + tuple(output[1:])
+    if hasattr(output, "last_hidden_state"):
+        output.last_hidden_state = output.last_hidden_state + delta  # a fresh object of the forward call
+        return output
+    raise BenchError(f"cannot add an aside module's output to a {type(output).__name__}")

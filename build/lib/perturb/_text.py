@@ -1,0 +1,125 @@
+"""Small text helpers shared by the generators: word spans, case transfer, stop words.
+
+Nothing here imports a heavy library; the stop-word list is read once, on first use.
+"""
+from __future__ import annotations
+
+import re
+import threading
+from typing import FrozenSet, List, Optional, Tuple
+
+from perturb.base import Resource
+
+Span = Tuple[int, int]
+
+# A "word" for the word-level generators (SWAPWORDS, NOSTOPWORD, ...): a run of word characters
+# that may carry inner apostrophes, hyphens, asterisks and at signs, as TextAttack's
+# ``words_from_text`` keeps them (they may not begin or end the word).
+_WORD_CHUNK = re.compile(r"[\w'\-*@]+")
+_EDGE = "'-_*@"
+
+
+def word_spans(text: str) -> List[Span]:
+    """Character spans of the words of ``text`` (TextAttack-style words, punctuation excluded)."""
+    spans: List[Span] = []
+    for m in _WORD_CHUNK.finditer(text):
+        start, end = m.start(), m.end()
+        while start < end and text[start] in _EDGE:
+            start += 1
+        while end > start and text[end - 1] in _EDGE:
+            end -= 1
+        if start < end:
+            spans.append((start, end))
+    return spans
+
+
+def replace_span(text: str, span: Span, new: str) -> str:
+    return text[: span[0]] + new + text[span[1]:]
+
+
+def match_case(template: str, word: str) -> str:
+    """``word`` with the capitalisation pattern of ``template`` (lower, Title or UPPER)."""
+    if not template or not word:
+        return word
+    if template.isupper() and len(template) > 1:
+        return word.upper()
+    if template[0].isupper():
+        return word[:1].upper() + word[1:]
+    if template.islower():
+        return word.lower()
+    return word
+
+
+def is_number(word: str) -> bool:
+    w = word.replace(",", "").replace(".", "", 1).lstrip("+-")
+    return bool(w) and w.isdigit()
+
+
+# --------------------------------------------------------------------------- stop words
+_STOP_LOCK = threading.Lock()
+_STOPWORDS: Optional[FrozenSet[str]] = None
+_STOP_WHERE = ""
+NLTK_STOPWORDS_SIZE = 179
+STOPWORDS_INSTALL = "pip install bm25s"
+
+
+def _find_stopwords() -> Tuple[Optional[FrozenSet[str]], str]:
+    """NLTK's English stop-word list (179 words), from bm25s or an installed NLTK data package."""
+    try:
+        import bm25s.stopwords as bs  # a small numpy-only package that ships NLTK's list
+
+        words = frozenset(w.lower() for w in bs.STOPWORDS_EN_PLUS)
+        if len(words) == NLTK_STOPWORDS_SIZE:
+            return words, "bm25s.stopwords.STOPWORDS_EN_PLUS (NLTK English list)"
+    except Exception:  # noqa: BLE001 - any failure means "not here"
+        pass
+    try:  # an NLTK data folder the user installed (never downloaded here)
+        import nltk.data
+
+        path = nltk.data.find("corpora/stopwords/english")
+        with open(path, encoding="utf-8") as fh:
+            words = frozenset(line.strip().lower() for line in fh if line.strip())
+        if len(words) == NLTK_STOPWORDS_SIZE:
+            return words, str(path)
+    except Exception:  # noqa: BLE001
+        pass
+    return None, ""
+
+
+def stopwords() -> FrozenSet[str]:
+    """The stop-word set; raises ResourceMissing when it cannot be found."""
+    global _STOPWORDS, _STOP_WHERE
+    if _STOPWORDS is None:
+        with _STOP_LOCK:
+            if _STOPWORDS is None:
+                words, where = _find_stopwords()
+                if words is None:
+                    from perturb.base import ResourceMissing
+
+                    raise ResourceMissing(
+                        f"NLTK's 179-word English stop-word list not found (install: {STOPWORDS_INSTALL})"
+                    )
+                _STOPWORDS, _STOP_WHERE = words, where
+    return _STOPWORDS
+
+
+def stopwords_resource() -> Resource:
+    try:
+        stopwords()
+    except Exception:  # noqa: BLE001
+        return Resource("NLTK English stop words (179)", False, install=STOPWORDS_INSTALL)
+    return Resource("NLTK English stop words (179)", True, where=_STOP_WHERE)
+
+
+def module_resource(name: str, module: str, install: str, note: str = "") -> Resource:
+    """A Resource for an importable module, found without importing it."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None:
+        return Resource(name, False, install=install, note=note)
+    where = spec.origin or (list(spec.submodule_search_locations or [""])[0])
+    return Resource(name, True, where=str(where), note=note)

@@ -1,0 +1,88 @@
+"""The contract every query-variation generator follows.
+
+A generator is a pure function of (query text, random generator). The random generator is
+derived from (run seed, generator name, query id) by :func:`bench.core.seeding.rng_for`, so a query's variation
+does not depend on iteration order or on which other generators ran.
+
+Invariant: ``Perturbation.applied`` is True if and only if ``text`` differs from the input.
+:meth:`Generator.perturb` enforces it, whatever ``_perturb`` returns.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Sequence, Tuple
+
+import numpy as np
+
+from bench.core.seeding import rng_for
+
+
+@dataclass(frozen=True)
+class Perturbation:
+    """What a generator did to one query."""
+
+    text: str
+    applied: bool
+    detail: str = ""  # e.g. "typo:swap 'security'->'secuirty'"; "" when not applied
+
+
+@dataclass(frozen=True)
+class Resource:
+    """One external resource a generator needs, for `bench doctor`."""
+
+    name: str
+    found: bool
+    where: str = ""  # path or package where it was found
+    install: str = ""  # exact install line when missing
+    note: str = ""
+
+
+class ResourceMissing(RuntimeError):
+    """A generator cannot run faithfully: the message names the resource and the install line."""
+
+
+def settle(text: str, out: Perturbation) -> Perturbation:
+    """Enforce the invariant: applied iff the text changed (detail only when applied)."""
+    if out.text == text:
+        return Perturbation(text, False, "")
+    return Perturbation(out.text, True, out.detail)
+
+
+class Generator:
+    """Base class. Subclasses set ``name`` and implement ``_perturb``.
+
+    ``label`` is the name shown wherever the set is named; generators whose output depends on a
+    configuration that changes what a number means (e.g. the back-translation pivot) put it
+    there: ``BACKTRANS[spa,apertium]``.
+    """
+
+    name: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.name
+
+    def config(self) -> dict:
+        """Everything that changes the output besides seed and text (recorded in result files)."""
+        return {}
+
+    def resources(self) -> List[Resource]:
+        return []
+
+    def check(self) -> None:
+        """Raise ResourceMissing if the generator cannot run faithfully here."""
+        missing = [r for r in self.resources() if not r.found]
+        if missing:
+            raise ResourceMissing(
+                f"{self.name}: missing " + "; ".join(f"{r.name} (install: {r.install})" for r in missing)
+            )
+
+    def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
+        raise NotImplementedError
+
+    def perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
+        return settle(text, self._perturb(text, rng))
+
+    def perturb_batch(self, items: Sequence[Tuple[str, str]], seed: int) -> List[Perturbation]:
+        """Perturb ``(query id, text)`` pairs; per-item rngs make the result order-independent."""
+        return [self.perturb(text, rng_for(seed, self.name, qid)) for qid, text in items]

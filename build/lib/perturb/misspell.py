@@ -1,0 +1,262 @@
+"""MISSPELL: one spelling error of one of four TextFlint types injected into one random word.
+
+The four types follow TextFlint's ``Typos``, ``Ocr``, ``Keyboard`` and ``SpellingError``
+transformations, restricted (as RoDR does) to a single error in a single word:
+
+* ``typos``: one character-level edit (insert / delete / substitute / swap with the right
+  neighbour) inside a word of 3+ Latin letters; the first and last letters are never touched
+  (TextFlint's ``skip_first_char=True, skip_last_char=True``).
+* ``ocr``: one character replaced by an OCR confusion from nlpaug's ``ocr/en.json``, mapping
+  made bidirectional as TextFlint/nlpaug do (``o``->``0``... and ``0``->``o``...).
+* ``keyboard``: one character of a word of 4+ characters (TextFlint's ``min_char=4``) replaced by
+  a QWERTY neighbour from nlpaug's ``keyboard/en.json`` (special characters, digits and upper
+  case included, as TextFlint's defaults).
+* ``spelling``: the word replaced by a common misspelling from nlpaug's ``spelling_en.txt``
+  (bidirectional, as TextFlint's ``include_reverse=True``).
+
+The tables are read from the files nlpaug 1.1.11 ships (nlpaug itself is never imported: its
+augmenters draw from the global ``random`` module, which would break seeding). A type is drawn
+uniformly; if it cannot change the query, the remaining types are tried in a seeded order.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import string
+import threading
+import unicodedata
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from perturb._text import match_case, word_spans
+from perturb.base import Generator, Perturbation, Resource, ResourceMissing
+
+TYPES = ("typos", "ocr", "keyboard", "spelling")
+NLPAUG_INSTALL = "pip install nlpaug==1.1.11"
+_TABLE_FILES = {
+    "ocr": ("char", "ocr", "en.json"),
+    "keyboard": ("char", "keyboard", "en.json"),
+    "spelling": ("word", "spelling", "spelling_en.txt"),
+}
+
+
+def nlpaug_res_dir() -> Optional[Path]:
+    """nlpaug's resource folder (``$DRBENCH_NLPAUG_RES`` overrides), located without importing it."""
+    env = os.environ.get("DRBENCH_NLPAUG_RES")
+    if env:
+        return Path(env)
+    try:
+        spec = importlib.util.find_spec("nlpaug")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(list(spec.submodule_search_locations)[0]) / "res"
+
+
+def _bidirectional(mapping: Dict[str, List[str]]) -> Dict[str, List[str]]:
+    out: Dict[str, List[str]] = {k: list(v) for k, v in mapping.items()}
+    for k, values in mapping.items():
+        for v in values:
+            out.setdefault(v, [])
+            if k not in out[v]:
+                out[v].append(k)
+    return out
+
+
+def _clean(mapping: Dict[str, List[str]], single_char: bool) -> Dict[str, Tuple[str, ...]]:
+    """Sorted, de-duplicated values without the key itself, blanks or (if asked) multi-char values."""
+    out = {}
+    for k, values in mapping.items():
+        vals = sorted({v for v in values if v and v != k and not any(c.isspace() for c in v)
+                       and (not single_char or len(v) == 1)})
+        if vals and k and not any(c.isspace() for c in k):
+            out[k] = tuple(vals)
+    return out
+
+
+def load_ocr(path: Path) -> Dict[str, Tuple[str, ...]]:
+    with open(path, encoding="utf-8") as fh:
+        raw = json.load(fh)
+    return _clean(_bidirectional({k: list(v) for k, v in raw.items()}), single_char=True)
+
+
+def load_keyboard(path: Path) -> Dict[str, Tuple[str, ...]]:
+    """nlpaug's QWERTY table expanded as its ``Keyboard.get_model`` defaults do (upper case added)."""
+    with open(path, encoding="utf-8") as fh:
+        raw = json.load(fh)
+    result: Dict[str, List[str]] = {}
+    for key, values in raw.items():
+        if isinstance(values, str):  # the file has '%': '$'
+            values = [values]
+        result.setdefault(key, [])
+        result.setdefault(key.upper(), [])
+        for v in values:
+            result[key] += [v, v.upper()]
+            result[key.upper()] += [v, v.upper()]
+    return _clean(result, single_char=True)
+
+
+def load_spelling(path: Path) -> Dict[str, Tuple[str, ...]]:
+    """``word miss1 miss2 ...`` lines (the shipped file is CRLF), made bidirectional."""
+    mapping: Dict[str, List[str]] = {}
+    with open(path, encoding="utf-8", newline="") as fh:
+        for line in fh:
+            tokens = line.split()  # split() also drops the '\r'
+            if len(tokens) < 2:
+                continue
+            mapping.setdefault(tokens[0], []).extend(tokens[1:])
+    return _clean(_bidirectional(mapping), single_char=False)
+
+
+_TABLES: Dict[str, Dict[str, Tuple[str, ...]]] = {}
+_TABLE_LOCK = threading.Lock()
+
+
+def tables() -> Dict[str, Dict[str, Tuple[str, ...]]]:
+    """The three tables, loaded once per process."""
+    if not _TABLES:
+        with _TABLE_LOCK:
+            if not _TABLES:
+                res = nlpaug_res_dir()
+                loaders = {"ocr": load_ocr, "keyboard": load_keyboard, "spelling": load_spelling}
+                loaded = {}
+                for name, parts in _TABLE_FILES.items():
+                    path = res.joinpath(*parts) if res else None
+                    if path is None or not path.is_file():
+                        raise ResourceMissing(
+                            f"MISSPELL: nlpaug resource file {'/'.join(parts)} not found "
+                            f"(install: {NLPAUG_INSTALL})"
+                        )
+                    loaded[name] = loaders[name](path)
+                _TABLES.update(loaded)
+    return _TABLES
+
+
+def is_latin_word(word: str) -> bool:
+    """Letters only, all of the Latin script (typos are not injected into CJK, Cyrillic, ...)."""
+    return word.isalpha() and all(c.isascii() or unicodedata.name(c, "").startswith("LATIN") for c in word)
+
+
+def _random_like(ch: str, rng: np.random.Generator, exclude: str = "") -> str:
+    """A random character of the same kind as ``ch`` (digit, upper or lower letter), != exclude."""
+    pool = string.digits if ch.isdigit() else string.ascii_uppercase if ch.isupper() else string.ascii_lowercase
+    if exclude:
+        pool = pool.replace(exclude, "")
+    return pool[int(rng.integers(len(pool)))]
+
+
+class Misspell(Generator):
+    name = "MISSPELL"
+
+    def __init__(self, types: Sequence[str] = TYPES, keyboard_min_chars: int = 4, ocr_min_chars: int = 1,
+                 typo_min_letters: int = 3):
+        unknown = [t for t in types if t not in TYPES]
+        if unknown or not types:
+            raise ValueError(f"unknown misspelling types {unknown}; choose from {TYPES}")
+        self.types = tuple(types)
+        self.keyboard_min_chars = int(keyboard_min_chars)
+        self.ocr_min_chars = int(ocr_min_chars)
+        self.typo_min_letters = int(typo_min_letters)
+
+    def config(self) -> dict:
+        return {
+            "types": list(self.types),
+            "tables": "nlpaug==1.1.11 res (ocr/en.json, keyboard/en.json, spelling_en.txt), bidirectional",
+            "typos": {"ops": ["insert", "delete", "substitute", "swap"], "min_letters": self.typo_min_letters,
+                      "skip_first_char": True, "skip_last_char": True},
+            "keyboard_min_chars": self.keyboard_min_chars,
+            "ocr_min_chars": self.ocr_min_chars,
+            "errors_per_query": 1,
+        }
+
+    def resources(self) -> List[Resource]:
+        res = nlpaug_res_dir()
+        out = []
+        for name, parts in _TABLE_FILES.items():
+            path = res.joinpath(*parts) if res else None
+            found = bool(path and path.is_file())
+            out.append(Resource(f"nlpaug {'/'.join(parts)}", found, where=str(path) if found else "",
+                                install="" if found else NLPAUG_INSTALL))
+        return out
+
+    # ------------------------------------------------------------------ the four error types
+    def _typos(self, word: str, rng: np.random.Generator) -> Optional[Tuple[str, str]]:
+        n = len(word)
+        lo, hi = 1, n - 2  # interior characters only
+        ops = ["insert", "delete", "substitute"] + (["swap"] if hi - lo >= 1 else [])
+        op = ops[int(rng.integers(len(ops)))]
+        chars = list(word)
+        if op == "delete":
+            i = int(rng.integers(lo, hi + 1))
+            del chars[i]
+        elif op == "substitute":
+            i = int(rng.integers(lo, hi + 1))
+            chars[i] = _random_like(word[i], rng, exclude=word[i])
+        elif op == "insert":
+            i = int(rng.integers(lo, hi + 2))  # before an interior char or before the last char
+            chars.insert(i, _random_like(word[min(i, n - 1)], rng))
+        else:
+            i = int(rng.integers(lo, hi))  # swap i and i+1, both interior
+            chars[i], chars[i + 1] = chars[i + 1], chars[i]
+        new = "".join(chars)
+        return (new, op) if new != word else None
+
+    def _char_table(self, word: str, table: Dict[str, Tuple[str, ...]], rng: np.random.Generator) -> Tuple[str, str]:
+        positions = [i for i, c in enumerate(word) if c in table]
+        i = positions[int(rng.integers(len(positions)))]
+        options = table[word[i]]
+        new_ch = options[int(rng.integers(len(options)))]
+        return word[:i] + new_ch + word[i + 1:], f"{word[i]}->{new_ch}"
+
+    def _candidates(self, kind: str, words: List[str]) -> List[int]:
+        t = tables()
+        if kind == "typos":
+            return [k for k, w in enumerate(words) if len(w) >= self.typo_min_letters and is_latin_word(w)]
+        if kind == "ocr":
+            return [k for k, w in enumerate(words)
+                    if len(w) >= self.ocr_min_chars and any(c in t["ocr"] for c in w)]
+        if kind == "keyboard":
+            return [k for k, w in enumerate(words)
+                    if len(w) >= self.keyboard_min_chars and any(c in t["keyboard"] for c in w)]
+        sp = t["spelling"]
+        return [k for k, w in enumerate(words) if w in sp or w.lower() in sp]
+
+    def _apply(self, kind: str, word: str, rng: np.random.Generator) -> Optional[Tuple[str, str]]:
+        t = tables()
+        if kind == "typos":
+            return self._typos(word, rng)
+        if kind in ("ocr", "keyboard"):
+            return self._char_table(word, t[kind], rng)
+        sp = t["spelling"]
+        options = sp[word] if word in sp else sp[word.lower()]
+        new = options[int(rng.integers(len(options)))]
+        if word not in sp:
+            new = match_case(word, new)
+        return (new, "table") if new != word else None
+
+    def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
+        spans = word_spans(text)
+        if not spans:
+            return Perturbation(text, False, "")
+        words = [text[s:e] for s, e in spans]
+        first = int(rng.integers(len(self.types)))
+        rest = [t for k, t in enumerate(self.types) if k != first]
+        order = [self.types[first]] + [rest[k] for k in rng.permutation(len(rest))]
+        for kind in order:
+            cands = self._candidates(kind, words)
+            if not cands:
+                continue
+            k = cands[int(rng.integers(len(cands)))]
+            done = self._apply(kind, words[k], rng)
+            if done is None:
+                continue
+            new, how = done
+            s, e = spans[k]
+            fallback = "" if kind == order[0] else f" (fallback from {order[0]})"
+            return Perturbation(text[:s] + new + text[e:], True,
+                                f"{kind}:{how} {words[k]!r}->{new!r}{fallback}")
+        return Perturbation(text, False, "")

@@ -1,0 +1,35 @@
+"""EXTRAPUNC: one to three identical successive marks from ``, . ? !`` appended at the end."""
+from __future__ import annotations
+
+import numpy as np
+
+from perturb.base import Generator, Perturbation
+
+MARKS = (",", ".", "?", "!")
+
+
+class ExtraPunc(Generator):
+    """Append ``k`` copies of one mark (mark uniform over ``, . ? !``; ``k`` uniform in 1..3).
+
+    The marks go right after the last non-space character (trailing whitespace is dropped).
+    Empty and whitespace-only queries are left alone (not applied): there is no query to end.
+    """
+
+    name = "EXTRAPUNC"
+
+    def __init__(self, marks: str = "".join(MARKS), max_repeat: int = 3):
+        if not marks or max_repeat < 1:
+            raise ValueError("ExtraPunc needs at least one mark and max_repeat >= 1")
+        self.marks = tuple(marks)
+        self.max_repeat = int(max_repeat)
+
+    def config(self) -> dict:
+        return {"marks": "".join(self.marks), "max_repeat": self.max_repeat, "position": "end"}
+
+    def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
+        base = text.rstrip()
+        if not base:
+            return Perturbation(text, False, "")
+        mark = self.marks[int(rng.integers(len(self.marks)))]
+        k = int(rng.integers(1, self.max_repeat + 1))
+        return Perturbation(base + mark * k, True, f"appended {mark * k!r}")

@@ -1,0 +1,379 @@
+"""Variation sets: generating them, writing/reading them as TSV, importing external sets.
+
+TSV layout (UTF-8, ``\\n`` line ends)::
+
+    # drbench variation set
+    # name: MISSPELL
+    # label: MISSPELL
+    # config: {"errors_per_query": 1, ...}        (canonical JSON on one line)
+    # seed: 0                                      ("none" for imported sets)
+    # status: ok
+    # source: generated
+    # reason:                                      (why a set is "missing")
+    # fingerprint: <sha256>
+    qid<TAB>text<TAB>applied<TAB>detail
+    1<TAB>what similarity laws ...<TAB>1<TAB>typos:swap 'laws'->'lwas'
+
+Fields are escaped so any string round-trips: backslash as ``\\\\``, tab ``\\t``, newline ``\\n``,
+carriage return ``\\r`` and the other line-breaking characters as ``\\uXXXX``. ``applied`` is 1/0.
+The fingerprint is SHA-256 over the canonical TSV rows, the label and the config JSON; reading
+a file whose rows do not match its fingerprint fails (it was edited or truncated).
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+from bench.core.errors import DataError
+from bench.core.io import atomic_write_text, sha256_hex
+
+PathLike = Union[str, Path]
+COLUMNS = ("qid", "text", "applied", "detail")
+MAGIC = "# drbench variation set"
+_HEADER_KEYS = ("name", "label", "config", "seed", "status", "source", "reason", "fingerprint")
+
+
+# --------------------------------------------------------------------------- escaping
+_ESCAPE = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+_OTHER_BREAKS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+_NEEDS = re.compile("[\\\\\t\n\r" + _OTHER_BREAKS + "]")
+_UNESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.S)
+
+
+def escape_field(s: str) -> str:
+    return _NEEDS.sub(lambda m: _ESCAPE.get(m.group(0), f"\\u{ord(m.group(0)):04x}"), s)
+
+
+def unescape_field(s: str) -> str:
+    def rep(m: "re.Match[str]") -> str:
+        tok = m.group(1)
+        if len(tok) == 5:
+            return chr(int(tok[1:], 16))
+        return {"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}.get(tok, "\\" + tok)
+
+    return _UNESCAPE.sub(rep, s)
+
+
+def _canonical_config(config: dict) -> str:
+    return json.dumps(config, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+# --------------------------------------------------------------------------- the set
+@dataclass
+class VariationSet:
+    name: str
+    label: str
+    config: dict
+    seed: Optional[int]
+    qids: List[str]
+    texts: List[str]
+    applied: List[bool]
+    details: List[str]
+    status: str = "ok"  # or "missing"
+    reason: str = ""
+    source: str = "generated"
+
+    def __post_init__(self):
+        n = len(self.qids)
+        if not (len(self.texts) == len(self.applied) == len(self.details) == n):
+            raise ValueError(f"variation set {self.name!r}: qids/texts/applied/details lengths differ")
+
+    @property
+    def n_applied(self) -> int:
+        return int(sum(bool(a) for a in self.applied))
+
+    def __len__(self) -> int:
+        return len(self.qids)
+
+    def rows_tsv(self) -> str:
+        """The canonical TSV rows (column header included), as written to the file."""
+        lines = ["\t".join(COLUMNS)]
+        for q, t, a, d in zip(self.qids, self.texts, self.applied, self.details):
+            lines.append("\t".join((escape_field(str(q)), escape_field(t), "1" if a else "0", escape_field(d))))
+        return "\n".join(lines) + "\n"
+
+    def fingerprint(self) -> str:
+        return sha256_hex(self.rows_tsv().encode("utf-8"), self.label, _canonical_config(self.config))
+
+    def as_dict(self) -> Dict[str, Tuple[str, bool, str]]:
+        return {q: (t, a, d) for q, t, a, d in zip(self.qids, self.texts, self.applied, self.details)}
+
+
+# --------------------------------------------------------------------------- generation
+def generate(name: str, queries: Sequence[Tuple[str, str]], seed: int, generator=None) -> VariationSet:
+    """Run generator ``name`` over ``(qid, text)`` pairs. Never skips silently: a generator that
+    cannot run here gives a set with ``status="missing"`` and the install hint as ``reason``."""
+    from perturb import GENERATORS
+    from perturb.base import ResourceMissing
+
+    qids = [str(q) for q, _ in queries]
+    texts = [t for _, t in queries]
+    if len(set(qids)) != len(qids):
+        dup = next(q for q in qids if qids.count(q) > 1)
+        raise ValueError(f"query id {dup!r} appears twice: ids must be unique (they seed the generators)")
+    gen = generator if generator is not None else GENERATORS.get(name)()
+    canonical = GENERATORS.canonical(name) if name in GENERATORS else name
+    try:
+        gen.check()
+        results = gen.perturb_batch(list(zip(qids, texts)), seed)
+    except ResourceMissing as exc:
+        return VariationSet(name=canonical, label=gen.label, config=_safe_config(gen), seed=seed, qids=qids,
+                            texts=list(texts), applied=[False] * len(qids), details=[""] * len(qids),
+                            status="missing", reason=str(exc))
+    return VariationSet(name=canonical, label=gen.label, config=gen.config(), seed=seed, qids=qids,
+                        texts=[r.text for r in results], applied=[bool(r.applied) for r in results],
+                        details=[r.detail for r in results])
+
+
+def _safe_config(gen) -> dict:
+    try:
+        return gen.config()
+    except Exception as exc:  # noqa: BLE001 - a missing resource may break config() too
+        return {"error": str(exc)}
+
+
+def generate_all(queries: Sequence[Tuple[str, str]], seed: int, names: Iterable[str] = None) -> List[VariationSet]:
+    from perturb import PAPER_ORDER
+
+    return [generate(n, queries, seed) for n in (PAPER_ORDER if names is None else names)]
+
+
+def applicability_table(sets: Iterable[VariationSet]) -> List[tuple]:
+    """Rows ``(name, label, n_queries, n_applied, percent)``: the RoDR paper's Tables 2-3.
+    ``percent`` is a float rounded to 0.1, or "missing" for a set that could not be generated."""
+    rows = []
+    for vs in sets:
+        if vs.status != "ok":
+            rows.append((vs.name, vs.label, len(vs), 0, "missing"))
+        else:
+            pct = round(100.0 * vs.n_applied / len(vs), 1) if len(vs) else 0.0
+            rows.append((vs.name, vs.label, len(vs), vs.n_applied, pct))
+    return rows
+
+
+def _read_utf8(path: Path, encoding: str = "utf-8-sig", what: str = "cannot read") -> Tuple[bytes, str]:
+    """The file's bytes and text; unreadable files and bad UTF-8 are DataErrors naming the file (and line)."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise DataError(f"{what}: {exc}", str(path), None, "check the path") from exc
+    try:
+        return raw, raw.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise DataError("not valid UTF-8", str(path), line, "re-save the file as UTF-8") from exc
+
+
+# --------------------------------------------------------------------------- TSV I/O
+def format_tsv(vs: VariationSet) -> str:
+    head = [MAGIC]
+    values = {
+        "name": vs.name, "label": vs.label, "config": _canonical_config(vs.config),
+        "seed": "none" if vs.seed is None else str(int(vs.seed)), "status": vs.status,
+        "source": vs.source, "reason": vs.reason, "fingerprint": vs.fingerprint(),
+    }
+    for key in _HEADER_KEYS:
+        head.append(f"# {key}: {escape_field(values[key])}")
+    return "\n".join(head) + "\n" + vs.rows_tsv()
+
+
+def write_tsv(vs: VariationSet, path: PathLike) -> None:
+    """Write atomically (a crash never leaves half a file)."""
+    atomic_write_text(path, format_tsv(vs))
+
+
+def read_tsv(path: PathLike) -> VariationSet:
+    path = Path(path)
+    _, content = _read_utf8(path, "utf-8", "cannot read variation set")
+    lines = content.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    header: Dict[str, str] = {}
+    i = 0
+    while i < len(lines) and lines[i].startswith("#"):
+        m = re.match(r"#\s*([a-z_]+):\s?(.*)$", lines[i].rstrip("\r"))
+        if m and m.group(1) in _HEADER_KEYS:
+            header[m.group(1)] = unescape_field(m.group(2))
+        i += 1
+    if i >= len(lines) or lines[i].rstrip("\r").split("\t") != list(COLUMNS):
+        raise DataError(f"expected the column line {'<TAB>'.join(COLUMNS)!r}", str(path), i + 1,
+                        "write variation sets with perturb.sets.write_tsv, or import RoDR files with import_rodr_tsv")
+    if "name" not in header:
+        raise DataError("header has no '# name:' line", str(path), 1, "add '# name: <SET NAME>' at the top")
+    try:
+        config = json.loads(header.get("config", "{}") or "{}")
+    except json.JSONDecodeError as exc:
+        lineno = next((k + 1 for k, l in enumerate(lines[:i]) if l.startswith("# config:")), 1)
+        raise DataError(f"config is not valid JSON ({exc.msg})", str(path), lineno, "fix or remove the '# config:' line") from exc
+    seed_s = header.get("seed", "none")
+    try:
+        seed = None if seed_s in ("", "none", "None") else int(seed_s)
+    except ValueError:
+        lineno = next((k + 1 for k, l in enumerate(lines[:i]) if l.startswith("# seed:")), 1)
+        raise DataError(f"seed {seed_s!r} is not an integer", str(path), lineno, "write '# seed: <int>' or '# seed: none'")
+    qids, texts, applied, details = [], [], [], []
+    seen: Dict[str, int] = {}
+    for k in range(i + 1, len(lines)):
+        line = lines[k]
+        if line.endswith("\r"):
+            raise DataError("line ends with a carriage return (CRLF file)", str(path), k + 1,
+                            "convert the file to LF line endings (e.g. dos2unix)")
+        parts = line.split("\t")
+        if len(parts) != 4:
+            raise DataError(f"expected 4 tab-separated fields (qid, text, applied, detail), found {len(parts)}",
+                            str(path), k + 1, "escape tabs inside text as \\t, or regenerate the file")
+        q, t, a, d = parts
+        if a not in ("0", "1"):
+            raise DataError(f"'applied' must be 0 or 1, found {a!r}", str(path), k + 1, "use 1 (changed) or 0 (unchanged)")
+        q = unescape_field(q)
+        if q in seen:
+            raise DataError(f"query id {q!r} repeats line {seen[q]}", str(path), k + 1, "keep one row per query id")
+        seen[q] = k + 1
+        qids.append(q)
+        texts.append(unescape_field(t))
+        applied.append(a == "1")
+        details.append(unescape_field(d))
+    vs = VariationSet(name=header["name"], label=header.get("label", header["name"]), config=config, seed=seed,
+                      qids=qids, texts=texts, applied=applied, details=details,
+                      status=header.get("status") or "ok", reason=header.get("reason", ""),
+                      source=header.get("source") or "generated")
+    fp = header.get("fingerprint")
+    if fp and fp != vs.fingerprint():
+        lineno = next((k + 1 for k, l in enumerate(lines[:i]) if l.startswith("# fingerprint:")), 1)
+        raise DataError("content does not match its fingerprint (edited or truncated?)", str(path), lineno,
+                        "regenerate the set with `bench perturb`, or delete the fingerprint line to accept the edit")
+    return vs
+
+
+# --------------------------------------------------------------------------- importers
+def import_rodr_tsv(path: PathLike, name: str, originals: Optional[Dict[str, str]] = None,
+                    label: Optional[str] = None) -> VariationSet:
+    """A RoDR-style ``qid<TAB>text`` file (one query per line, no header; ``#`` lines skipped).
+
+    ``applied`` is "text differs from the original" when ``originals`` (qid -> text) is given;
+    without originals every row counts as applied (nothing to compare with) and says so.
+    """
+    path = Path(path)
+    raw, content = _read_utf8(path)
+    qids, texts, applied, details = [], [], [], []
+    seen: Dict[str, int] = {}
+    for k, line in enumerate(content.split("\n"), start=1):
+        line = line.rstrip("\r")
+        if not line.strip() or line.startswith("#"):
+            continue
+        if "\t" not in line:
+            raise DataError("expected 'qid<TAB>text'", str(path), k, "separate the query id and the text with one tab")
+        q, t = line.split("\t", 1)
+        q = q.strip()
+        if not q:
+            raise DataError("empty query id", str(path), k, "every line needs a query id before the tab")
+        if q in seen:
+            raise DataError(f"query id {q!r} repeats line {seen[q]}", str(path), k, "keep one line per query id")
+        seen[q] = k
+        qids.append(q)
+        texts.append(t)
+        if originals is None:
+            applied.append(True)
+            details.append("imported (original unknown)")
+        elif q not in originals:
+            applied.append(True)
+            details.append("imported (query id not among the originals)")
+        else:
+            changed = t != originals[q]
+            applied.append(changed)
+            details.append("imported" if changed else "")
+    config = {"format": "rodr-tsv", "file": path.name, "sha256": sha256_hex(raw),
+              "compared_with_originals": originals is not None}
+    return VariationSet(name=name, label=label or name, config=config, seed=None, qids=qids, texts=texts,
+                        applied=applied, details=details, source=f"rodr:{path.name}")
+
+
+PENHA_COLUMNS = ("dataset", "q_id", "method", "transformation_type", "original_query", "variation", "valid",
+                 "follow_category")
+
+
+def _bool_cell(value: str, path: Path, line: int, column: str) -> bool:
+    v = value.strip().lower()
+    if v in ("true", "1"):
+        return True
+    if v in ("false", "0"):
+        return False
+    raise DataError(f"column {column!r} must be True or False, found {value!r}", str(path), line,
+                    "use True/False as in the published files")
+
+
+def import_penha_csv(path: PathLike, valid_only: bool = True) -> List[VariationSet]:
+    """Penha et al. (ECIR 2022) human-validated variations: one VariationSet per ``method``.
+
+    With ``valid_only`` only rows judged ``valid == True`` are kept. Where a query id appears
+    twice for one method (the ANTIQUE file has three such pairs), the kept row is the first
+    valid one (when filtering), preferring a row whose variation differs from the original.
+    """
+    path = Path(path)
+    raw, content = _read_utf8(path)
+    reader = csv.reader(io.StringIO(content, newline=""))
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise DataError("empty file", str(path), 1, f"expected the header {','.join(PENHA_COLUMNS)}")
+    missing = [c for c in PENHA_COLUMNS if c not in header]
+    if missing:
+        raise DataError(f"missing columns {missing}", str(path), 1, f"the header must contain {','.join(PENHA_COLUMNS)}")
+    col = {c: header.index(c) for c in PENHA_COLUMNS}
+    by_method: Dict[str, Dict[str, tuple]] = {}
+    dups: Dict[str, int] = {}
+    datasets: Dict[str, set] = {}
+    types: Dict[str, set] = {}
+    for row in reader:
+        line = reader.line_num
+        if not row or all(not c.strip() for c in row):
+            continue
+        if len(row) != len(header):
+            raise DataError(f"expected {len(header)} fields, found {len(row)}", str(path), line,
+                            "quote fields that contain commas")
+        get = {c: row[col[c]] for c in PENHA_COLUMNS}
+        valid = _bool_cell(get["valid"], path, line, "valid")
+        follow = _bool_cell(get["follow_category"], path, line, "follow_category")
+        if valid_only and not valid:
+            continue
+        method, qid = get["method"].strip(), get["q_id"].strip()
+        if not method or not qid:
+            raise DataError("empty method or q_id", str(path), line, "fill in both columns")
+        datasets.setdefault(method, set()).add(get["dataset"].strip())
+        types.setdefault(method, set()).add(get["transformation_type"].strip())
+        entry = (get["original_query"], get["variation"], valid, follow, get["transformation_type"].strip())
+        rows = by_method.setdefault(method, {})
+        if qid in rows:
+            dups[method] = dups.get(method, 0) + 1
+            old = rows[qid]
+            if old[1] == old[0] and entry[1] != entry[0]:  # prefer a row that changed the query
+                rows[qid] = entry
+            continue
+        rows[qid] = entry
+    sets = []
+    for method, rows in by_method.items():
+        qids = list(rows)
+        texts = [rows[q][1] for q in qids]
+        applied = [rows[q][1] != rows[q][0] for q in qids]
+        details = [f"{rows[q][4]}: valid={rows[q][2]} follow_category={rows[q][3]}" if a else ""
+                   for q, a in zip(qids, applied)]
+        config = {"format": "penha-ecir2022-csv", "file": path.name, "sha256": sha256_hex(raw), "method": method,
+                  "dataset": sorted(datasets[method]), "transformation_type": sorted(types[method]),
+                  "valid_only": valid_only, "duplicate_qids_resolved": dups.get(method, 0)}
+        sets.append(VariationSet(name=method, label=f"{method}[penha]", config=config, seed=None, qids=qids,
+                                 texts=texts, applied=applied, details=details, source=f"penha:{path.name}"))
+    return sets
+
+
+def originals_of_penha(path: PathLike) -> Dict[str, str]:
+    """qid -> original query, from a Penha CSV (the queries the variations were made from)."""
+    out: Dict[str, str] = {}
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        for row in csv.DictReader(fh):
+            out.setdefault(row["q_id"].strip(), row["original_query"])
+    return out

@@ -1,0 +1,420 @@
+"""Suite ``fewshot``: the FewDR protocol ("Rethinking Dense Retrieval's Few-Shot Ability", Sun et
+al., 2023) as one command, ``bench evaluate --model CKPT --suite fewshot``.
+
+Protocol (sampling in :mod:`suites.fewshot_sampler`):
+
+1. **Zero-shot**: the checkpoint retrieves over the whole corpus for every test query.
+2. **Basic learning** (optional, ``--basic-learning``): each method trains on all base-class
+   training queries; few-shot training then starts from those weights (row ``basic``).
+3. **Few-shot**: for each K and each trial, start again from the same weights (the checkpoint,
+   or the basic-learned weights), train on the trial's K samples per novel class and K per base
+   class, evaluate every test query (base and novel) over the whole corpus.
+4. **Full-shot** (upper reference, on by default): train once on every training query.
+
+Measure: FewDR's R@10 — per test query 1 if any relevant passage is in the top 10, else 0 (the
+share of queries with a hit, not trec_eval's recall). Per class: the mean over the class's test
+queries; per split (base, novel, all): the unweighted mean over its classes (macro average).
+
+Over trials: mean and sample standard deviation (n-1 denominator) of the split's macro R@10;
+the per-test-query SD (each test query's hit SD over trials, n-1, averaged over the split's
+test queries); the winning ratio (share of the split's classes whose K-shot R@10, averaged over
+trials, is strictly greater than zero-shot; also per trial); the boosting gradient (novel R@10
+against K: the points and the slope between consecutive points, in R@10 per shot, zero-shot
+being K = 0).
+
+Significance, at the level of the headline (:func:`headline_comparison`): each setting against
+zero-shot per split, with the headline difference (macro R@10, K-shot averaged over trials) as
+the statistic. K-shot trials are averaged per test query first. Default test: a two-sided
+stratified paired randomization (sign-flip) test over test queries weighted by 1/(test queries
+of the class x classes of the split) (:func:`bench.evaluation.stats.weighted_sign_flip_test`; exact for <= 20 non-zero
+differences, else seeded Monte Carlo); ``t-test`` / ``wilcoxon`` run on per-class means (unit =
+class). Holm correction over the settings of one method and split. The statistics block's
+``mean_zero_shot`` / ``mean_k_shot`` are the headline values.
+
+Outputs in the run folder: ``result.json`` (suite ``fewshot``; ``summary`` carries the headline
+numbers), ``per_query.csv`` (one row per setting x test query: ``set, qid, applied, R@10, k,
+trial``; ``applied`` is always 0; sets are named ``zero-shot``, ``<method>/K=<k>/trial=<j>``,
+``<method>/basic``, ``<method>/full-shot``), ``timings.json``, and the
+plots ``fewshot_r10.png`` and ``fewshot_winning_ratio.png``.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+
+from bench.data.model import Dataset
+from bench.core.errors import BenchError
+from bench.results.suite import Suite
+from bench.models.spec import ModelSpec
+from bench.core.timing import Timer
+from bench.search.retriever import make_retriever
+from bench.search.exact import TIE_BREAK
+from bench.training.contrastive import (TrainLog, make_examples, mine_negatives, train_dual_encoder)
+from bench.training.dual import build_dual_encoder, tuned_module
+from bench.tuning.config import METHOD_DESCRIPTIONS
+from bench.core.seeding import rng_for
+from suites.fewshot_sampler import FewShotPlan, build_plan
+from suites.fewshot_config import FEWSHOT_OPTIONS, FewShotConfig, config_from
+from suites.fewshot_metrics import BASIC, FULL, MEASURE, MEASURE_DEFINITION, SPLITS, ZERO, boosting_gradient, hits_at, statistics_block, summarise_setting, summarise_trials
+from suites.fewshot_output import fewshot_table, write_plots
+
+
+# --------------------------------------------------------------------------------------------
+# the protocol
+
+
+@dataclass
+class _Unit:
+    method: str
+    setting: str  # "K=5", "full-shot", "basic"
+    k: Optional[int]
+    trial: Optional[int]
+    seed: int
+    qids: List[str]
+
+    @property
+    def set_name(self) -> str:
+        return f"{self.method}/{self.setting}" + (f"/trial={self.trial}" if self.trial is not None else "")
+
+
+def _unit_seed(seed: int, *keys) -> int:
+    return int(rng_for(seed, "fewshot-unit", "/".join(str(k) for k in keys)).integers(0, 2 ** 31 - 1))
+
+
+class _Context:
+    """What every training unit shares: the plan, the zero-shot retriever, cached embeddings."""
+
+    def __init__(self, spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, timer: Timer, plan: FewShotPlan):
+        self.spec, self.dataset, self.cfg, self.timer, self.plan = spec, dataset, cfg, timer, plan
+        with timer("load_model_and_corpus"):
+            self.retriever = make_retriever(spec, dataset, timer, cache_root=cfg.cache_root,
+                                            batch_size=cfg.batch_size, progress=cfg.progress)
+        self.doc_ids = dataset.doc_ids()
+        self.doc_pos = {d: i for i, d in enumerate(self.doc_ids)}
+        self.doc_texts = [dataset.corpus[d].full_text() for d in self.doc_ids]
+        # the checkpoint's corpus matrix: a cache hit (encoded once by make_retriever)
+        self.corpus_matrix = self.retriever.passage_cache.matrix(self.doc_texts)
+        self.test_ids = plan.queries.test_ids()
+        self.test_texts = [dataset.queries[q].text for q in self.test_ids]
+        self.qtext = {q: dataset.queries[q].text for q in plan.labels}
+        self.base_model = None
+        self.tokenizer = None
+
+    def doc_text(self, d: str) -> str:
+        return self.dataset.corpus[d].full_text()
+
+    def passage_lookup(self, ids: Sequence[str]) -> np.ndarray:
+        return np.asarray(self.corpus_matrix[[self.doc_pos[d] for d in ids]], dtype=np.float32)
+
+    def query_lookup(self, texts: Sequence[str]) -> np.ndarray:
+        return self.retriever.query_cache.texts(list(texts))  # the checkpoint's vectors: its own key
+
+    def zero_shot(self) -> Dict[str, float]:
+        run = self.retriever.search(self.test_ids, self.test_texts, self.cfg.cutoff)
+        return hits_at(run, self.dataset.qrels, self.test_ids, self.cfg.cutoff)
+
+    def negatives(self) -> Dict[str, Tuple[str, ...]]:
+        tc = self.cfg.train
+        train_ids = self.plan.queries.train_ids()
+        if tc.negatives_from == "none" or tc.hard_negatives == 0 or not train_ids:
+            return {}
+        texts = [self.qtext[q] for q in train_ids]
+        depth = tc.negative_depth + max(len(v) for v in self.dataset.qrels.values())
+        if tc.negatives_from == "model":
+            run = self.retriever.search(train_ids, texts, depth)
+        else:
+            from bench.search.exact import BM25Index
+
+            from bench.models.spec import resolve_model
+
+            bm = BM25Index(self.doc_ids, self.doc_texts, resolve_model("bm25").params)
+            run = bm.search_texts(train_ids, texts, depth)
+        return mine_negatives(run, self.dataset.qrels, tc.negative_depth)
+
+    def load_backbone(self):
+        from bench.models.loading import load_backbone
+
+        if self.base_model is None:
+            self.base_model, self.tokenizer = load_backbone(self.spec)
+        return self.base_model, self.tokenizer
+
+    def evaluate(self, dual) -> Dict[str, float]:
+        from bench.search.exact import DenseIndex
+
+        if dual.query_trainable:
+            q = dual.encode(self.test_texts, "query", self.cfg.batch_size)
+        else:
+            q = self.query_lookup(self.test_texts)
+        if dual.passage_trainable:
+            p = dual.encode(self.doc_texts, "passage", self.cfg.batch_size, progress=self.cfg.progress,
+                            desc="encode corpus (tuned, in memory)")
+            index = DenseIndex(self.doc_ids, p, self.spec.similarity)
+        else:
+            index = self.retriever.index  # the cached checkpoint corpus: not re-encoded
+        run = index.search(self.test_ids, q, self.cfg.cutoff)
+        return hits_at(run, self.dataset.qrels, self.test_ids, self.cfg.cutoff)
+
+
+def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional[Path], executor=None) -> dict:
+    """Run the protocol; returns ``{"result", "per_query", "timings", "plan"}`` and writes the run
+    folder when ``out_dir`` is given."""
+    from bench.encoding.executor import LocalExecutor
+    from bench.results.writer import result_header, write_run
+
+    t_start = time.perf_counter()
+    cfg.validate()
+    if spec.kind != "dense":
+        raise BenchError(f"the few-shot suite trains dense encoders; {spec.name!r} is {spec.kind}")
+    executor = executor or LocalExecutor()
+    timer = Timer()
+    with timer("plan"):
+        plan = build_plan(dataset, seed=cfg.seed, ks=cfg.ks, n_trials=cfg.n_trials, novel_ratio=cfg.novel_ratio,
+                          test_ratio=cfg.test_ratio, split_file=cfg.split_file, short_rule=cfg.short_rule,
+                          min_usable_novel=cfg.min_usable_novel, seeds=cfg.trial_seeds)
+    ctx = _Context(spec, dataset, cfg, timer, plan)
+    with timer("zero_shot"):
+        zero = ctx.zero_shot()
+    with timer("mine_negatives"):
+        negs = ctx.negatives()
+    examples = {ex.qid: ex for ex in make_examples(plan.queries.train_ids(), ctx.qtext, dataset.qrels, negs)}
+    with timer("load_backbone"):
+        base_model, tok = ctx.load_backbone()
+
+    hits: Dict[str, Dict[str, float]] = {ZERO: zero}
+    unit_log: List[dict] = []
+    methods_out: Dict[str, dict] = {}
+
+    def train_unit(unit: _Unit, start=None):
+        dual = build_dual_encoder(spec, unit.method, base_model, tok, cfg.tuning, seed=unit.seed, start=start)
+        ex = [examples[q] for q in unit.qids if q in examples]
+        t0 = time.perf_counter()
+        if ex:
+            log = train_dual_encoder(dual, ex, ctx.doc_text, cfg.train, unit.seed,
+                                     passage_lookup=None if dual.passage_trainable else ctx.passage_lookup,
+                                     query_lookup=None if dual.query_trainable else ctx.query_lookup,
+                                     progress=cfg.progress, desc=f"train {unit.set_name}")
+        else:  # e.g. every class short under rule "skip": the starting weights are evaluated as they are
+            log = TrainLog(seed=unit.seed)
+        t1 = time.perf_counter()
+        h = ctx.evaluate(dual)
+        t2 = time.perf_counter()
+        timing = {"set": unit.set_name, "train_seconds": round(t1 - t0, 4), "eval_seconds": round(t2 - t1, 4)}
+        return dual, log, h, timing
+
+    for method in cfg.methods:
+        m_out: dict = {"description": METHOD_DESCRIPTIONS[method],
+                       "training": cfg.train.resolved(method, spec.similarity),
+                       "tuning": cfg.tuning.for_method(method, base_model)}
+        encoded = {"query": 0, "passage": 0}
+        start = None
+        if cfg.basic_learning:
+            base_q = plan.queries.train_ids(list(plan.classes.base))
+            unit = _Unit(method, BASIC, None, None, _unit_seed(cfg.seed, method, BASIC), base_q)
+            with timer(f"train+eval:{method}"):
+                dual, log, h, timing = train_unit(unit)
+            start = tuned_module(dual)
+            hits[unit.set_name] = h
+            unit_log.append(timing)
+            m_out[BASIC] = dict(summarise_setting(h, plan), train=log.to_dict(), n_train_queries=len(base_q))
+            for r in encoded:
+                encoded[r] += dual.n_encoded[r]
+        units: List[_Unit] = []
+        for k in plan.ks:
+            for t in plan.trials[k]:
+                units.append(_Unit(method, f"K={k}", k, t.index, _unit_seed(t.seed, method, k), t.query_ids()))
+        if cfg.full_shot:
+            units.append(_Unit(method, FULL, None, None, _unit_seed(cfg.seed, method, FULL),
+                               plan.queries.train_ids()))
+
+        def work(unit: _Unit, _start=start):
+            dual, log, h, timing = train_unit(unit, _start)
+            return {"log": log.to_dict(), "hits": h, "timing": timing, "encoded": dict(dual.n_encoded),
+                    "parameters": dual.parameter_counts(), "tied": dual.tied}
+
+        with timer(f"train+eval:{method}"):
+            outputs = executor.map(work, units)
+        k_out: Dict[str, dict] = {}
+        for unit, o in zip(units, outputs):
+            hits[unit.set_name] = o["hits"]
+            unit_log.append(o["timing"])
+            for r in encoded:
+                encoded[r] += o["encoded"][r]
+            m_out["parameters"], m_out["tied"] = o["parameters"], o["tied"]
+        for k in plan.ks:
+            ku = [(u, o) for u, o in zip(units, outputs) if u.k == k]
+            entry = summarise_trials([o["hits"] for _, o in ku], zero, plan)
+            entry["trials"] = [{"trial": u.trial, "seed": plan.trials[k][u.trial - 1].seed, "unit_seed": u.seed,
+                                "n_train_queries": len(u.qids), "train": o["log"],
+                                **{s: entry[s]["trials"][i] for s in SPLITS},
+                                "winning_ratio": {s: entry["winning_ratio_per_trial"][s][i] for s in SPLITS}}
+                               for i, (u, o) in enumerate(ku)]
+            entry["usable_classes"] = plan.usable[k]
+            k_out[str(k)] = entry
+        m_out["k"] = k_out
+        if cfg.full_shot:
+            u, o = units[-1], outputs[-1]
+            m_out[FULL] = dict(summarise_setting(o["hits"], plan), train=o["log"], n_train_queries=len(u.qids))
+        zs_novel = summarise_setting(zero, plan)["novel"]
+        pts = [(0, zs_novel)] + [(k, k_out[str(k)]["novel"]["mean"]) for k in plan.ks]
+        m_out["boosting_gradient"] = {"split": "novel", "points": [[k, v] for k, v in pts],
+                                      "segments": boosting_gradient(pts)}
+        m_out["encoded_by_tuned_model"] = encoded
+        methods_out[method] = m_out
+
+    zero_summary = summarise_setting(zero, plan)
+    rows, set_order = _per_query_rows(hits, plan, cfg)
+    statistics = None
+    with timer("statistics"):
+        statistics = statistics_block(hits, plan, cfg)
+    result = {
+        **result_header("fewshot", spec, dataset, cfg.seed),
+        "measures": [MEASURE],
+        "measure_definition": MEASURE_DEFINITION.format(k=cfg.cutoff),
+        "retrieval": {"cutoff": cfg.cutoff, "index": "faiss.IndexFlatIP", "similarity": spec.similarity,
+                      "corpus": "whole corpus", "tie_break": TIE_BREAK},
+        "protocol": {
+            "methods": list(cfg.methods), "basic_learning": cfg.basic_learning, "full_shot": cfg.full_shot,
+            "ks_requested": sorted(set(int(k) for k in cfg.ks)), "ks": list(plan.ks), "n_trials": cfg.n_trials,
+            "novel_ratio": cfg.novel_ratio if cfg.split_file is None else None,
+            "test_ratio": cfg.test_ratio, "min_usable_novel": cfg.min_usable_novel,
+            "reference": ZERO,
+            "start_weights": "basic-learned weights of the method" if cfg.basic_learning else "the checkpoint",
+            "sd": "sample standard deviation over trials (n-1 denominator)",
+            "per_query_sd": "per test query, SD (n-1) of its R@10 over trials; averaged over the split's test queries",
+            "winning_ratio": "share of the split's classes whose K-shot R@10 (mean over trials) is strictly greater "
+                             "than zero-shot; per trial: the same with that trial's R@10",
+            "boosting_gradient": "novel R@10 against K (zero-shot = K 0); per_shot = delta R@10 / delta K",
+            "embedding_cache": "trained encoders are never written to the shared embedding cache (in-memory only)",
+        },
+        "plan": plan.to_dict(),
+        "zero_shot": zero_summary,
+        "methods": methods_out,
+        "sets": [{"name": s, "status": "ok"} for s in set_order],
+        "summary": _summary(zero_summary, methods_out, plan, cfg),
+        "statistics": statistics,
+        "notes": list(plan.notes),
+        "per_query_file": "per_query.csv",
+        "plots": ["fewshot_r10.png", "fewshot_winning_ratio.png"] if cfg.plots else [],
+    }
+    from bench.evaluation.stats import to_jsonable
+
+    result = to_jsonable(result)
+    per_query_text = _per_query_csv(rows)
+    timings = {"seconds": {}, "units": unit_log, "encoding": ctx.retriever.stats(), "executor": executor.name}
+    if out_dir is not None:
+        out_dir = Path(out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        if cfg.plots:
+            with timer("plots"):
+                try:
+                    plot_notes = write_plots(result, out_dir)
+                except Exception as exc:  # a plot must never cost the computed results
+                    plot_notes = [f"plots failed: {type(exc).__name__}: {exc}"]
+                    print(f"bench: warning: {plot_notes[0]}", file=sys.stderr)
+            if plot_notes:
+                timings["plot_notes"] = plot_notes
+        timings["seconds"] = {k: round(v, 4) for k, v in sorted(timer.seconds.items())}
+        timings["wall_seconds"] = round(time.perf_counter() - t_start, 2)
+        write_run(out_dir, result, per_query_text, timings)
+    else:
+        timings["seconds"] = {k: round(v, 4) for k, v in sorted(timer.seconds.items())}
+        timings["wall_seconds"] = round(time.perf_counter() - t_start, 2)
+    return {"result": result, "per_query": per_query_text, "timings": timings, "plan": plan}
+
+
+def _per_query_rows(hits: Mapping[str, Mapping[str, float]], plan: FewShotPlan, cfg: FewShotConfig):
+    split_of = {c: plan.classes.split_of(c) for c in plan.queries.test}
+    rows, order = [], []
+    for set_name, h in hits.items():
+        order.append(set_name)
+        parts = set_name.split("/")
+        method = "" if set_name == ZERO else parts[0]
+        setting = ZERO if set_name == ZERO else parts[1]
+        k = setting[2:] if setting.startswith("K=") else ("0" if setting == ZERO else "")
+        trial = parts[2].split("=")[1] if len(parts) > 2 else ""
+        for c in sorted(plan.queries.test):
+            for q in plan.queries.test[c]:
+                rows.append((set_name, method, setting, k, trial, q, c, split_of[c], h[q]))
+    return rows, order
+
+
+def _per_query_csv(rows) -> str:
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    # the run-folder layout (set, qid, applied, measures; every column after qid numeric):
+    # applied = 0 (query texts are never changed here), k = K (0 for zero-shot, nan for basic /
+    # full-shot), trial = 1..n (nan outside K-shot). Class membership: result.json plan.test_queries
+    w.writerow(["set", "qid", "applied", MEASURE, "k", "trial"])
+    for set_name, method, setting, k, trial, q, c, split, value in rows:
+        w.writerow([set_name, q, 0, repr(float(value)), k if k != "" else "nan", trial if trial != "" else "nan"])
+    return buf.getvalue()
+
+
+def _summary(zero: dict, methods_out: dict, plan: FewShotPlan, cfg: FewShotConfig) -> dict:
+    """Headline numbers for leaderboards: flat ``metrics`` (name -> value) plus the headline setting
+    (the first method at the smallest K that ran)."""
+    metrics = {f"{ZERO} {s} {MEASURE}": zero[s] for s in SPLITS}
+    for m, mo in methods_out.items():
+        if BASIC in mo:
+            for s in SPLITS:
+                metrics[f"{m} {BASIC} {s} {MEASURE}"] = mo[BASIC][s]
+        for k, e in mo["k"].items():
+            for s in SPLITS:
+                metrics[f"{m} K={k} {s} {MEASURE}"] = e[s]["mean"]
+                metrics[f"{m} K={k} {s} {MEASURE} SD"] = e[s]["sd"]
+                metrics[f"{m} K={k} {s} winning ratio"] = e["winning_ratio"][s]
+        if FULL in mo:
+            for s in SPLITS:
+                metrics[f"{m} {FULL} {s} {MEASURE}"] = mo[FULL][s]
+    head: dict = {"measure": MEASURE, "reference": ZERO, "zero_shot": {s: zero[s] for s in SPLITS}}
+    if plan.ks:
+        m = cfg.methods[0]
+        k = str(plan.ks[0])
+        e = methods_out[m]["k"][k]
+        head.update(method=m, k=int(k),
+                    k_shot={s: {"mean": e[s]["mean"], "sd": e[s]["sd"]} for s in SPLITS},
+                    winning_ratio=e["winning_ratio"],
+                    delta_novel=(e["novel"]["mean"] - zero["novel"]) if e["novel"]["mean"] is not None else None)
+        if FULL in methods_out[m]:
+            head["full_shot"] = {s: methods_out[m][FULL][s] for s in SPLITS}
+    return {"headline": head, "metrics": metrics}
+
+
+def run_cli(args, spec: ModelSpec, dataset: Dataset, out_dir: Path, executor) -> int:
+    cfg = config_from(args).validate()
+    t0 = time.perf_counter()
+    print(f"bench: {spec.name} on {dataset.name} ({len(dataset.corpus)} docs, {len(dataset.queries)} queries), "
+          f"suite fewshot, methods {', '.join(cfg.methods)}, K {', '.join(map(str, sorted(set(cfg.ks))))}, "
+          f"{cfg.n_trials} trials, seed {cfg.seed}", file=sys.stderr)
+    out = run(spec, dataset, cfg, out_dir, executor=executor)
+    print(fewshot_table(out["result"]))
+    wall = time.perf_counter() - t0
+    print(f"\nwall time {wall:.0f} s ({wall / 60:.1f} min)")
+    print(f"result: {Path(out_dir) / 'result.json'}  per-query: {Path(out_dir) / 'per_query.csv'}  plots: "
+          f"{', '.join(str(Path(out_dir) / p) for p in out['result']['plots']) or 'none'}")
+    return 0
+
+
+class FewShotSuite(Suite):
+    name = "fewshot"
+    description = "FewDR protocol: base/novel classes, K-shot trials, R@10 per class, winning ratios, tests"
+    options = FEWSHOT_OPTIONS
+    shared = frozenset({"correction"})
+    layout = "fewshot"
+    reference = ZERO
+    gated = True
+
+    def run(self, values, spec, dataset, measures, out_dir, executor) -> int:
+        return run_cli(values, spec, dataset, out_dir, executor)
+
+
+SUITE = FewShotSuite()
+

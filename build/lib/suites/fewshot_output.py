@@ -1,0 +1,171 @@
+"""What the few-shot suite shows: the console table and the PNG plots."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List
+
+import numpy as np
+
+from bench.tuning.plans import describe
+from suites.fewshot_metrics import BASIC, FULL, SPLITS, ZERO
+
+
+# --------------------------------------------------------------------------------------------
+# console table and plots
+
+
+def pct(v, sd=None) -> str:
+    if v is None:
+        return "-"
+    return f"{100 * v:.1f}" + (f" ±{100 * sd:.1f}" if sd is not None else "")
+
+
+def statistics_lines(st: dict) -> List[str]:
+    """The console description of the test: statistic, unit, trials, test, sidedness, correction."""
+    if "trials" not in st:  # a result written before the headline-level test
+        return [f"p = {st['test']} test per test query ({st['sidedness']}), {st['correction']} correction over each "
+                f"method's settings; seed {st['seed']}"]
+    if st["test"] == "randomization":
+        what = "stratified paired randomization (sign-flip) test"
+        unit = "test query weighted by 1/(test queries of its class x classes), so the statistic is"
+    else:
+        what = f"class-level paired {st['test']}"
+        unit = "class (its mean R@10), so the mean class difference is"
+    return [f"p = {what} of the headline difference (setting - zero-shot R@10, macro over classes), "
+            f"{st['sidedness']}; unit: {unit} the headline delta; K-shot trials averaged per test query before "
+            f"pairing; {st['correction']} correction over each method's settings per split; seed {st['seed']}"]
+
+
+def fewshot_table(result: dict) -> str:
+    """Rows: zero-shot, then per method basic / each K / full-shot; R@10 (x100, mean ± SD over
+    trials) per split, winning ratio, per-query SD and the corrected p-value (novel)."""
+    header = ["setting", "base R@10", "novel R@10", "all R@10", "win(novel)", "win(all)", "q-SD(novel)",
+              "p(novel)"]
+    zs = result["zero_shot"]
+    rows = [[ZERO, pct(zs["base"]), pct(zs["novel"]), pct(zs["all"]), "-", "-", "-", "-"]]
+    comps = ((result.get("statistics") or {}).get("comparisons") or {})
+    for m, mo in result["methods"].items():
+        def p_of(setting):
+            c = comps.get(m, {}).get(setting, {}).get("novel")
+            return "-" if not c or c.get("p_corrected") is None else f"{c['p_corrected']:.3g}"
+
+        if BASIC in mo:
+            b = mo[BASIC]
+            rows.append([f"{m} basic", pct(b["base"]), pct(b["novel"]), pct(b["all"]), "-", "-", "-", p_of(BASIC)])
+        for k, e in mo["k"].items():
+            wr = e["winning_ratio"]
+            rows.append([f"{m} K={k}", pct(e["base"]["mean"], e["base"]["sd"]), pct(e["novel"]["mean"], e["novel"]["sd"]),
+                         pct(e["all"]["mean"], e["all"]["sd"]), pct(wr["novel"]), pct(wr["all"]),
+                         pct(e["novel"]["per_query_sd"]), p_of(f"K={k}")])
+        if FULL in mo:
+            f = mo[FULL]
+            rows.append([f"{m} full-shot", pct(f["base"]), pct(f["novel"]), pct(f["all"]), "-", "-", "-",
+                         p_of(FULL)])
+    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
+    lines = ["  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+             for r in [header] + rows]
+    lines.insert(1, "-" * len(lines[0]))
+    d = result["dataset"]
+    plan = result["plan"]
+    sizes = plan["class_sizes"]
+    n_test = sum(v["test"] for v in sizes.values())
+    title = (f"{result['model']['name']} on {d['name']} ({d['n_docs']} docs): few-shot (FewDR protocol), seed "
+             f"{result['seed']}, {len(plan['trial_seeds'])} trials, {len(plan['classes']['base'])} base / "
+             f"{len(plan['classes']['novel'])} novel classes, {n_test} test queries")
+    out = [title, "", *lines, ""]
+    out.append("R@10 x100 = share of test queries with a relevant passage in the top 10, macro-averaged over "
+               "classes; ± = sample SD over trials (n-1); win = winning ratio vs zero-shot (classes)")
+    st = (result.get("statistics") or {}).get("header") or {}
+    if st:
+        out.extend(statistics_lines(st))
+    for k in plan["ks"]:
+        u = plan["usable_classes"][str(k)]
+        out.append(f"K={k}: usable (>= {k} training queries): base {len(u['base'])}/{len(plan['classes']['base'])}"
+                   f" [{', '.join(u['base'])}], novel {len(u['novel'])}/{len(plan['classes']['novel'])}"
+                   f" [{', '.join(u['novel'])}]; other classes: rule '{plan['short_class_rule']}'")
+    for k, why in plan["skipped_k"].items():
+        out.append(f"K={k} not run: {why}")
+    for m, mo in result["methods"].items():
+        arch = describe(m, mo.get("tuning") or {})
+        if arch:
+            out.append(f"tuning {arch}")
+    for m, mo in result["methods"].items():
+        segs = mo["boosting_gradient"]["segments"]
+        if segs:
+            out.append(f"{m} boosting gradient (novel, R@10 x100 per shot): " +
+                       ", ".join(f"{s['from_k']}->{s['to_k']}: {100 * s['per_shot']:+.3f}" for s in segs))
+    for n in result.get("notes") or []:
+        out.append(f"note: {n}")
+    return "\n".join(out)
+
+
+def write_plots(result: dict, out_dir: Path) -> List[str]:
+    """R@10 against K with SD bands, and winning ratio per K (PNG, matplotlib Agg, imported here)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg", force=True)
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return ["matplotlib is not installed: no plots (pip install matplotlib)"]
+    from bench.core.io import atomic_path
+
+    ks = [int(k) for k in result["plan"]["ks"]]
+    zs = result["zero_shot"]
+    colors = {"base": "tab:blue", "novel": "tab:orange", "all": "tab:green"}
+    styles = ["-", "--", ":", "-."]
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    x_all = [0] + ks
+    xpos = list(range(len(x_all)))
+    labels = ["0 (zero-shot)"] + [str(k) for k in ks]
+    for mi, (m, mo) in enumerate(result["methods"].items()):
+        for s in SPLITS:
+            means = [zs[s]] + [mo["k"][str(k)][s]["mean"] for k in ks]
+            sds = [0.0] + [mo["k"][str(k)][s]["sd"] or 0.0 for k in ks]
+            means = np.array([np.nan if v is None else 100 * v for v in means])
+            sds = 100 * np.array(sds)
+            ax.plot(xpos, means, styles[mi % len(styles)], marker="o", color=colors[s], label=f"{m} {s}")
+            ax.fill_between(xpos, means - sds, means + sds, color=colors[s], alpha=0.15)
+            if FULL in mo and mo[FULL][s] is not None:
+                ax.axhline(100 * mo[FULL][s], color=colors[s], linestyle=styles[mi % len(styles)], alpha=0.4,
+                           linewidth=1)
+    ax.set_xticks(xpos)
+    ax.set_xticklabels(labels)
+    ax.set_xlabel("K (training queries per class)")
+    ax.set_ylabel("R@10 (x100, macro over classes)")
+    ax.set_title(f"{result['model']['name']} on {result['dataset']['name']}: R@10 vs K "
+                 f"(bands: ±SD over trials; faint lines: full-shot)", fontsize=9)
+    ax.legend(fontsize=7, loc="best")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    with atomic_path(out_dir / "fewshot_r10.png", suffix=".png") as tmp:
+        fig.savefig(tmp, format="png", dpi=110)
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    methods = list(result["methods"])
+    hatches = ["", "//", "..", "xx", "\\\\", "--", "oo", "++"]
+    width = 0.8 / max(1, len(methods) * len(SPLITS))
+    for mi, m in enumerate(methods):
+        for si, s in enumerate(SPLITS):
+            vals = [result["methods"][m]["k"][str(k)]["winning_ratio"][s] for k in ks]
+            vals = [np.nan if v is None else 100 * v for v in vals]
+            off = (mi * len(SPLITS) + si) * width - 0.4 + width / 2
+            bars = ax.bar(np.arange(len(ks)) + off, vals, width, color=colors[s], label=f"{m} {s}",
+                          hatch=hatches[mi % len(hatches)], edgecolor="white", linewidth=0.3)
+            ax.bar_label(bars, labels=["-" if np.isnan(v) else f"{v:.0f}" for v in vals], fontsize=7, padding=1)
+    ax.axhline(50, color="grey", linewidth=0.8, linestyle=":")
+    ax.set_xticks(np.arange(len(ks)))
+    ax.set_xticklabels([f"K={k}" for k in ks])
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("winning ratio (% of classes beating zero-shot)")
+    ax.set_title("Winning ratio per K (trial-mean class R@10 > zero-shot)", fontsize=9)
+    ax.legend(fontsize=7, ncol=max(1, len(methods) // 2))
+    ax.grid(alpha=0.3, axis="y")
+    fig.tight_layout()
+    with atomic_path(out_dir / "fewshot_winning_ratio.png", suffix=".png") as tmp:
+        fig.savefig(tmp, format="png", dpi=110)
+    plt.close(fig)
+    return []
+
+

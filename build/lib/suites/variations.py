@@ -1,0 +1,321 @@
+"""Suite ``variations``: ORIGINAL plus the eight query-variation sets of RoDR (IJCAI 2022).
+
+Every judged query is evaluated in every set. A query that a generator could not change keeps
+its original text in that set and is counted as not applicable (``applied`` = 0), as in the
+RoDR protocol. A generator that cannot run here (a missing resource) is listed with status
+``missing`` and the reason, never skipped silently; VARIATIONS (AVG.) averages the sets that ran
+and names them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import List, Optional, Sequence
+
+from bench.data.model import Dataset
+from bench.core.errors import BenchError
+from bench.core.options import option
+from bench.evaluation.measures import Measure
+from bench.models.spec import ModelSpec
+from bench.core.timing import Timer
+from bench.search.retriever import make_retriever
+from bench.results.rundir import AVG, ORIGINAL
+from bench.results.suite import Suite
+from bench.search.exact import TIE_BREAK
+
+
+
+@dataclass
+class VariationsConfig:
+    seed: int = 0
+    measures: Sequence[Measure] = ()
+    top_k: int = 100
+    generators: Optional[Sequence[str]] = None  # None: the paper's eight
+    variations_dir: Optional[Path] = None  # evaluate frozen sets instead of generating
+    write_runs: bool = False
+    batch_size: int = 64
+    cache_root: Optional[Path] = None
+    progress: bool = True
+    statistics: dict = field(default_factory=dict)  # options for bench.evaluation.stats (test, correction, ...)
+    index: Optional[object] = None  # bench.search.ann.IndexConfig; None: exact (faiss.IndexFlatIP)
+    shard_size: Optional[int] = None  # corpus shard size (None: bench.encoding.shards.DEFAULT_SHARD_SIZE)
+
+
+def _original_set(qids: List[str], texts: List[str]):
+    from perturb.sets import VariationSet
+
+    return VariationSet(name=ORIGINAL, label=ORIGINAL, config={}, seed=None, qids=list(qids), texts=list(texts),
+                        applied=[False] * len(qids), details=[""] * len(qids))
+
+
+def _align(vs, qids: List[str], texts: List[str]):
+    """A frozen/imported set on the dataset's judged queries: queries it lacks keep their text."""
+    from perturb.sets import VariationSet
+
+    by_qid = {q: (t, a, d) for q, t, a, d in zip(vs.qids, vs.texts, vs.applied, vs.details)}
+    judged = set(qids)
+    unknown = [q for q in by_qid if q not in judged]
+    out_t, out_a, out_d = [], [], []
+    for q, orig in zip(qids, texts):
+        t, a, d = by_qid.get(q, (orig, False, ""))
+        out_t.append(t)
+        out_a.append(bool(a) and t != orig)
+        out_d.append(d if t != orig else "")
+    aligned = VariationSet(name=vs.name, label=vs.label, config=dict(vs.config), seed=vs.seed, qids=list(qids),
+                           texts=out_t, applied=out_a, details=out_d, status=vs.status, reason=vs.reason,
+                           source=vs.source)
+    return aligned, unknown
+
+
+def build_sets(dataset: Dataset, cfg: VariationsConfig, timer: Timer):
+    """ORIGINAL plus the variation sets (generated, or read from ``cfg.variations_dir``)."""
+    from perturb import PAPER_ORDER
+    from perturb.sets import generate, read_tsv
+
+    qids = dataset.judged_query_ids()
+    texts = [dataset.queries[q].text for q in qids]
+    sets = [_original_set(qids, texts)]
+    notes: List[str] = []
+    if cfg.variations_dir is not None:
+        folder = Path(cfg.variations_dir)
+        files = sorted(folder.glob("*.tsv"))
+        if not files:
+            raise BenchError(f"{folder}: no variation sets (*.tsv) found. Write them with `bench perturb`.")
+        rank = {n: i for i, n in enumerate(PAPER_ORDER)}
+        for path in sorted(files, key=lambda p: (rank.get(p.stem, len(rank)), p.stem)):
+            with timer("variations_read"):
+                vs, unknown = _align(read_tsv(path), qids, texts)
+            if unknown:
+                notes.append(f"{path.name}: {len(unknown)} query ids not among the dataset's judged queries ignored")
+            sets.append(vs)
+        return sets, notes
+    names = list(cfg.generators) if cfg.generators is not None else list(PAPER_ORDER)
+    items = list(zip(qids, texts))
+    for name in names:
+        with timer(f"generate:{name}"):
+            sets.append(generate(name, items, cfg.seed))
+    return sets, notes
+
+
+def check_trec_ids(dataset: Dataset) -> None:
+    """Refuse, up front, ids that cannot be written to a TREC run file."""
+    from bench.search.exact import trec_id_problem
+
+    for kind, ids in (("query", dataset.judged_query_ids()), ("document", dataset.doc_ids())):
+        for ident in ids:
+            why = trec_id_problem(ident)
+            if why:
+                raise BenchError(f"{dataset.name}: {kind} id {ident!r} cannot be written to a TREC run file: {why}. "
+                                 f"Rename the ids in the collection, or run without --trec-runs")
+
+
+def _drop(orig: float, var: float) -> Optional[float]:
+    return None if orig == 0 else (orig - var) / orig
+
+
+def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optional[Path], executor=None) -> dict:
+    """Evaluate ``spec`` on ``dataset``'s ORIGINAL queries and every variation set.
+
+    Returns ``{"result": ..., "per_query": csv text, "timings": ..., "sets": [VariationSet]}``
+    and writes the run folder when ``out_dir`` is given.
+    """
+    from bench.encoding.executor import LocalExecutor
+    from bench.evaluation.measures import per_query
+    from bench.results.writer import per_query_csv, result_header, write_run
+
+    executor = executor or LocalExecutor()
+    if cfg.write_runs and out_dir is not None:
+        check_trec_ids(dataset)  # before any encoding: a bad id would only fail at the very end
+    timer = Timer()
+    measures = list(cfg.measures)
+    names = [m.name for m in measures]
+    with timer("load_model_and_corpus"):
+        retriever = make_retriever(spec, dataset, timer, cache_root=cfg.cache_root, batch_size=cfg.batch_size,
+                                   progress=cfg.progress, index=cfg.index, shard_size=cfg.shard_size,
+                                   executor=executor)
+    sets, notes = build_sets(dataset, cfg, timer)
+    if len({vs.name for vs in sets}) != len(sets):
+        raise BenchError("two variation sets share a name; rename one")
+    ok_sets = [vs for vs in sets if vs.status == "ok"]
+
+    qrels = dataset.qrels  # what a unit needs (a remote executor ships the closure, not the corpus)
+    top_k = cfg.top_k
+
+    def evaluate(vs):
+        run_ = retriever.search(vs.qids, vs.texts, top_k)
+        with timer("measure"):
+            values = per_query(measures, qrels, run_, vs.qids)
+        return run_, values
+
+    retriever.prepare([t for vs in ok_sets for t in vs.texts])
+    approximation = retriever.recall_vs_exact(sets[0].qids, sets[0].texts, cfg.top_k)
+    outputs = dict(zip([vs.name for vs in ok_sets], executor.map(evaluate, ok_sets)))
+
+    orig_metrics = {n: _mean(outputs[ORIGINAL][1][n].values()) for n in names}
+    set_entries, rows = [], []
+    for vs in sets:
+        entry = {"name": vs.name, "label": vs.label, "status": vs.status, "source": getattr(vs, "source", "generated"),
+                 "config": vs.config, "n_queries": len(vs.qids)}
+        if vs.status != "ok":
+            entry["reason"] = vs.reason
+            set_entries.append(entry)
+            continue
+        values = outputs[vs.name][1]
+        metrics = {n: _mean(values[n].values()) for n in names}
+        entry.update(fingerprint=vs.fingerprint(), n_applied=int(sum(vs.applied)), n_evaluated=len(vs.qids),
+                     metrics=metrics,
+                     drop_rate=None if vs.name == ORIGINAL else {n: _drop(orig_metrics[n], metrics[n]) for n in names})
+        set_entries.append(entry)
+        for i, q in enumerate(vs.qids):
+            rows.append((vs.name, q, int(vs.applied[i]), [values[n][q] for n in names]))
+    var_ok = [e for e in set_entries if e["status"] == "ok" and e["name"] != ORIGINAL]
+    summary = {}
+    if var_ok:
+        avg = {n: _mean(e["metrics"][n] for e in var_ok) for n in names}
+        summary[AVG] = {"sets": [e["name"] for e in var_ok], "metrics": avg,
+                        "drop_rate": {n: _drop(orig_metrics[n], avg[n]) for n in names}}
+    missing = [e["name"] for e in set_entries if e["status"] != "ok"]
+    result = {
+        **result_header("variations", spec, dataset, cfg.seed),
+        "measures": names,
+        "retrieval": {"top_k": cfg.top_k, "index": retriever.index_name, "similarity": retriever.similarity,
+                      "tie_break": TIE_BREAK, **retriever.index_record(cfg.top_k),
+                      **({"recall_vs_exact": approximation} if approximation is not None else {})},
+        "sets": set_entries,
+        "missing_sets": missing,
+        "summary": summary,
+        "notes": notes,
+        "per_query_file": "per_query.csv",
+    }
+    per_query_text = per_query_csv(rows, names)
+    if cfg.statistics is not None:
+        with timer("statistics"):
+            result["statistics"] = _statistics(per_query_text, [e["name"] for e in var_ok], names, cfg)
+    timings = {"seconds": {k: round(v, 4) for k, v in sorted(timer.seconds.items())},
+               "encoding": retriever.stats(), "executor": executor.name}
+    if out_dir is not None:
+        out_dir = Path(out_dir)
+        with timer("write"):
+            from bench.core.io import safe_name
+            from bench.results.writer import begin_run
+            from bench.search.exact import write_trec_run
+            from perturb.sets import write_tsv
+
+            begin_run(out_dir)
+            for vs in sets:
+                if vs.status == "ok" and vs.name != ORIGINAL:
+                    write_tsv(vs, out_dir / "variations" / f"{safe_name(vs.name, 'model')}.tsv")
+            if cfg.write_runs:
+                for vs in ok_sets:
+                    write_trec_run(outputs[vs.name][0], out_dir / "runs" / f"{safe_name(vs.name, 'model')}.trec",
+                                   f"drbench-{safe_name(spec.name, 'model')}")
+            write_run(out_dir, result, per_query_text, timings)
+    return {"result": result, "per_query": per_query_text, "timings": timings, "sets": sets}
+
+
+def _statistics(per_query_text: str, var_sets: List[str], names: List[str], cfg: VariationsConfig) -> Optional[dict]:
+    try:
+        from bench.evaluation.stats import variation_statistics
+    except ImportError:
+        return None
+    import io
+
+    import pandas as pd
+
+    df = pd.read_csv(io.StringIO(per_query_text), dtype={"set": str, "qid": str})
+    return variation_statistics(df, var_sets, names, seed=cfg.seed, **cfg.statistics)
+
+
+def _mean(values) -> float:
+    vals = list(values)
+    return float(sum(vals) / len(vals)) if vals else 0.0
+
+
+VARIATIONS_OPTIONS = (
+    option("--generators", default=None, help="comma-separated subset of the variation sets (default: all eight)"),
+    option("--variations", type=Path, default=None,
+           help="evaluate frozen variation sets from this folder (written by `bench perturb` or imported)"),
+    option("--trec-runs", action="store_true", help="also write TREC run files"),
+    option("--shard-size", type=int, default=None,
+           help="documents per corpus shard: the unit of encoding, caching, resuming and retrying (default: 50000; "
+                "a smaller corpus is one shard)"),
+    option("--index", default="flat", choices=["flat", "ivf", "hnsw"],
+           help="flat: exact inner product (default); ivf: faiss IndexIVFFlat; hnsw: faiss IndexHNSWFlat (an "
+                "approximate index is recorded in result.json with its measured recall against exact search)"),
+    option("--nlist", type=int, default=None, help="IVF lists (default: round(4*sqrt(N)) capped at N//39 for N documents)"),
+    option("--nprobe", type=int, default=32, help="IVF lists visited per query (default: 32, at most nlist)"),
+    option("--hnsw-m", type=int, default=32, help="HNSW neighbours per node, M (default: 32)"),
+    option("--ef-search", type=int, default=128, help="HNSW efSearch (default: 128; at least top-k + 16 is used)"),
+    option("--recall-queries", type=int, default=1000,
+           help="ORIGINAL queries whose approximate top-k is compared with exact search (all when fewer; else a "
+                "seeded sample; default: 1000)"),
+)
+_INDEX_DEFAULTS = {"nlist": None, "nprobe": 32, "hnsw_m": 32, "ef_search": 128}
+
+
+def index_config(args):
+    """The index of the run from the parsed options (approximate-index options need --index ivf/hnsw)."""
+    from bench.search.ann import IndexConfig
+
+    if args.index == "flat":
+        changed = [f"--{k.replace('_', '-')}" for k, v in _INDEX_DEFAULTS.items() if getattr(args, k) != v]
+        if changed:
+            raise BenchError(f"{', '.join(changed)} configure an approximate index; add --index ivf or --index hnsw")
+    return IndexConfig(kind=args.index, nlist=args.nlist, nprobe=args.nprobe, hnsw_m=args.hnsw_m,
+                       ef_search=args.ef_search, seed=args.seed, recall_queries=args.recall_queries)
+
+
+def approximation_line(result: dict) -> str:
+    """The console line of an approximate index: what it was and how close to exact it came."""
+    r = result.get("retrieval", {})
+    rec = r.get("recall_vs_exact")
+    if not rec:
+        return ""
+    params = ", ".join(f"{k}={v}" for k, v in r.get("index_params", {}).items()
+                       if k not in ("kind", "nlist_source", "nprobe_clamped", "train_seed"))
+    recalls = ", ".join(f"{k} {v:.4f}" for k, v in rec.items() if k.startswith("recall@"))
+    return (f"approximate index {r['index']} ({params}): {recalls} against exact search on {rec['queries']}. "
+            f"The metrics above are those of the approximate index.")
+
+
+class VariationsSuite(Suite):
+    name = "variations"
+    description = "RoDR's eight query-variation sets: metrics, drop rates and paired tests against ORIGINAL"
+    options = VARIATIONS_OPTIONS
+    shared = frozenset({"top_k", "test", "correction"})
+    layout = "sets"
+    reference = ORIGINAL
+    gated = True
+
+    def run(self, values, spec, dataset, measures, out_dir, executor) -> int:
+        import sys
+
+        from bench.reporting.tables import variations_table
+        from perturb import GENERATORS
+
+        index = index_config(values)
+        if values.shard_size is not None:
+            from bench.encoding.shards import check_shard_size
+
+            check_shard_size(values.shard_size)
+        gens = None
+        if values.generators:
+            gens = [GENERATORS.canonical(g.strip()) for g in values.generators.split(",") if g.strip()]
+        cfg = VariationsConfig(seed=values.seed, measures=measures, top_k=values.top_k, generators=gens,
+                               variations_dir=values.variations, write_runs=values.trec_runs,
+                               batch_size=values.batch_size, progress=not values.no_progress,
+                               statistics={"test": values.test, "correction": values.correction},
+                               index=index, shard_size=values.shard_size)
+        print(f"bench: {spec.name} on {dataset.name} ({len(dataset.corpus)} docs, "
+              f"{len(dataset.judged_query_ids())} judged queries), suite {self.name}, seed {values.seed}",
+              file=sys.stderr)
+        out = run(spec, dataset, cfg, out_dir, executor=executor)
+        print(variations_table(out["result"]))
+        line = approximation_line(out["result"])
+        if line:
+            print(f"\n{line}")
+        print(f"\nresult: {Path(out_dir) / 'result.json'}  per-query: {Path(out_dir) / 'per_query.csv'}")
+        return 0
+
+
+SUITE = VariationsSuite()
