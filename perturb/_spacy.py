@@ -75,11 +75,18 @@ def loaded_name() -> str:
     return _NLP_NAME
 
 
+def original(tok, text: str) -> str:
+    """The token's characters in the original text (the doc may be a lower-cased copy)."""
+    return text[tok.idx: tok.idx + len(tok.text)]
+
+
 class SpacyGenerator:
     """Mixin for generators that work on a parsed spaCy ``Doc``: batches go through ``nlp.pipe``.
 
     Subclasses implement ``_perturb_doc(doc, text, rng)``; the text is always the original
-    string (the doc is built from it, so token offsets index into it).
+    string. The doc is built from :func:`perturb._text.tagging_copy` of it (ALL-CAPS and Title
+    Case queries lower-cased, same length), so token offsets index into ``text`` and the original
+    word is ``text[tok.idx: tok.idx + len(tok)]`` (``tok.text`` may be the lower-cased copy).
     """
 
     pipe_batch_size = 256
@@ -88,12 +95,15 @@ class SpacyGenerator:
         raise NotImplementedError
 
     def _perturb(self, text, rng):
-        return self._perturb_doc(nlp()(text), text, rng)
+        from perturb._text import tagging_copy
+
+        return self._perturb_doc(nlp()(tagging_copy(text)), text, rng)
 
     def perturb_batch(self, items, seed):
+        from perturb._text import tagging_copy
         from perturb.base import rng_for, settle
 
-        texts = [text for _, text in items]
+        texts = [tagging_copy(text) for _, text in items]
         out = []
         for (qid, text), doc in zip(items, nlp().pipe(texts, batch_size=self.pipe_batch_size)):
             out.append(settle(text, self._perturb_doc(doc, text, rng_for(seed, self.name, qid))))

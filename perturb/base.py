@@ -4,8 +4,11 @@ A generator is a pure function of (query text, random generator). The random gen
 derived from (run seed, generator name, query id) by :func:`rng_for`, so a query's variation
 does not depend on iteration order or on which other generators ran.
 
-Invariant: ``Perturbation.applied`` is True if and only if ``text`` differs from the input.
-:meth:`Generator.perturb` enforces it, whatever ``_perturb`` returns.
+Invariant: ``Perturbation.applied`` is True if and only if ``text`` differs from the input after
+normalisation (case folded, whitespace collapsed: :func:`perturb._text.normalise`). A case-only or
+whitespace-only change is not a variation: the input comes back unchanged and not applied.
+:meth:`Generator.perturb` enforces it, whatever ``_perturb`` returns; every applied row carries a
+non-empty ``detail`` naming its edit.
 """
 from __future__ import annotations
 
@@ -48,10 +51,12 @@ class ResourceMissing(RuntimeError):
 
 
 def settle(text: str, out: Perturbation) -> Perturbation:
-    """Enforce the invariant: applied iff the text changed (detail only when applied)."""
-    if out.text == text:
+    """Enforce the invariant: applied iff the normalised text changed (detail only when applied)."""
+    from perturb._text import same_query
+
+    if out.text == text or same_query(out.text, text):
         return Perturbation(text, False, "")
-    return Perturbation(out.text, True, out.detail)
+    return Perturbation(out.text, True, out.detail or "changed")
 
 
 class Generator:
