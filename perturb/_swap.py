@@ -49,6 +49,9 @@ class SynonymSwap(_spacy.SpacyGenerator):
         pos = SPACY_TO_WN.get(tok.pos_)
         if pos is None or not word.isalpha() or not word.isascii():
             return None
+        end = tok.idx + len(word)
+        if (tok.idx > 0 and text[tok.idx - 1] in "-/_'") or (end < len(text) and text[end] in "-/_'"):
+            return None  # part of a compound ("closed-form", "and/or"): a term, not a word
         low = word.lower()
         if low in stopwords() or zipf(low) < self.min_target_zipf:
             return None

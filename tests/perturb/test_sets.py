@@ -104,13 +104,15 @@ class _Missing(Generator):
 
 
 class _Upper(Generator):
+    """Upper-cases and appends "!" to lower-case text: a case-only change is never a variation."""
+
     name = "UPPER"
 
     def config(self):
         return {"case": "upper"}
 
     def _perturb(self, text, rng):
-        return Perturbation(text.upper(), True, "upper")
+        return Perturbation(text.upper() + ("!" if text.islower() else ""), True, "upper")
 
 
 def test_generate_statuses_and_applicability():
