@@ -26,7 +26,7 @@ def run(args) -> int:
     from bench.errors import BenchError
     from bench.io import atomic_write_text
     from perturb import GENERATORS, PAPER_ORDER
-    from perturb.sets import applicability_table, generate, import_penha_csv, import_rodr_tsv, write_tsv
+    from perturb.sets import applicability_table, generate, import_penha_csv, import_rodr_tsv, write_sets
 
     if args.import_penha or args.import_rodr:
         if args.import_penha:
@@ -55,9 +55,7 @@ def run(args) -> int:
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["set", "label", "queries", "applied", "percent"])
     writer.writerows(rows)
-    for vs in sets:
-        if vs.status == "ok":
-            write_tsv(vs, args.out / f"{vs.name}.tsv")
+    written = write_sets(sets, args.out)  # safe, unique file names inside --out; each read back
     atomic_write_text(args.out / "applicability.csv", buf.getvalue())
     width = max(len(str(r[1])) for r in rows) if rows else 10
     print(f"{'set'.ljust(width)}  queries  applied  percent")
@@ -67,5 +65,8 @@ def run(args) -> int:
     missing = [vs for vs in sets if vs.status != "ok"]
     for vs in missing:
         print(f"not generated: {vs.name}: {vs.reason}")
-    print(f"wrote {sum(vs.status == 'ok' for vs in sets)} sets to {args.out}")
+    for vs, path in written:
+        if path.name != f"{vs.name}.tsv":
+            print(f"set {vs.name!r} written as {path.name}")
+    print(f"wrote {len(written)} sets to {args.out} (each read back and checked)")
     return 1 if missing else 0
