@@ -101,10 +101,10 @@ class SpacyGenerator:
 
     def perturb_batch(self, items, seed):
         from perturb._text import tagging_copy
-        from perturb.base import rng_for, settle
+        from perturb.base import query_rng, settle
 
         texts = [tagging_copy(text) for _, text in items]
         out = []
         for (qid, text), doc in zip(items, nlp().pipe(texts, batch_size=self.pipe_batch_size)):
-            out.append(settle(text, self._perturb_doc(doc, text, rng_for(seed, self.name, qid))))
+            out.append(settle(text, self._perturb_doc(doc, text, query_rng(seed, self.name, text))))
         return out

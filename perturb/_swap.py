@@ -19,7 +19,7 @@ import numpy as np
 
 from perturb import _spacy
 from perturb._text import case_style, match_case, stopwords, tagging_copy, zipf
-from perturb.base import Perturbation, rng_for, settle
+from perturb.base import Perturbation, query_rng, settle
 
 SPACY_TO_WN = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 # Light verbs: their synonyms depend on the object ("made a study" / "made of steel"), never swapped.
@@ -138,4 +138,4 @@ class SynonymSwap(_spacy.SpacyGenerator):
     def perturb_batch(self, items, seed):
         items = list(items)
         docs = list(_spacy.nlp().pipe([tagging_copy(t) for _, t in items], batch_size=self.pipe_batch_size))
-        return self._resolve([t for _, t in items], docs, [rng_for(seed, self.name, q) for q, _ in items])
+        return self._resolve([t for _, t in items], docs, [query_rng(seed, self.name, t) for _, t in items])

@@ -150,12 +150,14 @@ class ApertiumTranslator(Translator):
         cfg["modes"] = list(APERTIUM_PAIRS[self.pivot])
         cfg["batching"] = "sorted distinct texts, blank-line separated"
         cfg["unknown_marks"] = "kept (no -u), used to reject pivot-language leaks"
+        cfg["stable_check"] = "neighbour-dependent translations dropped" if self.stable_check else "off"
         if self._version is None:
             self._version = _debian_version(f"apertium-eng-{self.pivot}")
         cfg["version"] = self._version
         return cfg
 
     marks = True  # outputs carry apertium's unknown-word marks (removed by the generator)
+    stable_check = True  # translate twice (sorted, reverse-sorted); neighbour-dependent texts -> None
 
     def _call(self, mode: str, data: str) -> str:
         out = subprocess.run([self.executable, mode], input=data.encode("utf-8"), capture_output=True,
@@ -170,8 +172,12 @@ class ApertiumTranslator(Translator):
         The distinct texts go in sorted order, separated by blank lines (a paragraph break, which
         keeps most context from leaking between queries), so a query's translation does not
         depend on the order or ids of the batch. Apertium's tagger and transfer still see a
-        little cross-paragraph context: about 3% of Cranfield queries translate differently in a
-        batch than alone. If the paragraphs come back out of step, each text is sent alone.
+        little cross-paragraph context: about 1-3% of queries translate differently in a batch
+        than alone. So the batch is translated twice, in sorted and in reverse-sorted order (every
+        query then follows a different neighbour), and a text whose two translations differ
+        depends on its neighbours: it comes back as ``None`` (the generator leaves such a query
+        unchanged), so a query's variation depends on the query, not on the batch. If the
+        paragraphs come back out of step, each text is sent alone.
         """
         clean = [_LINE_BREAKS.sub(" ", t) for t in texts]
         if not clean:
@@ -179,6 +185,13 @@ class ApertiumTranslator(Translator):
         unique = sorted({t for t in clean if t.strip()})
         if not unique:
             return list(clean)
+        table = self._translate_ordered(mode, unique)
+        if self.stable_check and len(unique) > 1:
+            other = self._translate_ordered(mode, unique[::-1])
+            table = {t: (v if other.get(t) == v else None) for t, v in table.items()}
+        return [table.get(t, t) for t in clean]
+
+    def _translate_ordered(self, mode: str, unique: Sequence[str]) -> Dict[str, str]:
         data = "\n\n".join(unique) + "\n"
         out = self._call(mode, data)
         if out.endswith("\n"):
@@ -186,8 +199,7 @@ class ApertiumTranslator(Translator):
         parts = out.split("\n\n")
         if len(parts) != len(unique) or any("\n" in p for p in parts):
             parts = [self._call(mode, t + "\n").rstrip("\n") for t in unique]
-        table = dict(zip(unique, parts))
-        return [table.get(t, t) for t in clean]
+        return dict(zip(unique, parts))
 
     def to_pivot(self, texts):
         return self._run(APERTIUM_PAIRS[self.pivot][0], texts)
@@ -350,11 +362,15 @@ class BackTranslate(Generator):
         send = [i for i, t in enumerate(texts) if t.strip()]
         mid = self.translator.to_pivot([texts[i] for i in send]) if send else []
         if self.translator.marks:  # unknown English words pass through the pivot: unmark them
-            mid = [strip_marks(m) for m in mid]
-        back = self.translator.from_pivot(mid) if send else []
+            mid = [None if m is None else strip_marks(m) for m in mid]
+        ok = [k for k, m in enumerate(mid) if m is not None]  # None: the translation was unstable
+        back_ok = self.translator.from_pivot([mid[k] for k in ok]) if ok else []
+        back: List[Optional[str]] = [None] * len(mid)
+        for k, b in zip(ok, back_ok):
+            back[k] = b
         out = [("", t) for t in texts]
         for i, m, b in zip(send, mid, back):
-            out[i] = (m, b)
+            out[i] = ("" if m is None else m, texts[i] if b is None else b)
         return out
 
     def _result(self, text: str, mid: str, back: str) -> Perturbation:

@@ -1,8 +1,10 @@
 """The contract every query-variation generator follows.
 
-A generator is a pure function of (query text, random generator). The random generator is
-derived from (run seed, generator name, query id) by :func:`rng_for`, so a query's variation
-does not depend on iteration order or on which other generators ran.
+A generator is a pure function of (query text, random generator). In a batch the random
+generator is derived from (run seed, generator name, query *text*) by :func:`query_rng`, so a
+query's variation depends only on the seed, the generator and the query: not on iteration order,
+on which other generators ran, or on the query's id (two ids with one text get one variation).
+That is what lets :mod:`perturb.cache` store variations by content.
 
 Invariant: ``Perturbation.applied`` is True if and only if ``text`` differs from the input after
 normalisation (case folded, whitespace collapsed: :func:`perturb._text.normalise`). A case-only or
@@ -24,6 +26,11 @@ def rng_for(seed: int, generator: str, item_id: str) -> np.random.Generator:
     digest = hashlib.sha256(f"{int(seed)}\x1f{generator}\x1f{item_id}".encode("utf-8")).digest()
     words = np.frombuffer(digest, dtype="<u4").tolist()
     return np.random.default_rng(np.random.SeedSequence(words))
+
+
+def query_rng(seed: int, generator: str, text: str) -> np.random.Generator:
+    """The random generator of one query: :func:`rng_for` keyed by the query text."""
+    return rng_for(seed, generator, "text:" + text)
 
 
 @dataclass(frozen=True)
@@ -95,5 +102,6 @@ class Generator:
         return settle(text, self._perturb(text, rng))
 
     def perturb_batch(self, items: Sequence[Tuple[str, str]], seed: int) -> List[Perturbation]:
-        """Perturb ``(query id, text)`` pairs; per-item rngs make the result order-independent."""
-        return [self.perturb(text, rng_for(seed, self.name, qid)) for qid, text in items]
+        """Perturb ``(query id, text)`` pairs; per-query rngs (:func:`query_rng`) make the result
+        independent of order, ids and batch composition."""
+        return [self.perturb(text, query_rng(seed, self.name, text)) for qid, text in items]

@@ -105,9 +105,11 @@ class VariationSet:
 
 
 # --------------------------------------------------------------------------- generation
-def generate(name: str, queries: Sequence[Tuple[str, str]], seed: int, generator=None) -> VariationSet:
+def generate(name: str, queries: Sequence[Tuple[str, str]], seed: int, generator=None,
+             cache: bool = True) -> VariationSet:
     """Run generator ``name`` over ``(qid, text)`` pairs. Never skips silently: a generator that
-    cannot run here gives a set with ``status="missing"`` and the install hint as ``reason``."""
+    cannot run here gives a set with ``status="missing"`` and the install hint as ``reason``.
+    Variations come from the content cache (:mod:`perturb.cache`) when ``cache``."""
     from perturb import GENERATORS
     from perturb.base import ResourceMissing
 
@@ -120,7 +122,12 @@ def generate(name: str, queries: Sequence[Tuple[str, str]], seed: int, generator
     canonical = GENERATORS.canonical(name) if name in GENERATORS else name
     try:
         gen.check()
-        results = gen.perturb_batch(list(zip(qids, texts)), seed)
+        if cache:
+            from perturb.cache import cached_perturb_batch
+
+            results = cached_perturb_batch(gen, list(zip(qids, texts)), seed)
+        else:
+            results = gen.perturb_batch(list(zip(qids, texts)), seed)
     except ResourceMissing as exc:
         return VariationSet(name=canonical, label=gen.label, config=_safe_config(gen), seed=seed, qids=qids,
                             texts=list(texts), applied=[False] * len(qids), details=[""] * len(qids),

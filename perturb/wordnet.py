@@ -318,10 +318,43 @@ def base_forms(word: str, pos: str) -> List[str]:
     return out
 
 
+_COUNTS: Optional[Dict[str, int]] = None
+
+
+def sense_counts() -> Dict[str, int]:
+    """SemCor tag counts by sense key, read once from ``cntlist.rev`` ({} when the file is absent)."""
+    global _COUNTS
+    if _COUNTS is None:
+        wordnet()
+        counts: Dict[str, int] = {}
+        path = Path(_WN_META["root"]) / "cntlist.rev"
+        if path.is_file():
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                for line in fh:
+                    parts = line.split()
+                    if len(parts) == 3 and parts[2].isdigit():
+                        counts[parts[0]] = int(parts[2])
+        _COUNTS = counts
+    return _COUNTS
+
+
+_RANKED: Dict[Tuple[str, str], list] = {}
+_ANT: Dict[Tuple[str, str], set] = {}
+_DERIV: Dict[Tuple[str, str], bool] = {}
+
+
 def ranked_synsets(word: str, pos: str) -> list:
     """The synsets of ``word`` for ``pos``, most frequent sense first: by the SemCor count of the
     word's lemma in the synset (cntlist.rev), ties in WordNet's own order (also frequency-based)."""
+    key = (word.lower(), pos)
+    if key not in _RANKED:
+        _RANKED[key] = _ranked_synsets(word, pos)
+    return list(_RANKED[key])
+
+
+def _ranked_synsets(word: str, pos: str) -> list:
     wn = wordnet()
+    counts = sense_counts()
     forms = base_forms(word, pos)
     seen, synsets = set(), []
     for form in forms[::-1]:  # base form first
@@ -331,10 +364,7 @@ def ranked_synsets(word: str, pos: str) -> list:
                     seen.add(syn.name())
                     synsets.append(syn)
     def count(syn):
-        try:
-            return max((l.count() for l in syn.lemmas() if l.name().lower() in forms), default=0)
-        except Exception:  # noqa: BLE001 - no cntlist.rev: WordNet order
-            return 0
+        return max((counts.get(l.key(), 0) for l in syn.lemmas() if l.name().lower() in forms), default=0)
     order = {s.name(): k for k, s in enumerate(synsets)}
     return sorted(synsets, key=lambda s: (-count(s), order[s.name()]))
 
@@ -376,6 +406,13 @@ def is_proper_noun(word: str) -> bool:
 
 def antonyms(word: str, pos: str) -> set:
     """Every WordNet antonym of any sense of ``word`` (direct antonyms and those of similar-to satellites)."""
+    key = (word.lower(), pos)
+    if key not in _ANT:
+        _ANT[key] = _antonyms(word, pos)
+    return set(_ANT[key])
+
+
+def _antonyms(word: str, pos: str) -> set:
     out = set()
     for syn in ranked_synsets(word, pos):
         related = [syn] + (syn.similar_tos() if pos == "a" else [])
@@ -390,6 +427,13 @@ def is_derivation(a: str, b: str) -> bool:
     """``a`` and ``b`` are forms or derivations of one word: a shared lemma or inflection
     ("calculated"/"calculate"), WordNet derivational links ("calculate"/"calculation"), or a
     shared stem (common prefix of all but the last three letters of the shorter, >= 4 letters)."""
+    key = (a.lower(), b.lower())
+    if key not in _DERIV:
+        _DERIV[key] = _is_derivation(*key)
+    return _DERIV[key]
+
+
+def _is_derivation(a: str, b: str) -> bool:
     from perturb.glove import is_inflection
 
     a, b = a.lower(), b.lower()
