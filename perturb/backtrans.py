@@ -185,10 +185,16 @@ class ApertiumTranslator(Translator):
         unique = sorted({t for t in clean if t.strip()})
         if not unique:
             return list(clean)
-        table = self._translate_ordered(mode, unique)
         if self.stable_check and len(unique) > 1:
-            other = self._translate_ordered(mode, unique[::-1])
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(2) as pool:  # two apertium pipelines side by side
+                fwd = pool.submit(self._translate_ordered, mode, unique)
+                rev = pool.submit(self._translate_ordered, mode, unique[::-1])
+                table, other = fwd.result(), rev.result()
             table = {t: (v if other.get(t) == v else None) for t, v in table.items()}
+        else:
+            table = self._translate_ordered(mode, unique)
         return [table.get(t, t) for t in clean]
 
     def _translate_ordered(self, mode: str, unique: Sequence[str]) -> Dict[str, str]:

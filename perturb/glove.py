@@ -178,10 +178,10 @@ class SwapSynGlove(SynonymSwap, Generator):
             for syn, rank, sense in sense_synonyms(word, pos, self.n_senses):
                 if syn in ants or is_number(syn) or zipf(syn) < self.min_zipf:
                     continue
-                if is_derivation(base, syn) or is_derivation(word, syn):
-                    continue
                 cos = cosine(base, syn)
                 if cos is None or cos < self.min_cosine:
+                    continue
+                if is_derivation(base, syn) or is_derivation(word, syn):
                     continue
                 scored.append((-cos, syn, f"cos {cos:.3f}, sense {sense}", sense))
             self._cands[key] = tuple((syn, note, sense) for _, syn, note, sense in sorted(scored))

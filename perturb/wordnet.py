@@ -277,10 +277,12 @@ class SwapSynWordNet(SynonymSwap, Generator):
             ants = antonyms(word, pos)
             out = []
             for syn, _, sense in sense_synonyms(word, pos, 1):
-                if syn in ants or zipf(syn) < self.min_zipf or is_derivation(base, syn):
+                if syn in ants or zipf(syn) < self.min_zipf:
                     continue
                 cos = cosine(base, syn)
                 if self.min_cosine > 0 and (cos is None or cos < self.min_cosine):
+                    continue
+                if is_derivation(base, syn):
                     continue
                 out.append((syn, f"sense {sense}, cos {cos:.3f}" if cos is not None else f"sense {sense}", sense))
             self._cands[key] = tuple(out)
@@ -392,8 +394,18 @@ def sense_synonyms(word: str, pos: str, n_senses: int = 1, mutual: int = 2) -> L
     return out
 
 
+_PROPER: Dict[str, bool] = {}
+
+
 def is_proper_noun(word: str) -> bool:
     """True when WordNet knows ``word`` only as a capitalised noun (a name: "Italy", "Wang")."""
+    low = word.lower()
+    if low not in _PROPER:
+        _PROPER[low] = _is_proper_noun(low)
+    return _PROPER[low]
+
+
+def _is_proper_noun(word: str) -> bool:
     wn = wordnet()
     low = word.lower()
     syns = wn.synsets(low, pos="n")
