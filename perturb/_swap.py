@@ -4,7 +4,8 @@ A query is POS-tagged (spaCy, on the case-normalised copy). A *target* is a cont
 be replaced: NOUN, VERB, ADJ or ADV (never PROPN), letters only, not a stop word, a frequent word
 (wordfreq Zipf >= ``min_target_zipf``: rare domain terms are not replaced), not a name (WordNet
 knows it only capitalised, or it is capitalised inside a lower/mixed-case query), not a light
-verb (make, take, get, ...: their synonyms depend on the object). Each generator
+verb (make, take, get, ...: their synonyms depend on the object), not part of a multi-word term
+(:meth:`SynonymSwap.in_term`: compounds, adjective + noun terms). Each generator
 lists, per target, its synonym candidates in its preference order; a *proposal* is (target,
 candidate) whose sense is the sense the query's other words point to (an embedding Lesk:
 :func:`perturb.wordnet.sense_in_context`), re-inflected to the target's form (lemminflect dictionary only). Proposals are checked
@@ -63,7 +64,28 @@ class SynonymSwap(_spacy.SpacyGenerator):
             return None  # an acronym inside a mixed-case query
         if is_proper_noun(low):
             return None
+        if self.in_term(tok):
+            return None
         return pos
+
+    term_adjective_zipf = 5.0
+
+    def in_term(self, tok) -> bool:
+        """The word is part of a multi-word term, whose words are not interchangeable one by one:
+        a noun in a compound ("unit test", "context manager", "TV show") or modified by an adjective
+        ("analytical solution", "linear theory", "indirect problem"), or a less common adjective
+        modifying a noun ("turbulent flow", "experimental results"; common ones such as "wide",
+        "various", "small" are kept)."""
+        if tok.dep_ == "compound" or any(c.dep_ == "compound" for c in tok.children):
+            return True
+        if tok.pos_ == "NOUN" and any(c.dep_ == "amod" for c in tok.children):
+            return True
+        nxt = tok.doc[tok.i + 1] if tok.i + 1 < len(tok.doc) else None
+        attributive = tok.dep_ == "amod" or (tok.head.pos_ in ("NOUN", "PROPN") and tok.head.i > tok.i) or (
+            nxt is not None and (nxt.pos_ in ("NOUN", "PROPN") or nxt.dep_ == "compound"))
+        if tok.pos_ == "ADJ" and attributive and zipf(tok.lower_) < self.term_adjective_zipf:
+            return True
+        return False
 
     def proposals(self, doc, text: str, rng: np.random.Generator) -> List[Proposal]:
         from perturb.wordnet import inflect_like, sense_in_context

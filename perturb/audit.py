@@ -113,11 +113,12 @@ _CHUNK = re.compile(r"[^\W_]+")
 
 def is_token_cut(orig_token: str, new_token: str) -> bool:
     """``new_token`` is ``orig_token`` with some of its inner words cut out and its punctuation
-    kept: "(i.e.," -> "(.e.,", "and/or" -> "/", "U.S." -> "U..". A misspelling is not a cut."""
+    kept: "(i.e.," -> "(.e.,", "and/or" -> "/", "U.S." -> "U..". A misspelling is not a cut, nor
+    is a one-word token dropped with its punctuation kept ("I..." -> "...")."""
     if orig_token == new_token or _CHUNK.sub("", orig_token) != _CHUNK.sub("", new_token):
         return False
     a, b = _CHUNK.findall(orig_token), _CHUNK.findall(new_token)
-    if len(b) >= len(a):
+    if len(a) < 2 or len(b) >= len(a):  # a word cut out of a compound token, not a token removed
         return False
     it = iter(a)
     return all(any(x == y for y in it) for x in b)

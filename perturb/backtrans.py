@@ -23,7 +23,11 @@ generation error, or an unmarked new word that is not English (wordfreq: unknown
 much more frequent in the pivot language). The output's whitespace is collapsed (dropped words
 leave no double spaces) and the query's case style is restored (an ALL-CAPS query comes back
 ALL-CAPS, a lower-case one lower-case); a result equal to the query up to case and whitespace is
-not a variation (:func:`perturb.base.settle`).
+not a variation (:func:`perturb.base.settle`). Every content word (not a stop word) of the query
+must have a counterpart in the output and vice versa: the same lemma or a WordNet synonym in one
+of the two most frequent senses (:func:`unmatched_content`): the rule-based pivot mistranslates
+technical terms ("boundary layer" -> "layer of border", "pump" -> "bomb"), and such round trips
+are refused. What remains are reorderings, function-word changes and synonym choices.
 
 The backend and pivot are part of ``label`` (``BACKTRANS[deu,marian]``, ``BACKTRANS[spa,apertium]``)
 and of ``config()``, so a Spanish rule-based number is never reported as the German setting.
@@ -48,6 +52,59 @@ from perturb.base import Generator, Perturbation, Resource, ResourceMissing, set
 _MARKED = re.compile(r"(?<![\w*#@])([*#@])(\w[\w'-]*)")
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 PIVOT_WFLANG = {"spa": "es", "deu": "de"}
+
+
+_LEMMAS: Dict[str, frozenset] = {}
+_SENSES: Dict[str, frozenset] = {}
+
+
+def _lemma_set(word: str) -> frozenset:
+    low = word.lower()
+    if low not in _LEMMAS:
+        out = {low}
+        try:
+            import lemminflect
+
+            for forms in lemminflect.getAllLemmas(low).values():
+                out.update(f.lower() for f in forms)
+        except ImportError:  # pragma: no cover - lemminflect is a dependency
+            pass
+        _LEMMAS[low] = frozenset(out)
+    return _LEMMAS[low]
+
+
+def _top_senses(word: str, n: int = 2) -> frozenset:
+    low = word.lower()
+    if low not in _SENSES:
+        from perturb.wordnet import ranked_synsets
+
+        names = set()
+        for pos in ("n", "v", "a", "r"):
+            names.update(syn.name() for syn in ranked_synsets(low, pos)[:n])
+        _SENSES[low] = frozenset(names)
+    return _SENSES[low]
+
+
+def same_content_word(a: str, b: str) -> bool:
+    """``a`` and ``b`` are one content word: equal, forms of one lemma, or synonyms in one of the
+    two most frequent senses of each (WordNet)."""
+    if a.lower() == b.lower() or _lemma_set(a) & _lemma_set(b):
+        return True
+    return bool(_top_senses(a) & _top_senses(b))
+
+
+def unmatched_content(original: str, back: str) -> List[str]:
+    """Content words (letters, not stop words) of either text without a counterpart in the other:
+    a round trip that loses or adds a content word ("panels" -> "signpost", "plato" -> "dish",
+    "boundary layer" -> "layer of border") changes the need, whatever its fluency."""
+    from perturb._text import stopwords
+
+    sw = stopwords()
+    a = [w for w in _WORD.findall(original) if w.lower() not in sw]
+    b = [w for w in _WORD.findall(strip_marks(back)) if w.lower() not in sw]
+    missing = [w for w in a if not any(same_content_word(w, x) for x in b)]
+    added = [w for w in b if not any(same_content_word(w, x) for x in a)]
+    return missing + added
 
 
 def strip_marks(text: str) -> str:
@@ -320,6 +377,7 @@ class MarianTranslator(Translator):
 # --------------------------------------------------------------------------- generator
 class BackTranslate(Generator):
     name = "BACKTRANS"
+    keep_content = True  # refuse round trips that lose, add or mistranslate a content word
 
     def __init__(self, backend: Optional[str] = None, pivot: Optional[str] = None, **translator_kwargs):
         """``backend`` is "marian", "apertium" or None (Marian German if its weights exist, else Apertium)."""
@@ -346,7 +404,9 @@ class BackTranslate(Generator):
 
     def config(self) -> dict:
         return {"source": "eng", **self.translator.config(),
-                "reject": "pivot-language leaks (apertium marks, wordfreq en/pivot)", "whitespace": "collapsed",
+                "reject": "pivot-language leaks (apertium marks, wordfreq en/pivot)",
+                "content_words": "each kept (same lemma or WordNet synonym in the top-2 senses)" if self.keep_content
+                else "unchecked", "whitespace": "collapsed",
                 "case": "query case style restored"}
 
     def resources(self) -> List[Resource]:
@@ -384,6 +444,8 @@ class BackTranslate(Generator):
             return Perturbation(text, False, "")
         if pivot_leaks(text, back, self.translator.pivot, self.translator.marks):
             return Perturbation(text, False, "")  # a pivot-language token leaked: refused
+        if self.keep_content and unmatched_content(text, back):
+            return Perturbation(text, False, "")  # a content word was lost, added or mistranslated
         out = apply_case_style(collapse_spaces(strip_marks(back)), case_style(text))
         return Perturbation(out, True, f"via {self.translator.pivot} ({self.translator.backend}): {mid!r}")
 

@@ -121,7 +121,8 @@ class SwapSynGlove(SynonymSwap, Generator):
     co-hyponyms (white/black, internal/external), other names (wang/liu) or derivations
     (calculated/calculation), which change the information need. Here the candidates are the
     one-word WordNet synonyms of the word's ``n_senses`` most frequent senses for its POS in the
-    query, kept only when GloVe agrees they are near (cosine >= ``min_cosine``), frequent
+    query (default 1: the blind sample showed second and third senses, e.g. theory -> hypothesis,
+    shame -> pity, change the need), kept only when GloVe agrees they are near (cosine >= ``min_cosine``), frequent
     (Zipf >= ``min_zipf``), not a WordNet antonym of the word, not a number and not a derivation
     of the same lemma; they are ranked by GloVe cosine (nearest first). The target word is drawn
     in a seeded random order among the replaceable words (see :mod:`perturb._swap`), re-inflected
@@ -130,7 +131,7 @@ class SwapSynGlove(SynonymSwap, Generator):
 
     name = "SWAPSYN-GLOVE"
 
-    def __init__(self, min_cosine: float = 0.6, n_senses: int = 3, min_zipf: float = 3.0,
+    def __init__(self, min_cosine: float = 0.6, n_senses: int = 1, min_zipf: float = 3.0,
                  min_target_zipf: float = 3.0):
         self.min_cosine = float(min_cosine)
         self.n_senses = int(n_senses)

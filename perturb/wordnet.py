@@ -317,6 +317,20 @@ def base_forms(word: str, pos: str) -> List[str]:
         base = None
     if base and base.lower() not in out:
         out.append(base.lower())
+    if len(out) == 1:  # morphy keeps lemmas of their own ("effects"): ask lemminflect for the base
+        try:
+            import lemminflect
+
+            upos = {"n": "NOUN", "v": "VERB", "a": "ADJ", "r": "ADV"}[pos]
+            for lemma in lemminflect.getLemma(low, upos=upos, lemmatize_oov=False):
+                from perturb._text import zipf
+
+                # the base must be the commoner word ("effect" for "effects"; not "physic" for "physics")
+                if lemma.lower() != low and wn.synsets(lemma.lower(), pos=pos) and zipf(lemma.lower()) >= zipf(low):
+                    out.append(lemma.lower())
+                    break
+        except ImportError:  # pragma: no cover
+            pass
     return out
 
 
@@ -358,6 +372,8 @@ def _ranked_synsets(word: str, pos: str) -> list:
     wn = wordnet()
     counts = sense_counts()
     forms = base_forms(word, pos)
+    if len(forms) > 1:  # an inflected form: the senses of its lemma ("effects" -> effect, not belongings)
+        forms = forms[1:]
     seen, synsets = set(), []
     for form in forms[::-1]:  # base form first
         for p in _WN_POS[pos]:
@@ -510,7 +526,7 @@ def synset_signature(syn) -> Optional[np.ndarray]:
     return _SIG_CACHE[key]
 
 
-def sense_in_context(word: str, pos: str, context: List[str], k: int = 6) -> Optional[str]:
+def sense_in_context(word: str, pos: str, context: List[str], k: int = 40) -> Optional[str]:
     """The name of the sense of ``word`` (among its ``k`` most frequent for ``pos``) whose
     signature is closest to the query's other content words (an embedding Lesk); None without
     context. Used to refuse a synonym whose sense is not the one the query means ("wake" in an

@@ -169,7 +169,7 @@ def test_glove_keeps_pos_in_context(cranfield):
         ta = next(t for t in after if t.idx == tb.idx)
         assert ta.pos_ == tb.pos_, (old, new)
         assert not any(c.isdigit() for c in new)
-    assert n > 20
+    assert n >= 10
 
 
 def test_glove_pos_check_refuses_a_changed_pos():
