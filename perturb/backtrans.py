@@ -27,7 +27,9 @@ not a variation (:func:`perturb.base.settle`). Every content word (not a stop wo
 must have a counterpart in the output and vice versa: the same lemma or a WordNet synonym in one
 of the two most frequent senses (:func:`unmatched_content`): the rule-based pivot mistranslates
 technical terms ("boundary layer" -> "layer of border", "pump" -> "bomb"), and such round trips
-are refused. What remains are reorderings, function-word changes and synonym choices.
+are refused. So are round trips that lose or add a personal pronoun or turn an auxiliary-first
+question into a statement (:func:`form_changes`; Spanish drops subject pronouns). What remains
+are reorderings, function-word changes and synonym choices.
 
 The backend and pivot are part of ``label`` (``BACKTRANS[deu,marian]``, ``BACKTRANS[spa,apertium]``)
 and of ``config()``, so a Spanish rule-based number is never reported as the German setting.
@@ -105,6 +107,24 @@ def unmatched_content(original: str, back: str) -> List[str]:
     missing = [w for w in a if not any(same_content_word(w, x) for x in b)]
     added = [w for w in b if not any(same_content_word(w, x) for x in a)]
     return missing + added
+
+
+PRONOUNS = ("i", "you", "we", "they", "he", "she", "me", "us", "them", "him", "her")
+AUX_FIRST = frozenset("do does did are is was were am have has had can could will would shall should may might must".split())
+
+
+def form_changes(original: str, back: str) -> List[str]:
+    """What the round trip did to the query's persons and sentence type: a personal pronoun lost or
+    added ("Have you heard the news?" -> "Has heard the news?", Spanish drops subjects), or a
+    question opening with an auxiliary that no longer does ("Are you ashamed" -> "You are
+    ashamed"; a leading "it" that apertium adds is ignored)."""
+    a = [w.lower() for w in _WORD.findall(original)]
+    b = [w.lower() for w in _WORD.findall(strip_marks(back))]
+    out = [f"pronoun {p!r}" for p in PRONOUNS if a.count(p) != b.count(p)]
+    b_first = b[1:] if b[:1] == ["it"] and a[:1] != ["it"] else b
+    if a and a[0] in AUX_FIRST and (not b_first or b_first[0] not in AUX_FIRST):
+        out.append("question form")
+    return out
 
 
 def strip_marks(text: str) -> str:
@@ -444,8 +464,8 @@ class BackTranslate(Generator):
             return Perturbation(text, False, "")
         if pivot_leaks(text, back, self.translator.pivot, self.translator.marks):
             return Perturbation(text, False, "")  # a pivot-language token leaked: refused
-        if self.keep_content and unmatched_content(text, back):
-            return Perturbation(text, False, "")  # a content word was lost, added or mistranslated
+        if self.keep_content and (unmatched_content(text, back) or form_changes(text, back)):
+            return Perturbation(text, False, "")  # a content word, a person or the question form changed
         out = apply_case_style(collapse_spaces(strip_marks(back)), case_style(text))
         return Perturbation(out, True, f"via {self.translator.pivot} ({self.translator.backend}): {mid!r}")
 

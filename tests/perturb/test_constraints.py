@@ -320,3 +320,47 @@ def test_nostopword_never_cuts_inside_a_token(cranfield):
         kept = p.text.split()
         for tok in kept:
             assert tok in text.split() or tok.strip("(),.;:!?") in [t.strip("(),.;:!?") for t in text.split()]
+
+
+# --------------------------------------------------------------------------- round 2 (from the blind sample)
+@pytest.mark.parametrize("orig,back", [
+    ("panels subjected to aerodynamic heating .", "the signpost subjected to aerodynamic heating ."),
+    ("have you read plato", "you have you read dish"),
+    ("how can one detect transition phenomena in boundary layers .", "how can one detects phenomena of transition in layers of border ."),
+])
+def test_backtrans_refuses_lost_or_mistranslated_content_words(orig, back):
+    from perturb.backtrans import unmatched_content
+
+    assert unmatched_content(orig, back)
+
+
+def test_backtrans_content_words_kept_are_accepted():
+    from perturb.backtrans import form_changes, unmatched_content
+
+    orig, back = "what is your favorite number", "what is your favourite number"
+    assert unmatched_content(orig, back) == [] and form_changes(orig, back) == []
+    assert unmatched_content("materials of the wing", "material of the wing") == []
+
+
+@pytest.mark.parametrize("orig,back", [
+    ("Have you heard the news?", "Has heard the news?"),
+    ("Are you ashamed", "You are ashamed"),
+    ("How much money have you lost?", "How much money has lost?"),
+])
+def test_backtrans_refuses_lost_persons_and_question_form(orig, back):
+    from perturb.backtrans import form_changes
+
+    assert form_changes(orig, back)
+    assert form_changes("can you write a parser?", "it can you write a parser?") == []
+
+
+@pytest.mark.parametrize("text,word", [
+    ("can the transverse potential flow about a body be calculated", "potential"),
+    ("what theoretical guides do we have as to turbulent couette flow behaviour", "turbulent"),
+    ("can you write a unit test for a function", "test"),
+    ("can you write a context manager in Python?", "manager"),
+])
+def test_swaps_never_split_terms(text, word):
+    for name in ("SWAPSYN-GLOVE", "SWAPSYN-WNET"):
+        for p in generator(name).perturb_batch([(str(s), text) for s in range(15)], 0):
+            assert word in p.text.split() or word + "?" in p.text.split(), (name, p)
