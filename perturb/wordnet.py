@@ -387,13 +387,14 @@ def _ranked_synsets(word: str, pos: str) -> list:
     return sorted(synsets, key=lambda s: (-count(s), order[s.name()]))
 
 
-def sense_synonyms(word: str, pos: str, n_senses: int = 1, mutual: int = 2) -> List[Tuple[str, int, str]]:
+def sense_synonyms(word: str, pos: str, n_senses: int = 1, mutual: int = 1) -> List[Tuple[str, int, str]]:
     """(lemma, sense rank, synset name) of the one-word lemmas of the word's ``n_senses`` most frequent senses,
     the word's own forms excluded. Capitalised lemmas (proper names: "Italia") are left out.
 
     With ``mutual`` > 0 a lemma is kept only when the shared sense is also among *its own*
-    ``mutual`` most frequent senses: "job" is a lemma of problem's first sense, but that sense is
-    not what "job" usually means, so problem -> job is refused."""
+    ``mutual`` most frequent senses (default 1: its most frequent sense): "job" is a lemma of
+    problem's first sense, but that sense is not what "job" usually means, so problem -> job is
+    refused; so are kind -> form, practice -> pattern, vary -> alter, reason -> ground."""
     forms = set(base_forms(word, pos))
     out, seen = [], set()
     for rank, syn in enumerate(ranked_synsets(word, pos)[:n_senses]):

@@ -214,7 +214,7 @@ def test_wordnet_inflects_to_the_word(cranfield):
                 plurals += 1
                 assert new.endswith("s"), (old, new)  # a plural noun stays plural
     assert plurals > 0
-    assert sum(p.applied for p in out) >= 0.2 * len(cranfield)
+    assert sum(p.applied for p in out) >= 0.1 * len(cranfield)
     assert not any("_" in p.text for p in out)
 
 
