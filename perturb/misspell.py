@@ -25,7 +25,8 @@ Constraints (ours; a misspelling must leave the information need readable):
 * an edit whose result is itself a frequent real word is refused (wordfreq Zipf >=
   ``real_word_zipf``, default 3.0): "following" -> "flowing", "that" -> "what", "cause" ->
   "because" are real-word swaps, not misspellings. This also removes the spelling table's
-  real-word pairs and its reverse direction (misspelling -> correct word);
+  real-word pairs and its reverse direction (misspelling -> correct word); a table entry more
+  than 2 edits away from the word (a misspelling of a related word: "sharp" -> "shrply") is refused;
 * the word keeps its case pattern: OCR and keyboard replacements are letters of the same case
   as the replaced letter (or, for OCR, a digit), so "do" never becomes "DO"; a case-only change
   is never counted as applied (:func:`perturb.base.settle`).
@@ -155,6 +156,22 @@ def is_latin_word(word: str) -> bool:
     return word.isalpha() and all(c.isascii() or unicodedata.name(c, "").startswith("LATIN") for c in word)
 
 
+def edit_distance(a: str, b: str) -> int:
+    """Damerau-Levenshtein distance (adjacent transpositions count 1)."""
+    d = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i in range(len(a) + 1):
+        d[i][0] = i
+    for j in range(len(b) + 1):
+        d[0][j] = j
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+    return d[len(a)][len(b)]
+
+
 def _random_like(ch: str, rng: np.random.Generator, exclude: str = "") -> str:
     """A random character of the same kind as ``ch`` (digit, upper or lower letter), != exclude."""
     pool = string.digits if ch.isdigit() else string.ascii_uppercase if ch.isupper() else string.ascii_lowercase
@@ -166,6 +183,7 @@ def _random_like(ch: str, rng: np.random.Generator, exclude: str = "") -> str:
 class Misspell(Generator):
     name = "MISSPELL"
     max_attempts = 4  # draws per type before falling back to the next type (a drawn edit may be refused)
+    max_table_distance = 2  # a table misspelling of *another* word ("sharp" -> "shrply", of "sharply") is refused
 
     def __init__(self, types: Sequence[str] = TYPES, keyboard_min_chars: int = 4, ocr_min_chars: int = 1,
                  typo_min_letters: int = 3, real_word_zipf: float = 3.0):
@@ -189,6 +207,7 @@ class Misspell(Generator):
             "errors_per_query": 1,
             "targets": "content words: letters only, no stop word (NLTK 179), no digit",
             "reject_real_word_results": f"wordfreq 3.1.1 zipf >= {self.real_word_zipf}",
+            "table_max_edit_distance": self.max_table_distance,
             "case": "kept (same-case replacement letters)",
         }
 
@@ -267,7 +286,8 @@ class Misspell(Generator):
         out = []
         for o in options:
             new = o if word in sp else match_case(word, o)
-            if o.isalpha() and new.lower() != word.lower() and not self.is_real_word(new):
+            if o.isalpha() and new.lower() != word.lower() and not self.is_real_word(new) and \
+                    edit_distance(new.lower(), word.lower()) <= self.max_table_distance:
                 out.append(new)
         return tuple(out)
 

@@ -364,3 +364,12 @@ def test_swaps_never_split_terms(text, word):
     for name in ("SWAPSYN-GLOVE", "SWAPSYN-WNET"):
         for p in generator(name).perturb_batch([(str(s), text) for s in range(15)], 0):
             assert word in p.text.split() or word + "?" in p.text.split(), (name, p)
+
+
+def test_misspell_table_entry_of_another_word_is_refused():
+    from perturb.misspell import Misspell, edit_distance
+
+    assert edit_distance("sharp", "shrply") == 3 and edit_distance("form", "from") == 1
+    gen = Misspell(types=("spelling",))
+    assert "shrply" not in gen._spelling_options("sharp")
+    assert all(edit_distance(o, "sharp") <= 2 for o in gen._spelling_options("sharp"))
