@@ -104,8 +104,13 @@ def unmatched_content(original: str, back: str) -> List[str]:
     sw = stopwords()
     a = [w for w in _WORD.findall(original) if w.lower() not in sw]
     b = [w for w in _WORD.findall(strip_marks(back)) if w.lower() not in sw]
-    missing = [w for w in a if not any(same_content_word(w, x) for x in b)]
-    added = [w for w in b if not any(same_content_word(w, x) for x in a)]
+    # lemma matches first (cheap); WordNet senses only for the words left over
+    a_lem = set().union(*(_lemma_set(w) for w in a)) if a else set()
+    b_lem = set().union(*(_lemma_set(w) for w in b)) if b else set()
+    a_left = [w for w in a if not _lemma_set(w) & b_lem]
+    b_left = [w for w in b if not _lemma_set(w) & a_lem]
+    missing = [w for w in a_left if not any(_top_senses(w) & _top_senses(x) for x in b)]
+    added = [w for w in b_left if not any(_top_senses(w) & _top_senses(x) for x in a)]
     return missing + added
 
 

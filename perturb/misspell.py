@@ -180,6 +180,9 @@ def _random_like(ch: str, rng: np.random.Generator, exclude: str = "") -> str:
     return pool[int(rng.integers(len(pool)))]
 
 
+_SPELLING_CACHE: Dict[tuple, Tuple[str, ...]] = {}
+
+
 class Misspell(Generator):
     name = "MISSPELL"
     max_attempts = 4  # draws per type before falling back to the next type (a drawn edit may be refused)
@@ -281,6 +284,13 @@ class Misspell(Generator):
         return zipf(word.lower()) >= self.real_word_zipf
 
     def _spelling_options(self, word: str) -> Tuple[str, ...]:
+        key = (word, self.real_word_zipf, self.max_table_distance)
+        cached = _SPELLING_CACHE.get(key)
+        if cached is None:
+            cached = _SPELLING_CACHE[key] = self._compute_spelling_options(word)
+        return cached
+
+    def _compute_spelling_options(self, word: str) -> Tuple[str, ...]:
         sp = tables()["spelling"]
         options = sp[word] if word in sp else sp.get(word.lower(), ())
         out = []
