@@ -7,8 +7,9 @@ judged questions, the original queries and variations of Penha et al.'s CSVs, th
 the Cranfield documents cut to 4-16 words (query-like lengths). Each run uses a fresh, empty
 ``$DRBENCH_HOME`` (so WordNet preparation and every variation are computed: *cold*), then runs the
 same generation again in the same process (*warm*: every variation from the content cache).
-Resource loading (spaCy, GloVe, WordNet, tables) is timed separately. Prints a JSON summary;
-numbers are measurements, never assertions (the RESOURCES.md machine: 2 shared cores).
+Resource loading (spaCy, GloVe, WordNet, tables) is timed separately. Prints a JSON summary with
+the 1-minute load average at start and end (the machine's 2 cores are shared: compare runs only
+at similar load); numbers are measurements, never assertions.
 """
 from __future__ import annotations
 
@@ -74,7 +75,8 @@ def main(argv=None) -> int:
     from perturb.cache import cached_perturb_batch
 
     items = real_queries(args.n)
-    summary = {"queries": len(items), "seed": args.seed, "cpu_count": os.cpu_count(), "generators": {}}
+    summary = {"queries": len(items), "seed": args.seed, "cpu_count": os.cpu_count(),
+               "loadavg_1min_start": round(os.getloadavg()[0], 2), "generators": {}}
     t0 = time.perf_counter()
     gens = {name: make(name) for name in PAPER_ORDER}
     for gen in gens.values():
@@ -99,6 +101,7 @@ def main(argv=None) -> int:
             "cold_misses": stats["misses"], "warm_misses": wstats["misses"]}
         print(f"{gen.label:26s} cold {cold:7.2f} s  warm {warm:6.3f} s  applied {summary['generators'][gen.label]['applied']:5d}"
               f"  warm misses {wstats['misses']}", flush=True)
+    summary["loadavg_1min_end"] = round(os.getloadavg()[0], 2)
     summary["cold_total_seconds"] = round(cold_total, 2)
     summary["warm_total_seconds"] = round(warm_total, 2)
     print(json.dumps(summary, indent=2))
