@@ -2,16 +2,34 @@
 
 Backends (a :class:`Translator` each; both deterministic, so back-translation uses no rng):
 
-* ``marian``: Hugging Face MarianMT ``Helsinki-NLP/opus-mt-en-de`` and ``opus-mt-de-en`` (the
-  RoDR paper's German pivot), loaded only from local files: folders given as arguments or by
+* ``marian``: Hugging Face MarianMT ``Helsinki-NLP/opus-mt-en-de`` and ``opus-mt-de-en`` (a German
+  pivot, as RoDR's; RoDR uses TextFlint's ``BackTrans``, whose default models are the FSMT
+  ``facebook/wmt19-en-de`` and ``facebook/wmt19-de-en``, so Marian opus-mt is a stand-in for
+  those, not the paper's exact models), loaded only from local files: folders given as arguments or by
   ``$DRBENCH_MARIAN_EN_DE`` / ``$DRBENCH_MARIAN_DE_EN``, else the Hugging Face cache with
   ``local_files_only=True``. Never downloads. Decoding uses each model's generation config
   (beam search for opus-mt), batched.
 * ``apertium``: Debian ``apertium`` + ``apertium-eng-spa`` (rule-based, Spanish pivot); one
   process call per direction for all queries (distinct texts in sorted order, one paragraph
-  each), ``-u`` so unknown words carry no ``*``/``#``/``@`` marks. Known limit: apertium keeps a
-  little context across paragraphs, so ~3% of queries translate slightly differently in a batch
-  than alone (the result never depends on batch order or query ids).
+  each), *without* ``-u`` so unknown words come back marked (``*`` unknown, ``@`` untranslated,
+  ``#`` not generated). Known limit: apertium keeps a little context across paragraphs, so ~3% of
+  queries translate slightly differently in a batch than alone (the result never depends on batch
+  order or query ids).
+
+Constraints (ours): a round trip is refused (query left unchanged, not applied) when the English
+output keeps a pivot-language token: a word apertium marks as unknown/untranslated in the
+pivot->English direction that was not in the query ("soluciónanalítica", "cual"), a ``#``
+generation error, or an unmarked new word that is not English (wordfreq: unknown in English, or
+much more frequent in the pivot language). The output's whitespace is collapsed (dropped words
+leave no double spaces) and the query's case style is restored (an ALL-CAPS query comes back
+ALL-CAPS, a lower-case one lower-case); a result equal to the query up to case and whitespace is
+not a variation (:func:`perturb.base.settle`). Every content word (not a stop word) of the query
+must have a counterpart in the output and vice versa: the same lemma or a WordNet synonym in one
+of the two most frequent senses (:func:`unmatched_content`): the rule-based pivot mistranslates
+technical terms ("boundary layer" -> "layer of border", "pump" -> "bomb"), and such round trips
+are refused. So are round trips that lose or add a personal pronoun or turn an auxiliary-first
+question into a statement (:func:`form_changes`; Spanish drops subject pronouns). What remains
+are reorderings, function-word changes and synonym choices.
 
 The backend and pivot are part of ``label`` (``BACKTRANS[deu,marian]``, ``BACKTRANS[spa,apertium]``)
 and of ``config()``, so a Spanish rule-based number is never reported as the German setting.
@@ -30,7 +48,114 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
+from perturb._text import apply_case_style, case_style, collapse_spaces, wordfreq_resource, zipf
 from perturb.base import Generator, Perturbation, Resource, ResourceMissing, settle
+
+_MARKED = re.compile(r"(?<![\w*#@])([*#@])(\w[\w'-]*)")
+_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+PIVOT_WFLANG = {"spa": "es", "deu": "de"}
+
+
+_LEMMAS: Dict[str, frozenset] = {}
+_SENSES: Dict[str, frozenset] = {}
+
+
+def _lemma_set(word: str) -> frozenset:
+    low = word.lower()
+    if low not in _LEMMAS:
+        out = {low}
+        try:
+            import lemminflect
+
+            for forms in lemminflect.getAllLemmas(low).values():
+                out.update(f.lower() for f in forms)
+        except ImportError:  # pragma: no cover - lemminflect is a dependency
+            pass
+        _LEMMAS[low] = frozenset(out)
+    return _LEMMAS[low]
+
+
+def _top_senses(word: str, n: int = 2) -> frozenset:
+    low = word.lower()
+    if low not in _SENSES:
+        from perturb.wordnet import ranked_synsets
+
+        names = set()
+        for pos in ("n", "v", "a", "r"):
+            names.update(syn.name() for syn in ranked_synsets(low, pos)[:n])
+        _SENSES[low] = frozenset(names)
+    return _SENSES[low]
+
+
+def same_content_word(a: str, b: str) -> bool:
+    """``a`` and ``b`` are one content word: equal, forms of one lemma, or synonyms in one of the
+    two most frequent senses of each (WordNet)."""
+    if a.lower() == b.lower() or _lemma_set(a) & _lemma_set(b):
+        return True
+    return bool(_top_senses(a) & _top_senses(b))
+
+
+def unmatched_content(original: str, back: str) -> List[str]:
+    """Content words (letters, not stop words) of either text without a counterpart in the other:
+    a round trip that loses or adds a content word ("panels" -> "signpost", "plato" -> "dish",
+    "boundary layer" -> "layer of border") changes the need, whatever its fluency."""
+    from perturb._text import stopwords
+
+    sw = stopwords()
+    a = [w for w in _WORD.findall(original) if w.lower() not in sw]
+    b = [w for w in _WORD.findall(strip_marks(back)) if w.lower() not in sw]
+    # lemma matches first (cheap); WordNet senses only for the words left over
+    a_lem = set().union(*(_lemma_set(w) for w in a)) if a else set()
+    b_lem = set().union(*(_lemma_set(w) for w in b)) if b else set()
+    a_left = [w for w in a if not _lemma_set(w) & b_lem]
+    b_left = [w for w in b if not _lemma_set(w) & a_lem]
+    missing = [w for w in a_left if not any(_top_senses(w) & _top_senses(x) for x in b)]
+    added = [w for w in b_left if not any(_top_senses(w) & _top_senses(x) for x in a)]
+    return missing + added
+
+
+PRONOUNS = ("i", "you", "we", "they", "he", "she", "me", "us", "them", "him", "her")
+AUX_FIRST = frozenset("do does did are is was were am have has had can could will would shall should may might must".split())
+
+
+def form_changes(original: str, back: str) -> List[str]:
+    """What the round trip did to the query's persons and sentence type: a personal pronoun lost or
+    added ("Have you heard the news?" -> "Has heard the news?", Spanish drops subjects), or a
+    question opening with an auxiliary that no longer does ("Are you ashamed" -> "You are
+    ashamed"; a leading "it" that apertium adds is ignored)."""
+    a = [w.lower() for w in _WORD.findall(original)]
+    b = [w.lower() for w in _WORD.findall(strip_marks(back))]
+    out = [f"pronoun {p!r}" for p in PRONOUNS if a.count(p) != b.count(p)]
+    b_first = b[1:] if b[:1] == ["it"] and a[:1] != ["it"] else b
+    if a and a[0] in AUX_FIRST and (not b_first or b_first[0] not in AUX_FIRST):
+        out.append("question form")
+    return out
+
+
+def strip_marks(text: str) -> str:
+    """Apertium's unknown-word marks removed ("*xyzzy" -> "xyzzy")."""
+    return _MARKED.sub(lambda m: m.group(2), text)
+
+
+def pivot_leaks(original: str, back: str, pivot: str, marked: bool) -> List[str]:
+    """Tokens of the back-translation that are not English and were not in the query: words marked
+    unknown/untranslated/not generated by apertium, and new words wordfreq does not know as English
+    or knows as much more frequent in the pivot language."""
+    orig = {w.lower() for w in _WORD.findall(original)}
+    leaks = []
+    if marked:
+        for mark, word in _MARKED.findall(back):
+            if mark == "#" or word.lower() not in orig:
+                leaks.append(mark + word)
+    lang = PIVOT_WFLANG.get(pivot)
+    for word in _WORD.findall(strip_marks(back)):
+        low = word.lower()
+        if low in orig or len(low) < 2:
+            continue
+        en = zipf(low)
+        if en < 1.0 or (lang and en < 3.0 and zipf(low, lang) >= en + 1.0):
+            leaks.append(word)
+    return sorted(set(leaks))
 
 APERTIUM_INSTALL = "apt-get install apertium apertium-eng-spa"
 MARIAN_INSTALL = ("put Helsinki-NLP/opus-mt-en-de and opus-mt-de-en in the Hugging Face cache (online: "
@@ -44,10 +169,12 @@ _LINE_BREAKS = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00]")
 
 
 class Translator:
-    """Translates lists of strings; ``backend`` and ``pivot`` name it."""
+    """Translates lists of strings; ``backend`` and ``pivot`` name it. ``marks``: the outputs carry
+    apertium-style unknown-word marks (``*word``, ``@word``, ``#word``)."""
 
     backend = ""
     pivot = ""
+    marks = False
 
     def resources(self) -> List[Resource]:
         return []
@@ -103,14 +230,19 @@ class ApertiumTranslator(Translator):
     def config(self) -> dict:
         cfg = super().config()
         cfg["modes"] = list(APERTIUM_PAIRS[self.pivot])
-        cfg["batching"] = "sorted distinct texts, blank-line separated, -u"
+        cfg["batching"] = "sorted distinct texts, blank-line separated"
+        cfg["unknown_marks"] = "kept (no -u), used to reject pivot-language leaks"
+        cfg["stable_check"] = "neighbour-dependent translations dropped" if self.stable_check else "off"
         if self._version is None:
             self._version = _debian_version(f"apertium-eng-{self.pivot}")
         cfg["version"] = self._version
         return cfg
 
+    marks = True  # outputs carry apertium's unknown-word marks (removed by the generator)
+    stable_check = True  # translate twice (sorted, reverse-sorted); neighbour-dependent texts -> None
+
     def _call(self, mode: str, data: str) -> str:
-        out = subprocess.run([self.executable, "-u", mode], input=data.encode("utf-8"), capture_output=True,
+        out = subprocess.run([self.executable, mode], input=data.encode("utf-8"), capture_output=True,
                              timeout=self.timeout)
         if out.returncode != 0:
             raise RuntimeError(f"apertium {mode} failed ({out.returncode}): {out.stderr.decode('utf-8', 'replace')[:500]}")
@@ -122,8 +254,12 @@ class ApertiumTranslator(Translator):
         The distinct texts go in sorted order, separated by blank lines (a paragraph break, which
         keeps most context from leaking between queries), so a query's translation does not
         depend on the order or ids of the batch. Apertium's tagger and transfer still see a
-        little cross-paragraph context: about 3% of Cranfield queries translate differently in a
-        batch than alone. If the paragraphs come back out of step, each text is sent alone.
+        little cross-paragraph context: about 1-3% of queries translate differently in a batch
+        than alone. So the batch is translated twice, in sorted and in reverse-sorted order (every
+        query then follows a different neighbour), and a text whose two translations differ
+        depends on its neighbours: it comes back as ``None`` (the generator leaves such a query
+        unchanged), so a query's variation depends on the query, not on the batch. If the
+        paragraphs come back out of step, each text is sent alone.
         """
         clean = [_LINE_BREAKS.sub(" ", t) for t in texts]
         if not clean:
@@ -131,6 +267,19 @@ class ApertiumTranslator(Translator):
         unique = sorted({t for t in clean if t.strip()})
         if not unique:
             return list(clean)
+        if self.stable_check and len(unique) > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(2) as pool:  # two apertium pipelines side by side
+                fwd = pool.submit(self._translate_ordered, mode, unique)
+                rev = pool.submit(self._translate_ordered, mode, unique[::-1])
+                table, other = fwd.result(), rev.result()
+            table = {t: (v if other.get(t) == v else None) for t, v in table.items()}
+        else:
+            table = self._translate_ordered(mode, unique)
+        return [table.get(t, t) for t in clean]
+
+    def _translate_ordered(self, mode: str, unique: Sequence[str]) -> Dict[str, str]:
         data = "\n\n".join(unique) + "\n"
         out = self._call(mode, data)
         if out.endswith("\n"):
@@ -138,8 +287,7 @@ class ApertiumTranslator(Translator):
         parts = out.split("\n\n")
         if len(parts) != len(unique) or any("\n" in p for p in parts):
             parts = [self._call(mode, t + "\n").rstrip("\n") for t in unique]
-        table = dict(zip(unique, parts))
-        return [table.get(t, t) for t in clean]
+        return dict(zip(unique, parts))
 
     def to_pivot(self, texts):
         return self._run(APERTIUM_PAIRS[self.pivot][0], texts)
@@ -254,6 +402,7 @@ class MarianTranslator(Translator):
 # --------------------------------------------------------------------------- generator
 class BackTranslate(Generator):
     name = "BACKTRANS"
+    keep_content = True  # refuse round trips that lose, add or mistranslate a content word
 
     def __init__(self, backend: Optional[str] = None, pivot: Optional[str] = None, **translator_kwargs):
         """``backend`` is "marian", "apertium" or None (Marian German if its weights exist, else Apertium)."""
@@ -279,10 +428,14 @@ class BackTranslate(Generator):
         return f"{self.name}[{self.translator.pivot},{self.translator.backend}]"
 
     def config(self) -> dict:
-        return {"source": "eng", **self.translator.config()}
+        return {"source": "eng", **self.translator.config(),
+                "reject": "pivot-language leaks (apertium marks, wordfreq en/pivot)",
+                "content_words": "each kept (same lemma or WordNet synonym in the top-2 senses)" if self.keep_content
+                else "unchecked", "whitespace": "collapsed",
+                "case": "query case style restored"}
 
     def resources(self) -> List[Resource]:
-        return self.translator.resources()
+        return self.translator.resources() + [wordfreq_resource()]
 
     def check(self) -> None:
         if self.translator.available():
@@ -299,16 +452,27 @@ class BackTranslate(Generator):
         self.check()
         send = [i for i, t in enumerate(texts) if t.strip()]
         mid = self.translator.to_pivot([texts[i] for i in send]) if send else []
-        back = self.translator.from_pivot(mid) if send else []
+        if self.translator.marks:  # unknown English words pass through the pivot: unmark them
+            mid = [None if m is None else strip_marks(m) for m in mid]
+        ok = [k for k, m in enumerate(mid) if m is not None]  # None: the translation was unstable
+        back_ok = self.translator.from_pivot([mid[k] for k in ok]) if ok else []
+        back: List[Optional[str]] = [None] * len(mid)
+        for k, b in zip(ok, back_ok):
+            back[k] = b
         out = [("", t) for t in texts]
         for i, m, b in zip(send, mid, back):
-            out[i] = (m, b)
+            out[i] = ("" if m is None else m, texts[i] if b is None else b)
         return out
 
     def _result(self, text: str, mid: str, back: str) -> Perturbation:
         if not text.strip() or back == text:
             return Perturbation(text, False, "")
-        return Perturbation(back, True, f"via {self.translator.pivot} ({self.translator.backend}): {mid!r}")
+        if pivot_leaks(text, back, self.translator.pivot, self.translator.marks):
+            return Perturbation(text, False, "")  # a pivot-language token leaked: refused
+        if self.keep_content and (unmatched_content(text, back) or form_changes(text, back)):
+            return Perturbation(text, False, "")  # a content word, a person or the question form changed
+        out = apply_case_style(collapse_spaces(strip_marks(back)), case_style(text))
+        return Perturbation(out, True, f"via {self.translator.pivot} ({self.translator.backend}): {mid!r}")
 
     def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
         (mid, back), = self.translate_round_trip([text])

@@ -105,9 +105,11 @@ class VariationSet:
 
 
 # --------------------------------------------------------------------------- generation
-def generate(name: str, queries: Sequence[Tuple[str, str]], seed: int, generator=None) -> VariationSet:
+def generate(name: str, queries: Sequence[Tuple[str, str]], seed: int, generator=None,
+             cache: bool = True) -> VariationSet:
     """Run generator ``name`` over ``(qid, text)`` pairs. Never skips silently: a generator that
-    cannot run here gives a set with ``status="missing"`` and the install hint as ``reason``."""
+    cannot run here gives a set with ``status="missing"`` and the install hint as ``reason``.
+    Variations come from the content cache (:mod:`perturb.cache`) when ``cache``."""
     from perturb import GENERATORS
     from perturb.base import ResourceMissing
 
@@ -120,7 +122,12 @@ def generate(name: str, queries: Sequence[Tuple[str, str]], seed: int, generator
     canonical = GENERATORS.canonical(name) if name in GENERATORS else name
     try:
         gen.check()
-        results = gen.perturb_batch(list(zip(qids, texts)), seed)
+        if cache:
+            from perturb.cache import cached_perturb_batch
+
+            results = cached_perturb_batch(gen, list(zip(qids, texts)), seed)
+        else:
+            results = gen.perturb_batch(list(zip(qids, texts)), seed)
     except ResourceMissing as exc:
         return VariationSet(name=canonical, label=gen.label, config=_safe_config(gen), seed=seed, qids=qids,
                             texts=list(texts), applied=[False] * len(qids), details=[""] * len(qids),
@@ -377,3 +384,76 @@ def originals_of_penha(path: PathLike) -> Dict[str, str]:
         for row in csv.DictReader(fh):
             out.setdefault(row["q_id"].strip(), row["original_query"])
     return out
+
+
+# --------------------------------------------------------------------------- a folder of sets
+def set_file_name(name: str) -> str:
+    """The file name of set ``name`` inside an output folder: ``bench.core.io.safe_name`` (no ``/``,
+    no ``..`` path, no leading dot: the file is never hidden and never escapes the folder) + ``.tsv``.
+    ``ramsrigouthamg/t5_paraphraser`` -> ``ramsrigouthamg_t5_paraphraser.tsv``."""
+    from bench.core.io import safe_name
+
+    return (safe_name(name, "set").lstrip(".") or "set") + ".tsv"
+
+
+def write_sets(sets: Sequence[VariationSet], out: PathLike) -> List[Tuple[VariationSet, Path]]:
+    """Write every set with status "ok" into ``out`` under :func:`set_file_name`, read each back
+    and check it is the same set. Two set names that sanitise to one file name are an error that
+    names both (nothing is written then). Returns (set, path) for the sets written."""
+    out = Path(out)
+    by_file: Dict[str, str] = {}
+    plan = []
+    for vs in sets:
+        if vs.status != "ok":
+            continue
+        fname = set_file_name(vs.name)
+        key = fname.lower()  # also refuse names that differ in case only (case-insensitive file systems)
+        if key in by_file:
+            raise DataError(f"variation sets {by_file[key]!r} and {vs.name!r} would both be written to {fname}",
+                            str(out / fname), None, "rename one of the two sets (e.g. --name), or import them "
+                            "into different folders")
+        by_file[key] = vs.name
+        path = out / fname
+        if path.resolve().parent != out.resolve():  # cannot happen with safe_name; kept as a guard
+            raise DataError(f"set {vs.name!r} would be written outside {out}", str(path), None, "rename the set")
+        plan.append((vs, path))
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for vs, path in plan:
+        write_tsv(vs, path)
+        back = read_tsv(path)
+        if back != vs:
+            raise DataError(f"set {vs.name!r} did not read back equal to what was written", str(path), None,
+                            "report this as a bug")
+        written.append((vs, path))
+    return written
+
+
+def read_sets(folder: PathLike) -> List[Tuple[Path, Optional[VariationSet], str]]:
+    """Every ``*.tsv`` set in ``folder`` as (path, set or None, reason it is skipped). Files that are
+    not variation sets, or sets whose status is not ok, are reported with the reason, never dropped
+    silently."""
+    out = []
+    for path in sorted(Path(folder).glob("*.tsv")):
+        try:
+            vs = read_tsv(path)
+        except DataError as exc:
+            out.append((path, None, f"unreadable: {exc}"))
+            continue
+        if vs.status != "ok":
+            out.append((path, vs, f"status {vs.status}: {vs.reason}"))
+        elif not len(vs):
+            out.append((path, vs, "no rows"))
+        else:
+            out.append((path, vs, ""))
+    return out
+
+
+def coverage(vs: VariationSet, judged: Sequence[str]) -> Tuple[int, str]:
+    """(number of the set's query ids among ``judged``, reason it is skipped or ""): a set none of
+    whose ids are judged queries of the dataset (a Penha ANTIQUE set on Cranfield) is skipped."""
+    judged_set = set(judged)
+    n = sum(1 for q in vs.qids if q in judged_set)
+    if n == 0:
+        return 0, f"none of its {len(vs)} query ids is a judged query of the dataset"
+    return n, ""
