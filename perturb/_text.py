@@ -125,19 +125,7 @@ def module_resource(name: str, module: str, install: str, note: str = "") -> Res
     return Resource(name, True, where=str(where), note=note)
 
 
-# --------------------------------------------------------------------------- normalised comparison
-def normalise(text: str) -> str:
-    """The form two texts are compared in to decide "applied": case-folded, whitespace collapsed.
-
-    A change of case or of spacing only ("do" -> "DO", a double space) never counts as a variation.
-    """
-    return " ".join(text.casefold().split())
-
-
-def same_query(a: str, b: str) -> bool:
-    return normalise(a) == normalise(b)
-
-
+# --------------------------------------------------------------------------- whitespace
 def collapse_spaces(text: str) -> str:
     """Runs of whitespace collapsed to one space, ends stripped."""
     return " ".join(text.split())

@@ -134,7 +134,8 @@ class PairFlags:
 
 def pair_flags(original: str, variation: str) -> PairFlags:
     """The proxy flags of one applied (original, variation) pair."""
-    from perturb._text import normalise, stopwords, zipf
+    from perturb._text import stopwords, zipf
+    from perturb.base import normalise
 
     sw = stopwords()
     subs, dels, ins = substitutions(original, variation)

@@ -7,7 +7,7 @@ on which other generators ran, or on the query's id (two ids with one text get o
 That is what lets :mod:`perturb.cache` store variations by content.
 
 Invariant: ``Perturbation.applied`` is True if and only if ``text`` differs from the input after
-normalisation (case folded, whitespace collapsed: :func:`perturb._text.normalise`). A case-only or
+normalisation (case folded, whitespace collapsed: :func:`normalise`). A case-only or
 whitespace-only change is not a variation: the input comes back unchanged and not applied.
 :meth:`Generator.perturb` enforces it, whatever ``_perturb`` returns; every applied row carries a
 non-empty ``detail`` naming its edit.
@@ -51,10 +51,20 @@ class ResourceMissing(RuntimeError):
     """A generator cannot run faithfully: the message names the resource and the install line."""
 
 
+def normalise(text: str) -> str:
+    """The form two texts are compared in to decide "applied": case-folded, whitespace collapsed.
+
+    A change of case or of spacing only ("do" -> "DO", a double space) never counts as a variation.
+    """
+    return " ".join(text.casefold().split())
+
+
+def same_query(a: str, b: str) -> bool:
+    return normalise(a) == normalise(b)
+
+
 def settle(text: str, out: Perturbation) -> Perturbation:
     """Enforce the invariant: applied iff the normalised text changed (detail only when applied)."""
-    from perturb._text import same_query
-
     if out.text == text or same_query(out.text, text):
         return Perturbation(text, False, "")
     return Perturbation(out.text, True, out.detail or "changed")

@@ -9,9 +9,9 @@ import collections
 
 import pytest
 
-from perturb._text import case_style, normalise, stopwords, word_spans
+from perturb._text import case_style, stopwords, word_spans
 from bench.core.seeding import rng_for
-from perturb.base import Perturbation, settle
+from perturb.base import Perturbation, normalise, settle
 from perturb_helpers import generator
 
 
