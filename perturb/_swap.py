@@ -8,7 +8,7 @@ verb (make, take, get, ...: their synonyms depend on the object), not part of a 
 (:meth:`SynonymSwap.in_term`: compounds, adjective + noun terms). Each generator
 lists, per target, its synonym candidates in its preference order; a *proposal* is (target,
 candidate) whose sense is the sense the query's other words point to (an embedding Lesk:
-:func:`perturb.wordnet.sense_in_context`), re-inflected to the target's form (lemminflect dictionary only). Proposals are checked
+:func:`perturb.lexicon.sense_in_context`), re-inflected to the target's form (lemminflect dictionary only). Proposals are checked
 in order and the first whose new word keeps the target's POS when the substituted query is tagged
 again is used ("synonym in context"). No proposal passes -> the query is left unchanged.
 """
@@ -21,6 +21,7 @@ import numpy as np
 from perturb import _spacy
 from perturb._text import case_style, match_case, stopwords, tagging_copy, zipf
 from perturb.base import Perturbation, query_rng, settle
+from perturb.lexicon import inflect_like, is_proper_noun, sense_in_context
 
 SPACY_TO_WN = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 # Light verbs: their synonyms depend on the object ("made a study" / "made of steel"), never swapped.
@@ -45,8 +46,6 @@ class SynonymSwap(_spacy.SpacyGenerator):
 
     def target_ok(self, tok, word: str, text: str, style: str) -> Optional[str]:
         """The WordNet POS of a replaceable target, or None."""
-        from perturb.wordnet import is_proper_noun
-
         pos = SPACY_TO_WN.get(tok.pos_)
         if pos is None or not word.isalpha() or not word.isascii():
             return None
@@ -89,8 +88,6 @@ class SynonymSwap(_spacy.SpacyGenerator):
         return False
 
     def proposals(self, doc, text: str, rng: np.random.Generator) -> List[Proposal]:
-        from perturb.wordnet import inflect_like, sense_in_context
-
         style = case_style(text)
         stops = stopwords()
         content = [t for t in doc if t.is_alpha and t.lower_ not in stops]

@@ -81,7 +81,7 @@ def case_changes(original: str, variation: str) -> List[Tuple[str, str]]:
 
 
 def _share_synset(a: str, b: str) -> bool:
-    from perturb.wordnet import wordnet
+    from perturb.wordnet_reader import wordnet
 
     wn = wordnet()
     a, b = a.lower(), b.lower()
@@ -97,7 +97,8 @@ def _share_synset(a: str, b: str) -> bool:
 
 
 def _is_antonym(a: str, b: str) -> bool:
-    from perturb.wordnet import antonyms, wordnet
+    from perturb.lexicon import antonyms
+    from perturb.wordnet_reader import wordnet
 
     wn = wordnet()
     b = b.lower()

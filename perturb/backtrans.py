@@ -78,7 +78,7 @@ def _lemma_set(word: str) -> frozenset:
 def _top_senses(word: str, n: int = 2) -> frozenset:
     low = word.lower()
     if low not in _SENSES:
-        from perturb.wordnet import ranked_synsets
+        from perturb.lexicon import ranked_synsets
 
         names = set()
         for pos in ("n", "v", "a", "r"):

