@@ -288,10 +288,11 @@ def test_backtrans_apertium_round_trip_no_unknown_marks():
 
 def test_backtrans_missing_backends_reported(monkeypatch):
     import perturb.backtrans as bt
+    import perturb.translators as tr
     from perturb.sets import generate
 
-    monkeypatch.setattr(bt.shutil, "which", lambda name: None)
-    monkeypatch.setattr(bt, "_hf_cached", lambda model_id: None)
+    monkeypatch.setattr(tr.shutil, "which", lambda name: None)
+    monkeypatch.setattr(tr, "_hf_cached", lambda model_id: None)
     monkeypatch.delenv("DRBENCH_MARIAN_EN_DE", raising=False)
     gen = bt.BackTranslate()
     with pytest.raises(ResourceMissing) as exc:
