@@ -32,7 +32,8 @@ def run(args) -> int:
     from bench.core.errors import BenchError
     from bench.core.io import atomic_write_text
     from perturb import GENERATORS, PAPER_ORDER
-    from perturb.sets import applicability_table, generate, import_penha_csv, import_rodr_tsv, write_sets
+    from perturb.importers import import_penha_csv, import_rodr_tsv
+    from perturb.sets import applicability_table, generate, write_sets
 
     if args.import_labels:
         from perturb.audit import label_report
@@ -44,7 +45,7 @@ def run(args) -> int:
     if args.import_penha or args.import_rodr:
         if args.import_penha:
             sets = import_penha_csv(args.import_penha, valid_only=not args.keep_invalid)
-            from perturb.sets import originals_of_penha
+            from perturb.importers import originals_of_penha
 
             originals = originals_of_penha(args.import_penha)
         else:
