@@ -418,4 +418,3 @@ class FewShotSuite(Suite):
 
 
 SUITE = FewShotSuite()
-
