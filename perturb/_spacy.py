@@ -75,11 +75,38 @@ def loaded_name() -> str:
     return _NLP_NAME
 
 
+_DOCS: "dict" = {}
+_DOCS_MAX = 100_000
+
+
+def parse(texts, batch_size: int = 256, disable=()):
+    """Docs of ``texts`` (full pipeline), each text parsed once per process and shared by the
+    generators that tag queries (TRANSTENSE, SWAPSYN-*). ``disable``: components to skip for texts
+    not cached (then the doc is not cached either)."""
+    texts = list(texts)
+    if disable:
+        return list(nlp().pipe(texts, batch_size=batch_size, disable=list(disable)))
+    todo = sorted({t for t in texts if t not in _DOCS})
+    if todo:
+        if len(_DOCS) + len(todo) > _DOCS_MAX:
+            _DOCS.clear()
+        for t, doc in zip(todo, nlp().pipe(todo, batch_size=batch_size)):
+            _DOCS[t] = doc
+    return [_DOCS[t] if t in _DOCS else nlp()(t) for t in texts]
+
+
+def original(tok, text: str) -> str:
+    """The token's characters in the original text (the doc may be a lower-cased copy)."""
+    return text[tok.idx: tok.idx + len(tok.text)]
+
+
 class SpacyGenerator:
     """Mixin for generators that work on a parsed spaCy ``Doc``: batches go through ``nlp.pipe``.
 
     Subclasses implement ``_perturb_doc(doc, text, rng)``; the text is always the original
-    string (the doc is built from it, so token offsets index into it).
+    string. The doc is built from :func:`perturb._text.tagging_copy` of it (ALL-CAPS and Title
+    Case queries lower-cased, same length), so token offsets index into ``text`` and the original
+    word is ``text[tok.idx: tok.idx + len(tok)]`` (``tok.text`` may be the lower-cased copy).
     """
 
     pipe_batch_size = 256
@@ -88,14 +115,16 @@ class SpacyGenerator:
         raise NotImplementedError
 
     def _perturb(self, text, rng):
-        return self._perturb_doc(nlp()(text), text, rng)
+        from perturb._text import tagging_copy
+
+        return self._perturb_doc(parse([tagging_copy(text)])[0], text, rng)
 
     def perturb_batch(self, items, seed):
-        from bench.core.seeding import rng_for
-        from perturb.base import settle
+        from perturb._text import tagging_copy
+        from perturb.base import query_rng, settle
 
-        texts = [text for _, text in items]
+        texts = [tagging_copy(text) for _, text in items]
         out = []
-        for (qid, text), doc in zip(items, nlp().pipe(texts, batch_size=self.pipe_batch_size)):
-            out.append(settle(text, self._perturb_doc(doc, text, rng_for(seed, self.name, qid))))
+        for (qid, text), doc in zip(items, parse(texts, self.pipe_batch_size)):
+            out.append(settle(text, self._perturb_doc(doc, text, query_rng(seed, self.name, text))))
         return out

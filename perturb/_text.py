@@ -123,3 +123,80 @@ def module_resource(name: str, module: str, install: str, note: str = "") -> Res
         return Resource(name, False, install=install, note=note)
     where = spec.origin or (list(spec.submodule_search_locations or [""])[0])
     return Resource(name, True, where=str(where), note=note)
+
+
+# --------------------------------------------------------------------------- whitespace
+def collapse_spaces(text: str) -> str:
+    """Runs of whitespace collapsed to one space, ends stripped."""
+    return " ".join(text.split())
+
+
+# --------------------------------------------------------------------------- case styles
+def case_style(text: str) -> str:
+    """The query's case style: "upper" (ALL-CAPS), "lower", "title" (Every Word Capitalised) or "mixed".
+
+    Only words with at least two cased letters decide upper vs title ("A", "I" are neutral).
+    """
+    words = [w for w in text.split() if any(c.isalpha() for c in w)]
+    letters = [c for c in text if c.isalpha() and (c.isupper() or c.islower())]
+    if not letters:
+        return "mixed"
+    if all(c.islower() for c in letters):
+        return "lower"
+    long_words = [w for w in words if sum(c.isalpha() for c in w) >= 2]
+    if long_words and all(c.isupper() for c in letters):
+        return "upper"
+    firsts = [next(c for c in w if c.isalpha()) for w in words]
+    if len(words) >= 2 and all(f.isupper() for f in firsts) and not all(c.isupper() for c in letters):
+        return "title"
+    return "mixed"
+
+
+def apply_case_style(text: str, style: str) -> str:
+    """``text`` in ``style`` (see :func:`case_style`); "mixed" leaves it as it is."""
+    if style == "upper":
+        return text.upper()
+    if style == "lower":
+        return text.lower()
+    if style == "title":
+        return " ".join(w[:1].upper() + w[1:] for w in text.split(" "))
+    return text
+
+
+def tagging_copy(text: str) -> str:
+    """A copy to POS-tag: ALL-CAPS and Title Case text lower-cased (taggers mis-read both), same
+    offsets. Falls back to ``text`` when lower-casing would change its length."""
+    if case_style(text) in ("upper", "title"):
+        low = text.lower()
+        if len(low) == len(text):
+            return low
+    return text
+
+
+# --------------------------------------------------------------------------- word frequencies
+WORDFREQ_INSTALL = "pip install wordfreq==3.1.1"
+_ZIPF_CACHE: dict = {}
+
+
+def zipf(word: str, lang: str = "en") -> float:
+    """wordfreq's Zipf frequency of ``word`` (0 = unknown). Raises ResourceMissing without wordfreq."""
+    key = (word, lang)
+    val = _ZIPF_CACHE.get(key)
+    if val is None:
+        try:
+            from wordfreq import zipf_frequency
+        except ImportError as exc:
+            from perturb.base import ResourceMissing
+
+            raise ResourceMissing(f"wordfreq is not installed (install: {WORDFREQ_INSTALL})") from exc
+        val = float(zipf_frequency(word, lang))
+        _ZIPF_CACHE[key] = val
+    return val
+
+
+def wordfreq_resource() -> Resource:
+    return module_resource("wordfreq 3.1.1 (word frequencies)", "wordfreq", WORDFREQ_INSTALL)
+
+
+def has_digit(word: str) -> bool:
+    return any(c.isdigit() for c in word)

@@ -1,17 +1,36 @@
 """BACKTRANS: English -> pivot -> English through a machine-translation backend.
 
-Backends (a :class:`Translator` each; both deterministic, so back-translation uses no rng):
+Backends (a :class:`~perturb.translators.Translator` each, in :mod:`perturb.translators`; both
+deterministic, so back-translation uses no rng):
 
-* ``marian``: Hugging Face MarianMT ``Helsinki-NLP/opus-mt-en-de`` and ``opus-mt-de-en`` (the
-  RoDR paper's German pivot), loaded only from local files: folders given as arguments or by
+* ``marian``: Hugging Face MarianMT ``Helsinki-NLP/opus-mt-en-de`` and ``opus-mt-de-en`` (a German
+  pivot, as RoDR's; RoDR uses TextFlint's ``BackTrans``, whose default models are the FSMT
+  ``facebook/wmt19-en-de`` and ``facebook/wmt19-de-en``, so Marian opus-mt is a stand-in for
+  those, not the paper's exact models), loaded only from local files: folders given as arguments or by
   ``$DRBENCH_MARIAN_EN_DE`` / ``$DRBENCH_MARIAN_DE_EN``, else the Hugging Face cache with
   ``local_files_only=True``. Never downloads. Decoding uses each model's generation config
   (beam search for opus-mt), batched.
 * ``apertium``: Debian ``apertium`` + ``apertium-eng-spa`` (rule-based, Spanish pivot); one
   process call per direction for all queries (distinct texts in sorted order, one paragraph
-  each), ``-u`` so unknown words carry no ``*``/``#``/``@`` marks. Known limit: apertium keeps a
-  little context across paragraphs, so ~3% of queries translate slightly differently in a batch
-  than alone (the result never depends on batch order or query ids).
+  each), *without* ``-u`` so unknown words come back marked (``*`` unknown, ``@`` untranslated,
+  ``#`` not generated). Known limit: apertium keeps a little context across paragraphs, so ~3% of
+  queries translate slightly differently in a batch than alone (the result never depends on batch
+  order or query ids).
+
+Constraints (ours): a round trip is refused (query left unchanged, not applied) when the English
+output keeps a pivot-language token: a word apertium marks as unknown/untranslated in the
+pivot->English direction that was not in the query ("soluciónanalítica", "cual"), a ``#``
+generation error, or an unmarked new word that is not English (wordfreq: unknown in English, or
+much more frequent in the pivot language). The output's whitespace is collapsed (dropped words
+leave no double spaces) and the query's case style is restored (an ALL-CAPS query comes back
+ALL-CAPS, a lower-case one lower-case); a result equal to the query up to case and whitespace is
+not a variation (:func:`perturb.base.settle`). Every content word (not a stop word) of the query
+must have a counterpart in the output and vice versa: the same lemma or a WordNet synonym in one
+of the two most frequent senses (:func:`unmatched_content`): the rule-based pivot mistranslates
+technical terms ("boundary layer" -> "layer of border", "pump" -> "bomb"), and such round trips
+are refused. So are round trips that lose or add a personal pronoun or turn an auxiliary-first
+question into a statement (:func:`form_changes`; Spanish drops subject pronouns). What remains
+are reorderings, function-word changes and synonym choices.
 
 The backend and pivot are part of ``label`` (``BACKTRANS[deu,marian]``, ``BACKTRANS[spa,apertium]``)
 and of ``config()``, so a Spanish rule-based number is never reported as the German setting.
@@ -20,240 +39,126 @@ there, ``check()`` raises ResourceMissing naming both install routes.
 """
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import subprocess
-import threading
-from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
+from perturb._text import apply_case_style, case_style, collapse_spaces, wordfreq_resource, zipf
 from perturb.base import Generator, Perturbation, Resource, ResourceMissing, settle
+from perturb.translators import APERTIUM_INSTALL, MARIAN_INSTALL, ApertiumTranslator, MarianTranslator, Translator
 
-APERTIUM_INSTALL = "apt-get install apertium apertium-eng-spa"
-MARIAN_INSTALL = ("put Helsinki-NLP/opus-mt-en-de and opus-mt-de-en in the Hugging Face cache (online: "
-                  "huggingface-cli download Helsinki-NLP/opus-mt-en-de Helsinki-NLP/opus-mt-de-en) or point "
-                  "$DRBENCH_MARIAN_EN_DE / $DRBENCH_MARIAN_DE_EN at local folders; needs pip install sentencepiece")
-MARIAN_IDS = {"deu": ("Helsinki-NLP/opus-mt-en-de", "Helsinki-NLP/opus-mt-de-en")}
-MARIAN_ENV = {"deu": ("DRBENCH_MARIAN_EN_DE", "DRBENCH_MARIAN_DE_EN")}
-APERTIUM_PAIRS = {"spa": ("eng-spa", "spa-eng")}
-# Characters that would end a line for apertium (or Python's splitlines) inside one query.
-_LINE_BREAKS = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00]")
+_MARKED = re.compile(r"(?<![\w*#@])([*#@])(\w[\w'-]*)")
+_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+PIVOT_WFLANG = {"spa": "es", "deu": "de"}
 
 
-class Translator:
-    """Translates lists of strings; ``backend`` and ``pivot`` name it."""
-
-    backend = ""
-    pivot = ""
-
-    def resources(self) -> List[Resource]:
-        return []
-
-    def available(self) -> bool:
-        return all(r.found for r in self.resources())
-
-    def config(self) -> dict:
-        return {"backend": self.backend, "pivot": self.pivot}
-
-    def to_pivot(self, texts: Sequence[str]) -> List[str]:
-        raise NotImplementedError
-
-    def from_pivot(self, texts: Sequence[str]) -> List[str]:
-        raise NotImplementedError
+_LEMMAS: Dict[str, frozenset] = {}
+_SENSES: Dict[str, frozenset] = {}
 
 
-# --------------------------------------------------------------------------- Apertium
-class ApertiumTranslator(Translator):
-    backend = "apertium"
+def _lemma_set(word: str) -> frozenset:
+    low = word.lower()
+    if low not in _LEMMAS:
+        out = {low}
+        try:
+            import lemminflect
 
-    def __init__(self, pivot: str = "spa", executable: Optional[str] = None, timeout: float = 600.0):
-        if pivot not in APERTIUM_PAIRS:
-            raise ValueError(f"apertium pivot {pivot!r} not supported; choose from {sorted(APERTIUM_PAIRS)}")
-        self.pivot = pivot
-        self.executable = executable or shutil.which("apertium") or ""
-        self.timeout = timeout
-        self._modes: Optional[set] = None
-        self._version: Optional[str] = None
-
-    def modes(self) -> set:
-        if self._modes is None:
-            modes: set = set()
-            if self.executable:
-                try:
-                    out = subprocess.run([self.executable, "-l"], capture_output=True, text=True, timeout=60)
-                    modes = set(out.stdout.split())
-                except (OSError, subprocess.SubprocessError):
-                    modes = set()
-            self._modes = modes
-        return self._modes
-
-    def resources(self) -> List[Resource]:
-        fwd, back = APERTIUM_PAIRS[self.pivot]
-        exe = Resource("apertium", bool(self.executable), where=self.executable,
-                       install="" if self.executable else APERTIUM_INSTALL)
-        have = self.modes()
-        pair_ok = fwd in have and back in have
-        pair = Resource(f"apertium-eng-{self.pivot} ({fwd}, {back})", pair_ok,
-                        where="apertium -l" if pair_ok else "", install="" if pair_ok else APERTIUM_INSTALL)
-        return [exe, pair]
-
-    def config(self) -> dict:
-        cfg = super().config()
-        cfg["modes"] = list(APERTIUM_PAIRS[self.pivot])
-        cfg["batching"] = "sorted distinct texts, blank-line separated, -u"
-        if self._version is None:
-            self._version = _debian_version(f"apertium-eng-{self.pivot}")
-        cfg["version"] = self._version
-        return cfg
-
-    def _call(self, mode: str, data: str) -> str:
-        out = subprocess.run([self.executable, "-u", mode], input=data.encode("utf-8"), capture_output=True,
-                             timeout=self.timeout)
-        if out.returncode != 0:
-            raise RuntimeError(f"apertium {mode} failed ({out.returncode}): {out.stderr.decode('utf-8', 'replace')[:500]}")
-        return out.stdout.decode("utf-8", "replace")
-
-    def _run(self, mode: str, texts: Sequence[str]) -> List[str]:
-        """Translate ``texts`` with one apertium call.
-
-        The distinct texts go in sorted order, separated by blank lines (a paragraph break, which
-        keeps most context from leaking between queries), so a query's translation does not
-        depend on the order or ids of the batch. Apertium's tagger and transfer still see a
-        little cross-paragraph context: about 3% of Cranfield queries translate differently in a
-        batch than alone. If the paragraphs come back out of step, each text is sent alone.
-        """
-        clean = [_LINE_BREAKS.sub(" ", t) for t in texts]
-        if not clean:
-            return []
-        unique = sorted({t for t in clean if t.strip()})
-        if not unique:
-            return list(clean)
-        data = "\n\n".join(unique) + "\n"
-        out = self._call(mode, data)
-        if out.endswith("\n"):
-            out = out[:-1]
-        parts = out.split("\n\n")
-        if len(parts) != len(unique) or any("\n" in p for p in parts):
-            parts = [self._call(mode, t + "\n").rstrip("\n") for t in unique]
-        table = dict(zip(unique, parts))
-        return [table.get(t, t) for t in clean]
-
-    def to_pivot(self, texts):
-        return self._run(APERTIUM_PAIRS[self.pivot][0], texts)
-
-    def from_pivot(self, texts):
-        return self._run(APERTIUM_PAIRS[self.pivot][1], texts)
+            for forms in lemminflect.getAllLemmas(low).values():
+                out.update(f.lower() for f in forms)
+        except ImportError:  # pragma: no cover - lemminflect is a dependency
+            pass
+        _LEMMAS[low] = frozenset(out)
+    return _LEMMAS[low]
 
 
-def _debian_version(package: str) -> str:
-    try:
-        out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package], capture_output=True, text=True, timeout=30)
-        return out.stdout.strip() if out.returncode == 0 else ""
-    except (OSError, subprocess.SubprocessError):
-        return ""
+def _top_senses(word: str, n: int = 2) -> frozenset:
+    low = word.lower()
+    if low not in _SENSES:
+        from perturb.lexicon import ranked_synsets
+
+        names = set()
+        for pos in ("n", "v", "a", "r"):
+            names.update(syn.name() for syn in ranked_synsets(low, pos)[:n])
+        _SENSES[low] = frozenset(names)
+    return _SENSES[low]
 
 
-# --------------------------------------------------------------------------- Marian
-def _hf_cached(model_id: str) -> Optional[Path]:
-    """The local snapshot folder of ``model_id`` in the Hugging Face cache, if complete."""
-    try:
-        from huggingface_hub import snapshot_download
-
-        path = snapshot_download(model_id, local_files_only=True)
-    except Exception:  # noqa: BLE001 - not cached (or hub lib missing): not found
-        return None
-    p = Path(path)
-    return p if (p / "config.json").is_file() else None
+def same_content_word(a: str, b: str) -> bool:
+    """``a`` and ``b`` are one content word: equal, forms of one lemma, or synonyms in one of the
+    two most frequent senses of each (WordNet)."""
+    if a.lower() == b.lower() or _lemma_set(a) & _lemma_set(b):
+        return True
+    return bool(_top_senses(a) & _top_senses(b))
 
 
-class MarianTranslator(Translator):
-    backend = "marian"
-    _lock = threading.Lock()
-    _loaded: Dict[str, tuple] = {}
+def unmatched_content(original: str, back: str) -> List[str]:
+    """Content words (letters, not stop words) of either text without a counterpart in the other:
+    a round trip that loses or adds a content word ("panels" -> "signpost", "plato" -> "dish",
+    "boundary layer" -> "layer of border") changes the need, whatever its fluency."""
+    from perturb._text import stopwords
 
-    def __init__(self, pivot: str = "deu", en_pivot: Optional[str] = None, pivot_en: Optional[str] = None,
-                 batch_size: int = 16, max_length: int = 256):
-        if pivot not in MARIAN_IDS:
-            raise ValueError(f"marian pivot {pivot!r} not supported; choose from {sorted(MARIAN_IDS)}")
-        self.pivot = pivot
-        env_fwd, env_back = MARIAN_ENV[pivot]
-        self._paths = [en_pivot or os.environ.get(env_fwd), pivot_en or os.environ.get(env_back)]
-        self.batch_size = int(batch_size)
-        self.max_length = int(max_length)
-        self._resolved: Optional[List[Optional[Path]]] = None
+    sw = stopwords()
+    a = [w for w in _WORD.findall(original) if w.lower() not in sw]
+    b = [w for w in _WORD.findall(strip_marks(back)) if w.lower() not in sw]
+    # lemma matches first (cheap); WordNet senses only for the words left over
+    a_lem = set().union(*(_lemma_set(w) for w in a)) if a else set()
+    b_lem = set().union(*(_lemma_set(w) for w in b)) if b else set()
+    a_left = [w for w in a if not _lemma_set(w) & b_lem]
+    b_left = [w for w in b if not _lemma_set(w) & a_lem]
+    missing = [w for w in a_left if not any(_top_senses(w) & _top_senses(x) for x in b)]
+    added = [w for w in b_left if not any(_top_senses(w) & _top_senses(x) for x in a)]
+    return missing + added
 
-    def paths(self) -> List[Optional[Path]]:
-        if self._resolved is None:
-            out = []
-            for given, model_id in zip(self._paths, MARIAN_IDS[self.pivot]):
-                if given:
-                    p = Path(given)
-                    out.append(p if (p / "config.json").is_file() else None)
-                else:
-                    out.append(_hf_cached(model_id))
-            self._resolved = out
-        return self._resolved
 
-    def resources(self) -> List[Resource]:
-        out = []
-        for path, model_id in zip(self.paths(), MARIAN_IDS[self.pivot]):
-            out.append(Resource(f"MarianMT {model_id} (local)", path is not None, where=str(path or ""),
-                                install="" if path else MARIAN_INSTALL))
-        import importlib.util
+PRONOUNS = ("i", "you", "we", "they", "he", "she", "me", "us", "them", "him", "her")
+AUX_FIRST = frozenset("do does did are is was were am have has had can could will would shall should may might must".split())
 
-        sp = importlib.util.find_spec("sentencepiece") is not None
-        out.append(Resource("sentencepiece", sp, where="sentencepiece" if sp else "",
-                            install="" if sp else "pip install sentencepiece"))
-        return out
 
-    def config(self) -> dict:
-        cfg = super().config()
-        cfg["models"] = list(MARIAN_IDS[self.pivot])
-        cfg["local_paths"] = [str(p) if p else "" for p in self.paths()]
-        return cfg
+def form_changes(original: str, back: str) -> List[str]:
+    """What the round trip did to the query's persons and sentence type: a personal pronoun lost or
+    added ("Have you heard the news?" -> "Has heard the news?", Spanish drops subjects), or a
+    question opening with an auxiliary that no longer does ("Are you ashamed" -> "You are
+    ashamed"; a leading "it" that apertium adds is ignored)."""
+    a = [w.lower() for w in _WORD.findall(original)]
+    b = [w.lower() for w in _WORD.findall(strip_marks(back))]
+    out = [f"pronoun {p!r}" for p in PRONOUNS if a.count(p) != b.count(p)]
+    b_first = b[1:] if b[:1] == ["it"] and a[:1] != ["it"] else b
+    if a and a[0] in AUX_FIRST and (not b_first or b_first[0] not in AUX_FIRST):
+        out.append("question form")
+    return out
 
-    def _model(self, which: int):
-        path = self.paths()[which]
-        if path is None:
-            raise ResourceMissing(f"MarianMT {MARIAN_IDS[self.pivot][which]} not found locally ({MARIAN_INSTALL})")
-        key = str(path.resolve())
-        with self._lock:
-            if key not in self._loaded:
-                import torch
-                from transformers import MarianMTModel, MarianTokenizer
 
-                tok = MarianTokenizer.from_pretrained(str(path), local_files_only=True)
-                model = MarianMTModel.from_pretrained(str(path), local_files_only=True).eval()
-                self._loaded[key] = (tok, model, torch)
-        return self._loaded[key]
+def strip_marks(text: str) -> str:
+    """Apertium's unknown-word marks removed ("*xyzzy" -> "xyzzy")."""
+    return _MARKED.sub(lambda m: m.group(2), text)
 
-    def _translate(self, which: int, texts: Sequence[str]) -> List[str]:
-        tok, model, torch = self._model(which)
-        order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), i))  # length-sorted batches
-        out: List[str] = [""] * len(texts)
-        with torch.inference_mode():
-            for start in range(0, len(order), self.batch_size):
-                idx = order[start: start + self.batch_size]
-                enc = tok([texts[i] for i in idx], return_tensors="pt", padding=True, truncation=True,
-                          max_length=self.max_length)
-                gen = model.generate(**enc, max_new_tokens=self.max_length)
-                for i, t in zip(idx, tok.batch_decode(gen, skip_special_tokens=True)):
-                    out[i] = t
-        return out
 
-    def to_pivot(self, texts):
-        return self._translate(0, texts)
-
-    def from_pivot(self, texts):
-        return self._translate(1, texts)
+def pivot_leaks(original: str, back: str, pivot: str, marked: bool) -> List[str]:
+    """Tokens of the back-translation that are not English and were not in the query: words marked
+    unknown/untranslated/not generated by apertium, and new words wordfreq does not know as English
+    or knows as much more frequent in the pivot language."""
+    orig = {w.lower() for w in _WORD.findall(original)}
+    leaks = []
+    if marked:
+        for mark, word in _MARKED.findall(back):
+            if mark == "#" or word.lower() not in orig:
+                leaks.append(mark + word)
+    lang = PIVOT_WFLANG.get(pivot)
+    for word in _WORD.findall(strip_marks(back)):
+        low = word.lower()
+        if low in orig or len(low) < 2:
+            continue
+        en = zipf(low)
+        if en < 1.0 or (lang and en < 3.0 and zipf(low, lang) >= en + 1.0):
+            leaks.append(word)
+    return sorted(set(leaks))
 
 
 # --------------------------------------------------------------------------- generator
 class BackTranslate(Generator):
     name = "BACKTRANS"
+    keep_content = True  # refuse round trips that lose, add or mistranslate a content word
 
     def __init__(self, backend: Optional[str] = None, pivot: Optional[str] = None, **translator_kwargs):
         """``backend`` is "marian", "apertium" or None (Marian German if its weights exist, else Apertium)."""
@@ -279,10 +184,14 @@ class BackTranslate(Generator):
         return f"{self.name}[{self.translator.pivot},{self.translator.backend}]"
 
     def config(self) -> dict:
-        return {"source": "eng", **self.translator.config()}
+        return {"source": "eng", **self.translator.config(),
+                "reject": "pivot-language leaks (apertium marks, wordfreq en/pivot)",
+                "content_words": "each kept (same lemma or WordNet synonym in the top-2 senses)" if self.keep_content
+                else "unchecked", "whitespace": "collapsed",
+                "case": "query case style restored"}
 
     def resources(self) -> List[Resource]:
-        return self.translator.resources()
+        return self.translator.resources() + [wordfreq_resource()]
 
     def check(self) -> None:
         if self.translator.available():
@@ -299,16 +208,27 @@ class BackTranslate(Generator):
         self.check()
         send = [i for i, t in enumerate(texts) if t.strip()]
         mid = self.translator.to_pivot([texts[i] for i in send]) if send else []
-        back = self.translator.from_pivot(mid) if send else []
+        if self.translator.marks:  # unknown English words pass through the pivot: unmark them
+            mid = [None if m is None else strip_marks(m) for m in mid]
+        ok = [k for k, m in enumerate(mid) if m is not None]  # None: the translation was unstable
+        back_ok = self.translator.from_pivot([mid[k] for k in ok]) if ok else []
+        back: List[Optional[str]] = [None] * len(mid)
+        for k, b in zip(ok, back_ok):
+            back[k] = b
         out = [("", t) for t in texts]
         for i, m, b in zip(send, mid, back):
-            out[i] = (m, b)
+            out[i] = ("" if m is None else m, texts[i] if b is None else b)
         return out
 
     def _result(self, text: str, mid: str, back: str) -> Perturbation:
         if not text.strip() or back == text:
             return Perturbation(text, False, "")
-        return Perturbation(back, True, f"via {self.translator.pivot} ({self.translator.backend}): {mid!r}")
+        if pivot_leaks(text, back, self.translator.pivot, self.translator.marks):
+            return Perturbation(text, False, "")  # a pivot-language token leaked: refused
+        if self.keep_content and (unmatched_content(text, back) or form_changes(text, back)):
+            return Perturbation(text, False, "")  # a content word, a person or the question form changed
+        out = apply_case_style(collapse_spaces(strip_marks(back)), case_style(text))
+        return Perturbation(out, True, f"via {self.translator.pivot} ({self.translator.backend}): {mid!r}")
 
     def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
         (mid, back), = self.translate_round_trip([text])

@@ -1,11 +1,16 @@
 """The contract every query-variation generator follows.
 
-A generator is a pure function of (query text, random generator). The random generator is
-derived from (run seed, generator name, query id) by :func:`bench.core.seeding.rng_for`, so a query's variation
-does not depend on iteration order or on which other generators ran.
+A generator is a pure function of (query text, random generator). In a batch the random
+generator is derived from (run seed, generator name, query *text*) by :func:`query_rng`, so a
+query's variation depends only on the seed, the generator and the query: not on iteration order,
+on which other generators ran, or on the query's id (two ids with one text get one variation).
+That is what lets :mod:`perturb.cache` store variations by content.
 
-Invariant: ``Perturbation.applied`` is True if and only if ``text`` differs from the input.
-:meth:`Generator.perturb` enforces it, whatever ``_perturb`` returns.
+Invariant: ``Perturbation.applied`` is True if and only if ``text`` differs from the input after
+normalisation (case folded, whitespace collapsed: :func:`normalise`). A case-only or
+whitespace-only change is not a variation: the input comes back unchanged and not applied.
+:meth:`Generator.perturb` enforces it, whatever ``_perturb`` returns; every applied row carries a
+non-empty ``detail`` naming its edit.
 """
 from __future__ import annotations
 
@@ -15,6 +20,11 @@ from typing import List, Sequence, Tuple
 import numpy as np
 
 from bench.core.seeding import rng_for
+
+
+def query_rng(seed: int, generator: str, text: str) -> np.random.Generator:
+    """The random generator of one query: :func:`bench.core.seeding.rng_for` keyed by the query text."""
+    return rng_for(seed, generator, "text:" + text)
 
 
 @dataclass(frozen=True)
@@ -41,11 +51,23 @@ class ResourceMissing(RuntimeError):
     """A generator cannot run faithfully: the message names the resource and the install line."""
 
 
+def normalise(text: str) -> str:
+    """The form two texts are compared in to decide "applied": case-folded, whitespace collapsed.
+
+    A change of case or of spacing only ("do" -> "DO", a double space) never counts as a variation.
+    """
+    return " ".join(text.casefold().split())
+
+
+def same_query(a: str, b: str) -> bool:
+    return normalise(a) == normalise(b)
+
+
 def settle(text: str, out: Perturbation) -> Perturbation:
-    """Enforce the invariant: applied iff the text changed (detail only when applied)."""
-    if out.text == text:
+    """Enforce the invariant: applied iff the normalised text changed (detail only when applied)."""
+    if out.text == text or same_query(out.text, text):
         return Perturbation(text, False, "")
-    return Perturbation(out.text, True, out.detail)
+    return Perturbation(out.text, True, out.detail or "changed")
 
 
 class Generator:
@@ -84,5 +106,6 @@ class Generator:
         return settle(text, self._perturb(text, rng))
 
     def perturb_batch(self, items: Sequence[Tuple[str, str]], seed: int) -> List[Perturbation]:
-        """Perturb ``(query id, text)`` pairs; per-item rngs make the result order-independent."""
-        return [self.perturb(text, rng_for(seed, self.name, qid)) for qid, text in items]
+        """Perturb ``(query id, text)`` pairs; per-query rngs (:func:`query_rng`) make the result
+        independent of order, ids and batch composition."""
+        return [self.perturb(text, query_rng(seed, self.name, text)) for qid, text in items]

@@ -17,6 +17,21 @@ transformations, restricted (as RoDR does) to a single error in a single word:
 The tables are read from the files nlpaug 1.1.11 ships (nlpaug itself is never imported: its
 augmenters draw from the global ``random`` module, which would break seeding). A type is drawn
 uniformly; if it cannot change the query, the remaining types are tried in a seeded order.
+
+Constraints (ours; a misspelling must leave the information need readable):
+
+* targets are content words only: never an NLTK stop word ("and" -> "ad", "THE" -> "TH" are
+  refused), never a number or a token with a digit ("1994" -> "@994"), letters only;
+* an edit whose result is itself a frequent real word is refused (wordfreq Zipf >=
+  ``real_word_zipf``, default 3.0): "following" -> "flowing", "that" -> "what", "cause" ->
+  "because" are real-word swaps, not misspellings. This also removes the spelling table's
+  real-word pairs and its reverse direction (misspelling -> correct word); a table entry more
+  than 2 edits away from the word (a misspelling of a related word: "sharp" -> "shrply") is refused;
+* the word keeps its case pattern: OCR and keyboard replacements are letters of the same case
+  as the replaced letter (or, for OCR, a digit), so "do" never becomes "DO"; a case-only change
+  is never counted as applied (:func:`perturb.base.settle`).
+
+Deviation from TextFlint: its keyboard table also offers digits, specials and the other case.
 """
 from __future__ import annotations
 
@@ -31,7 +46,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from perturb._text import match_case, word_spans
+from perturb._text import has_digit, match_case, stopwords, stopwords_resource, word_spans, wordfreq_resource, zipf
 from perturb.base import Generator, Perturbation, Resource, ResourceMissing
 
 TYPES = ("typos", "ocr", "keyboard", "spelling")
@@ -141,6 +156,22 @@ def is_latin_word(word: str) -> bool:
     return word.isalpha() and all(c.isascii() or unicodedata.name(c, "").startswith("LATIN") for c in word)
 
 
+def edit_distance(a: str, b: str) -> int:
+    """Damerau-Levenshtein distance (adjacent transpositions count 1)."""
+    d = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i in range(len(a) + 1):
+        d[i][0] = i
+    for j in range(len(b) + 1):
+        d[0][j] = j
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+    return d[len(a)][len(b)]
+
+
 def _random_like(ch: str, rng: np.random.Generator, exclude: str = "") -> str:
     """A random character of the same kind as ``ch`` (digit, upper or lower letter), != exclude."""
     pool = string.digits if ch.isdigit() else string.ascii_uppercase if ch.isupper() else string.ascii_lowercase
@@ -149,11 +180,16 @@ def _random_like(ch: str, rng: np.random.Generator, exclude: str = "") -> str:
     return pool[int(rng.integers(len(pool)))]
 
 
+_SPELLING_CACHE: Dict[tuple, Tuple[str, ...]] = {}
+
+
 class Misspell(Generator):
     name = "MISSPELL"
+    max_attempts = 4  # draws per type before falling back to the next type (a drawn edit may be refused)
+    max_table_distance = 2  # a table misspelling of *another* word ("sharp" -> "shrply", of "sharply") is refused
 
     def __init__(self, types: Sequence[str] = TYPES, keyboard_min_chars: int = 4, ocr_min_chars: int = 1,
-                 typo_min_letters: int = 3):
+                 typo_min_letters: int = 3, real_word_zipf: float = 3.0):
         unknown = [t for t in types if t not in TYPES]
         if unknown or not types:
             raise ValueError(f"unknown misspelling types {unknown}; choose from {TYPES}")
@@ -161,6 +197,7 @@ class Misspell(Generator):
         self.keyboard_min_chars = int(keyboard_min_chars)
         self.ocr_min_chars = int(ocr_min_chars)
         self.typo_min_letters = int(typo_min_letters)
+        self.real_word_zipf = float(real_word_zipf)
 
     def config(self) -> dict:
         return {
@@ -171,6 +208,10 @@ class Misspell(Generator):
             "keyboard_min_chars": self.keyboard_min_chars,
             "ocr_min_chars": self.ocr_min_chars,
             "errors_per_query": 1,
+            "targets": "content words: letters only, no stop word (NLTK 179), no digit",
+            "reject_real_word_results": f"wordfreq 3.1.1 zipf >= {self.real_word_zipf}",
+            "table_max_edit_distance": self.max_table_distance,
+            "case": "kept (same-case replacement letters)",
         }
 
     def resources(self) -> List[Resource]:
@@ -181,7 +222,7 @@ class Misspell(Generator):
             found = bool(path and path.is_file())
             out.append(Resource(f"nlpaug {'/'.join(parts)}", found, where=str(path) if found else "",
                                 install="" if found else NLPAUG_INSTALL))
-        return out
+        return out + [stopwords_resource(), wordfreq_resource()]
 
     # ------------------------------------------------------------------ the four error types
     def _typos(self, word: str, rng: np.random.Generator) -> Optional[Tuple[str, str]]:
@@ -205,38 +246,81 @@ class Misspell(Generator):
         new = "".join(chars)
         return (new, op) if new != word else None
 
-    def _char_table(self, word: str, table: Dict[str, Tuple[str, ...]], rng: np.random.Generator) -> Tuple[str, str]:
-        positions = [i for i, c in enumerate(word) if c in table]
-        i = positions[int(rng.integers(len(positions)))]
-        options = table[word[i]]
+    @staticmethod
+    def _same_case(ch: str, options: Sequence[str], allow_digits: bool) -> Tuple[str, ...]:
+        """Replacement characters of ``ch``'s case: letters of the same case (digits for OCR)."""
+        out = []
+        for o in options:
+            if o.isalpha() and o.isupper() == ch.isupper() and o.lower() != ch.lower():
+                out.append(o)
+            elif allow_digits and o.isdigit():
+                out.append(o)
+        return tuple(out)
+
+    def _char_options(self, kind: str, word: str) -> List[Tuple[int, Tuple[str, ...]]]:
+        table = tables()[kind]
+        out = []
+        for i, c in enumerate(word):
+            if c in table:
+                opts = self._same_case(c, table[c], allow_digits=(kind == "ocr"))
+                if opts:
+                    out.append((i, opts))
+        return out
+
+    def _char_table(self, kind: str, word: str, rng: np.random.Generator) -> Optional[Tuple[str, str]]:
+        positions = self._char_options(kind, word)
+        if not positions:
+            return None
+        i, options = positions[int(rng.integers(len(positions)))]
         new_ch = options[int(rng.integers(len(options)))]
         return word[:i] + new_ch + word[i + 1:], f"{word[i]}->{new_ch}"
 
+    def target_ok(self, word: str) -> bool:
+        """A word a misspelling may be injected into: letters only, no stop word, no digit."""
+        return bool(word) and is_latin_word(word) and not has_digit(word) and word.lower() not in stopwords()
+
+    def is_real_word(self, word: str) -> bool:
+        """A frequent English word (wordfreq Zipf >= ``real_word_zipf``): not a misspelling."""
+        return zipf(word.lower()) >= self.real_word_zipf
+
+    def _spelling_options(self, word: str) -> Tuple[str, ...]:
+        key = (word, self.real_word_zipf, self.max_table_distance)
+        cached = _SPELLING_CACHE.get(key)
+        if cached is None:
+            cached = _SPELLING_CACHE[key] = self._compute_spelling_options(word)
+        return cached
+
+    def _compute_spelling_options(self, word: str) -> Tuple[str, ...]:
+        sp = tables()["spelling"]
+        options = sp[word] if word in sp else sp.get(word.lower(), ())
+        out = []
+        for o in options:
+            new = o if word in sp else match_case(word, o)
+            if o.isalpha() and new.lower() != word.lower() and not self.is_real_word(new) and \
+                    edit_distance(new.lower(), word.lower()) <= self.max_table_distance:
+                out.append(new)
+        return tuple(out)
+
     def _candidates(self, kind: str, words: List[str]) -> List[int]:
-        t = tables()
+        ok = [k for k, w in enumerate(words) if self.target_ok(w)]
         if kind == "typos":
-            return [k for k, w in enumerate(words) if len(w) >= self.typo_min_letters and is_latin_word(w)]
-        if kind == "ocr":
-            return [k for k, w in enumerate(words)
-                    if len(w) >= self.ocr_min_chars and any(c in t["ocr"] for c in w)]
-        if kind == "keyboard":
-            return [k for k, w in enumerate(words)
-                    if len(w) >= self.keyboard_min_chars and any(c in t["keyboard"] for c in w)]
-        sp = t["spelling"]
-        return [k for k, w in enumerate(words) if w in sp or w.lower() in sp]
+            return [k for k in ok if len(words[k]) >= self.typo_min_letters]
+        if kind in ("ocr", "keyboard"):
+            least = self.ocr_min_chars if kind == "ocr" else self.keyboard_min_chars
+            return [k for k in ok if len(words[k]) >= least and self._char_options(kind, words[k])]
+        return [k for k in ok if self._spelling_options(words[k])]
 
     def _apply(self, kind: str, word: str, rng: np.random.Generator) -> Optional[Tuple[str, str]]:
-        t = tables()
         if kind == "typos":
-            return self._typos(word, rng)
-        if kind in ("ocr", "keyboard"):
-            return self._char_table(word, t[kind], rng)
-        sp = t["spelling"]
-        options = sp[word] if word in sp else sp[word.lower()]
-        new = options[int(rng.integers(len(options)))]
-        if word not in sp:
-            new = match_case(word, new)
-        return (new, "table") if new != word else None
+            done = self._typos(word, rng)
+        elif kind in ("ocr", "keyboard"):
+            done = self._char_table(kind, word, rng)
+        else:
+            options = self._spelling_options(word)
+            done = (options[int(rng.integers(len(options)))], "table") if options else None
+        if done is None or done[0].lower() == word.lower() or self.is_real_word(done[0]):
+            return None  # no change, a case-only change, or a real word: not a misspelling
+        return done
 
     def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
         spans = word_spans(text)
@@ -248,10 +332,14 @@ class Misspell(Generator):
         order = [self.types[first]] + [rest[k] for k in rng.permutation(len(rest))]
         for kind in order:
             cands = self._candidates(kind, words)
-            if not cands:
-                continue
-            k = cands[int(rng.integers(len(cands)))]
-            done = self._apply(kind, words[k], rng)
+            done = None
+            for attempt in range(self.max_attempts):
+                if not cands:
+                    break
+                k = cands[int(rng.integers(len(cands)))]
+                done = self._apply(kind, words[k], rng)
+                if done is not None:
+                    break
             if done is None:
                 continue
             new, how = done

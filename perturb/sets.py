@@ -1,4 +1,4 @@
-"""Variation sets: generating them, writing/reading them as TSV, importing external sets.
+"""Variation sets: generating them, writing/reading them as TSV (importers: :mod:`perturb.importers`).
 
 TSV layout (UTF-8, ``\\n`` line ends)::
 
@@ -21,8 +21,6 @@ a file whose rows do not match its fingerprint fails (it was edited or truncated
 """
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
 from dataclasses import dataclass
@@ -105,9 +103,11 @@ class VariationSet:
 
 
 # --------------------------------------------------------------------------- generation
-def generate(name: str, queries: Sequence[Tuple[str, str]], seed: int, generator=None) -> VariationSet:
+def generate(name: str, queries: Sequence[Tuple[str, str]], seed: int, generator=None,
+             cache: bool = True) -> VariationSet:
     """Run generator ``name`` over ``(qid, text)`` pairs. Never skips silently: a generator that
-    cannot run here gives a set with ``status="missing"`` and the install hint as ``reason``."""
+    cannot run here gives a set with ``status="missing"`` and the install hint as ``reason``.
+    Variations come from the content cache (:mod:`perturb.cache`) when ``cache``."""
     from perturb import GENERATORS
     from perturb.base import ResourceMissing
 
@@ -120,7 +120,12 @@ def generate(name: str, queries: Sequence[Tuple[str, str]], seed: int, generator
     canonical = GENERATORS.canonical(name) if name in GENERATORS else name
     try:
         gen.check()
-        results = gen.perturb_batch(list(zip(qids, texts)), seed)
+        if cache:
+            from perturb.cache import cached_perturb_batch
+
+            results = cached_perturb_batch(gen, list(zip(qids, texts)), seed)
+        else:
+            results = gen.perturb_batch(list(zip(qids, texts)), seed)
     except ResourceMissing as exc:
         return VariationSet(name=canonical, label=gen.label, config=_safe_config(gen), seed=seed, qids=qids,
                             texts=list(texts), applied=[False] * len(qids), details=[""] * len(qids),
@@ -250,130 +255,74 @@ def read_tsv(path: PathLike) -> VariationSet:
     return vs
 
 
-# --------------------------------------------------------------------------- importers
-def import_rodr_tsv(path: PathLike, name: str, originals: Optional[Dict[str, str]] = None,
-                    label: Optional[str] = None) -> VariationSet:
-    """A RoDR-style ``qid<TAB>text`` file (one query per line, no header; ``#`` lines skipped).
+# --------------------------------------------------------------------------- a folder of sets
+def set_file_name(name: str) -> str:
+    """The file name of set ``name`` inside an output folder: ``bench.core.io.safe_name`` (no ``/``,
+    no ``..`` path, no leading dot: the file is never hidden and never escapes the folder) + ``.tsv``.
+    ``ramsrigouthamg/t5_paraphraser`` -> ``ramsrigouthamg_t5_paraphraser.tsv``."""
+    from bench.core.io import safe_name
 
-    ``applied`` is "text differs from the original" when ``originals`` (qid -> text) is given;
-    without originals every row counts as applied (nothing to compare with) and says so.
-    """
-    path = Path(path)
-    raw, content = _read_utf8(path)
-    qids, texts, applied, details = [], [], [], []
-    seen: Dict[str, int] = {}
-    for k, line in enumerate(content.split("\n"), start=1):
-        line = line.rstrip("\r")
-        if not line.strip() or line.startswith("#"):
+    return (safe_name(name, "set").lstrip(".") or "set") + ".tsv"
+
+
+def write_sets(sets: Sequence[VariationSet], out: PathLike) -> List[Tuple[VariationSet, Path]]:
+    """Write every set with status "ok" into ``out`` under :func:`set_file_name`, read each back
+    and check it is the same set. Two set names that sanitise to one file name are an error that
+    names both (nothing is written then). Returns (set, path) for the sets written."""
+    out = Path(out)
+    by_file: Dict[str, str] = {}
+    plan = []
+    for vs in sets:
+        if vs.status != "ok":
             continue
-        if "\t" not in line:
-            raise DataError("expected 'qid<TAB>text'", str(path), k, "separate the query id and the text with one tab")
-        q, t = line.split("\t", 1)
-        q = q.strip()
-        if not q:
-            raise DataError("empty query id", str(path), k, "every line needs a query id before the tab")
-        if q in seen:
-            raise DataError(f"query id {q!r} repeats line {seen[q]}", str(path), k, "keep one line per query id")
-        seen[q] = k
-        qids.append(q)
-        texts.append(t)
-        if originals is None:
-            applied.append(True)
-            details.append("imported (original unknown)")
-        elif q not in originals:
-            applied.append(True)
-            details.append("imported (query id not among the originals)")
+        fname = set_file_name(vs.name)
+        key = fname.lower()  # also refuse names that differ in case only (case-insensitive file systems)
+        if key in by_file:
+            raise DataError(f"variation sets {by_file[key]!r} and {vs.name!r} would both be written to {fname}",
+                            str(out / fname), None, "rename one of the two sets (e.g. --name), or import them "
+                            "into different folders")
+        by_file[key] = vs.name
+        path = out / fname
+        if path.resolve().parent != out.resolve():  # cannot happen with safe_name; kept as a guard
+            raise DataError(f"set {vs.name!r} would be written outside {out}", str(path), None, "rename the set")
+        plan.append((vs, path))
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for vs, path in plan:
+        write_tsv(vs, path)
+        back = read_tsv(path)
+        if back != vs:
+            raise DataError(f"set {vs.name!r} did not read back equal to what was written", str(path), None,
+                            "report this as a bug")
+        written.append((vs, path))
+    return written
+
+
+def read_sets(folder: PathLike) -> List[Tuple[Path, Optional[VariationSet], str]]:
+    """Every ``*.tsv`` set in ``folder`` as (path, set or None, reason it is skipped). Files that are
+    not variation sets, or sets whose status is not ok, are reported with the reason, never dropped
+    silently."""
+    out = []
+    for path in sorted(Path(folder).glob("*.tsv")):
+        try:
+            vs = read_tsv(path)
+        except DataError as exc:
+            out.append((path, None, f"unreadable: {exc}"))
+            continue
+        if vs.status != "ok":
+            out.append((path, vs, f"status {vs.status}: {vs.reason}"))
+        elif not len(vs):
+            out.append((path, vs, "no rows"))
         else:
-            changed = t != originals[q]
-            applied.append(changed)
-            details.append("imported" if changed else "")
-    config = {"format": "rodr-tsv", "file": path.name, "sha256": sha256_hex(raw),
-              "compared_with_originals": originals is not None}
-    return VariationSet(name=name, label=label or name, config=config, seed=None, qids=qids, texts=texts,
-                        applied=applied, details=details, source=f"rodr:{path.name}")
-
-
-PENHA_COLUMNS = ("dataset", "q_id", "method", "transformation_type", "original_query", "variation", "valid",
-                 "follow_category")
-
-
-def _bool_cell(value: str, path: Path, line: int, column: str) -> bool:
-    v = value.strip().lower()
-    if v in ("true", "1"):
-        return True
-    if v in ("false", "0"):
-        return False
-    raise DataError(f"column {column!r} must be True or False, found {value!r}", str(path), line,
-                    "use True/False as in the published files")
-
-
-def import_penha_csv(path: PathLike, valid_only: bool = True) -> List[VariationSet]:
-    """Penha et al. (ECIR 2022) human-validated variations: one VariationSet per ``method``.
-
-    With ``valid_only`` only rows judged ``valid == True`` are kept. Where a query id appears
-    twice for one method (the ANTIQUE file has three such pairs), the kept row is the first
-    valid one (when filtering), preferring a row whose variation differs from the original.
-    """
-    path = Path(path)
-    raw, content = _read_utf8(path)
-    reader = csv.reader(io.StringIO(content, newline=""))
-    try:
-        header = next(reader)
-    except StopIteration:
-        raise DataError("empty file", str(path), 1, f"expected the header {','.join(PENHA_COLUMNS)}")
-    missing = [c for c in PENHA_COLUMNS if c not in header]
-    if missing:
-        raise DataError(f"missing columns {missing}", str(path), 1, f"the header must contain {','.join(PENHA_COLUMNS)}")
-    col = {c: header.index(c) for c in PENHA_COLUMNS}
-    by_method: Dict[str, Dict[str, tuple]] = {}
-    dups: Dict[str, int] = {}
-    datasets: Dict[str, set] = {}
-    types: Dict[str, set] = {}
-    for row in reader:
-        line = reader.line_num
-        if not row or all(not c.strip() for c in row):
-            continue
-        if len(row) != len(header):
-            raise DataError(f"expected {len(header)} fields, found {len(row)}", str(path), line,
-                            "quote fields that contain commas")
-        get = {c: row[col[c]] for c in PENHA_COLUMNS}
-        valid = _bool_cell(get["valid"], path, line, "valid")
-        follow = _bool_cell(get["follow_category"], path, line, "follow_category")
-        if valid_only and not valid:
-            continue
-        method, qid = get["method"].strip(), get["q_id"].strip()
-        if not method or not qid:
-            raise DataError("empty method or q_id", str(path), line, "fill in both columns")
-        datasets.setdefault(method, set()).add(get["dataset"].strip())
-        types.setdefault(method, set()).add(get["transformation_type"].strip())
-        entry = (get["original_query"], get["variation"], valid, follow, get["transformation_type"].strip())
-        rows = by_method.setdefault(method, {})
-        if qid in rows:
-            dups[method] = dups.get(method, 0) + 1
-            old = rows[qid]
-            if old[1] == old[0] and entry[1] != entry[0]:  # prefer a row that changed the query
-                rows[qid] = entry
-            continue
-        rows[qid] = entry
-    sets = []
-    for method, rows in by_method.items():
-        qids = list(rows)
-        texts = [rows[q][1] for q in qids]
-        applied = [rows[q][1] != rows[q][0] for q in qids]
-        details = [f"{rows[q][4]}: valid={rows[q][2]} follow_category={rows[q][3]}" if a else ""
-                   for q, a in zip(qids, applied)]
-        config = {"format": "penha-ecir2022-csv", "file": path.name, "sha256": sha256_hex(raw), "method": method,
-                  "dataset": sorted(datasets[method]), "transformation_type": sorted(types[method]),
-                  "valid_only": valid_only, "duplicate_qids_resolved": dups.get(method, 0)}
-        sets.append(VariationSet(name=method, label=f"{method}[penha]", config=config, seed=None, qids=qids,
-                                 texts=texts, applied=applied, details=details, source=f"penha:{path.name}"))
-    return sets
-
-
-def originals_of_penha(path: PathLike) -> Dict[str, str]:
-    """qid -> original query, from a Penha CSV (the queries the variations were made from)."""
-    out: Dict[str, str] = {}
-    with open(path, encoding="utf-8-sig", newline="") as fh:
-        for row in csv.DictReader(fh):
-            out.setdefault(row["q_id"].strip(), row["original_query"])
+            out.append((path, vs, ""))
     return out
+
+
+def coverage(vs: VariationSet, judged: Sequence[str]) -> Tuple[int, str]:
+    """(number of the set's query ids among ``judged``, reason it is skipped or ""): a set none of
+    whose ids are judged queries of the dataset (a Penha ANTIQUE set on Cranfield) is skipped."""
+    judged_set = set(judged)
+    n = sum(1 for q in vs.qids if q in judged_set)
+    if n == 0:
+        return 0, f"none of its {len(vs)} query ids is a judged query of the dataset"
+    return n, ""

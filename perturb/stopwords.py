@@ -1,44 +1,78 @@
 """NOSTOPWORD: every stop word (NLTK's 179-word English list) removed from the query."""
 from __future__ import annotations
 
-from typing import List
+import re
+from typing import List, Tuple
 
 import numpy as np
 
-from perturb._text import stopwords, stopwords_resource, word_spans
+from perturb._text import stopwords, stopwords_resource
 from perturb.base import Generator, Perturbation, Resource
+
+# A whitespace token is "punctuation + core + punctuation"; only a core of word characters and
+# apostrophes ("don't") can be a stop word. "(i.e.," (core "i.e"), "and/or", "U.S." are kept whole.
+_TOKEN = re.compile(r"\S+")
+_CORE = re.compile(r"^([^\w']*)([\w']+)([^\w']*)$")
+
+
+def stopword_spans(text: str) -> List[Tuple[int, int]]:
+    """Spans of the whole tokens of ``text`` that are stop words (surrounding punctuation excluded)."""
+    stops = stopwords()
+    out = []
+    for m in _TOKEN.finditer(text):
+        core = _CORE.match(m.group(0))
+        if core is None or core.group(2).lower().strip("'") not in stops and core.group(2).lower() not in stops:
+            continue
+        start = m.start() + len(core.group(1))
+        out.append((start, start + len(core.group(2))))
+    return out
+
+
+def _tidy(text: str) -> str:
+    """Punctuation orphaned by a removal: empty brackets dropped, no space before , ; : and no
+    leading separator ("where, is the cat" -> "cat", not ", cat")."""
+    text = re.sub(r"\(\s*\)|\[\s*\]", "", text)
+    text = re.sub(r"\s+([,;:])", r"\1", text)
+    return " ".join(text.lstrip(",;: ").split())
 
 
 class NoStopword(Generator):
-    """Drop each word whose lower-cased form is an NLTK stop word.
+    """Drop each whole token whose lower-cased form is an NLTK stop word.
 
-    Words are TextAttack-style word spans ("don't" is one word, so NLTK's "don't" entry
-    matches). Punctuation is kept. Not applicable when the query has no stop word, or when no
-    word would remain (e.g. "what is it"). Each removed word takes the whitespace before it
-    along (so "stop it!" becomes "stop!"); whitespace runs then collapse to one space.
+    Tokens are whitespace-separated; leading and trailing punctuation is not part of the word and
+    stays ("Don't stop it!" -> "stop!"). A stop word is never cut out of a longer token: "(i.e.,"
+    keeps its "i", "and/or" stays, "U.S." keeps its "S". Not applicable when the query has no stop
+    word, or when no word would remain (e.g. "what is it"). Each removed word takes the
+    whitespace before it along (after it, when it opens the token: "(the cat)" -> "(cat)");
+    whitespace runs then collapse to one space.
     """
 
     name = "NOSTOPWORD"
 
     def config(self) -> dict:
-        return {"stopwords": "nltk-english-179", "match": "lowercased word"}
+        return {"stopwords": "nltk-english-179", "match": "lowercased whole token (punctuation around it kept)"}
 
     def resources(self) -> List[Resource]:
         return [stopwords_resource()]
 
     def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
-        stops = stopwords()
-        spans = word_spans(text)
-        removed = [(s, e) for s, e in spans if text[s:e].lower() in stops]
-        if not removed or len(removed) == len(spans):
+        removed = stopword_spans(text)
+        n_tokens = sum(1 for m in _TOKEN.finditer(text) if any(c.isalnum() for c in m.group(0)))
+        if not removed or len(removed) >= n_tokens:
             return Perturbation(text, False, "")
         pieces, last = [], 0
         for s, e in removed:
-            while s > last and text[s - 1].isspace():
-                s -= 1
+            if s > 0 and not text[s - 1].isspace() and e < len(text) and not text[e].isspace():
+                pass  # inside punctuation on both sides, e.g. "(it)": drop the word only
+            elif s > last and text[s - 1].isspace():
+                while s > last and text[s - 1].isspace():
+                    s -= 1
+            else:
+                while e < len(text) and text[e].isspace():
+                    e += 1
             pieces.append(text[last:s])
             last = e
         pieces.append(text[last:])
-        out = " ".join("".join(pieces).split())
+        out = _tidy(" ".join("".join(pieces).split()))
         words = [text[s:e] for s, e in removed]
         return Perturbation(out, True, f"removed {len(words)}: " + " ".join(words))

@@ -9,8 +9,19 @@ spaCy (en_core_web_sm) finds the finite verbs (tags VBD, VBZ, VBP, auxiliaries i
   when tagged NNS/NNPS, coordinated ("A and B"), or a plural/second-person pronoun; "I" takes
   "am"/VBP; no subject found -> third person singular. "was"/"were" -> "is"/"are"/"am" by the subject (by the past form itself when no subject is found).
 
-Modals (MD: can/could, will/would) and non-finite forms are not changed; contracted forms
-("'s", "'re") are skipped. Not applicable when the query has no finite verb.
+Modals: "will + VB" -> the verb in the present, agreeing with the subject ("what will happen"
+-> "what happens"); "can" <-> "could" ("can a criterion be developed" -> "could a criterion be
+developed"). VB, VBG and VBN forms change through their auxiliary ("has been solved" -> "had been
+solved", "how do they build" -> "how did they build", "is flowing" -> "was flowing"): changing
+them alone, as TextFlint's Tense does, makes the query ungrammatical (its own docstring warns of
+it), so they are not changed on their own. Contracted forms ("'s", "'re") are skipped.
+
+Constraints (ours): the word must be a verb form in lemminflect's dictionary (the lemma's
+inflection table lists it under the token's tag: a noun tagged VBZ such as "diabetes" is
+refused), the new form comes from that dictionary (never from lemminflect's out-of-vocabulary
+rules: no "diabeted", "reflectioned"), and it must be a known English word (wordfreq Zipf > 0).
+ALL-CAPS and Title Case queries are tagged on a lower-cased copy and the case pattern of the word
+is restored ("SAMPLED" -> "SAMPLES", not "SAMPLEDED"). Not applicable when nothing can change.
 """
 from __future__ import annotations
 
@@ -19,7 +30,7 @@ from typing import List, Optional, Tuple
 import numpy as np
 
 from perturb import _spacy
-from perturb._text import match_case
+from perturb._text import match_case, wordfreq_resource, zipf
 from perturb.base import Generator, Perturbation, Resource
 
 FINITE = ("VBD", "VBZ", "VBP")
@@ -58,25 +69,41 @@ def subject_person(subj) -> str:
     return "3sg"
 
 
-def _lemma(tok) -> str:
-    lemma = tok.lemma_.lower() if tok.lemma_ else ""
-    if not lemma or not lemma.isalpha():
-        lem = _lemminflect().getLemma(tok.text.lower(), upos="VERB")
-        lemma = lem[0] if lem else tok.text.lower()
-    return lemma
+def verb_lemma(low: str, tag: str) -> Optional[str]:
+    """The dictionary lemma of which ``low`` is the ``tag`` form, or None when ``low`` is not a
+    known verb form (nouns mis-tagged as verbs, non-words)."""
+    lm = _lemminflect()
+    lemmas = lm.getAllLemmas(low)
+    for upos in ("AUX", "VERB"):
+        for lemma in lemmas.get(upos, ()):
+            if low in lm.getAllInflections(lemma, upos="VERB").get(tag, ()) or (
+                    lemma == "be" and tag in ("VBD", "VBZ", "VBP")):
+                return lemma
+    return None
 
 
-def flip(tok) -> Optional[Tuple[str, str]]:
-    """(new form, description) for a finite verb token, or None when it cannot be flipped."""
-    word = tok.text
+def dictionary_form(lemma: str, tag: str) -> Optional[str]:
+    """The ``tag`` form of ``lemma`` from lemminflect's dictionary (no OOV rules), if it is a real word."""
+    forms = _lemminflect().getAllInflections(lemma, upos="VERB").get(tag, ())
+    for form in forms:
+        if form.isalpha() and zipf(form) > 0:
+            return form
+    return None
+
+
+def flip(tok, word: Optional[str] = None) -> Optional[Tuple[str, str]]:
+    """(new form, description) for a finite verb token, or None when it cannot be flipped.
+    ``word`` is the token's text in the original query (its case is restored)."""
+    word = tok.text if word is None else word
     low = word.lower()
-    lemma = _lemma(tok)
+    lemma = verb_lemma(low, tok.tag_)
+    if lemma is None:
+        return None
     if tok.tag_ in ("VBZ", "VBP"):
         if lemma == "be":
             new = {"is": "was", "am": "was", "are": "were"}.get(low)
         else:
-            forms = _lemminflect().getInflection(lemma, tag="VBD")
-            new = forms[0] if forms else None
+            new = dictionary_form(lemma, "VBD")
         how = "present->past"
     else:  # VBD
         subj = subject_of(tok)
@@ -89,34 +116,79 @@ def flip(tok) -> Optional[Tuple[str, str]]:
             else:
                 new = {"1sg": "am", "pl": "are", "3sg": "is"}[person]
         else:
-            tag = "VBZ" if person == "3sg" else "VBP"
-            forms = _lemminflect().getInflection(lemma, tag=tag)
-            new = forms[0] if forms else None
+            new = dictionary_form(lemma, "VBZ" if person == "3sg" else "VBP")
         how = f"past->present ({person})"
     if not new or new.lower() == low:
         return None
     return match_case(word, new), how
 
 
+MODAL_SWAP = {"can": "could", "could": "can"}
+
+
+def modal_edit(tok, text: str) -> Optional[Tuple[int, int, str, str]]:
+    """(start, end, replacement, description) for "can"/"could" and "will + VB", or None."""
+    word = _spacy.original(tok, text)
+    low = word.lower()
+    if low in MODAL_SWAP:
+        return tok.idx, tok.idx + len(word), match_case(word, MODAL_SWAP[low]), f"modal {low}->{MODAL_SWAP[low]}"
+    if low != "will" or tok.dep_ != "aux" or tok.head.tag_ != "VB" or tok.head.i <= tok.i:
+        return None
+    verb = tok.head
+    if any(c.dep_ == "neg" for c in verb.children):  # "will not go": leave negation alone
+        return None
+    vword = _spacy.original(verb, text)
+    lemma = verb_lemma(vword.lower(), "VB")
+    if lemma is None:
+        return None
+    subj = subject_of(verb)
+    person = subject_person(subj)
+    if lemma == "be":
+        new = {"1sg": "am", "pl": "are", "3sg": "is"}[person]
+    else:
+        new = dictionary_form(lemma, "VBZ" if person == "3sg" else "VBP")
+    if not new:
+        return None
+    if subj is not None and tok.i < subj.i < verb.i:  # "will the wing stall" -> "does the wing stall"
+        if lemma == "be":
+            return tok.idx, tok.idx + len(word), match_case(word, new), f"future->present ({person}) {word!r}->{new!r}"
+        do = "does" if person == "3sg" else "do"
+        return tok.idx, tok.idx + len(word), match_case(word, do), f"future->present ({person}) {word!r}->{do!r}"
+    # "X will fail" -> "X fails": drop "will" (and the space after it), inflect the verb
+    between = text[tok.idx + len(word): verb.idx]
+    if between.strip():
+        return None
+    return (tok.idx, verb.idx + len(vword), match_case(vword, new),
+            f"future->present ({person}) {word + between + vword!r}->{new!r}")
+
+
 class TransTense(_spacy.SpacyGenerator, Generator):
     name = "TRANSTENSE"
 
     def config(self) -> dict:
-        return {"pos_model": _spacy.model_name() or "missing", "inflector": "lemminflect",
-                "verbs": list(FINITE), "modals": "unchanged"}
+        return {"pos_model": _spacy.model_name() or "missing", "inflector": "lemminflect (dictionary forms only)",
+                "verbs": list(FINITE), "modals": "can<->could; will+VB -> present",
+                "real_word": "wordfreq zipf > 0", "case": "ALL-CAPS/Title Case tagged lower-cased, case restored"}
 
     def resources(self) -> List[Resource]:
-        return [*_spacy.resources(), _spacy.lemminflect_resource()]
+        return [*_spacy.resources(), _spacy.lemminflect_resource(), wordfreq_resource()]
 
     def _perturb_doc(self, doc, text: str, rng: np.random.Generator) -> Perturbation:
         cands = []
         for tok in doc:
-            if tok.tag_ in FINITE and tok.pos_ in ("VERB", "AUX") and tok.text.isalpha():
-                done = flip(tok)
+            word = _spacy.original(tok, text)
+            if not word.isalpha():
+                continue
+            if tok.tag_ == "MD":
+                edit = modal_edit(tok, text)
+                if edit is not None:
+                    cands.append(edit)
+            elif tok.tag_ in FINITE and tok.pos_ in ("VERB", "AUX"):
+                done = flip(tok, word)
                 if done is not None:
-                    cands.append((tok, done))
+                    new, how = done
+                    cands.append((tok.idx, tok.idx + len(word), new, f"{how} {word!r}->{new!r}"))
         if not cands:
             return Perturbation(text, False, "")
-        tok, (new, how) = cands[int(rng.integers(len(cands)))]
-        out = text[: tok.idx] + new + text[tok.idx + len(tok.text):]
-        return Perturbation(out, True, f"{how} {tok.text!r}->{new!r}")
+        start, end, new, how = cands[int(rng.integers(len(cands)))]
+        return Perturbation(text[:start] + new + text[end:], True, how)

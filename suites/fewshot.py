@@ -417,4 +417,3 @@ class FewShotSuite(Suite):
 
 
 SUITE = FewShotSuite()
-

@@ -20,17 +20,34 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--keep-invalid", action="store_true", help="with --import-penha: keep rows judged invalid")
     p.add_argument("--import-rodr", type=Path, default=None, help="import a RoDR-style qid<TAB>text file instead")
     p.add_argument("--name", default=None, help="with --import-rodr: the set's name")
+    p.add_argument("--audit", type=int, default=None, metavar="N",
+                   help="also print validity proxy rates per set and write N seeded random pairs per set to "
+                        "audit_sample.tsv for human labelling (perturb.audit)")
+    p.add_argument("--import-labels", type=Path, default=None, metavar="FILE",
+                   help="report per-set human-valid rates of a labelled audit sample or a Penha CSV "
+                        "(writes human_validity.csv to --out) and exit")
 
 
 def run(args) -> int:
     from bench.core.errors import BenchError
     from bench.core.io import atomic_write_text
     from perturb import GENERATORS, PAPER_ORDER
-    from perturb.sets import applicability_table, generate, import_penha_csv, import_rodr_tsv, write_tsv
+    from perturb.importers import import_penha_csv, import_rodr_tsv
+    from perturb.sets import applicability_table, generate, write_sets
 
+    if args.import_labels:
+        from perturb.audit import label_report
+
+        args.out.mkdir(parents=True, exist_ok=True)
+        print(label_report(args.import_labels, args.out), end="")
+        return 0
+    originals = {}
     if args.import_penha or args.import_rodr:
         if args.import_penha:
             sets = import_penha_csv(args.import_penha, valid_only=not args.keep_invalid)
+            from perturb.importers import originals_of_penha
+
+            originals = originals_of_penha(args.import_penha)
         else:
             if not args.name:
                 raise BenchError("--import-rodr needs --name (the variation set's name, e.g. MISSPELL)")
@@ -44,6 +61,7 @@ def run(args) -> int:
 
         ds = load_dataset(args.dataset, args.split)
         items = [(q, ds.queries[q].text) for q in ds.judged_query_ids()]
+        originals = dict(items)
         names = PAPER_ORDER if not args.generators else [GENERATORS.canonical(g.strip()) for g in
                                                          args.generators.split(",") if g.strip()]
         sets = [generate(n, items, args.seed) for n in names]
@@ -55,17 +73,22 @@ def run(args) -> int:
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["set", "label", "queries", "applied", "percent"])
     writer.writerows(rows)
-    for vs in sets:
-        if vs.status == "ok":
-            write_tsv(vs, args.out / f"{vs.name}.tsv")
+    written = write_sets(sets, args.out)  # safe, unique file names inside --out; each read back
     atomic_write_text(args.out / "applicability.csv", buf.getvalue())
     width = max(len(str(r[1])) for r in rows) if rows else 10
     print(f"{'set'.ljust(width)}  queries  applied  percent")
     for r in rows:
         print(f"{str(r[1]).ljust(width)}  {r[2]:>7}  {r[3]:>7}  {r[4]:>6.1f}%" if isinstance(r[4], (int, float))
               else f"{str(r[1]).ljust(width)}  {r[2]:>7}  {r[3]:>7}  {r[4]}")
+    if args.audit is not None:
+        from perturb.audit import write_audit
+
+        print(write_audit(sets, originals, args.out, args.audit, args.seed), end="")
     missing = [vs for vs in sets if vs.status != "ok"]
     for vs in missing:
         print(f"not generated: {vs.name}: {vs.reason}")
-    print(f"wrote {sum(vs.status == 'ok' for vs in sets)} sets to {args.out}")
+    for vs, path in written:
+        if path.name != f"{vs.name}.tsv":
+            print(f"set {vs.name!r} written as {path.name}")
+    print(f"wrote {len(written)} sets to {args.out} (each read back and checked)")
     return 1 if missing else 0

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from perturb import PAPER_ORDER
 from bench.core.seeding import rng_for
-from perturb.base import Perturbation
+from perturb.base import Perturbation, query_rng
 
 from perturb_helpers import EDGE_CASES, SECURITY, generator
 
@@ -36,7 +36,7 @@ def test_edge_cases_single_equals_batch(any_generator):
     items = [(f"q{i}", t) for i, t in enumerate(EDGE_CASES + [SECURITY])]
     if any_generator.name == "BACKTRANS":  # two process calls per query: a few are enough
         items = [items[i] for i in (0, 2, 8, 11, 13, len(items) - 1)]
-    single = [any_generator.perturb(t, rng_for(7, any_generator.name, q)) for q, t in items]
+    single = [any_generator.perturb(t, query_rng(7, any_generator.name, t)) for q, t in items]
     if any_generator.name == "BACKTRANS":
         # apertium keeps some context across the paragraphs of a batch: compare one at a time
         batch = [any_generator.perturb_batch([item], 7)[0] for item in items]

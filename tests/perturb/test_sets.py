@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 from bench.core.errors import DataError
 from perturb.base import Generator, Perturbation, ResourceMissing
-from perturb.sets import (VariationSet, applicability_table, format_tsv, generate, generate_all, import_penha_csv,
-                          import_rodr_tsv, read_tsv, write_tsv)
+from perturb.importers import import_penha_csv, import_rodr_tsv
+from perturb.sets import VariationSet, applicability_table, format_tsv, generate, generate_all, read_tsv, write_tsv
 from perturb_helpers import SECURITY, shared_data
 
 
@@ -104,13 +104,15 @@ class _Missing(Generator):
 
 
 class _Upper(Generator):
+    """Upper-cases and appends "!" to lower-case text: a case-only change is never a variation."""
+
     name = "UPPER"
 
     def config(self):
         return {"case": "upper"}
 
     def _perturb(self, text, rng):
-        return Perturbation(text.upper(), True, "upper")
+        return Perturbation(text.upper() + ("!" if text.islower() else ""), True, "upper")
 
 
 def test_generate_statuses_and_applicability():
@@ -185,3 +187,64 @@ def test_import_penha_errors(tmp_path):
     p = _bad(tmp_path, header + 'antique,1,M,t,"a, b","a,\nc",True,True\nantique,2,M,t,x,x,True,True\n', "r.csv")
     (vs,) = import_penha_csv(p)
     assert vs.texts == ["a,\nc", "x"] and vs.applied == [True, False]
+
+
+# --------------------------------------------------------------------------- folders of sets (issue 13, item 3)
+def test_penha_antique_sets_all_written_inside_out_and_read_back(tmp_path):
+    from perturb.sets import read_sets, write_sets
+
+    folder = shared_data() / "penha-variations"
+    sets = import_penha_csv(folder / "variations_antique_labeled.csv")
+    out = tmp_path / "out"
+    written = write_sets(sets, out)
+    assert len(written) == len(sets) == 10
+    names = {vs.name: path.name for vs, path in written}
+    assert names["ramsrigouthamg/t5_paraphraser"] == "ramsrigouthamg_t5_paraphraser.tsv"
+    files = sorted(p for p in tmp_path.rglob("*") if p.is_file())
+    assert all(p.parent == out for p in files)  # nothing nested, nothing outside
+    back = read_sets(out)
+    assert len(back) == 10 and all(vs is not None and reason == "" for _, vs, reason in back)
+    assert {vs.name for _, vs, _ in back} == {vs.name for vs in sets}
+
+
+@pytest.mark.parametrize("name", ["../escape", "../../etc/passwd", "/abs/path/set", ".hidden", "a/b/../../c"])
+def test_set_names_never_escape_out(tmp_path, name):
+    from perturb.sets import read_sets, set_file_name, write_sets
+
+    out = tmp_path / "out"
+    (path,) = [p for _, p in write_sets([_vs(name=name)], out)]
+    assert path.parent == out and not path.name.startswith(".") and path.name == set_file_name(name)
+    assert [p for p in tmp_path.rglob("*") if p.is_file()] == [path]
+    ((_, vs, reason),) = read_sets(out)
+    assert vs.name == name and reason == ""
+
+
+def test_set_name_collision_names_both(tmp_path):
+    from perturb.sets import write_sets
+
+    with pytest.raises(DataError) as exc:
+        write_sets([_vs(name="a/b"), _vs(name="a_b")], tmp_path)
+    assert "'a/b'" in str(exc.value) and "'a_b'" in str(exc.value)
+    assert not list(tmp_path.glob("*.tsv"))  # nothing written
+
+
+def test_read_sets_reports_skipped_with_reason(tmp_path):
+    from perturb.sets import coverage, read_sets
+
+    write_tsv(_vs(status="missing", reason="no backend"), tmp_path / "m.tsv")
+    (tmp_path / "junk.tsv").write_text("not a set\n", encoding="utf-8")
+    got = {p.name: reason for p, _, reason in read_sets(tmp_path)}
+    assert "no backend" in got["m.tsv"] and got["junk.tsv"].startswith("unreadable")
+    n, why = coverage(_vs(), ["99"])
+    assert n == 0 and "none of its 2 query ids" in why
+    assert coverage(_vs(), ["1", "3"]) == (1, "")
+
+
+def test_cli_import_penha_writes_every_set(tmp_path, capsys):
+    from bench.cli.main import main
+
+    folder = shared_data() / "penha-variations"
+    out = tmp_path / "sets"
+    assert main(["perturb", "--import-penha", str(folder / "variations_antique_labeled.csv"), "--out", str(out)]) == 0
+    assert len(list(out.glob("*.tsv"))) == 10 and not [p for p in out.iterdir() if p.is_dir()]
+    assert "ramsrigouthamg_t5_paraphraser.tsv" in capsys.readouterr().out

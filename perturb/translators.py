@@ -1,0 +1,260 @@
+"""Machine-translation backends for BACKTRANS (:mod:`perturb.backtrans`): a :class:`Translator` each,
+both deterministic and offline.
+
+* :class:`MarianTranslator`: Hugging Face MarianMT ``Helsinki-NLP/opus-mt-en-de`` / ``opus-mt-de-en``
+  from local folders or the Hugging Face cache (``local_files_only=True``); never downloads.
+* :class:`ApertiumTranslator`: Debian ``apertium`` + ``apertium-eng-spa``, one process call per
+  direction for all queries, unknown words marked (no ``-u``).
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+from perturb.base import Resource, ResourceMissing
+
+APERTIUM_INSTALL = "apt-get install apertium apertium-eng-spa"
+MARIAN_INSTALL = ("put Helsinki-NLP/opus-mt-en-de and opus-mt-de-en in the Hugging Face cache (online: "
+                  "huggingface-cli download Helsinki-NLP/opus-mt-en-de Helsinki-NLP/opus-mt-de-en) or point "
+                  "$DRBENCH_MARIAN_EN_DE / $DRBENCH_MARIAN_DE_EN at local folders; needs pip install sentencepiece")
+MARIAN_IDS = {"deu": ("Helsinki-NLP/opus-mt-en-de", "Helsinki-NLP/opus-mt-de-en")}
+MARIAN_ENV = {"deu": ("DRBENCH_MARIAN_EN_DE", "DRBENCH_MARIAN_DE_EN")}
+APERTIUM_PAIRS = {"spa": ("eng-spa", "spa-eng")}
+# Characters that would end a line for apertium (or Python's splitlines) inside one query.
+_LINE_BREAKS = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00]")
+
+
+class Translator:
+    """Translates lists of strings; ``backend`` and ``pivot`` name it. ``marks``: the outputs carry
+    apertium-style unknown-word marks (``*word``, ``@word``, ``#word``)."""
+
+    backend = ""
+    pivot = ""
+    marks = False
+
+    def resources(self) -> List[Resource]:
+        return []
+
+    def available(self) -> bool:
+        return all(r.found for r in self.resources())
+
+    def config(self) -> dict:
+        return {"backend": self.backend, "pivot": self.pivot}
+
+    def to_pivot(self, texts: Sequence[str]) -> List[str]:
+        raise NotImplementedError
+
+    def from_pivot(self, texts: Sequence[str]) -> List[str]:
+        raise NotImplementedError
+
+
+# --------------------------------------------------------------------------- Apertium
+class ApertiumTranslator(Translator):
+    backend = "apertium"
+
+    def __init__(self, pivot: str = "spa", executable: Optional[str] = None, timeout: float = 600.0):
+        if pivot not in APERTIUM_PAIRS:
+            raise ValueError(f"apertium pivot {pivot!r} not supported; choose from {sorted(APERTIUM_PAIRS)}")
+        self.pivot = pivot
+        self.executable = executable or shutil.which("apertium") or ""
+        self.timeout = timeout
+        self._modes: Optional[set] = None
+        self._version: Optional[str] = None
+
+    def modes(self) -> set:
+        if self._modes is None:
+            modes: set = set()
+            if self.executable:
+                try:
+                    out = subprocess.run([self.executable, "-l"], capture_output=True, text=True, timeout=60)
+                    modes = set(out.stdout.split())
+                except (OSError, subprocess.SubprocessError):
+                    modes = set()
+            self._modes = modes
+        return self._modes
+
+    def resources(self) -> List[Resource]:
+        fwd, back = APERTIUM_PAIRS[self.pivot]
+        exe = Resource("apertium", bool(self.executable), where=self.executable,
+                       install="" if self.executable else APERTIUM_INSTALL)
+        have = self.modes()
+        pair_ok = fwd in have and back in have
+        pair = Resource(f"apertium-eng-{self.pivot} ({fwd}, {back})", pair_ok,
+                        where="apertium -l" if pair_ok else "", install="" if pair_ok else APERTIUM_INSTALL)
+        return [exe, pair]
+
+    def config(self) -> dict:
+        cfg = super().config()
+        cfg["modes"] = list(APERTIUM_PAIRS[self.pivot])
+        cfg["batching"] = "sorted distinct texts, blank-line separated"
+        cfg["unknown_marks"] = "kept (no -u), used to reject pivot-language leaks"
+        cfg["stable_check"] = "neighbour-dependent translations dropped" if self.stable_check else "off"
+        if self._version is None:
+            self._version = _debian_version(f"apertium-eng-{self.pivot}")
+        cfg["version"] = self._version
+        return cfg
+
+    marks = True  # outputs carry apertium's unknown-word marks (removed by the generator)
+    stable_check = True  # translate twice (sorted, reverse-sorted); neighbour-dependent texts -> None
+
+    def _call(self, mode: str, data: str) -> str:
+        out = subprocess.run([self.executable, mode], input=data.encode("utf-8"), capture_output=True,
+                             timeout=self.timeout)
+        if out.returncode != 0:
+            raise RuntimeError(f"apertium {mode} failed ({out.returncode}): {out.stderr.decode('utf-8', 'replace')[:500]}")
+        return out.stdout.decode("utf-8", "replace")
+
+    def _run(self, mode: str, texts: Sequence[str]) -> List[str]:
+        """Translate ``texts`` with one apertium call.
+
+        The distinct texts go in sorted order, separated by blank lines (a paragraph break, which
+        keeps most context from leaking between queries), so a query's translation does not
+        depend on the order or ids of the batch. Apertium's tagger and transfer still see a
+        little cross-paragraph context: about 1-3% of queries translate differently in a batch
+        than alone. So the batch is translated twice, in sorted and in reverse-sorted order (every
+        query then follows a different neighbour), and a text whose two translations differ
+        depends on its neighbours: it comes back as ``None`` (the generator leaves such a query
+        unchanged), so a query's variation depends on the query, not on the batch. If the
+        paragraphs come back out of step, each text is sent alone.
+        """
+        clean = [_LINE_BREAKS.sub(" ", t) for t in texts]
+        if not clean:
+            return []
+        unique = sorted({t for t in clean if t.strip()})
+        if not unique:
+            return list(clean)
+        if self.stable_check and len(unique) > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(2) as pool:  # two apertium pipelines side by side
+                fwd = pool.submit(self._translate_ordered, mode, unique)
+                rev = pool.submit(self._translate_ordered, mode, unique[::-1])
+                table, other = fwd.result(), rev.result()
+            table = {t: (v if other.get(t) == v else None) for t, v in table.items()}
+        else:
+            table = self._translate_ordered(mode, unique)
+        return [table.get(t, t) for t in clean]
+
+    def _translate_ordered(self, mode: str, unique: Sequence[str]) -> Dict[str, str]:
+        data = "\n\n".join(unique) + "\n"
+        out = self._call(mode, data)
+        if out.endswith("\n"):
+            out = out[:-1]
+        parts = out.split("\n\n")
+        if len(parts) != len(unique) or any("\n" in p for p in parts):
+            parts = [self._call(mode, t + "\n").rstrip("\n") for t in unique]
+        return dict(zip(unique, parts))
+
+    def to_pivot(self, texts):
+        return self._run(APERTIUM_PAIRS[self.pivot][0], texts)
+
+    def from_pivot(self, texts):
+        return self._run(APERTIUM_PAIRS[self.pivot][1], texts)
+
+
+def _debian_version(package: str) -> str:
+    try:
+        out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package], capture_output=True, text=True, timeout=30)
+        return out.stdout.strip() if out.returncode == 0 else ""
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+# --------------------------------------------------------------------------- Marian
+def _hf_cached(model_id: str) -> Optional[Path]:
+    """The local snapshot folder of ``model_id`` in the Hugging Face cache, if complete."""
+    try:
+        from huggingface_hub import snapshot_download
+
+        path = snapshot_download(model_id, local_files_only=True)
+    except Exception:  # noqa: BLE001 - not cached (or hub lib missing): not found
+        return None
+    p = Path(path)
+    return p if (p / "config.json").is_file() else None
+
+
+class MarianTranslator(Translator):
+    backend = "marian"
+    _lock = threading.Lock()
+    _loaded: Dict[str, tuple] = {}
+
+    def __init__(self, pivot: str = "deu", en_pivot: Optional[str] = None, pivot_en: Optional[str] = None,
+                 batch_size: int = 16, max_length: int = 256):
+        if pivot not in MARIAN_IDS:
+            raise ValueError(f"marian pivot {pivot!r} not supported; choose from {sorted(MARIAN_IDS)}")
+        self.pivot = pivot
+        env_fwd, env_back = MARIAN_ENV[pivot]
+        self._paths = [en_pivot or os.environ.get(env_fwd), pivot_en or os.environ.get(env_back)]
+        self.batch_size = int(batch_size)
+        self.max_length = int(max_length)
+        self._resolved: Optional[List[Optional[Path]]] = None
+
+    def paths(self) -> List[Optional[Path]]:
+        if self._resolved is None:
+            out = []
+            for given, model_id in zip(self._paths, MARIAN_IDS[self.pivot]):
+                if given:
+                    p = Path(given)
+                    out.append(p if (p / "config.json").is_file() else None)
+                else:
+                    out.append(_hf_cached(model_id))
+            self._resolved = out
+        return self._resolved
+
+    def resources(self) -> List[Resource]:
+        out = []
+        for path, model_id in zip(self.paths(), MARIAN_IDS[self.pivot]):
+            out.append(Resource(f"MarianMT {model_id} (local)", path is not None, where=str(path or ""),
+                                install="" if path else MARIAN_INSTALL))
+        import importlib.util
+
+        sp = importlib.util.find_spec("sentencepiece") is not None
+        out.append(Resource("sentencepiece", sp, where="sentencepiece" if sp else "",
+                            install="" if sp else "pip install sentencepiece"))
+        return out
+
+    def config(self) -> dict:
+        cfg = super().config()
+        cfg["models"] = list(MARIAN_IDS[self.pivot])
+        cfg["local_paths"] = [str(p) if p else "" for p in self.paths()]
+        return cfg
+
+    def _model(self, which: int):
+        path = self.paths()[which]
+        if path is None:
+            raise ResourceMissing(f"MarianMT {MARIAN_IDS[self.pivot][which]} not found locally ({MARIAN_INSTALL})")
+        key = str(path.resolve())
+        with self._lock:
+            if key not in self._loaded:
+                import torch
+                from transformers import MarianMTModel, MarianTokenizer
+
+                tok = MarianTokenizer.from_pretrained(str(path), local_files_only=True)
+                model = MarianMTModel.from_pretrained(str(path), local_files_only=True).eval()
+                self._loaded[key] = (tok, model, torch)
+        return self._loaded[key]
+
+    def _translate(self, which: int, texts: Sequence[str]) -> List[str]:
+        tok, model, torch = self._model(which)
+        order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), i))  # length-sorted batches
+        out: List[str] = [""] * len(texts)
+        with torch.inference_mode():
+            for start in range(0, len(order), self.batch_size):
+                idx = order[start: start + self.batch_size]
+                enc = tok([texts[i] for i in idx], return_tensors="pt", padding=True, truncation=True,
+                          max_length=self.max_length)
+                gen = model.generate(**enc, max_new_tokens=self.max_length)
+                for i, t in zip(idx, tok.batch_decode(gen, skip_special_tokens=True)):
+                    out[i] = t
+        return out
+
+    def to_pivot(self, texts):
+        return self._translate(0, texts)
+
+    def from_pivot(self, texts):
+        return self._translate(1, texts)

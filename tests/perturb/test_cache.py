@@ -1,0 +1,83 @@
+"""Item 4 of issue 13: determinism by content and the content-addressed variation cache."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from perturb import make
+from perturb.cache import cache_root, cached_perturb_batch
+from perturb.sets import format_tsv, generate
+
+
+ITEMS = [("1", "what is the percentage of people with security clearance"), ("2", "how do the romans build aqueducts"),
+         ("3", "effects of turbulent flows on wings"), ("4", "how do the romans build aqueducts")]
+
+
+@pytest.mark.parametrize("name", ["MISSPELL", "SWAPWORDS", "TRANSTENSE", "SWAPSYN-WNET"])
+def test_same_seed_same_bytes_and_text_decides(name):
+    a = format_tsv(generate(name, ITEMS, 5, cache=False))
+    b = format_tsv(generate(name, ITEMS, 5, cache=False))
+    assert a == b
+    vs = generate(name, ITEMS, 5, cache=False)
+    assert vs.texts[1] == vs.texts[3]  # one text, two ids: one variation
+    alone = generate(name, [("zz", ITEMS[2][1])], 5, cache=False)
+    assert alone.texts[0] == vs.texts[2]  # independent of the other queries and of the id
+
+
+def test_warm_rerun_regenerates_nothing(monkeypatch):
+    gen = make("MISSPELL")
+    calls = []
+    real = gen.perturb_batch
+    monkeypatch.setattr(gen, "perturb_batch", lambda items, seed: calls.append(len(items)) or real(items, seed))
+    stats = {}
+    cold = cached_perturb_batch(gen, ITEMS, 0, stats)
+    assert stats == {"hits": 0, "misses": 3} and calls == [3]  # the repeated text is computed once
+    warm = cached_perturb_batch(gen, ITEMS, 0, stats)
+    assert warm == cold and stats == {"hits": 4, "misses": 0} and calls == [3]
+    cached_perturb_batch(gen, ITEMS, 1, stats)  # another seed: another shard
+    assert stats["misses"] == 3
+    assert cold == real(ITEMS, 0)
+
+
+def test_config_change_starts_a_new_shard():
+    stats = {}
+    cached_perturb_batch(make("MISSPELL"), ITEMS, 0, stats)
+    cached_perturb_batch(make("MISSPELL", real_word_zipf=4.0), ITEMS, 0, stats)
+    assert stats["misses"] == 3
+    shards = list((cache_root() / "MISSPELL").glob("*.json"))
+    assert len(shards) >= 2 and not list((cache_root() / "MISSPELL").glob(".*"))  # atomic: no temp files
+
+
+def test_corrupt_shard_is_recomputed():
+    gen = make("SWAPWORDS")
+    first = cached_perturb_batch(gen, ITEMS, 0)
+    for shard in (cache_root() / "SWAPWORDS").glob("*.json"):
+        shard.write_text("{not json", encoding="utf-8")
+    stats = {}
+    assert cached_perturb_batch(gen, ITEMS, 0, stats) == first and stats["misses"] == 3
+    shard = next((cache_root() / "SWAPWORDS").glob("*.json"))
+    assert len(json.loads(shard.read_text(encoding="utf-8"))["entries"]) == 3
+
+
+def test_unregistered_generators_are_not_cached(monkeypatch):
+    from perturb.base import Generator, Perturbation
+
+    class Fake(Generator):
+        name = "MISSPELL"  # same name, not our class: never served from or written to the cache
+
+        def _perturb(self, text, rng):
+            return Perturbation(text + "!", True, "x")
+
+    stats = {}
+    cached_perturb_batch(Fake(), ITEMS, 0, stats)
+    cached_perturb_batch(Fake(), ITEMS, 0, stats)
+    assert stats == {"hits": 0, "misses": 4}
+
+
+def test_cache_can_be_turned_off(monkeypatch):
+    monkeypatch.setenv("DRBENCH_NO_VARIATION_CACHE", "1")
+    stats = {}
+    cached_perturb_batch(make("SWAPWORDS"), ITEMS, 0, stats)
+    cached_perturb_batch(make("SWAPWORDS"), ITEMS, 0, stats)
+    assert stats["hits"] == 0
