@@ -25,6 +25,7 @@ from bench.core.io import canonical_json
 from bench.results.migrations import SCHEMA_VERSION, migrate
 from bench.results.schema_common import Header, SetEntry, SetsResult
 from bench.results.schema_fewshot import FewshotResult
+from bench.results.suite import layout_of
 from bench.results.typed import Problem, compile_type
 
 __all__ = ["SCHEMA_VERSION", "MODELS", "ResultData", "ResultFile", "Header", "SetEntry", "SetsResult",
@@ -64,8 +65,6 @@ class ResultFile:
 
     @classmethod
     def from_data(cls, data: Any, source: Optional[str] = None, *, strict: bool = False) -> "ResultFile":
-        from bench.results.suite import layout_of
-
         if not isinstance(data, dict):
             raise DataError("top level must be a JSON object", source)
         before = data.get("schema_version", 0)
