@@ -268,7 +268,6 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
 
     zero_summary = summarise_setting(zero, plan)
     rows, set_order = _per_query_rows(hits, plan, cfg)
-    statistics = None
     with timer("statistics"):
         statistics = statistics_block(hits, plan, cfg)
     result = {

