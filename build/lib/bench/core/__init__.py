@@ -1,1 +1,0 @@
-"""Shared plumbing: errors, atomic I/O, paths, the registry, seeding."""

@@ -1,1 +1,0 @@
-"""Test collections: the dataset model and its readers (BEIR, MS MARCO, TREC, ir_datasets, chatterbot)."""

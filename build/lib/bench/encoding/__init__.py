@@ -1,1 +1,0 @@
-"""Encoders, the content-addressed embedding cache, corpus shards and executors."""

@@ -1,1 +1,0 @@
-"""Measures (trec_eval-equal) and statistics kernels."""

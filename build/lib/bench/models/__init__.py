@@ -1,1 +1,0 @@
-"""Model specs, checkpoints and the one place that loads weights."""

@@ -1,1 +1,0 @@
-"""Console tables, reports, compare, leaderboard and the regression gate."""

@@ -1,1 +1,0 @@
-"""Result files: writing, reading and run folders."""

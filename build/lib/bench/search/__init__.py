@@ -1,1 +1,0 @@
-"""Exact and approximate indexes and the retrievers built on them."""

@@ -1,1 +1,0 @@
-"""Parameter-efficient modules (adapters, LoRA, IAA, REM) and method settings."""
