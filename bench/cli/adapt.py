@@ -12,8 +12,7 @@ from pathlib import Path
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from bench.cli.options import add_options
-    from bench.training.contrastive import TRAINING_OPTIONS
+    from bench.cli.options import add_options, add_training_options
 
     p.add_argument("--recipe", default="ddr", choices=["ddr"], help="ddr: disentangled domain and relevance "
                                                                     "modelling (REM + DAM)")
@@ -28,12 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from bench.training.ddr import MLM_OPTIONS
 
     add_options(p, MLM_OPTIONS)
-    p.add_argument("--batch-size", type=int, default=64, help="encoding batch size")
-    p.add_argument("--no-progress", action="store_true")
-    add_options(p.add_argument_group("REM optimisation"), TRAINING_OPTIONS)
-    from bench.tuning.config import TUNING_OPTIONS
-
-    add_options(p.add_argument_group("method settings (rem-*)"), TUNING_OPTIONS)
+    add_training_options(p, "REM optimisation", "method settings (rem-*)", "encoding batch size")
 
 
 def run(args) -> int:

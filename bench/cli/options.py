@@ -16,3 +16,15 @@ def add_options(group, options: Iterable[Option], taken: Set[str] = None) -> Non
                 continue
             taken.add(opt.dest)
         group.add_argument(*opt.flags, **opt.settings)
+
+
+def add_training_options(p, optimisation: str, methods: str, batch_help: str) -> None:
+    """The options every training command shares: encoding batch size, progress, and the
+    optimisation (TRAINING_OPTIONS) and method-setting (TUNING_OPTIONS) groups."""
+    from bench.training.contrastive import TRAINING_OPTIONS
+    from bench.tuning.config import TUNING_OPTIONS
+
+    p.add_argument("--batch-size", type=int, default=64, help=batch_help)
+    p.add_argument("--no-progress", action="store_true")
+    add_options(p.add_argument_group(optimisation), TRAINING_OPTIONS)
+    add_options(p.add_argument_group(methods), TUNING_OPTIONS)

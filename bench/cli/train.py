@@ -8,8 +8,7 @@ from pathlib import Path
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from bench.training.recipes import RECIPES
-    from bench.cli.options import add_options
-    from bench.training.contrastive import TRAINING_OPTIONS
+    from bench.cli.options import add_training_options
 
     p.add_argument("--recipe", default="rodr", choices=list(RECIPES),
                    help="; ".join(f"{k}: {v}" for k, v in RECIPES.items()))
@@ -35,12 +34,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--generators", default=None, help="comma-separated variation generators to sample from "
                                                       "(default: all eight)")
     p.add_argument("--save-every", type=int, default=50, help="write the resumable training state every N steps")
-    p.add_argument("--batch-size", type=int, default=64, help="encoding batch size (corpus, negatives)")
-    p.add_argument("--no-progress", action="store_true")
-    add_options(p.add_argument_group("optimisation"), TRAINING_OPTIONS)
-    from bench.tuning.config import TUNING_OPTIONS
-
-    add_options(p.add_argument_group("method settings"), TUNING_OPTIONS)
+    add_training_options(p, "optimisation", "method settings", "encoding batch size (corpus, negatives)")
 
 
 def run(args) -> int:
