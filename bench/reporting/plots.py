@@ -49,7 +49,7 @@ def plot_metric_per_set(data: ReportData) -> str:
                 ax.text(xi, v / 2, f"{v:.3f}", ha="center", va="center", color="white", fontsize=8)
         ax.set_xticks(x)
         ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=8)
-        ax.set_title(f"{measure} per set (95% bootstrap CI)", fontsize=10)
+        ax.set_title(f"{measure} per set (95% CI: {ci_name(data)})", fontsize=10)
         ax.set_ylabel(measure)
         ax.set_ylim(0, max(1e-9, np.nanmax(np.array(vals, dtype=float) + np.array(err_hi))) * 1.12)
     fig.tight_layout()
@@ -88,7 +88,7 @@ def plot_drop_rates(data: ReportData) -> Optional[str]:
     ax.set_xticklabels([data.run.label(s) for s in var], rotation=30, ha="right", fontsize=8)
     ax.set_ylabel(f"drop rate vs {data.baseline} (%)")
     h = data.statistics["header"]
-    ax.set_title(f"drop rate (95% bootstrap CI); * = significant, {h['test']} {h['sidedness']}, {h['correction']}",
+    ax.set_title(f"drop rate (95% CI: {ci_name(data)}); * = significant, {h['test']} {h['sidedness']}, {h['correction']}",
                  fontsize=10)
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -168,3 +168,10 @@ def plot_loss_curves(data: ReportData) -> Optional[str]:
     ax.legend(fontsize=7)
     fig.tight_layout()
     return png_base64(fig)
+
+
+def ci_name(data: ReportData) -> str:
+    """The interval the run's statistics used (t, BCa or percentile bootstrap), for labels."""
+    b = ((data.statistics or {}).get("header") or {}).get("bootstrap") or {}
+    return {"t": "t interval", "bca": "BCa bootstrap", "percentile": "percentile bootstrap"}.get(
+        b.get("interval", "percentile"), str(b.get("interval")))

@@ -61,7 +61,8 @@ def method_lines(data: ReportData) -> List[str]:
         f"correction: {h['correction']}: {h['correction_description']}; family = {h['family']} (size {fam}); "
         f"alpha = {h['alpha']}",
         f"difference: {h['difference']}; drop rate = {h['drop_rate']}; effect size {h['effect_size']}",
-        f"bootstrap: B = {b['B']}, {b['method']}, {int(100 * b['confidence'])}% intervals, {b['resampling']}; "
+        f"intervals: {b['method']}, {int(100 * b['confidence'])}% ({b.get('interval', 'percentile')}, B = {b['B']}, "
+        f"{b['resampling']}); "
         f"seed = {h['seed']}",
         f"win/tie/loss: {h['win_tie_loss']}; degenerate cases: {h['degenerate']}",
     ]
@@ -101,7 +102,7 @@ def rows(data: ReportData, measure: str) -> List[Dict[str, str]]:
     return out
 
 
-COLUMNS = [("label", "set"), ("n", "n"), ("applied", "applied"), ("mean", "mean"), ("ci", "95% CI (bootstrap)"),
+COLUMNS = [("label", "set"), ("n", "n"), ("applied", "applied"), ("mean", "mean"), ("ci", "95% CI"),
            ("delta", "delta vs baseline"), ("delta_ci", "delta 95% CI"), ("drop", "drop rate"),
            ("drop_ci", "drop-rate 95% CI"), ("p", "p"), ("p_adj", "p corrected"), ("sig", "significant"),
            ("dz", "d_z"), ("wtl", "W/T/L")]
