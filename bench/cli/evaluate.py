@@ -32,7 +32,7 @@ COMMON = (
                                                '(default) or ray (pip install "drbench[ray]")'),
     option("--address", default=None, help="with --executor ray: auto, HOST:PORT or ray://HOST:PORT (default: "
                                             "start a local Ray instance)"),
-    option("--no-progress", action="store_true", help="hide progress bars"),
+    option("--no-progress", action="store_true", help="hide progress bars (plain lines outside a terminal) and status lines"),
 )
 #: options several suites share; each suite says which it honours (Suite.shared)
 SHARED = (
