@@ -85,7 +85,7 @@ class Progress:
             count = f"{self.n}/{self.total} ({100.0 * self.n / self.total:.0f}%)"
         else:
             count = f"{self.n} {self.unit if self.n == 1 else plural(self.unit)}"
-        text = f"[{self.desc or 'progress'}] {count} {rate:.1f}/s"
+        text = f"[{self.desc or 'progress'}] {count}" + (f" {rate:.1f}/s" if done else "")
         if final:
             text += f" in {_mmss(elapsed)}"
         elif self.total and rate > 0:

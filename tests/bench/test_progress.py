@@ -46,6 +46,12 @@ def test_a_fast_loop_prints_only_the_final_line(clock):
     assert out.getvalue().splitlines() == ["[corpus shards encoded] 3 shards 1.0/s in 00:03 (loss=0.125)"]
 
 
+def test_a_loop_with_nothing_to_do_still_ends_with_a_line(clock):
+    out = io.StringIO()
+    P.progress(desc="corpus shards encoded", unit="shard", stream=out).close()
+    assert out.getvalue() == "[corpus shards encoded] 0 shards in 00:00\n"
+
+
 def test_nothing_is_printed_with_progress_off(clock, capsys):
     bar = P.progress(total=10, desc="x", enabled=False, interval=0)
     for _ in range(10):
