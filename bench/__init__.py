@@ -1,5 +1,22 @@
 """drbench: robustness and few-shot benchmarks for dense retrieval models.
 
-Importing this package does nothing heavy: no torch, faiss or spaCy, no downloads, no writes.
+Importing this package does nothing heavy: no torch, faiss, spaCy or pandas, no downloads, no
+writes. The Python API (:mod:`bench.api`: ``bench.evaluate``, ``bench.load_run``) is imported
+on first use.
 """
-__version__ = "0.1.0"
+from bench.core.versions import __version__
+
+__all__ = ["__version__", "evaluate", "load_run", "RunResult"]
+_API = ("evaluate", "load_run", "RunResult")
+
+
+def __getattr__(name):  # PEP 562: the API is imported when first used
+    if name in _API:
+        from bench import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'bench' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_API))

@@ -69,6 +69,7 @@ def _align(vs, qids: List[str], texts: List[str]):
 
 def build_sets(dataset: Dataset, cfg: VariationsConfig, timer: Timer):
     """ORIGINAL plus the variation sets (generated, or read from ``cfg.variations_dir``)."""
+    from bench.core.progress import stage
     from perturb import PAPER_ORDER
     from perturb.sets import generate, read_tsv
 
@@ -92,7 +93,7 @@ def build_sets(dataset: Dataset, cfg: VariationsConfig, timer: Timer):
     names = list(cfg.generators) if cfg.generators is not None else list(PAPER_ORDER)
     items = list(zip(qids, texts))
     for name in names:
-        with timer(f"generate:{name}"):
+        with timer(f"generate:{name}"), stage(f"generating {name}: {len(items)} queries", cfg.progress):
             sets.append(generate(name, items, cfg.seed))
     return sets, notes
 

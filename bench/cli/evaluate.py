@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 from bench.cli.options import add_options
 from bench.core.errors import BenchError
@@ -32,7 +32,8 @@ COMMON = (
                                                '(default) or ray (pip install "drbench[ray]")'),
     option("--address", default=None, help="with --executor ray: auto, HOST:PORT or ray://HOST:PORT (default: "
                                             "start a local Ray instance)"),
-    option("--no-progress", action="store_true", help="hide progress bars"),
+    option("--no-progress", action="store_true",
+           help="hide progress bars (plain lines outside a terminal) and status lines"),
 )
 #: options several suites share; each suite says which it honours (Suite.shared)
 SHARED = (
@@ -97,7 +98,52 @@ def _slug(s: str) -> str:
     return safe_name(Path(s).name if ("/" in s or "\\" in s) else s)
 
 
+class _Parser(argparse.ArgumentParser):
+    """Raises BenchError instead of printing usage and exiting (for the Python API)."""
+
+    def error(self, message: str):
+        raise BenchError(message)
+
+
+def namespace(**values) -> argparse.Namespace:
+    """The options of ``bench evaluate`` from Python values (``bench.evaluate(**values)``), parsed
+    and checked by the same parser as the command line. Keys are option dests (``top_k``); a list
+    is given as its comma-separated text; ``None`` keeps the default; a flag takes True / False."""
+    import difflib
+
+    parser = _Parser(prog="bench.evaluate", add_help=False)
+    add_arguments(parser)
+    declared = {"suite": option("--suite")}
+    for o in COMMON + SHARED + MODEL_OVERRIDES + tuple(o for s in _suites() for o in s.options):
+        declared.setdefault(o.dest, o)
+    argv: List[str] = []
+    for key, value in values.items():
+        dest = key.replace("-", "_")
+        if dest not in declared:
+            close = difflib.get_close_matches(dest, list(declared), n=1)
+            raise BenchError(f"unknown option {key!r}" + (f"; did you mean {close[0]!r}?" if close else "") +
+                             f" (options: {', '.join(sorted(declared))})")
+        if value is None:
+            continue
+        opt = declared[dest]
+        if opt.settings.get("action") in ("store_true", "store_false"):
+            if not isinstance(value, bool):
+                raise BenchError(f"option {key!r} is a flag: give True or False, not {value!r}")
+            if value != opt.default:
+                argv.append(opt.flags[0])
+            continue
+        if isinstance(value, (list, tuple)):
+            value = ",".join(str(v) for v in value)
+        argv.append(f"{opt.flags[0]}={value}")
+    return parser.parse_args(argv)
+
+
 def run(args) -> int:
+    return execute(args)[0]
+
+
+def execute(args) -> Tuple[int, Path]:
+    """Run the chosen suite; the exit code and the run folder."""
     from bench.data.collections import load_dataset
     from bench.encoding.executor import make_executor
     from bench.evaluation.measures import parse_measures
@@ -120,7 +166,7 @@ def run(args) -> int:
 
             dataset = restrict_queries(dataset, args.queries)
         out = args.out or Path("runs") / f"{_slug(spec.name)}__{_slug(dataset.name)}__{suite.name}__s{args.seed}"
-        return int(suite.run(args, spec, dataset, measures, out, executor) or 0)
+        return int(suite.run(args, spec, dataset, measures, out, executor) or 0), Path(out)
     finally:
         shutdown = getattr(executor, "shutdown", None)
         if shutdown is not None:

@@ -27,7 +27,7 @@ class UserError(Exception):
 
 
 def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
-    from bench import __version__
+    from bench.core.versions import __version__
 
     parser = argparse.ArgumentParser(prog="bench", description="drbench: robustness and few-shot benchmarks for dense retrievers")
     parser.add_argument("--version", action="version", version=f"drbench {__version__}")

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 from typing import Dict
 
+#: drbench's own version (``bench.__version__``; kept here so no module imports the ``bench`` package)
+__version__ = "0.1.0"
+
 
 def library_versions() -> Dict[str, str]:
     """Versions of the libraries that can change a number (recorded in every result file)."""

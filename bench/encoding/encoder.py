@@ -90,11 +90,11 @@ class Encoder:
 
     def encode_into(self, texts: Sequence[str], out: np.ndarray, desc: str = "") -> None:
         """Encode ``texts`` in length-sorted batches, writing row i of ``out`` for text i."""
-        from tqdm.auto import tqdm
+        from bench.core.progress import plural, progress
 
         order = self.length_order(texts)
-        bar = tqdm(total=len(texts), desc=desc or f"encode {self.role}s", unit="text",
-                   disable=not self.progress or None, leave=False)
+        bar = progress(total=len(texts), desc=desc or f"encode {plural(self.role)}", unit="text",
+                       enabled=self.progress)
         for start in range(0, len(order), self.batch_size):
             idx = order[start:start + self.batch_size]
             out[np.sort(idx)] = self.encode_batch([texts[i] for i in np.sort(idx)])

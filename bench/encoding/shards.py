@@ -274,7 +274,7 @@ def encode_corpus(encoder: "Encoder", chunks: Iterable[Chunk], root: Path, shard
     The executor's ``encode_shards(encoder, jobs)`` is used when it has one (Ray: a pool of
     workers); any other executor, or none, encodes here, shard after shard.
     """
-    from tqdm.auto import tqdm
+    from bench.core.progress import progress as progress_bar
 
     root = Path(root)
     doc_ids: Optional[List[str]] = []
@@ -303,7 +303,7 @@ def encode_corpus(encoder: "Encoder", chunks: Iterable[Chunk], root: Path, shard
     runner = getattr(executor, "encode_shards", None)
     done_iter = runner(encoder, jobs()) if runner is not None else run_local(encoder, jobs())
     log: List[ShardDone] = []
-    bar = tqdm(desc="corpus shards encoded", unit="shard", disable=not progress or None, leave=False)
+    bar = progress_bar(desc="corpus shards encoded", unit="shard", enabled=progress)
     for done in done_iter:
         log.append(done)
         bar.update(1)

@@ -45,7 +45,7 @@ def migrate(data: Dict[str, Any], source: Optional[str] = None,
     steps = MIGRATIONS if migrations is None else migrations
     version = version_of(data, source)
     if version > current:
-        from bench import __version__
+        from bench.core.versions import __version__
 
         writer = data.get("drbench_version")
         raise DataError(f"written by a newer drbench ({'drbench ' + str(writer) if writer else 'unknown version'}, "

@@ -100,7 +100,7 @@ def model_entry(spec, fingerprint: str) -> dict:
 
 def result_header(suite: str, spec, dataset, seed: int) -> dict:
     """The fields every suite's result.json starts with: what ran, on what, with which versions."""
-    from bench import __version__
+    from bench.core.versions import __version__
     from bench.models.spec import model_fingerprint
     from bench.core.versions import library_versions
 

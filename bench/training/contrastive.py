@@ -31,6 +31,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from bench.core.errors import BenchError
+from bench.core.progress import progress as progress_bar
 from bench.core.options import option
 from bench.core.seeding import rng_for, torch_seed
 
@@ -145,7 +146,6 @@ def train_dual_encoder(dual, examples: Sequence[Example], doc_text: Callable[[st
     give precomputed vectors for a frozen side (required there: a frozen side is never
     re-encoded)."""
     import torch
-    from tqdm.auto import tqdm
 
     from bench.training.loop import linear_schedule, make_optimizer
 
@@ -172,7 +172,7 @@ def train_dual_encoder(dual, examples: Sequence[Example], doc_text: Callable[[st
     log = TrainLog(seed=int(seed))
     t0 = time.perf_counter()
     dual.train(True)
-    bar = tqdm(total=total, desc=desc, unit="step", disable=not progress or None, leave=False)
+    bar = progress_bar(total=total, desc=desc, unit="step", enabled=progress)
     step = 0
     for epoch in range(cfg.epochs):
         perm = order_rng.permutation(n)

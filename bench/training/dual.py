@@ -110,7 +110,7 @@ class DualEncoder:
                desc: str = "") -> np.ndarray:
         """In-memory inference embeddings (float32), length-sorted batches; never cached."""
         import torch
-        from tqdm.auto import tqdm
+        from bench.core.progress import plural, progress as progress_bar
 
         model = self.model_for(role)
         was_training = model.training
@@ -121,8 +121,8 @@ class DualEncoder:
         order = np.argsort(-np.asarray(lengths, dtype=np.int64), kind="stable")
         dim = int(self.query_model.config.hidden_size)
         out = np.empty((len(texts), dim), dtype=np.float32)
-        bar = tqdm(total=len(texts), desc=desc or f"encode {role}s (tuned)", unit="text",
-                   disable=not progress or None, leave=False)
+        bar = progress_bar(total=len(texts), desc=desc or f"encode {plural(role)} (tuned)", unit="text",
+                           enabled=progress)
         with torch.inference_mode():
             for start in range(0, len(order), batch_size):
                 idx = np.sort(order[start:start + batch_size])

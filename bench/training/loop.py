@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from bench.core.errors import BenchError
+from bench.core.progress import progress as progress_bar
 
 STATE_FILE = "state.pt"
 
@@ -86,7 +87,6 @@ def run_loop(modules: Dict[str, object], total: int, loss_at: Callable[[int], Tu
     ``stop_after``: return after this many steps of this call (an interruption, for tests and
     smoke runs), leaving the saved state to resume from. Modules are left in eval mode."""
     import torch
-    from tqdm.auto import tqdm
 
     from bench.core.io import atomic_path
 
@@ -132,7 +132,7 @@ def run_loop(modules: Dict[str, object], total: int, loss_at: Callable[[int], Tu
         m.train(True)
     t0 = time.perf_counter()
     base_seconds = log.seconds
-    bar = tqdm(total=total, initial=start, desc=desc, unit="step", disable=not progress or None, leave=False)
+    bar = progress_bar(total=total, initial=start, desc=desc, unit="step", enabled=progress)
     ran = 0
     step = start
     try:

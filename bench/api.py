@@ -1,0 +1,149 @@
+"""The Python API, for notebooks and scripts::
+
+    import bench
+    r = bench.evaluate(model="bm25", generators=["EXTRAPUNC", "SWAPWORDS"])
+    r.summary            # one row per set (pandas)
+    r.compare(other)     # as `bench compare`
+    r.report("r.html")   # as `bench report`
+
+``bench.evaluate`` runs a suite exactly as ``bench evaluate`` does: the options are the command's
+(by dest: ``top_k=10``, ``no_progress=True``), checked by the same parser, and options of another
+suite are refused. It writes the same run folder (default ``runs/<model>__<dataset>__<suite>__s<seed>``)
+and returns it loaded. ``bench.load_run`` loads a saved run folder into the same object.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Union
+
+from bench.core.errors import BenchError
+from bench.results.rundir import Run
+from bench.results.rundir import load_run as _load
+from bench.results.suite import suite_of
+
+PathLike = Union[str, Path]
+
+
+class RunResult:
+    """A run folder, loaded: ``result`` (the result.json dict), ``per_query`` (DataFrame),
+    ``summary`` (DataFrame), ``folder``; ``compare(other)`` and ``report(path)``."""
+
+    def __init__(self, run: Run):
+        self._run = run
+
+    @property
+    def folder(self) -> Path:
+        return self._run.folder
+
+    @property
+    def result(self) -> Dict[str, Any]:
+        return self._run.result
+
+    @property
+    def per_query(self) -> Any:
+        """One row per (set, query): ``set``, ``qid``, ``applied`` and a column per measure."""
+        return self._run.per_query
+
+    @property
+    def suite(self) -> str:
+        return self._run.suite
+
+    @property
+    def summary(self) -> Any:
+        """``"sets"`` layout: one row per set (index: set name) with a column per measure, a
+        ``drop <measure>`` column per measure, ``n_applied`` and ``status``. ``"fewshot"`` layout:
+        the headline table (one row per class group: all, base, novel)."""
+        import pandas as pd
+
+        if suite_of(self._run).layout == "sets":
+            return _sets_table(self._run, pd)
+        return _fewshot_table(self.result, pd)
+
+    def compare(self, other: Union["RunResult", PathLike], metric: Optional[str] = None, *,
+                baseline: Union["RunResult", PathLike, None] = None, test: str = "t-test",
+                correction: str = "holm", alpha: float = 0.05, seed: int = 0) -> Any:
+        """The table of ``bench compare`` (this run and ``other``) as a DataFrame: one row per
+        run x set with the mean, the marker and the tests against ORIGINAL (and the baseline)."""
+        import pandas as pd
+
+        from bench.reporting.compare import compare
+
+        table = compare([self.folder, _folder(other)], metric=metric,
+                        baseline=None if baseline is None else _folder(baseline), test=test,
+                        correction=correction, alpha=alpha, seed=seed)
+        return pd.DataFrame.from_records(table.records())
+
+    def report(self, path: Optional[PathLike] = None, fmt: str = "html", plots: bool = True, **options: Any) -> Path:
+        """Write the report of ``bench report`` (``fmt``: "html" or "md") to ``path`` (default:
+        ``<folder>/report.<fmt>``) and return the path. ``options``: those of
+        :class:`bench.reporting.reportdata.ReportOptions` (test, correction, seed, bootstrap, alpha, metric)."""
+        from bench.core.io import atomic_write_text
+        from bench.reporting.report import report
+        from bench.reporting.reportdata import ReportOptions
+
+        if fmt not in ("html", "md"):
+            raise BenchError(f"fmt must be 'html' or 'md', not {fmt!r}")
+        text = report(self.folder, fmt, ReportOptions(**options), plots=plots)
+        out = Path(path) if path is not None else self.folder / f"report.{fmt}"
+        atomic_write_text(out, text)
+        return out
+
+    def __repr__(self) -> str:
+        return f"<RunResult {self.suite}: {self._run.display}, {self.folder}>"
+
+
+def _folder(run: Union[RunResult, PathLike]) -> Path:
+    return run.folder if isinstance(run, RunResult) else Path(run)
+
+
+def _sets_table(run: Run, pd: Any) -> Any:
+    rows: List[Dict[str, Any]] = []
+    for s in run.sets:
+        row: Dict[str, Any] = {"set": s.get("name")}
+        metrics, drops = s.get("metrics") or {}, s.get("drop_rate") or {}
+        row.update({m: metrics.get(m) for m in run.measures})
+        row.update({f"drop {m}": drops.get(m) for m in run.measures})
+        row["n_applied"] = s.get("n_applied")
+        row["status"] = s.get("status", "ok")
+        rows.append(row)
+    cols = ["set"] + run.measures + [f"drop {m}" for m in run.measures] + ["n_applied", "status"]
+    return pd.DataFrame(rows, columns=cols).set_index("set")
+
+
+def _fewshot_table(result: Dict[str, Any], pd: Any) -> Any:
+    summary = result.get("summary") or {}
+    head = summary.get("headline")
+    if not isinstance(head, dict):  # no headline: the flat summary metrics
+        metrics = summary.get("metrics") or {}
+        return pd.DataFrame({"value": list(metrics.values())}, index=pd.Index(list(metrics), name="key"))
+    k, measure = head.get("k"), head.get("measure")
+    rows = []
+    for group in ("all", "base", "novel"):
+        ks = (head.get("k_shot") or {}).get(group) or {}
+        rows.append({"group": group,
+                     f"zero-shot {measure}": (head.get("zero_shot") or {}).get(group),
+                     f"{head.get('method')} K={k} {measure}": ks.get("mean"), "SD": ks.get("sd"),
+                     f"full-shot {measure}": (head.get("full_shot") or {}).get(group),
+                     "winning ratio": (head.get("winning_ratio") or {}).get(group)})
+    return pd.DataFrame(rows).set_index("group")
+
+
+def load_run(path: PathLike) -> RunResult:
+    """A saved run folder (or its result.json), loaded (per_query.csv when present)."""
+    return RunResult(_load(path, per_query=None))
+
+
+def evaluate(model: str = "minilm-l6", dataset: str = "chatterbot", suite: str = "variations",
+             out: Optional[PathLike] = None, **options: Any) -> RunResult:
+    """Run ``suite`` for ``model`` on ``dataset`` as ``bench evaluate`` does and return the run.
+
+    ``options``: any option of ``bench evaluate`` by its dest (``generators=["MISSPELL"]``,
+    ``top_k=10``, ``seed=1``, ``no_progress=True``); lists are given as lists. The console output
+    is printed as on the command line."""
+    from bench.cli.evaluate import execute, namespace
+
+    args = namespace(model=model, dataset=dataset, suite=suite, out=out, **options)
+    code, folder = execute(args)
+    if code != 0:
+        raise BenchError(f"suite {args.suite} exited with code {code}; run folder: {folder}")
+    return load_run(folder)
