@@ -48,5 +48,5 @@ def variations_table(result: dict) -> str:
     header_ = (result.get("statistics") or {}).get("header")
     if header_:
         out.append(f"* = significant at alpha {header_['alpha']}: {header_['sidedness']} {header_['test']} vs ORIGINAL "
-                   f"on per-query values, {header_['correction']} correction over {header_['family']}.")
+                   f"on per-query values; {header_['correction']} correction within each family ({header_['family']}).")
     return "\n".join(out)
