@@ -39,6 +39,9 @@ def run(args) -> int:
     from bench.tuning.config import tuning_config_from
     from suites.domain import DomainConfig, build_systems
 
+    from bench.cli.options import check_at_least_one
+
+    check_at_least_one(args, "batch_size")
     spec = resolve_model(args.model)
     source = load_dataset(args.source, args.source_split)
     target = load_dataset(args.target, args.target_split)

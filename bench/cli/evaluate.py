@@ -9,7 +9,7 @@ import argparse
 from pathlib import Path
 from typing import Dict, List
 
-from bench.cli.options import add_options
+from bench.cli.options import add_options, check_at_least_one
 from bench.core.errors import BenchError
 from bench.core.options import option
 from bench.evaluation.measures import DEFAULT_MEASURES
@@ -105,8 +105,7 @@ def run(args) -> int:
 
     suite = suite_named(SUITES.canonical(args.suite))
     refuse_foreign_options(args, suite)
-    if args.top_k < 1:
-        raise BenchError("--top-k must be at least 1")
+    check_at_least_one(args, "top_k", "batch_size")
     measures = parse_measures(args.metrics)
     spec = resolve_model(args.model).with_overrides(
         pooling=args.pooling, similarity=args.similarity, query_prefix=args.query_prefix,

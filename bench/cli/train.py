@@ -46,6 +46,9 @@ def run(args) -> int:
     from bench.tuning.config import tuning_config_from
     from perturb import GENERATORS
 
+    from bench.cli.options import check_at_least_one
+
+    check_at_least_one(args, "batch_size")
     spec = resolve_model(args.model)
     dataset = load_dataset(args.dataset, args.split)
     train_ds = load_dataset(args.dataset, args.train_split) if args.train_split else None
