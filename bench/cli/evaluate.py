@@ -101,6 +101,7 @@ def run(args) -> int:
     from bench.data.collections import load_dataset
     from bench.encoding.executor import make_executor
     from bench.evaluation.measures import parse_measures
+    from bench.core.paths import check_cache_home, check_writable_folder
     from bench.models.spec import resolve_model
 
     suite = suite_named(SUITES.canonical(args.suite))
@@ -111,6 +112,11 @@ def run(args) -> int:
         pooling=args.pooling, similarity=args.similarity, query_prefix=args.query_prefix,
         passage_prefix=args.passage_prefix, max_query_length=args.max_query_length,
         max_passage_length=args.max_passage_length)
+    out_fix = "give --out a new or writable folder"
+    if args.out is not None:
+        check_writable_folder(args.out, "--out", out_fix)
+    if spec.kind == "dense":
+        check_cache_home()
     executor = make_executor(args.executor, args.address)  # a bad --executor / --address fails before loading
     try:
         dataset = load_dataset(args.dataset, args.split)
@@ -119,6 +125,7 @@ def run(args) -> int:
 
             dataset = restrict_queries(dataset, args.queries)
         out = args.out or Path("runs") / f"{_slug(spec.name)}__{_slug(dataset.name)}__{suite.name}__s{args.seed}"
+        check_writable_folder(out, "--out", out_fix)
         return int(suite.run(args, spec, dataset, measures, out, executor) or 0)
     finally:
         shutdown = getattr(executor, "shutdown", None)
