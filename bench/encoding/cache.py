@@ -14,10 +14,14 @@ from typing import Dict, Iterator, Optional, Sequence, Tuple
 import numpy as np
 
 from bench.core.errors import BenchError
-from bench.core.io import atomic_path, sha256_hex
+from bench.core.io import atomic_path, clean_orphans, sha256_hex
 from bench.core.paths import cache_home
 from bench.encoding.encoder import Encoder
-from bench.encoding.shards import DEFAULT_SHARD_SIZE, check_shard_size, encode_corpus, list_chunks
+from bench.encoding.integrity import entry_ok, record
+from bench.encoding.shards import DEFAULT_SHARD_SIZE, check_shard_size, encode_corpus, list_chunks, open_entry
+
+
+_CLEANED: set = set()
 
 
 @contextlib.contextmanager
@@ -47,6 +51,10 @@ class EmbeddingCache:
         self.shard_size = check_shard_size(shard_size if shard_size is not None else DEFAULT_SHARD_SIZE)
         self._index: Optional[Dict[str, Tuple[str, int]]] = None
         self._chunks: Dict[str, np.ndarray] = {}
+        for folder in (self.root, self.root / "texts"):
+            if folder not in _CLEANED:  # temporary files of writers that died (once per process)
+                _CLEANED.add(folder)
+                clean_orphans(folder)
         self.hits = 0
         self.misses = 0
 
@@ -70,15 +78,19 @@ class EmbeddingCache:
             folder = self.root / "texts"
             if folder.is_dir():
                 for keys in sorted(folder.glob("*.keys")):
-                    if not keys.with_suffix(".npy").exists():
+                    try:
+                        lines = keys.read_text(encoding="ascii").split()
+                    except (OSError, UnicodeDecodeError):
+                        continue  # unreadable key list: its texts are encoded again
+                    if not entry_ok(keys.with_suffix(".npy"), len(lines)):
                         continue
-                    for row, line in enumerate(keys.read_text(encoding="ascii").split()):
+                    for row, line in enumerate(lines):
                         self._index.setdefault(line, (keys.stem, row))
         return self._index
 
     def _chunk(self, name: str) -> np.ndarray:
         if name not in self._chunks:
-            self._chunks[name] = np.load(self.root / "texts" / f"{name}.npy", mmap_mode="r")
+            self._chunks[name] = open_entry(self.root / "texts" / f"{name}.npy")
         return self._chunks[name]
 
     def texts(self, texts: Sequence[str]) -> np.ndarray:
@@ -100,6 +112,7 @@ class EmbeddingCache:
                 with atomic_path(folder / f"{name}.npy", suffix=".npy") as tmp:
                     with open(tmp, "wb") as fh:  # a file object: np.save would append ".npy" to a name
                         np.save(fh, emb)
+                record(folder / f"{name}.npy")
                 with atomic_path(folder / f"{name}.keys") as tmp:
                     tmp.write_text("\n".join(new_hashes) + "\n", encoding="ascii")
             self._chunks[name] = emb
