@@ -6,12 +6,13 @@ import pytest
 from bench.cli.main import main
 from bench.core.errors import DataError
 from bench.data.collections import load_dataset
-from conftest import write_beir
 
 
-def test_split_with_a_path_cannot_read_qrels_outside_the_folder(tmp_path, capsys):
-    ds = write_beir(tmp_path / "data" / "ds")
-    write_beir(tmp_path / "elsewhere", split="x")  # qrels/x.tsv outside the dataset folder
+def test_split_with_a_path_cannot_read_qrels_outside_the_folder(beir_dir, tmp_path, capsys):
+    ds = beir_dir
+    elsewhere = ds.parent / "elsewhere" / "qrels"
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "x.tsv").write_text((ds / "qrels" / "test.tsv").read_text())  # qrels outside the dataset folder
     rc = main(["evaluate", "--model", "bm25", "--dataset", str(ds), "--split", "../../elsewhere/qrels/x",
                "--out", str(tmp_path / "run")])
     assert rc == 2
