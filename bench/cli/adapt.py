@@ -39,6 +39,13 @@ def run(args) -> int:
     from bench.tuning.config import tuning_config_from
     from suites.domain import DomainConfig, build_systems
 
+    from bench.cli.options import check_at_least_one
+
+    from bench.core.paths import check_cache_home, check_writable_folder
+
+    check_at_least_one(args, "batch_size")
+    check_writable_folder(args.out, "--out", "give --out a new or writable folder")
+    check_cache_home()
     spec = resolve_model(args.model)
     source = load_dataset(args.source, args.source_split)
     target = load_dataset(args.target, args.target_split)

@@ -9,7 +9,7 @@ import argparse
 from pathlib import Path
 from typing import Dict, List, Tuple
 
-from bench.cli.options import add_options
+from bench.cli.options import add_options, check_at_least_one
 from bench.core.errors import BenchError
 from bench.core.options import option
 from bench.evaluation.measures import DEFAULT_MEASURES
@@ -147,17 +147,22 @@ def execute(args) -> Tuple[int, Path]:
     from bench.data.collections import load_dataset
     from bench.encoding.executor import make_executor
     from bench.evaluation.measures import parse_measures
+    from bench.core.paths import check_cache_home, check_writable_folder
     from bench.models.spec import resolve_model
 
     suite = suite_named(SUITES.canonical(args.suite))
     refuse_foreign_options(args, suite)
-    if args.top_k < 1:
-        raise BenchError("--top-k must be at least 1")
+    check_at_least_one(args, "top_k", "batch_size")
     measures = parse_measures(args.metrics)
     spec = resolve_model(args.model).with_overrides(
         pooling=args.pooling, similarity=args.similarity, query_prefix=args.query_prefix,
         passage_prefix=args.passage_prefix, max_query_length=args.max_query_length,
         max_passage_length=args.max_passage_length)
+    out_fix = "give --out a new or writable folder"
+    if args.out is not None:
+        check_writable_folder(args.out, "--out", out_fix)
+    if spec.kind == "dense":
+        check_cache_home()
     executor = make_executor(args.executor, args.address)  # a bad --executor / --address fails before loading
     try:
         dataset = load_dataset(args.dataset, args.split)
@@ -166,6 +171,7 @@ def execute(args) -> Tuple[int, Path]:
 
             dataset = restrict_queries(dataset, args.queries)
         out = args.out or Path("runs") / f"{_slug(spec.name)}__{_slug(dataset.name)}__{suite.name}__s{args.seed}"
+        check_writable_folder(out, "--out", out_fix)
         return int(suite.run(args, spec, dataset, measures, out, executor) or 0), Path(out)
     finally:
         shutdown = getattr(executor, "shutdown", None)

@@ -28,3 +28,14 @@ def add_training_options(p, optimisation: str, methods: str, batch_help: str) ->
     p.add_argument("--no-progress", action="store_true")
     add_options(p.add_argument_group(optimisation), TRAINING_OPTIONS)
     add_options(p.add_argument_group(methods), TUNING_OPTIONS)
+
+
+def check_at_least_one(args, *dests: str) -> None:
+    """Refuse counts (``--batch-size``, ``--top-k`` ...) below 1 before any work starts."""
+    from bench.core.errors import BenchError
+
+    for dest in dests:
+        value = getattr(args, dest, None)
+        if value is not None and value < 1:
+            flag = "--" + dest.replace("_", "-")
+            raise BenchError(f"{flag} {value}: must be at least 1. Fix: give {flag} N with N >= 1")

@@ -35,6 +35,9 @@ def run(args) -> int:
     from perturb.importers import import_penha_csv, import_rodr_tsv
     from perturb.sets import applicability_table, generate, write_sets
 
+    from bench.core.paths import check_writable_folder
+
+    check_writable_folder(args.out, "--out", "give --out a new or writable folder")
     if args.import_labels:
         from perturb.audit import label_report
 

@@ -46,6 +46,14 @@ def run(args) -> int:
     from bench.tuning.config import tuning_config_from
     from perturb import GENERATORS
 
+    from bench.cli.options import check_at_least_one
+
+    from bench.core.paths import check_cache_home, check_writable_folder
+
+    check_at_least_one(args, "batch_size")
+    if args.out is not None:
+        check_writable_folder(args.out, "--out", "give --out a new or writable folder")
+    check_cache_home()
     spec = resolve_model(args.model)
     dataset = load_dataset(args.dataset, args.split)
     train_ds = load_dataset(args.dataset, args.train_split) if args.train_split else None
@@ -58,6 +66,7 @@ def run(args) -> int:
                        tuning=tuning_config_from(args), loss=args.loss,
                        teacher=resolve_model(args.teacher) if args.teacher else None)
     out = args.out or Path("checkpoints") / f"{_slug(spec.name)}__{_slug(dataset.name)}__{args.recipe}__s{args.seed}"
+    check_writable_folder(out, "--out", "give --out a new or writable folder")
     print(f"bench train: recipe {args.recipe}, method {args.method}, from {spec.name} on {dataset.name}", file=sys.stderr)
     rec = train_recipe(spec, dataset, cfg, out, train_dataset=train_ds, batch_size=args.batch_size,
                        progress=not args.no_progress)

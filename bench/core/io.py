@@ -6,11 +6,18 @@ import hashlib
 import json
 import os
 import re
+import socket
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, Iterator, Union
 
 PathLike = Union[str, os.PathLike]
+
+_PROCESS_START = time.time()
+#: this writer's mark in a temporary name: pid and a tag of the host (for folders shared by hosts)
+_HOST_TAG = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
+_ORPHAN = re.compile(r"\.w(\d+)-([0-9a-f]{8})\.[^/]*\.tmp$")
 
 
 @contextlib.contextmanager
@@ -18,7 +25,8 @@ def atomic_path(path: PathLike, suffix: str = "") -> Iterator[Path]:
     """Yield a temporary path beside ``path``; rename it over ``path`` only if the block succeeds."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=f"{suffix}.tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.w{os.getpid()}-{_HOST_TAG}.", suffix=f"{suffix}.tmp",
+                               dir=path.parent)
     os.close(fd)
     tmp_path = Path(tmp)
     umask = os.umask(0)
@@ -68,3 +76,41 @@ def safe_name(name: str, default: str = "") -> str:
     """``name`` usable as a file or folder name: runs of other characters than letters, digits,
     ``.``, ``_`` and ``-`` become ``_`` (``default`` when nothing is left)."""
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or default
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def clean_orphans(folder: PathLike, stale_after: float = 86400.0) -> int:
+    """Remove temporary files (``.<name>.*.tmp``, see :func:`atomic_path`) left in ``folder`` by
+    writers that died: written on this host by a process that is gone, or (no writer mark, i.e.
+    by an older drbench) older than this process, or (another host) older than ``stale_after``
+    seconds. Returns how many were removed."""
+    folder = Path(folder)
+    removed = 0
+    if not folder.is_dir():
+        return 0
+    for p in folder.glob(".*.tmp"):
+        try:
+            mtime = p.stat().st_mtime
+        except FileNotFoundError:
+            continue
+        m = _ORPHAN.search(p.name)
+        if m and m.group(2) == _HOST_TAG:
+            dead = int(m.group(1)) != os.getpid() and not _pid_alive(int(m.group(1)))
+        elif m:
+            dead = mtime < time.time() - stale_after
+        else:
+            dead = mtime < _PROCESS_START
+        if dead:
+            with contextlib.suppress(FileNotFoundError):
+                p.unlink()
+                removed += 1
+    return removed

@@ -22,7 +22,7 @@ from typing import Dict, Optional
 from bench.core.errors import DataError
 from bench.core.registry import Registry, UnknownName
 from bench.data.model import Dataset, Doc, Query
-from bench.data.readers import keep_judged_queries, load_beir, load_msmarco, load_trec
+from bench.data.readers import check_folder, keep_judged_queries, load_beir, load_msmarco, load_trec
 
 
 
@@ -92,6 +92,9 @@ def load_chatterbot(split: str = "test", name: str = "chatterbot") -> Dataset:
     """
     import yaml
 
+    if split != "test":
+        raise DataError(f"the chatterbot dataset has one split, test; --split {split!r} does not exist",
+                        fix="leave out --split, or give --split test")
     try:
         import chatterbot_corpus
     except ImportError:
@@ -161,6 +164,7 @@ def load_dataset(spec: str, split: Optional[str] = None) -> Dataset:
         loader = DATASETS.get(spec)
         return loader(split=split) if split else loader()
     path = Path(spec).expanduser()
+    check_folder(path)
     if path.is_dir():
         if (path / "corpus.jsonl").exists():
             return load_beir(path, split or "test")

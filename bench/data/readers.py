@@ -192,8 +192,26 @@ def keep_judged_queries(queries: Dict[str, Query], qrels: Dict[str, Dict[str, in
     return {qid: q for qid, q in queries.items() if qid in qrels}
 
 
+_SPLIT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def check_split(split: str, folder: Path) -> str:
+    """A split is a plain name (``test``, ``dev.small``), never a path: files are read only from inside the folder."""
+    if not isinstance(split, str) or not _SPLIT.fullmatch(split) or ".." in split:
+        raise DataError(f"--split {split!r} is not a split name: it names a file inside the dataset folder and may "
+                        f"not hold a path ('/', '\\', '..')", str(folder), fix="give a plain name: test, dev, train")
+    return split
+
+
+def check_folder(folder: Path) -> Path:
+    if Path(folder).expanduser().is_file():
+        raise DataError("is a file; give the folder", str(folder), fix=f"--dataset {Path(folder).parent}")
+    return Path(folder).expanduser()
+
+
 def load_beir(folder: Path, split: str = "test", name: Optional[str] = None) -> Dataset:
-    folder = Path(folder)
+    folder = check_folder(folder)
+    check_split(split, folder)
     qrels_path = folder / "qrels" / f"{split}.tsv"
     if not qrels_path.exists():
         available = sorted(p.stem for p in (folder / "qrels").glob("*.tsv")) if (folder / "qrels").is_dir() else []
@@ -235,7 +253,8 @@ def read_tsv_pairs(path: Path, what: str) -> Dict[str, str]:
 
 
 def load_msmarco(folder: Path, split: str = "dev", name: Optional[str] = None) -> Dataset:
-    folder = Path(folder)
+    folder = check_folder(folder)
+    check_split(split, folder)
     corpus = {k: Doc("", v) for k, v in read_tsv_pairs(folder / "collection.tsv", "passage").items()}
     queries = {k: Query(v) for k, v in read_tsv_pairs(folder / f"queries.{split}.tsv", "query").items()}
     qrels_path = folder / f"qrels.{split}.tsv"

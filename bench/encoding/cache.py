@@ -5,16 +5,37 @@ text-keyed store, so a text encoded once is never encoded again, across sets and
 """
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 from pathlib import Path
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Dict, Iterator, Optional, Sequence, Tuple
 
 import numpy as np
 
-from bench.core.io import atomic_path, sha256_hex
+from bench.core.errors import BenchError
+from bench.core.io import atomic_path, clean_orphans, sha256_hex
 from bench.core.paths import cache_home
 from bench.encoding.encoder import Encoder
-from bench.encoding.shards import DEFAULT_SHARD_SIZE, check_shard_size, encode_corpus, list_chunks
+from bench.encoding.integrity import entry_ok, record
+from bench.encoding.shards import DEFAULT_SHARD_SIZE, check_shard_size, encode_corpus, list_chunks, open_entry
+
+
+_CLEANED: set = set()
+
+
+@contextlib.contextmanager
+def cache_write_errors(folder: Path) -> Iterator[None]:
+    """An OSError while writing the cache (disk full, permission, read-only file system) becomes
+    an error naming the folder and the fix."""
+    try:
+        yield
+    except OSError as exc:
+        in_folder = exc.filename is not None and str(exc.filename).startswith(str(folder))
+        if not in_folder and exc.errno not in (errno.ENOSPC, errno.EACCES, errno.EROFS, errno.EDQUOT, errno.EPERM):
+            raise  # not a cache write (e.g. a model file): the caller's message applies
+        raise BenchError(f"cannot write the embedding cache in {folder}: {exc.strerror or exc}. Fix: free space "
+                         f"there, or set DRBENCH_HOME to a writable folder") from exc
 
 
 def _text_hash(text: str) -> str:
@@ -30,6 +51,10 @@ class EmbeddingCache:
         self.shard_size = check_shard_size(shard_size if shard_size is not None else DEFAULT_SHARD_SIZE)
         self._index: Optional[Dict[str, Tuple[str, int]]] = None
         self._chunks: Dict[str, np.ndarray] = {}
+        for folder in (self.root, self.root / "texts"):
+            if folder not in _CLEANED:  # temporary files of writers that died (once per process)
+                _CLEANED.add(folder)
+                clean_orphans(folder)
         self.hits = 0
         self.misses = 0
 
@@ -40,7 +65,8 @@ class EmbeddingCache:
         :class:`bench.encoding.shards.ShardedEmbeddings`."""
         if not len(texts):
             return np.empty((0, self.encoder.dim), dtype=np.float32)
-        out = encode_corpus(self.encoder, list_chunks(texts, self.shard_size), self.root, self.shard_size)
+        with cache_write_errors(self.root):
+            out = encode_corpus(self.encoder, list_chunks(texts, self.shard_size), self.root, self.shard_size)
         self.hits += out.passages_cached
         self.misses += out.passages_encoded
         return out.embeddings
@@ -52,15 +78,19 @@ class EmbeddingCache:
             folder = self.root / "texts"
             if folder.is_dir():
                 for keys in sorted(folder.glob("*.keys")):
-                    if not keys.with_suffix(".npy").exists():
+                    try:
+                        lines = keys.read_text(encoding="ascii").split()
+                    except (OSError, UnicodeDecodeError):
+                        continue  # unreadable key list: its texts are encoded again
+                    if not entry_ok(keys.with_suffix(".npy"), len(lines)):
                         continue
-                    for row, line in enumerate(keys.read_text(encoding="ascii").split()):
+                    for row, line in enumerate(lines):
                         self._index.setdefault(line, (keys.stem, row))
         return self._index
 
     def _chunk(self, name: str) -> np.ndarray:
         if name not in self._chunks:
-            self._chunks[name] = np.load(self.root / "texts" / f"{name}.npy", mmap_mode="r")
+            self._chunks[name] = open_entry(self.root / "texts" / f"{name}.npy")
         return self._chunks[name]
 
     def texts(self, texts: Sequence[str]) -> np.ndarray:
@@ -78,11 +108,13 @@ class EmbeddingCache:
             emb = self.encoder.encode([new[h] for h in new_hashes])
             name = sha256_hex(*new_hashes)[:32]
             folder = self.root / "texts"
-            with atomic_path(folder / f"{name}.npy", suffix=".npy") as tmp:
-                with open(tmp, "wb") as fh:  # a file object: np.save would append ".npy" to a name
-                    np.save(fh, emb)
-            with atomic_path(folder / f"{name}.keys") as tmp:
-                tmp.write_text("\n".join(new_hashes) + "\n", encoding="ascii")
+            with cache_write_errors(folder):
+                with atomic_path(folder / f"{name}.npy", suffix=".npy") as tmp:
+                    with open(tmp, "wb") as fh:  # a file object: np.save would append ".npy" to a name
+                        np.save(fh, emb)
+                record(folder / f"{name}.npy")
+                with atomic_path(folder / f"{name}.keys") as tmp:
+                    tmp.write_text("\n".join(new_hashes) + "\n", encoding="ascii")
             self._chunks[name] = emb
             for row, h in enumerate(new_hashes):
                 index.setdefault(h, (name, row))

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Dict, Iterable, Iterator, List, Optional, Sequ
 import numpy as np
 
 from bench.core.io import atomic_path
+from bench.encoding.integrity import entry_ok, record
 
 if TYPE_CHECKING:  # pragma: no cover
     from bench.data.model import Dataset
@@ -140,7 +141,7 @@ class ShardedEmbeddings:
 
     def shard(self, i: int) -> np.ndarray:
         if i not in self._open:
-            arr = np.load(self.paths[i], mmap_mode="r")
+            arr = open_entry(self.paths[i])
             if arr.shape != (self.sizes[i], self.dim):
                 raise ValueError(f"{self.paths[i]}: shape {arr.shape}, expected {(self.sizes[i], self.dim)}")
             self._open[i] = arr
@@ -213,6 +214,7 @@ def write_shard(path: Path, arr: np.ndarray) -> None:
     with atomic_path(path, suffix=".npy") as tmp:
         with open(tmp, "wb") as fh:  # a file object: np.save would append ".npy" to a name
             np.save(fh, arr)
+    record(path)
 
 
 def encode_shard_local(encoder: "Encoder", job: ShardJob, desc: str = "") -> ShardDone:
@@ -225,6 +227,7 @@ def encode_shard_local(encoder: "Encoder", job: ShardJob, desc: str = "") -> Sha
         encoder.encode_into(job.texts, arr, desc=desc)
         arr.flush()
         del arr
+    record(job.path)
     return ShardDone(job.index, len(job.texts), time.perf_counter() - t0, f"local:{os.getpid()}")
 
 
@@ -295,7 +298,7 @@ def encode_corpus(encoder: "Encoder", chunks: Iterable[Chunk], root: Path, shard
             path = shard_path(root, key)
             paths.append(path)
             sizes.append(len(texts))
-            if path.exists():
+            if entry_ok(path, len(texts)):  # size, header and checksum; a bad entry is removed
                 state["cached"] += len(texts)
                 continue
             yield ShardJob(len(paths) - 1, key, texts, path)
@@ -312,7 +315,7 @@ def encode_corpus(encoder: "Encoder", chunks: Iterable[Chunk], root: Path, shard
         raise ValueError("the corpus is empty")
     dim = _npy_dim(paths[0])
     sharded = ShardedEmbeddings(paths, sizes, dim)
-    emb = np.load(paths[0], mmap_mode="r") if len(paths) == 1 else sharded
+    emb = open_entry(paths[0]) if len(paths) == 1 else sharded
     log.sort(key=lambda d: d.index)
     return CorpusEmbeddings(doc_ids, emb, sharded, shard_size, passages_encoded=sum(d.n for d in log),
                             passages_cached=state["cached"], shards_encoded=len(log),
@@ -320,5 +323,16 @@ def encode_corpus(encoder: "Encoder", chunks: Iterable[Chunk], root: Path, shard
 
 
 def _npy_dim(path: Path) -> int:
-    arr = np.load(path, mmap_mode="r")
-    return int(arr.shape[1])
+    return int(open_entry(path).shape[1])
+
+
+def open_entry(path: Path) -> np.ndarray:
+    """Memory-map a cache entry; a damaged file (e.g. truncated after it was checked) is an error
+    naming the file and the fix, not a raw mmap traceback."""
+    from bench.core.errors import BenchError
+
+    try:
+        return np.load(path, mmap_mode="r")
+    except (OSError, ValueError) as exc:
+        raise BenchError(f"cache entry {path} cannot be read ({exc}). Fix: delete it; the next run encodes it "
+                         f"again") from None

@@ -30,6 +30,72 @@ def _has_safetensors(folder: Path) -> bool:
     return any(p.suffix == ".safetensors" for p in folder.iterdir())
 
 
+#: tensors a folder may lack: the pooler (sentence-transformers checkpoints drop it; drbench never
+#: uses it) and, for a masked LM, the head (created and reported by load_masked_lm)
+_MAY_MISS = ("pooler.",)
+_MLM_HEAD = ("cls.", "lm_head.", "vocab_transform.", "vocab_layer_norm.", "vocab_projector.", "generator_")
+#: tensors a folder may hold beyond the encoder: task heads of the same backbone and old buffers
+_MAY_EXTRA = ("pooler.", "cls.", "lm_head.", "qa_outputs.", "classifier.", "vocab_", "generator_")
+_PICKLE = (".bin", ".pt", ".pth", ".ckpt", ".pkl")
+
+
+def check_model_folder(folder: Path) -> None:
+    """Refuse, with the fix, what transformers would either run (custom code), choke on with a
+    traceback (a corrupt safetensors file) or read through pickle."""
+    import json
+
+    from bench.core.errors import ResourceError
+
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ResourceError(f"{folder / 'config.json'}: unreadable ({exc})") from None
+    if config.get("auto_map"):
+        raise ResourceError(f"{folder / 'config.json'}: the model needs its own code (auto_map: "
+                            f"{', '.join(sorted(config['auto_map']))}); drbench never runs custom model code. Fix: use "
+                            f"a model whose architecture transformers ships, or convert it to one")
+    for p in sorted(folder.glob("*.safetensors")):
+        try:
+            from safetensors import safe_open
+
+            with safe_open(str(p), framework="pt") as fh:  # reads and checks the header only
+                list(fh.keys())
+        except Exception as exc:  # safetensors raises its own error types
+            raise ResourceError(f"{p}: not a valid safetensors file ({exc}). Fix: copy or save the model "
+                                f"again") from None
+
+
+def _loaded(folder: Path, load, may_miss=_MAY_MISS):
+    """Call ``load()`` (a from_pretrained with output_loading_info=True) and refuse weights that
+    do not fit the architecture, naming the tensors, instead of initialising them at random."""
+    from bench.core.errors import ResourceError
+
+    pickle_only = not _has_safetensors(folder) and any(p.suffix in _PICKLE for p in folder.iterdir())
+    try:
+        model, info = load()
+    except (OSError, ValueError, RuntimeError, EOFError, ImportError) as exc:
+        if pickle_only:
+            raise ResourceError(f"{folder}: the weights are a pickle file that could not be read safely ({exc}). "
+                                f"Fix: convert them to safetensors (model.save_pretrained(folder, "
+                                f"safe_serialization=True))") from None
+        raise ResourceError(f"{folder}: the model cannot be loaded ({exc})") from None
+    missing = [k for k in info.get("missing_keys", []) if not any(a in k for a in may_miss)]
+    extra = [k for k in info.get("unexpected_keys", []) if not any(a in k for a in _MAY_EXTRA)
+             and not k.endswith("position_ids")]
+    mismatched = [str(t[0]) for t in info.get("mismatched_keys", [])]
+    if missing or extra or mismatched:
+        def show(keys):
+            return ", ".join(sorted(keys)[:6]) + (f" and {len(keys) - 6} more" if len(keys) > 6 else "")
+
+        parts = [f"{len(missing)} tensor(s) missing ({show(missing)})" if missing else "",
+                 f"{len(extra)} unexpected ({show(extra)})" if extra else "",
+                 f"{len(mismatched)} of the wrong shape ({show(mismatched)})" if mismatched else ""]
+        raise ResourceError(f"{folder}: the weights do not match the architecture in config.json: "
+                            f"{'; '.join(p for p in parts if p)}. They would be initialised at random, so the "
+                            f"model is refused. Fix: put the weights saved with this config in the folder")
+    return model
+
+
 def load_tokenizer(folder: Path):
     from transformers import AutoTokenizer
 
@@ -43,6 +109,7 @@ def load_encoder(folder: Path, dtype: str = "float32", device: str = "cpu", quie
     from transformers import AutoModel
 
     folder = Path(folder)
+    check_model_folder(folder)
     torch_dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[dtype]
     tok = load_tokenizer(folder)
     # transformers >= 4.56 names the argument `dtype`; older releases `torch_dtype`
@@ -50,8 +117,9 @@ def load_encoder(folder: Path, dtype: str = "float32", device: str = "cpu", quie
     with warnings.catch_warnings():
         if quiet:
             warnings.simplefilter("ignore")
-        model = AutoModel.from_pretrained(str(folder), local_files_only=True, trust_remote_code=False,
-                                          use_safetensors=_has_safetensors(folder), **{dtype_kw: torch_dtype})
+        model = _loaded(folder, lambda: AutoModel.from_pretrained(
+            str(folder), local_files_only=True, trust_remote_code=False, use_safetensors=_has_safetensors(folder),
+            output_loading_info=True, **{dtype_kw: torch_dtype}))
     if (folder / "tuning.json").exists():  # a checkpoint with adapter-style modules (bench.tuning.adapters)
         from bench.tuning.adapters import load_tuned
 
@@ -73,14 +141,22 @@ def load_masked_lm(folder: Path) -> Tuple[object, object, dict]:
     from transformers.utils import logging as hf_logging
 
     folder = Path(folder)
+    check_model_folder(folder)
     level = hf_logging.get_verbosity()
     hf_logging.set_verbosity_error()  # the missing-head notice: the caller records it instead
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            model, info = AutoModelForMaskedLM.from_pretrained(
-                str(folder), local_files_only=True, trust_remote_code=False,
-                use_safetensors=_has_safetensors(folder), output_loading_info=True)
+            holder = {}
+
+            def load():
+                holder["model"], holder["info"] = AutoModelForMaskedLM.from_pretrained(
+                    str(folder), local_files_only=True, trust_remote_code=False,
+                    use_safetensors=_has_safetensors(folder), output_loading_info=True)
+                return holder["model"], holder["info"]
+
+            model = _loaded(folder, load, may_miss=_MAY_MISS + _MLM_HEAD)
+            info = holder["info"]
     finally:
         hf_logging.set_verbosity(level)
     return model.float(), load_tokenizer(folder), info
@@ -91,10 +167,12 @@ def load_plain_encoder(folder: Path):
     from transformers import AutoModel
 
     folder = Path(folder)
+    check_model_folder(folder)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return AutoModel.from_pretrained(str(folder), local_files_only=True, trust_remote_code=False,
-                                         use_safetensors=_has_safetensors(folder)).float()
+        return _loaded(folder, lambda: AutoModel.from_pretrained(
+            str(folder), local_files_only=True, trust_remote_code=False, use_safetensors=_has_safetensors(folder),
+            output_loading_info=True)).float()
 
 
 def pool(last_hidden, attention_mask, spec: ModelSpec):

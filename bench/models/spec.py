@@ -22,6 +22,10 @@ from bench.core.registry import Registry, UnknownName
 POOLINGS = ("mean", "cls")
 SIMILARITIES = ("dot", "cos")
 DTYPES = ("float32", "bfloat16", "float16")
+#: the spec's maximum lengths and the command-line flags that set them
+LENGTH_FLAGS = {"max_query_length": "--max-query-length", "max_passage_length": "--max-passage-length"}
+#: model types whose position ids start after the padding index (max_position_embeddings - pad - 1 usable)
+_OFFSET_POSITIONS = ("roberta", "xlm-roberta", "camembert", "longformer", "xlm-roberta-xl", "data2vec-text")
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,11 @@ class ModelSpec:
             raise BenchError(f"model {self.name!r}: similarity must be one of {SIMILARITIES}, not {self.similarity!r}")
         if self.dtype not in DTYPES:
             raise BenchError(f"model {self.name!r}: dtype must be one of {DTYPES}, not {self.dtype!r}")
+        for fname in LENGTH_FLAGS:
+            value = getattr(self, fname)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise BenchError(f"model {self.name!r}: {fname} must be a whole number of tokens >= 1, not {value!r} "
+                                 f"(0 does not mean 'no truncation'). Fix: {LENGTH_FLAGS[fname]} N with N >= 1")
 
     def __str__(self) -> str:
         return self.name
@@ -71,7 +80,22 @@ class ModelSpec:
         return d
 
     def with_overrides(self, **overrides) -> "ModelSpec":
+        """The spec with the given fields replaced (None = keep). The one place the maximum lengths
+        given on the command line are checked: >= 1 and within the model's position limit."""
         clean = {k: v for k, v in overrides.items() if v is not None}
+        limit = None
+        for fname in set(clean) & set(LENGTH_FLAGS):
+            value, flag = clean[fname], LENGTH_FLAGS[fname]
+            if value < 1:
+                raise BenchError(f"{flag} {value}: a maximum length must be at least 1 token (0 does not mean "
+                                 f"'no truncation'). Fix: give {flag} N with N >= 1, or leave it out for the "
+                                 f"model's own ({getattr(self, fname)})")
+            if self.kind == "dense":
+                limit = position_limit(self.resolve_path()) if limit is None else limit
+                if limit is not None and value > limit:
+                    raise BenchError(f"{flag} {value} exceeds model {self.name!r}'s limit of {limit} tokens "
+                                     f"(config.json max_position_embeddings, special tokens included). "
+                                     f"Fix: give {flag} {limit} or less")
         return dataclasses.replace(self, **clean) if clean else self
 
     def resolve_path(self) -> Path:
@@ -94,6 +118,22 @@ class ModelSpec:
                                     f"reinstall it ({self.install})")
             return p
         raise ResourceError(f"model {self.name!r} names neither a path nor a package")
+
+
+def position_limit(folder: Path) -> Optional[int]:
+    """The longest input (special tokens included) the folder's model can embed, from config.json's
+    ``max_position_embeddings``; None when the config does not say."""
+    cfg_path = Path(folder) / "config.json"
+    try:
+        cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+    mpe = cfg.get("max_position_embeddings")
+    if isinstance(mpe, bool) or not isinstance(mpe, int) or mpe < 1:
+        return None
+    if cfg.get("model_type") in _OFFSET_POSITIONS:
+        mpe -= int(cfg.get("pad_token_id", 1) or 0) + 1
+    return mpe
 
 
 # --------------------------------------------------------------------------------------------

@@ -255,6 +255,7 @@ def run_gate(baseline_path: Any, candidate_path: Any, options: Optional[GateOpti
     verdict.baseline = str(baseline.folder)
     verdict.candidate = str(candidate.folder)
     verdict.notes.extend(notes)
+    verdict.notes.extend(baseline.notes + candidate.notes)
     skipped = [s.get("name") for s in baseline.sets if s.get("status", "ok") != "ok"]
     if skipped:
         verdict.notes.append(f"sets not evaluated in either run (skipped): {', '.join(map(str, skipped))}")
@@ -313,6 +314,7 @@ def _run_fewshot_gate(baseline: Run, candidate: Run, metric: str, o: GateOptions
     verdict.notes.append("few-shot runs: per-query values are averaged over trials before pairing; each setting is "
                          "gated on the headline, the macro average over classes (per-query macro weights, "
                          "all classes); metric checks only (no drop rates); every setting is primary")
+    verdict.notes.extend(baseline.notes + candidate.notes)
     return verdict
 
 

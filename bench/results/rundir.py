@@ -5,7 +5,7 @@ A run is given either as its folder or as the path of the ``result.json`` inside
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple, Union
 
@@ -24,6 +24,7 @@ class Run:
     folder: Path
     result: Dict[str, Any]
     per_query: Any = None  # pandas.DataFrame or None (not loaded / absent)
+    notes: List[str] = field(default_factory=list)  # e.g. "per_query.csv not verified (older run)"
 
     @property
     def result_path(self) -> Path:
@@ -171,8 +172,34 @@ def load_run(path: Union[str, Path], *, per_query: bool = True) -> Run:
     if want is None:
         want = (folder / "per_query.csv").is_file()
     if want:
+        note = verify_per_query(folder)
+        if note:
+            run.notes.append(note)
         run.per_query = load_per_query(folder / "per_query.csv", run.measures)
     return run
+
+
+def verify_per_query(folder: Path) -> Optional[str]:
+    """Check per_query.csv against the per_query.sha256 the writer left beside it: a mismatch is a
+    DataError; a run without the checksum file (written before it existed) is accepted, and the
+    returned note says so."""
+    import hashlib
+
+    from bench.results.writer import PER_QUERY_SUM
+
+    csv_path, sum_path = folder / "per_query.csv", folder / PER_QUERY_SUM
+    if not sum_path.is_file():
+        return f"{csv_path}: not verified (no {PER_QUERY_SUM}: a run written before checksums)"
+    if not csv_path.is_file():
+        return None  # load_per_query says it is missing
+    want = sum_path.read_text(encoding="utf-8", errors="replace").split()
+    got = hashlib.sha256(csv_path.read_bytes()).hexdigest()
+    if not want or want[0].lower() != got:
+        raise DataError(f"per_query.csv does not match its checksum in {PER_QUERY_SUM} (edited or damaged after "
+                        f"the run was written; sha256 {got[:12]}..., recorded {(want or ['none'])[0][:12]}...)",
+                        str(csv_path), fix="re-run the suite to regenerate the run folder, or restore the "
+                                           "original per_query.csv")
+    return None
 
 
 def paired(run_a: Run, set_a: str, run_b: Run, set_b: str, measure: str) -> Tuple[np.ndarray, np.ndarray, List[str]]:

@@ -7,6 +7,8 @@ Layout of a run folder (all written atomically, temp file + rename):
   ``set,qid,applied,<measure 1>,<measure 2>,...`` with ``applied`` 0/1 (always 0 for ORIGINAL),
   rows ordered by the set order of ``result.json`` then by query id (natural order).
   Measure values are written with ``repr`` of the float (round-trip exact).
+- ``per_query.sha256``: the SHA-256 of ``per_query.csv`` (``sha256sum`` format); ``bench.results.rundir``
+  refuses a per-query table that no longer matches it (a run without it is older and accepted).
 - ``timings.json``: wall-clock timings (seconds) of each step; NOT deterministic, so kept apart.
 - ``variations/<SET>.tsv``: the variation sets used (qid, text, applied, detail), see perturb.io.
 - ``runs/<SET>.trec``: optional TREC run files.
@@ -57,6 +59,17 @@ def per_query_csv(rows: Sequence[Tuple[str, str, int, Sequence[float]]], measure
     return buf.getvalue()
 
 
+#: the per-query table's SHA-256, in ``sha256sum`` format (``sha256sum -c per_query.sha256`` checks it);
+#: a separate file so that result.json (and committed baselines) keep their bytes
+PER_QUERY_SUM = "per_query.sha256"
+
+
+def per_query_checksum(data: bytes) -> str:
+    import hashlib
+
+    return f"{hashlib.sha256(data).hexdigest()}  per_query.csv\n"
+
+
 def begin_run(out_dir: Path) -> None:
     """Mark a run folder incomplete before anything in it is replaced: an older result.json must
     never sit beside newer per-query or variation files if this run is interrupted."""
@@ -71,6 +84,7 @@ def write_run(out_dir: Path, result: dict, per_query_text: str, timings: dict) -
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out_dir / "per_query.csv", per_query_text)
+    atomic_write_text(out_dir / PER_QUERY_SUM, per_query_checksum(per_query_text.encode("utf-8")))
     atomic_write_json(out_dir / "timings.json", timings)
     atomic_write_json(out_dir / "result.json", result)
 

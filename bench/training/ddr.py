@@ -83,23 +83,13 @@ def mask_tokens(input_ids, special_mask, mask_token_id: int, vocab_size: int, ge
 def _mlm_model(spec: ModelSpec, seed: int):
     """(masked-LM model, tokenizer, head origin) from the spec's folder, in float32."""
     import torch
-    from transformers import AutoModelForMaskedLM, AutoTokenizer
 
     folder = spec.resolve_path()
     torch.manual_seed(int(seed))
-    has_st = any(p.suffix == ".safetensors" for p in folder.iterdir())
-    import warnings
+    from bench.models.loading import load_masked_lm
 
-    from transformers.utils import logging as hf_logging
-
-    level = hf_logging.get_verbosity()
-    hf_logging.set_verbosity_error()  # the missing-head notice: recorded in the training record instead
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model, info = AutoModelForMaskedLM.from_pretrained(str(folder), local_files_only=True, trust_remote_code=False,
-                                                           use_safetensors=has_st, output_loading_info=True)
-    hf_logging.set_verbosity(level)
-    tok = AutoTokenizer.from_pretrained(str(folder), local_files_only=True, trust_remote_code=False)
+    # the missing-head notice is silenced there and recorded in the training record instead
+    model, tok, info = load_masked_lm(folder)
     missing = [k for k in info.get("missing_keys", []) if not k.endswith("decoder.weight")]
     head = "initialised from the seed (the checkpoint has no MLM head)" if any(
         ("cls." in k or "lm_head" in k or "predictions" in k) for k in missing) else "the checkpoint's own"
@@ -122,7 +112,6 @@ def adapt_backbone(spec: ModelSpec, texts: Sequence[str], cfg: MLMConfig, out: P
     Returns the training record (``complete`` False when stopped early; the state then stays
     beside ``out`` for a resume)."""
     import torch
-    from transformers import AutoModel
 
     from bench.models.checkpoint import save_checkpoint
     from bench.core.io import canonical_json, sha256_hex
@@ -202,14 +191,9 @@ def adapt_backbone(spec: ModelSpec, texts: Sequence[str], cfg: MLMConfig, out: P
     if log.steps < total:
         return record
     # keep the encoder in the model's plain (AutoModel) form, pooler included, as the source had it
-    import warnings
+    from bench.models.loading import load_plain_encoder
 
-    folder = spec.resolve_path()
-    has_st = any(p.suffix == ".safetensors" for p in folder.iterdir())
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        plain = AutoModel.from_pretrained(str(folder), local_files_only=True, trust_remote_code=False,
-                                          use_safetensors=has_st).float()
+    plain = load_plain_encoder(spec.resolve_path())
     missing, unexpected = plain.load_state_dict(_base_of(model).state_dict(), strict=False)
     if unexpected or any(not k.startswith("pooler.") for k in missing):
         raise BenchError(f"adapted weights do not fit the encoder (missing {missing[:3]}, unexpected {unexpected[:3]})")

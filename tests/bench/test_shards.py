@@ -40,8 +40,8 @@ def test_a_one_shard_corpus_keeps_its_cache_entry_and_its_bytes(tiny_bert, tmp_p
     enc = Encoder(spec, "passage", progress=False)
     m = EmbeddingCache(enc, tmp_path).matrix(TEXTS)
     assert isinstance(m, np.memmap)
-    files = sorted(p.name for p in (tmp_path / enc.key).iterdir())
-    assert files == [f"matrix-{_legacy_matrix_key(TEXTS)}.npy"]
+    files = sorted(p.name for p in (tmp_path / enc.key).iterdir() if not p.name.endswith(".sum.json"))
+    assert files == [f"matrix-{_legacy_matrix_key(TEXTS)}.npy"]  # beside it only its checksum sidecar
     assert content_key(TEXTS) == _legacy_matrix_key(TEXTS)
     whole = np.empty((len(TEXTS), enc.dim), dtype=np.float32)
     Encoder(spec, "passage", progress=False).encode_into(TEXTS, whole)  # the pre-shard encoding
@@ -101,7 +101,8 @@ def test_an_interrupted_shard_keeps_the_finished_ones(tiny_bert, tmp_path, monke
     root = tmp_path / enc.key
     with pytest.raises(KeyboardInterrupt):
         encode_corpus(enc, list_chunks(TEXTS, 2), root, 2)
-    assert sorted(p.name for p in root.iterdir()) == [shard_path(root, content_key(TEXTS[:2])).name]
+    done = shard_path(root, content_key(TEXTS[:2])).name
+    assert sorted(p.name for p in root.iterdir()) == [done, done + ".sum.json"]
     monkeypatch.setattr(enc, "encode_batch", real)
     out = encode_corpus(enc, list_chunks(TEXTS, 2), root, 2)
     assert out.passages_encoded == 4 and out.passages_cached == 2

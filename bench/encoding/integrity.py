@@ -1,0 +1,129 @@
+"""Self-checking cache entries: every ``.npy`` entry of the embedding cache has a checksum sidecar.
+
+Sidecar
+    ``<entry>.npy.sum.json``: ``{"size": bytes, "sha256": SHA-256 of the whole file, "sampled":
+    SHA-256 of the size, the first and last 4 KiB and 16 evenly spaced 4 KiB blocks}``, written
+    (atomically) right after the entry itself.
+
+Check on read (:func:`entry_ok`)
+    Always: the file's size and its ``.npy`` header (float32, two dimensions, C order, the
+    expected number of rows, header + rows x columns x 4 bytes = the file's size), so a truncated
+    file is caught before it is memory-mapped. Then the sidecar: the full SHA-256 for entries of
+    at most :data:`FULL_HASH_MAX` bytes, the sampled hash for larger ones (a few reads, whatever
+    the size). An entry without a sidecar (written before checksums existed, or by a writer that
+    died between the entry and its sidecar; the entry itself is renamed into place complete) is
+    accepted when its header and size are right, and its sidecar is recorded then.
+
+A bad entry is removed with a warning on stderr, and the caller encodes it again. Nothing here
+changes an entry's bytes, so results are identical with or without sidecars.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+from bench.core.io import atomic_write_json
+
+SUFFIX = ".sum.json"
+FULL_HASH_MAX = 64 << 20  # entries up to 64 MiB are hashed in full on every read
+_BLOCK = 4096
+_SAMPLES = 16
+
+
+def sidecar(path: Path) -> Path:
+    return Path(str(path) + SUFFIX)
+
+
+def _hashes(path: Path, full: bool = True) -> dict:
+    size = path.stat().st_size
+    sampled = hashlib.sha256(str(size).encode())
+    offsets = sorted({0, max(size - _BLOCK, 0), *(i * size // _SAMPLES for i in range(_SAMPLES))})
+    out = {"size": size}
+    with open(path, "rb") as fh:
+        for off in offsets:
+            fh.seek(off)
+            sampled.update(fh.read(_BLOCK))
+        out["sampled"] = sampled.hexdigest()
+        if full:
+            h = hashlib.sha256()
+            fh.seek(0)
+            for chunk in iter(lambda: fh.read(1 << 22), b""):
+                h.update(chunk)
+            out["sha256"] = h.hexdigest()
+    return out
+
+
+def record(path: Path) -> None:
+    """Write the checksum sidecar of a complete entry."""
+    atomic_write_json(sidecar(path), _hashes(Path(path)))
+
+
+def header_problem(path: Path, rows: Optional[int] = None) -> Optional[str]:
+    """What is wrong with the entry's size or ``.npy`` header, or None."""
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as fh:
+            version = np.lib.format.read_magic(fh)
+            reader = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+            shape, fortran, dtype = reader(fh)
+            offset = fh.tell()
+    except (OSError, ValueError) as exc:
+        return f"unreadable .npy header ({exc})"
+    if dtype != np.dtype(np.float32) or len(shape) != 2 or fortran:
+        return f"not a C-ordered 2-D float32 matrix (dtype {dtype}, shape {shape})"
+    if rows is not None and shape[0] != rows:
+        return f"{shape[0]} rows, expected {rows}"
+    expected = offset + int(np.prod(shape)) * 4
+    if size != expected:
+        return f"{size} bytes, expected {expected} (truncated or padded)"
+    return None
+
+
+def entry_problem(path: Path, rows: Optional[int] = None) -> Optional[str]:
+    """What is wrong with a cache entry (header, size, checksum), or None when it can be served."""
+    path = Path(path)
+    problem = header_problem(path, rows)
+    if problem:
+        return problem
+    side = sidecar(path)
+    if not side.exists():
+        with contextlib.suppress(OSError):  # an entry from before checksums: record it now
+            record(path)
+        return None
+    try:
+        want = json.loads(side.read_text(encoding="utf-8"))
+        size = path.stat().st_size
+        if want.get("size") != size:
+            return f"{size} bytes, the checksum file says {want.get('size')}"
+        full = size <= FULL_HASH_MAX
+        got = _hashes(path, full=full)
+        key = "sha256" if full else "sampled"
+        if got[key] != want.get(key):
+            return f"checksum mismatch ({key})"
+    except (OSError, ValueError, AttributeError) as exc:
+        return f"unreadable checksum file {side.name} ({exc})"
+    return None
+
+
+def entry_ok(path: Path, rows: Optional[int] = None) -> bool:
+    """True when the entry exists and can be served; a bad entry is removed (with its sidecar) with
+    a warning, so that the caller encodes it again."""
+    path = Path(path)
+    if not path.exists():
+        return False
+    problem = entry_problem(path, rows)
+    if problem is None:
+        return True
+    print(f"drbench: warning: cache entry {path} is damaged: {problem}; removing it and encoding again",
+          file=sys.stderr)
+    for p in (path, sidecar(path)):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(p)
+    return False

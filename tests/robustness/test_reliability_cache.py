@@ -1,0 +1,103 @@
+"""Issue 17: the embedding cache checks itself (size, header, checksum) and cleans dead writers' files."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from bench.encoding.cache import EmbeddingCache
+from bench.encoding.encoder import Encoder
+from bench.encoding.integrity import sidecar
+from bench.encoding.shards import content_key, open_entry, shard_path
+from bench.models.spec import spec_from_folder
+from bench.core.errors import BenchError
+
+TEXTS = ["alpha beta", "gamma delta epsilon", "zeta", "eta theta iota kappa"]
+
+
+def _cache(tiny_bert, tmp_path):
+    enc = Encoder(spec_from_folder(tiny_bert), "passage", progress=False)
+    return EmbeddingCache(enc, tmp_path), tmp_path / enc.key
+
+
+def _entry(root):
+    return shard_path(root, content_key(TEXTS))
+
+
+def test_a_flipped_byte_is_detected_re_encoded_and_replaced(tiny_bert, tmp_path, capsys):
+    cache, root = _cache(tiny_bert, tmp_path)
+    good = np.asarray(cache.matrix(TEXTS)).tobytes()
+    entry = _entry(root)
+    assert sidecar(entry).exists()
+    raw = bytearray(entry.read_bytes())
+    raw[-3] ^= 0xFF  # same size, same header: only the checksum can tell
+    entry.write_bytes(bytes(raw))
+    cache2, _ = _cache(tiny_bert, tmp_path)
+    again = np.asarray(cache2.matrix(TEXTS)).tobytes()
+    assert again == good and cache2.misses == len(TEXTS)
+    assert "damaged: checksum mismatch" in capsys.readouterr().err
+    assert np.load(entry).tobytes() == good and sidecar(entry).exists()  # replaced
+
+
+def test_a_truncated_entry_is_re_encoded_not_a_mmap_traceback(tiny_bert, tmp_path, capsys):
+    cache, root = _cache(tiny_bert, tmp_path)
+    good = np.asarray(cache.matrix(TEXTS)).tobytes()
+    entry = _entry(root)
+    entry.write_bytes(entry.read_bytes()[:200])
+    cache2, _ = _cache(tiny_bert, tmp_path)
+    assert np.asarray(cache2.matrix(TEXTS)).tobytes() == good
+    assert "truncated" in capsys.readouterr().err
+
+
+def test_opening_a_truncated_file_directly_is_a_clear_error(tmp_path):
+    p = tmp_path / "matrix-x.npy"
+    np.save(p, np.zeros((50, 8), dtype=np.float32))
+    p.write_bytes(p.read_bytes()[:300])
+    with pytest.raises(BenchError, match=r"matrix-x.npy cannot be read .*Fix: delete it"):
+        open_entry(p)
+
+
+def test_an_entry_without_checksum_is_accepted_and_recorded(tiny_bert, tmp_path):
+    cache, root = _cache(tiny_bert, tmp_path)
+    good = np.asarray(cache.matrix(TEXTS)).tobytes()
+    entry = _entry(root)
+    sidecar(entry).unlink()  # an entry written before checksums existed
+    mtime = entry.stat().st_mtime_ns
+    cache2, _ = _cache(tiny_bert, tmp_path)
+    assert np.asarray(cache2.matrix(TEXTS)).tobytes() == good and cache2.misses == 0
+    assert sidecar(entry).exists() and entry.stat().st_mtime_ns == mtime
+
+
+def test_a_damaged_query_chunk_is_re_encoded(tiny_bert, tmp_path, capsys):
+    cache, root = _cache(tiny_bert, tmp_path)
+    good = cache.texts(["a query", "another query"]).tobytes()
+    (chunk,) = (root / "texts").glob("*.npy")
+    chunk.write_bytes(chunk.read_bytes()[:-4])
+    cache2, _ = _cache(tiny_bert, tmp_path)
+    assert cache2.texts(["a query", "another query"]).tobytes() == good and cache2.misses == 2
+    assert "damaged" in capsys.readouterr().err
+
+
+def test_orphan_tmp_files_of_dead_writers_are_cleaned(tiny_bert, tmp_path):
+    from bench.core import io
+
+    root = tmp_path / "fresh"
+    enc = Encoder(spec_from_folder(tiny_bert), "passage", progress=False)
+    folder = root / enc.key
+    folder.mkdir(parents=True)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True).stdout.strip()
+    orphan = folder / f".matrix-a.npy.w{dead}-{io._HOST_TAG}.abc.npy.tmp"
+    live = folder / f".matrix-b.npy.w{os.getpid()}-{io._HOST_TAG}.abc.npy.tmp"
+    legacy_old = folder / ".matrix-c.npy.xyz.npy.tmp"
+    for p in (orphan, live, legacy_old):
+        p.write_bytes(b"partial")
+    old = time.time() - 3600
+    os.utime(legacy_old, (old, old))
+    EmbeddingCache(enc, root)
+    assert not orphan.exists() and not legacy_old.exists()
+    assert live.exists()  # this process is still writing it
