@@ -25,7 +25,8 @@ def test_same_seed_same_bytes_and_text_decides(name):
     assert alone.texts[0] == vs.texts[2]  # independent of the other queries and of the id
 
 
-def test_warm_rerun_regenerates_nothing(monkeypatch):
+def test_warm_rerun_regenerates_nothing(monkeypatch, tmp_path):
+    monkeypatch.setenv("DRBENCH_HOME", str(tmp_path))  # an empty cache, whatever ran before
     gen = make("MISSPELL")
     calls = []
     real = gen.perturb_batch
