@@ -32,6 +32,14 @@ TEST_DESCRIPTIONS = {
 
 # --------------------------------------------------------------------------- helpers
 
+def differences(test: str, a: Any, b: Any, alternative: str) -> Tuple[np.ndarray, Optional[TestResult]]:
+    """d = b - a of a paired test, and the test's result when the data are degenerate (else None)."""
+    check_alternative(alternative)
+    a, b = paired_arrays(a, b)
+    d = b - a
+    return d, degenerate_result(test, d, alternative)
+
+
 def paired_arrays(a: Any, b: Any) -> Tuple[np.ndarray, np.ndarray]:
     """Copies of a and b as float64 1-d arrays of equal length (inputs are never mutated)."""
     a = np.array(a, dtype=np.float64, copy=True).ravel()
@@ -129,10 +137,7 @@ def paired_ttest(a: Any, b: Any, *, alternative: str = "two-sided") -> TestResul
     or "greater" (H1: mean(d) > 0)."""
     from scipy import stats as st
 
-    check_alternative(alternative)
-    a, b = paired_arrays(a, b)
-    d = b - a
-    deg = degenerate_result("t-test", d, alternative)
+    d, deg = differences("t-test", a, b, alternative)
     if deg is not None:
         return deg
     n = d.size
@@ -233,10 +238,7 @@ def paired_randomization_test(a: Any, b: Any, *, n_resamples: int = DEFAULT_RESA
     two-sided, T(s) >= T for "greater", T(s) <= T for "less", up to a rounding tolerance).
     Otherwise Monte Carlo: m = n_resamples sign vectors of the n' non-zero differences drawn from
     a Generator derived from (seed, "randomization", *key), p = (b + 1) / (m + 1)."""
-    check_alternative(alternative)
-    a, b = paired_arrays(a, b)
-    d = b - a
-    deg = degenerate_result("randomization", d, alternative)
+    d, deg = differences("randomization", a, b, alternative)
     if deg is not None:
         return deg
     n = d.size
@@ -279,9 +281,7 @@ def wilcoxon_test(a: Any, b: Any, *, alternative: str = "two-sided",
     check_alternative(alternative)
     if not 1 <= exact_max_n <= 62:
         raise ValueError("exact_max_n must be in 1..62 (int64 counts of 2^n' sign vectors)")
-    a, b = paired_arrays(a, b)
-    d = b - a
-    deg = degenerate_result("wilcoxon", d, alternative)
+    d, deg = differences("wilcoxon", a, b, alternative)
     if deg is not None:
         return deg
     n = d.size

@@ -6,7 +6,8 @@ from typing import Any, List, Mapping, Sequence, Tuple
 
 import numpy as np
 
-from bench.evaluation.paired import DEFAULT_RESAMPLES, EXACT_MAX_N, TestResult, check_alternative, degenerate_result, sign_flip_null
+from bench.evaluation.paired import (DEFAULT_RESAMPLES, EXACT_MAX_N, TestResult, check_alternative, degenerate_result,
+                                     paired_arrays, sign_flip_null)
 
 
 def weighted_sign_flip_test(d: Any, w: Any, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
@@ -19,12 +20,7 @@ def weighted_sign_flip_test(d: Any, w: Any, *, n_resamples: int = DEFAULT_RESAMP
     n' <= exact_max_n, else seeded Monte Carlo from (seed, "weighted-sign-flip", *key) with
     p = (b+1)/(m+1). Degenerate: fewer than 2 pairs -> p NaN; every term zero -> p = 1."""
     check_alternative(alternative)
-    d = np.array(d, dtype=np.float64, copy=True).ravel()
-    w = np.array(w, dtype=np.float64, copy=True).ravel()
-    if d.shape != w.shape:
-        raise ValueError(f"d and w must have the same length, got {d.size} and {w.size}")
-    if not (np.all(np.isfinite(d)) and np.all(np.isfinite(w))):
-        raise ValueError("d or w contains NaN or infinite values")
+    d, w = paired_arrays(d, w)
     x_all = w * d
     deg = degenerate_result("randomization", x_all, alternative)
     if deg is not None:
