@@ -20,6 +20,11 @@ from bench.core.errors import BenchError
 from bench.results.rundir import Run
 from bench.results.rundir import load_run as _load
 from bench.results.suite import suite_of
+from bench.cli.evaluate import execute, namespace
+from bench.core.io import atomic_write_text
+from bench.reporting.compare import compare
+from bench.reporting.report import report
+from bench.reporting.reportdata import ReportOptions
 
 PathLike = Union[str, Path]
 
@@ -66,7 +71,6 @@ class RunResult:
         run x set with the mean, the marker and the tests against ORIGINAL (and the baseline)."""
         import pandas as pd
 
-        from bench.reporting.compare import compare
 
         table = compare([self.folder, _folder(other)], metric=metric,
                         baseline=None if baseline is None else _folder(baseline), test=test,
@@ -77,10 +81,6 @@ class RunResult:
         """Write the report of ``bench report`` (``fmt``: "html" or "md") to ``path`` (default:
         ``<folder>/report.<fmt>``) and return the path. ``options``: those of
         :class:`bench.reporting.reportdata.ReportOptions` (test, correction, seed, bootstrap, alpha, metric)."""
-        from bench.core.io import atomic_write_text
-        from bench.reporting.report import report
-        from bench.reporting.reportdata import ReportOptions
-
         if fmt not in ("html", "md"):
             raise BenchError(f"fmt must be 'html' or 'md', not {fmt!r}")
         text = report(self.folder, fmt, ReportOptions(**options), plots=plots)
@@ -140,8 +140,6 @@ def evaluate(model: str = "minilm-l6", dataset: str = "chatterbot", suite: str =
     ``options``: any option of ``bench evaluate`` by its dest (``generators=["MISSPELL"]``,
     ``top_k=10``, ``seed=1``, ``no_progress=True``); lists are given as lists. The console output
     is printed as on the command line."""
-    from bench.cli.evaluate import execute, namespace
-
     args = namespace(model=model, dataset=dataset, suite=suite, out=out, **options)
     code, folder = execute(args)
     if code != 0:

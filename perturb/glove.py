@@ -17,6 +17,8 @@ from perturb.base import Generator, Resource
 from perturb.lexicon import antonyms, base_forms, is_derivation, sense_synonyms
 from perturb.vectors import EMB_FILE, GLOVE_INSTALL, INDEX_FILE, cosine, glove_dir
 from perturb.wordnet_reader import find_wordnet, wordnet_resource
+from perturb import _spacy
+from perturb._spacy import lemminflect_resource
 
 
 _CAND_CACHE: Dict[tuple, Tuple[Tuple[str, str], ...]] = {}
@@ -57,8 +59,6 @@ class SwapSynGlove(SynonymSwap, Generator):
                 "wordnet": found[0] if found else "missing", "wordfreq": "3.1.1"}
 
     def resources(self) -> List[Resource]:
-        from perturb import _spacy
-
         folder = glove_dir()
         found = bool(folder and (folder / EMB_FILE).is_file() and (folder / INDEX_FILE).is_file())
         wn_res = [wordnet_resource()]
@@ -93,12 +93,8 @@ class SwapSynGlove(SynonymSwap, Generator):
 
 
 def _spacy_model() -> str:
-    from perturb import _spacy
-
     return _spacy.model_name() or "missing"
 
 
 def _lemminflect_resource() -> Resource:
-    from perturb._spacy import lemminflect_resource
-
     return lemminflect_resource()

@@ -29,6 +29,9 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from bench.core.errors import DataError
 from bench.core.io import atomic_write_text, sha256_hex
+from bench.core.io import safe_name
+from perturb import GENERATORS, PAPER_ORDER
+from perturb.base import ResourceMissing
 
 PathLike = Union[str, Path]
 COLUMNS = ("qid", "text", "applied", "detail")
@@ -108,9 +111,6 @@ def generate(name: str, queries: Sequence[Tuple[str, str]], seed: int, generator
     """Run generator ``name`` over ``(qid, text)`` pairs. Never skips silently: a generator that
     cannot run here gives a set with ``status="missing"`` and the install hint as ``reason``.
     Variations come from the content cache (:mod:`perturb.cache`) when ``cache``."""
-    from perturb import GENERATORS
-    from perturb.base import ResourceMissing
-
     qids = [str(q) for q, _ in queries]
     texts = [t for _, t in queries]
     if len(set(qids)) != len(qids):
@@ -143,8 +143,6 @@ def _safe_config(gen) -> dict:
 
 
 def generate_all(queries: Sequence[Tuple[str, str]], seed: int, names: Iterable[str] = None) -> List[VariationSet]:
-    from perturb import PAPER_ORDER
-
     return [generate(n, queries, seed) for n in (PAPER_ORDER if names is None else names)]
 
 
@@ -260,8 +258,6 @@ def set_file_name(name: str) -> str:
     """The file name of set ``name`` inside an output folder: ``bench.core.io.safe_name`` (no ``/``,
     no ``..`` path, no leading dot: the file is never hidden and never escapes the folder) + ``.tsv``.
     ``ramsrigouthamg/t5_paraphraser`` -> ``ramsrigouthamg_t5_paraphraser.tsv``."""
-    from bench.core.io import safe_name
-
     return (safe_name(name, "set").lstrip(".") or "set") + ".tsv"
 
 

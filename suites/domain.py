@@ -42,6 +42,20 @@ from bench.search.exact import TIE_BREAK
 from bench.training.contrastive import TRAINING_OPTIONS
 from bench.training.ddr import MLM_OPTIONS
 from bench.tuning.config import TUNING_OPTIONS
+from bench.core.io import atomic_write_json, canonical_json, sha256_hex
+from bench.core.paths import cache_home
+from bench.data.collections import load_dataset
+from bench.encoding.executor import LocalExecutor
+from bench.evaluation.measures import per_query
+from bench.models.checkpoint import TRAINING_FILE, atomic_folder, read_training
+from bench.models.spec import model_fingerprint, spec_from_folder
+from bench.results.writer import per_query_csv, result_header, write_run
+from bench.search.retriever import make_retriever
+from bench.training.contrastive import train_config_from
+from bench.training.ddr import adapt_backbone, mlm_config_from
+from bench.training.recipes import RecipeConfig, train_recipe
+from bench.tuning.adapters import TUNING_JSON, TUNING_WEIGHTS
+from bench.tuning.config import TuningConfig, tuning_config_from
 
 BASELINE = "zero-shot"
 SYSTEMS = ("zero-shot", "DR", "REM", "REM+DAM")
@@ -78,14 +92,10 @@ class DomainConfig:
 
 
 def _checkpoint_home(cache_root: Optional[Path]) -> Path:
-    from bench.core.paths import cache_home
-
     return Path(cache_root).parent / "checkpoints" if cache_root else cache_home() / "checkpoints"
 
 
 def _complete(folder: Path) -> bool:
-    from bench.models.checkpoint import read_training
-
     rec = read_training(folder) if folder.is_dir() else None
     return bool(rec and rec.get("complete"))
 
@@ -94,15 +104,11 @@ def _train_system(kind: str, spec: ModelSpec, source: Dataset, cfg: DomainConfig
                   name: Optional[str] = None) -> Path:
     import copy
 
-    from bench.core.io import canonical_json, sha256_hex
-    from bench.models.spec import model_fingerprint
-    from bench.training.recipes import RecipeConfig, train_recipe
 
     train = copy.deepcopy(cfg.train)
     method = "full-tune" if kind == "DR" else "rem"
     if kind == "REM" and cfg.rem_lr is not None:
         train.lr = cfg.rem_lr
-    from bench.tuning.config import TuningConfig
 
     tuning = cfg.tuning if cfg.tuning is not None else TuningConfig()
     rc = RecipeConfig(recipe="dr", method=method, seed=cfg.seed, train=train, tuning=tuning)
@@ -119,10 +125,6 @@ def _train_system(kind: str, spec: ModelSpec, source: Dataset, cfg: DomainConfig
 
 def _adapt(spec: ModelSpec, target: Dataset, cfg: DomainConfig, home: Path, timer: Timer,
            name: Optional[str] = None) -> Path:
-    from bench.training.ddr import adapt_backbone
-    from bench.core.io import canonical_json, sha256_hex
-    from bench.models.spec import model_fingerprint
-
     texts = [target.corpus[d].full_text() for d in target.doc_ids()]
     corpus_fp = sha256_hex("corpus", *texts)
     key = sha256_hex("domain-dam-v1", model_fingerprint(spec), corpus_fp, canonical_json(asdict(cfg.mlm)),
@@ -137,10 +139,6 @@ def _adapt(spec: ModelSpec, target: Dataset, cfg: DomainConfig, home: Path, time
 
 def attach_rem(dam: Path, rem: Path, out: Path) -> Path:
     """A checkpoint = the adapted backbone ``dam`` + the REM files of ``rem`` (copied unchanged)."""
-    from bench.tuning.adapters import TUNING_JSON, TUNING_WEIGHTS
-    from bench.models.checkpoint import TRAINING_FILE, atomic_folder, read_training
-    from bench.core.io import atomic_write_json
-
     if _complete(out):
         return out
     with atomic_folder(out) as tmp:
@@ -178,12 +176,6 @@ def run(spec: ModelSpec, dataset: Dataset, source: Dataset, cfg: DomainConfig, o
 
     import pandas as pd
 
-    from bench.models.checkpoint import read_training
-    from bench.encoding.executor import LocalExecutor
-    from bench.evaluation.measures import per_query
-    from bench.models.spec import spec_from_folder
-    from bench.search.retriever import make_retriever
-    from bench.results.writer import per_query_csv, result_header, write_run
 
     cfg.validate()
     if spec.kind != "dense":
@@ -269,8 +261,6 @@ def _training_summary(rec: Optional[dict]) -> Optional[dict]:
 
 
 def _default_tuning():
-    from bench.tuning.config import TuningConfig
-
     return TuningConfig()
 
 
@@ -306,10 +296,6 @@ def run_cli(args, spec: ModelSpec, dataset: Dataset, out_dir: Path, executor, me
     import sys
     import time
 
-    from bench.data.collections import load_dataset
-    from bench.training.ddr import mlm_config_from
-    from bench.training.contrastive import train_config_from
-    from bench.tuning.config import tuning_config_from
 
     if not args.source:
         raise BenchError("--suite domain needs --source (the dataset to train on; --dataset is the target)")

@@ -62,6 +62,11 @@ from suites.fewshot_sampler import FewShotPlan, build_plan
 from suites.fewshot_config import FEWSHOT_OPTIONS, FewShotConfig, config_from
 from suites.fewshot_metrics import BASIC, FULL, MEASURE, MEASURE_DEFINITION, SPLITS, ZERO, boosting_gradient, hits_at, statistics_block, summarise_setting, summarise_trials
 from suites.fewshot_output import fewshot_table, write_plots
+from bench.encoding.executor import LocalExecutor
+from bench.evaluation.stats import to_jsonable
+from bench.models.loading import load_backbone
+from bench.results.writer import result_header, write_run
+from bench.search.exact import DenseIndex
 
 
 # --------------------------------------------------------------------------------------------
@@ -137,15 +142,11 @@ class _Context:
         return mine_negatives(run, self.dataset.qrels, tc.negative_depth)
 
     def load_backbone(self):
-        from bench.models.loading import load_backbone
-
         if self.base_model is None:
             self.base_model, self.tokenizer = load_backbone(self.spec)
         return self.base_model, self.tokenizer
 
     def evaluate(self, dual) -> Dict[str, float]:
-        from bench.search.exact import DenseIndex
-
         if dual.query_trainable:
             q = dual.encode(self.test_texts, "query", self.cfg.batch_size)
         else:
@@ -163,9 +164,6 @@ class _Context:
 def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional[Path], executor=None) -> dict:
     """Run the protocol; returns ``{"result", "per_query", "timings", "plan"}`` and writes the run
     folder when ``out_dir`` is given."""
-    from bench.encoding.executor import LocalExecutor
-    from bench.results.writer import result_header, write_run
-
     t_start = time.perf_counter()
     cfg.validate()
     if spec.kind != "dense":
@@ -300,7 +298,6 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
         "per_query_file": "per_query.csv",
         "plots": ["fewshot_r10.png", "fewshot_winning_ratio.png"] if cfg.plots else [],
     }
-    from bench.evaluation.stats import to_jsonable
 
     result = to_jsonable(result)
     per_query_text = _per_query_csv(rows)

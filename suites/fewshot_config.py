@@ -11,6 +11,9 @@ from bench.core.options import option
 from bench.training.contrastive import (TRAINING_OPTIONS, TrainConfig)
 from bench.tuning.config import METHODS, TUNING_OPTIONS, TuningConfig, check_method
 from suites.fewshot_sampler import DEFAULT_KS, DEFAULT_TRIALS, SHORT_RULES
+from bench.evaluation.stats import CORRECTIONS, TESTS
+from bench.training.contrastive import train_config_from
+from bench.tuning.config import tuning_config_from
 
 
 @dataclass
@@ -50,7 +53,6 @@ class FewShotConfig:
             raise BenchError("--cutoff must be at least 1")
         self.train.validate()
         self.tuning.validate(self.methods)
-        from bench.evaluation.stats import CORRECTIONS, TESTS
 
         if self.test not in TESTS:
             raise BenchError(f"--fewshot-test must be one of {', '.join(TESTS)}")
@@ -96,8 +98,6 @@ FEWSHOT_OPTIONS = (
 def config_from(args) -> FewShotConfig:
     """The FewShotConfig of parsed option values (attributes named by the options' dest)."""
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    from bench.training.contrastive import train_config_from
-    from bench.tuning.config import tuning_config_from
 
     train = train_config_from(args)
     tuning = tuning_config_from(args)

@@ -10,6 +10,7 @@ import numpy as np
 from suites.fewshot_sampler import FewShotPlan
 from suites.fewshot_config import FewShotConfig
 from bench.evaluation.strata import macro_weights
+from bench.evaluation.stats import CORRECTION_DESCRIPTIONS, TEST_DESCRIPTIONS, adjust_pvalues, paired_test, weighted_sign_flip_test, win_tie_loss
 
 
 MEASURE = "R@10"
@@ -123,8 +124,6 @@ def headline_comparison(zero: Mapping[str, float], trial_hits: Sequence[Mapping[
     weights (statistic = ``delta``); ``t-test`` / ``wilcoxon``: :func:`bench.evaluation.stats.paired_test`
     on the per-class means (unit = class; mean of the class differences = ``delta``).
     Also per trial: ``delta_trials`` (trial macro R@10 - zero-shot) and their SD (n-1)."""
-    from bench.evaluation.stats import paired_test, weighted_sign_flip_test, win_tie_loss
-
     qids, w = macro_weights(test_by_class, classes)
     cs = [c for c in classes if test_by_class.get(c)]
     out: dict = {"n": len(qids), "n_classes": len(cs)}
@@ -176,8 +175,6 @@ def statistics_block(hits, plan: FewShotPlan, cfg: FewShotConfig) -> dict:
     """Per method, setting and split: the setting vs zero-shot, tested at the level of the headline
     (:func:`headline_comparison`: statistic = macro-averaged R@10 difference, trials averaged per
     query first); correction over one method x split's settings."""
-    from bench.evaluation.stats import CORRECTION_DESCRIPTIONS, TEST_DESCRIPTIONS, adjust_pvalues
-
     sc = split_classes(plan)
     zero = hits[ZERO]
     comps: Dict[str, Dict[str, Dict[str, dict]]] = {}

@@ -8,6 +8,7 @@ import numpy as np
 
 from bench.tuning.plans import describe
 from suites.fewshot_metrics import BASIC, FULL, SPLITS, ZERO
+from bench.core.io import atomic_path
 
 
 # --------------------------------------------------------------------------------------------
@@ -108,7 +109,6 @@ def write_plots(result: dict, out_dir: Path) -> List[str]:
         import matplotlib.pyplot as plt
     except ImportError:
         return ["matplotlib is not installed: no plots (pip install matplotlib)"]
-    from bench.core.io import atomic_path
 
     ks = [int(k) for k in result["plan"]["ks"]]
     zs = result["zero_shot"]

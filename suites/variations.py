@@ -22,6 +22,15 @@ from bench.search.retriever import make_retriever
 from bench.results.rundir import AVG, ORIGINAL
 from bench.results.suite import Suite
 from bench.search.exact import TIE_BREAK
+from bench.core.progress import stage
+from bench.encoding.executor import LocalExecutor
+from bench.evaluation.measures import per_query
+from bench.reporting.tables import variations_table
+from bench.results.writer import per_query_csv, result_header, write_run
+from bench.search.ann import IndexConfig
+from bench.search.exact import trec_id_problem
+from perturb import GENERATORS, PAPER_ORDER
+from perturb.sets import VariationSet, generate, read_tsv
 
 
 
@@ -42,16 +51,12 @@ class VariationsConfig:
 
 
 def _original_set(qids: List[str], texts: List[str]):
-    from perturb.sets import VariationSet
-
     return VariationSet(name=ORIGINAL, label=ORIGINAL, config={}, seed=None, qids=list(qids), texts=list(texts),
                         applied=[False] * len(qids), details=[""] * len(qids))
 
 
 def _align(vs, qids: List[str], texts: List[str]):
     """A frozen/imported set on the dataset's judged queries: queries it lacks keep their text."""
-    from perturb.sets import VariationSet
-
     by_qid = {q: (t, a, d) for q, t, a, d in zip(vs.qids, vs.texts, vs.applied, vs.details)}
     judged = set(qids)
     unknown = [q for q in by_qid if q not in judged]
@@ -69,10 +74,6 @@ def _align(vs, qids: List[str], texts: List[str]):
 
 def build_sets(dataset: Dataset, cfg: VariationsConfig, timer: Timer):
     """ORIGINAL plus the variation sets (generated, or read from ``cfg.variations_dir``)."""
-    from bench.core.progress import stage
-    from perturb import PAPER_ORDER
-    from perturb.sets import generate, read_tsv
-
     qids = dataset.judged_query_ids()
     texts = [dataset.queries[q].text for q in qids]
     sets = [_original_set(qids, texts)]
@@ -100,8 +101,6 @@ def build_sets(dataset: Dataset, cfg: VariationsConfig, timer: Timer):
 
 def check_trec_ids(dataset: Dataset) -> None:
     """Refuse, up front, ids that cannot be written to a TREC run file."""
-    from bench.search.exact import trec_id_problem
-
     for kind, ids in (("query", dataset.judged_query_ids()), ("document", dataset.doc_ids())):
         for ident in ids:
             why = trec_id_problem(ident)
@@ -120,10 +119,6 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
     Returns ``{"result": ..., "per_query": csv text, "timings": ..., "sets": [VariationSet]}``
     and writes the run folder when ``out_dir`` is given.
     """
-    from bench.encoding.executor import LocalExecutor
-    from bench.evaluation.measures import per_query
-    from bench.results.writer import per_query_csv, result_header, write_run
-
     executor = executor or LocalExecutor()
     if cfg.write_runs and out_dir is not None:
         check_trec_ids(dataset)  # before any encoding: a bad id would only fail at the very end
@@ -256,8 +251,6 @@ _INDEX_DEFAULTS = {"nlist": None, "nprobe": 32, "hnsw_m": 32, "ef_search": 128}
 
 def index_config(args):
     """The index of the run from the parsed options (approximate-index options need --index ivf/hnsw)."""
-    from bench.search.ann import IndexConfig
-
     if args.index == "flat":
         changed = [f"--{k.replace('_', '-')}" for k, v in _INDEX_DEFAULTS.items() if getattr(args, k) != v]
         if changed:
@@ -291,8 +284,6 @@ class VariationsSuite(Suite):
     def run(self, values, spec, dataset, measures, out_dir, executor) -> int:
         import sys
 
-        from bench.reporting.tables import variations_table
-        from perturb import GENERATORS
 
         index = index_config(values)
         if values.shard_size is not None:

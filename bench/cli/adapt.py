@@ -9,11 +9,18 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from bench.cli.options import add_options, add_training_options, check_at_least_one
+from bench.core.paths import check_cache_home, check_writable_folder
+from bench.core.timing import Timer
+from bench.data.collections import load_dataset
+from bench.models.spec import resolve_model
+from bench.training.contrastive import train_config_from
+from bench.training.ddr import MLM_OPTIONS, mlm_config_from
+from bench.tuning.config import tuning_config_from
+from suites.domain import DomainConfig, build_systems
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from bench.cli.options import add_options, add_training_options
-
     p.add_argument("--recipe", default="ddr", choices=["ddr"], help="ddr: disentangled domain and relevance "
                                                                     "modelling (REM + DAM)")
     p.add_argument("--model", default="minilm-l6", help="the source model")
@@ -24,24 +31,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, required=True, help="folder for the rem, dam and rem+dam checkpoints")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--rem-lr", type=float, default=None, help="REM learning rate (default: the rem method's)")
-    from bench.training.ddr import MLM_OPTIONS
 
     add_options(p, MLM_OPTIONS)
     add_training_options(p, "REM optimisation", "method settings (rem-*)", "encoding batch size")
 
 
 def run(args) -> int:
-    from bench.data.collections import load_dataset
-    from bench.training.ddr import mlm_config_from
-    from bench.models.spec import resolve_model
-    from bench.core.timing import Timer
-    from bench.training.contrastive import train_config_from
-    from bench.tuning.config import tuning_config_from
-    from suites.domain import DomainConfig, build_systems
 
-    from bench.cli.options import check_at_least_one
-
-    from bench.core.paths import check_cache_home, check_writable_folder
 
     check_at_least_one(args, "batch_size")
     check_writable_folder(args.out, "--out", "give --out a new or writable folder")

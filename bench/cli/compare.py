@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from bench.core.io import atomic_write_text
+from bench.evaluation.stats import CORRECTIONS, TESTS
+from bench.reporting.compare import compare
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from bench.evaluation.stats import CORRECTIONS, TESTS
-
     p.add_argument("runs", nargs="+", metavar="RUN", help="run folders (or their result.json)")
     p.add_argument("--baseline", default=None, metavar="RUN", help="also test every run against this run, set by set")
     p.add_argument("--metric", default=None, help="measure (default: the first run's first measure)")
@@ -21,9 +22,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bench.reporting.compare import compare
-    from bench.core.io import atomic_write_text
-
     table = compare(args.runs, metric=args.metric, baseline=args.baseline, test=args.test,
                     correction=args.correction, alpha=args.alpha, seed=args.seed)
     text = table.markdown() if args.format == "md" else table.csv()

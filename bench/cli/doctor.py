@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import argparse
 
+from perturb import doctor as resources  # looked up at call time (tests substitute doctor_rows)
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the table as JSON lines instead")
 
 
 def run(args) -> int:
-    from perturb.doctor import doctor_rows, format_doctor
-
-    rows = doctor_rows()
+    rows = resources.doctor_rows()
     if getattr(args, "json", False):
         import json
 
@@ -20,5 +20,5 @@ def run(args) -> int:
             print(json.dumps({"generator": gen, "resource": res.name, "found": res.found, "where": res.where,
                               "install": res.install, "note": res.note}, ensure_ascii=False))
     else:
-        print(format_doctor(rows), end="")
+        print(resources.format_doctor(rows), end="")
     return 0 if all(res.found for _, res in rows) else 1

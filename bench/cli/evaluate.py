@@ -14,6 +14,12 @@ from bench.core.errors import BenchError
 from bench.core.options import option
 from bench.evaluation.measures import DEFAULT_MEASURES
 from bench.results.suite import SUITES, suite_named
+from bench.core.io import safe_name
+from bench.core.paths import check_cache_home, check_writable_folder
+from bench.data.collections import load_dataset
+from bench.encoding.executor import make_executor
+from bench.evaluation.measures import parse_measures
+from bench.models.spec import resolve_model
 
 COMMON = (
     option("--model", default="minilm-l6",
@@ -93,8 +99,6 @@ def refuse_foreign_options(args, suite) -> None:
 
 
 def _slug(s: str) -> str:
-    from bench.core.io import safe_name
-
     return safe_name(Path(s).name if ("/" in s or "\\" in s) else s)
 
 
@@ -144,12 +148,6 @@ def run(args) -> int:
 
 def execute(args) -> Tuple[int, Path]:
     """Run the chosen suite; the exit code and the run folder."""
-    from bench.data.collections import load_dataset
-    from bench.encoding.executor import make_executor
-    from bench.evaluation.measures import parse_measures
-    from bench.core.paths import check_cache_home, check_writable_folder
-    from bench.models.spec import resolve_model
-
     suite = suite_named(SUITES.canonical(args.suite))
     refuse_foreign_options(args, suite)
     check_at_least_one(args, "top_k", "batch_size")

@@ -6,12 +6,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from bench.core.errors import BenchError
+from bench.core.io import atomic_write_json, atomic_write_text
+from bench.evaluation.stats import DEFAULT_RESAMPLES, TESTS
+from bench.reporting.gate import CORRECTIONS, FAMILIES, GateOptions, run_gate
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from bench.evaluation.stats import DEFAULT_RESAMPLES, TESTS
-    from bench.reporting.gate import CORRECTIONS, FAMILIES
-
     p.add_argument("--baseline", required=True, metavar="RUN", help="baseline run folder (or its result.json)")
     p.add_argument("--candidate", required=True, metavar="RUN", help="candidate run folder (or its result.json)")
     p.add_argument("--metric", default=None, help="measure to gate on (default: the baseline's first measure)")
@@ -38,10 +39,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bench.core.errors import BenchError
-    from bench.reporting.gate import GateOptions, run_gate
-    from bench.core.io import atomic_write_json, atomic_write_text
-
     opts = GateOptions(metric=args.metric, max_drop_rate=args.max_drop_rate, max_regression=args.max_regression,
                        alpha=args.alpha, correction=args.correction, family=args.family, test=args.test,
                        seed=args.seed, n_resamples=args.resamples, strict=args.strict)

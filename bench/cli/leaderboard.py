@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from bench.core.io import atomic_write_text
+from bench.reporting.leaderboard import build
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -24,9 +26,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bench.core.io import atomic_write_text
-    from bench.reporting.leaderboard import build
-
     board = build(args.runs, metrics=args.metric, rank_by=args.rank_by, seed=args.seed, test=args.test,
                   correction=args.correction, alpha=args.alpha)
     text = board.csv()

@@ -1,5 +1,10 @@
 """`bench models`: what is registered (models, datasets, generators, suites, executors)."""
 from __future__ import annotations
+from bench.data.collections import DATASETS
+from bench.encoding.executor import EXECUTORS
+from bench.models.spec import MODELS
+from bench.results.suite import SUITES
+from perturb import GENERATORS
 
 
 def add_arguments(p) -> None:
@@ -7,12 +12,6 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from bench.data.collections import DATASETS
-    from bench.encoding.executor import EXECUTORS
-    from bench.models.spec import MODELS
-    from perturb import GENERATORS
-    from bench.results.suite import SUITES
-
     for title, reg in (("models", MODELS), ("datasets", DATASETS), ("generators", GENERATORS), ("suites", SUITES),
                        ("executors", EXECUTORS)):
         print(f"{title}: {', '.join(reg.names())}")

@@ -6,6 +6,9 @@ import argparse
 import importlib
 import sys
 from typing import List, Optional
+from bench.core.errors import BenchError
+from bench.core.registry import UnknownName
+from bench.core.versions import __version__
 
 # name -> (module, one-line help). Each module defines `add_arguments(parser)` and `run(args) -> int`.
 COMMANDS = {
@@ -27,8 +30,6 @@ class UserError(Exception):
 
 
 def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
-    from bench.core.versions import __version__
-
     parser = argparse.ArgumentParser(prog="bench", description="drbench: robustness and few-shot benchmarks for dense retrievers")
     parser.add_argument("--version", action="version", version=f"drbench {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -50,8 +51,6 @@ def main(argv: Optional[List[str]] = None) -> int:
         parser.print_help()
         return 2
     module = importlib.import_module(COMMANDS[args.command][0])
-    from bench.core.errors import BenchError
-    from bench.core.registry import UnknownName
 
     try:
         return int(module.run(args) or 0)

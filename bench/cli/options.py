@@ -5,6 +5,9 @@ from __future__ import annotations
 from typing import Iterable, Set
 
 from bench.core.options import Option
+from bench.core.errors import BenchError
+from bench.training.contrastive import TRAINING_OPTIONS
+from bench.tuning.config import TUNING_OPTIONS
 
 
 def add_options(group, options: Iterable[Option], taken: Set[str] = None) -> None:
@@ -21,9 +24,6 @@ def add_options(group, options: Iterable[Option], taken: Set[str] = None) -> Non
 def add_training_options(p, optimisation: str, methods: str, batch_help: str) -> None:
     """The options every training command shares: encoding batch size, progress, and the
     optimisation (TRAINING_OPTIONS) and method-setting (TUNING_OPTIONS) groups."""
-    from bench.training.contrastive import TRAINING_OPTIONS
-    from bench.tuning.config import TUNING_OPTIONS
-
     p.add_argument("--batch-size", type=int, default=64, help=batch_help)
     p.add_argument("--no-progress", action="store_true")
     add_options(p.add_argument_group(optimisation), TRAINING_OPTIONS)
@@ -32,8 +32,6 @@ def add_training_options(p, optimisation: str, methods: str, batch_help: str) ->
 
 def check_at_least_one(args, *dests: str) -> None:
     """Refuse counts (``--batch-size``, ``--top-k`` ...) below 1 before any work starts."""
-    from bench.core.errors import BenchError
-
     for dest in dests:
         value = getattr(args, dest, None)
         if value is not None and value < 1:

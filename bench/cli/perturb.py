@@ -8,6 +8,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from bench.core.errors import BenchError
+from bench.core.io import atomic_write_text
+from bench.core.paths import check_writable_folder
+from perturb import GENERATORS, PAPER_ORDER
+from perturb.importers import import_penha_csv, import_rodr_tsv
+from perturb.sets import applicability_table, generate, write_sets
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -29,13 +35,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from bench.core.errors import BenchError
-    from bench.core.io import atomic_write_text
-    from perturb import GENERATORS, PAPER_ORDER
-    from perturb.importers import import_penha_csv, import_rodr_tsv
-    from perturb.sets import applicability_table, generate, write_sets
-
-    from bench.core.paths import check_writable_folder
 
     check_writable_folder(args.out, "--out", "give --out a new or writable folder")
     if args.import_labels:

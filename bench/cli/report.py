@@ -5,11 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from bench.core.io import atomic_write_text
+from bench.evaluation.stats import CORRECTIONS, TESTS
+from bench.reporting.report import report
+from bench.reporting.reportdata import ReportOptions
+from bench.results.rundir import _resolve
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from bench.evaluation.stats import CORRECTIONS, TESTS
-
     p.add_argument("run", metavar="RUN", help="run folder (or its result.json)")
     p.add_argument("-o", "--output", default=None, metavar="FILE",
                    help="output file (default: RUN/report.html for html, stdout for md; '-' = stdout)")
@@ -25,11 +28,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bench.core.io import atomic_write_text
-    from bench.reporting.report import report
-    from bench.reporting.reportdata import ReportOptions
-    from bench.results.rundir import _resolve
-
     opts = ReportOptions(test=args.test, correction=args.correction, seed=args.seed, bootstrap=args.bootstrap,
                          alpha=args.alpha, metric=args.metric)
     text = report(args.run, args.format, opts, plots=not args.no_plots)

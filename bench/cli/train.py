@@ -4,12 +4,18 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from bench.cli.evaluate import _slug
+from bench.cli.options import add_training_options, check_at_least_one
+from bench.core.paths import check_cache_home, check_writable_folder
+from bench.data.collections import load_dataset
+from bench.models.spec import resolve_model
+from bench.training.contrastive import train_config_from
+from bench.training.recipes import RECIPES, RecipeConfig, train_recipe
+from bench.tuning.config import tuning_config_from
+from perturb import GENERATORS
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from bench.training.recipes import RECIPES
-    from bench.cli.options import add_training_options
-
     p.add_argument("--recipe", default="rodr", choices=list(RECIPES),
                    help="; ".join(f"{k}: {v}" for k, v in RECIPES.items()))
     p.add_argument("--model", default="minilm-l6", help="the model to start from (DR_O; frozen teacher for rodr)")
@@ -38,17 +44,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from bench.cli.evaluate import _slug
-    from bench.data.collections import load_dataset
-    from bench.models.spec import resolve_model
-    from bench.training.recipes import RecipeConfig, train_recipe
-    from bench.training.contrastive import train_config_from
-    from bench.tuning.config import tuning_config_from
-    from perturb import GENERATORS
 
-    from bench.cli.options import check_at_least_one
-
-    from bench.core.paths import check_cache_home, check_writable_folder
 
     check_at_least_one(args, "batch_size")
     if args.out is not None:

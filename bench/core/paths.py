@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from bench.core.errors import BenchError
 
 
 def cache_home() -> Path:
@@ -18,8 +19,6 @@ def check_writable_folder(path: Path, what: str, fix: str) -> Path:
     """Refuse, before any work, a folder that cannot be created or written: an existing file, a
     path under a file, or a folder (or nearest existing parent) without write permission. Nothing
     is created here."""
-    from bench.core.errors import BenchError
-
     path = Path(path).expanduser()
     if path.exists() and not path.is_dir():
         raise BenchError(f"{what} {path} is a file; give a folder. Fix: {fix}")

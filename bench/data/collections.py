@@ -23,6 +23,7 @@ from bench.core.errors import DataError
 from bench.core.registry import Registry, UnknownName
 from bench.data.model import Dataset, Doc, Query
 from bench.data.readers import check_folder, keep_judged_queries, load_beir, load_msmarco, load_trec
+from bench.core.errors import ResourceError
 
 
 
@@ -32,8 +33,6 @@ def load_irds(irds_id: str, name: Optional[str] = None) -> Dataset:
     ir_datasets downloads missing data itself (online users); offline, a missing file is
     reported as an error naming the dataset, never a partial dataset.
     """
-    from bench.core.errors import ResourceError
-
     try:
         import ir_datasets
     except ImportError:

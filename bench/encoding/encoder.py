@@ -25,6 +25,7 @@ import numpy as np
 
 from bench.models.loading import load_encoder, pool
 from bench.models.spec import ModelSpec, encoder_key, weights_fingerprint
+from bench.core.progress import plural, progress
 
 
 class Encoder:
@@ -90,8 +91,6 @@ class Encoder:
 
     def encode_into(self, texts: Sequence[str], out: np.ndarray, desc: str = "") -> None:
         """Encode ``texts`` in length-sorted batches, writing row i of ``out`` for text i."""
-        from bench.core.progress import plural, progress
-
         order = self.length_order(texts)
         bar = progress(total=len(texts), desc=desc or f"encode {plural(self.role)}", unit="text",
                        enabled=self.progress)

@@ -51,6 +51,8 @@ from typing import Callable, Iterable, Iterator, List, Optional, Protocol, Seque
 
 from bench.core.errors import BenchError, ResourceError
 from bench.core.registry import Registry
+from bench.encoding.encoder import Encoder
+from bench.encoding.shards import ShardDone, kill_hook, run_local, write_shard
 
 A = TypeVar("A")
 B = TypeVar("B")
@@ -72,8 +74,6 @@ class LocalExecutor:
         return [fn(item) for item in items]
 
     def encode_shards(self, encoder, jobs: Iterable) -> Iterator:
-        from bench.encoding.shards import run_local
-
         return run_local(encoder, jobs)
 
     def shutdown(self) -> None:
@@ -146,7 +146,6 @@ class _ShardWorker:
     def __init__(self, spec, batch_size: int, expected_key: str, threads: int, device: str):
         import torch
 
-        from bench.encoding.encoder import Encoder
 
         if device == "cpu" and threads > 0:
             torch.set_num_threads(threads)
@@ -243,8 +242,6 @@ class RayExecutor:
 
     # ---- corpus shards ---------------------------------------------------------------------
     def encode_shards(self, encoder, jobs: Iterable) -> Iterator:
-        from bench.encoding.shards import ShardDone, kill_hook, write_shard
-
         ray = self._ray()
         gpus = ray.cluster_resources().get("GPU", 0) if self.gpus is not False else 0
         device = "cuda" if gpus >= 1 else "cpu"

@@ -40,6 +40,8 @@ import numpy as np
 
 from bench.core.io import atomic_path
 from bench.encoding.integrity import entry_ok, record
+from bench.core.errors import BenchError
+from bench.core.progress import progress as progress_bar
 
 if TYPE_CHECKING:  # pragma: no cover
     from bench.data.model import Dataset
@@ -55,8 +57,6 @@ Chunk = Tuple[Optional[Sequence[str]], Sequence[str]]  # (doc ids or None, texts
 
 
 def check_shard_size(shard_size: int) -> int:
-    from bench.core.errors import BenchError
-
     if isinstance(shard_size, bool) or not isinstance(shard_size, int) or shard_size < 1:
         raise BenchError(f"--shard-size must be a positive integer, got {shard_size!r}")
     return shard_size
@@ -277,8 +277,6 @@ def encode_corpus(encoder: "Encoder", chunks: Iterable[Chunk], root: Path, shard
     The executor's ``encode_shards(encoder, jobs)`` is used when it has one (Ray: a pool of
     workers); any other executor, or none, encodes here, shard after shard.
     """
-    from bench.core.progress import progress as progress_bar
-
     root = Path(root)
     doc_ids: Optional[List[str]] = []
     paths: List[Path] = []
@@ -329,8 +327,6 @@ def _npy_dim(path: Path) -> int:
 def open_entry(path: Path) -> np.ndarray:
     """Memory-map a cache entry; a damaged file (e.g. truncated after it was checked) is an error
     naming the file and the fix, not a raw mmap traceback."""
-    from bench.core.errors import BenchError
-
     try:
         return np.load(path, mmap_mode="r")
     except (OSError, ValueError) as exc:

@@ -13,6 +13,7 @@ from typing import Tuple
 
 from bench.core.errors import BenchError
 from bench.models.spec import ModelSpec
+from bench.core.errors import ResourceError
 
 TORCH_DTYPES = ("float32", "bfloat16", "float16")
 
@@ -44,7 +45,6 @@ def check_model_folder(folder: Path) -> None:
     traceback (a corrupt safetensors file) or read through pickle."""
     import json
 
-    from bench.core.errors import ResourceError
 
     try:
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
@@ -68,8 +68,6 @@ def check_model_folder(folder: Path) -> None:
 def _loaded(folder: Path, load, may_miss=_MAY_MISS):
     """Call ``load()`` (a from_pretrained with output_loading_info=True) and refuse weights that
     do not fit the architecture, naming the tensors, instead of initialising them at random."""
-    from bench.core.errors import ResourceError
-
     pickle_only = not _has_safetensors(folder) and any(p.suffix in _PICKLE for p in folder.iterdir())
     try:
         model, info = load()

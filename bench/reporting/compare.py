@@ -22,6 +22,8 @@ from bench.evaluation import stats as S
 from bench.core.errors import DataError
 from bench.results.rundir import AVG, ORIGINAL, Run, load_run
 from bench.results.suite import suite_of
+from bench.reporting.csvsafe import csv_cell
+from bench.reporting.gate import _arrays, check_compatible
 
 
 @dataclass
@@ -122,8 +124,6 @@ class CompareTable:
         return recs
 
     def csv(self) -> str:
-        from bench.reporting.csvsafe import csv_cell
-
         recs = self.records()
         buf = io.StringIO()
         cols = list(recs[0]) if recs else ["model", "set"]
@@ -164,8 +164,6 @@ def _row_label(run: Run, all_runs: Sequence[Run]) -> str:
 
 def compare(paths: Sequence[Any], *, metric: Optional[str] = None, baseline: Any = None, test: str = "t-test",
             correction: str = "holm", alpha: float = 0.05, seed: int = 0) -> CompareTable:
-    from bench.reporting.gate import _arrays, check_compatible
-
     if test not in S.TESTS or correction not in S.CORRECTIONS:
         raise ValueError("unknown test or correction")
     runs = [load_run(p, per_query=True) for p in paths]

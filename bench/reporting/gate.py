@@ -40,6 +40,9 @@ from bench.results.rundir import ORIGINAL, Run, load_run
 from bench.results.suite import suite_of
 from bench.evaluation.strata import macro_weights
 from bench.reporting.gate_checks import Check
+from bench.reporting.gate_checks import build_checks, decide
+from bench.reporting.gate_power import add_power
+from bench.reporting.gate_render import header_lines, markdown, reasons
 
 CORRECTIONS = ("maxt",) + tuple(S.CORRECTIONS)
 FAMILIES = ("hierarchy", "all")
@@ -109,18 +112,12 @@ class Verdict:
         return [c for c in self.checks if c.regressed]
 
     def reasons(self) -> List[str]:
-        from bench.reporting.gate_render import reasons
-
         return reasons(self)
 
     def header_lines(self) -> List[str]:
-        from bench.reporting.gate_render import header_lines
-
         return header_lines(self)
 
     def markdown(self) -> str:
-        from bench.reporting.gate_render import markdown
-
         return markdown(self)
 
     def annotations(self) -> List[str]:
@@ -150,9 +147,6 @@ def gate_arrays(baseline: Mapping[str, np.ndarray], candidate: Mapping[str, np.n
     variations suite). Without ``drop_rate_checks`` only the metric checks are made (few-shot
     settings have no drop rate); ``weights`` (summing to 1) gate weighted means (few-shot macro
     headline); ``primary`` names the primary metric checks (default: reference, VARIATIONS (AVG.))."""
-    from bench.reporting.gate_checks import build_checks, decide
-    from bench.reporting.gate_power import add_power
-
     o = options or GateOptions()
     o.validate()
     sets = list(baseline)

@@ -14,6 +14,7 @@ import numpy as np
 from bench.core.errors import DataError
 from bench.results.migrations import SCHEMA_VERSION  # noqa: F401  (re-exported)
 from bench.results.schema import ResultFile
+from bench.results.writer import PER_QUERY_SUM
 
 ORIGINAL = "ORIGINAL"
 AVG = "VARIATIONS (AVG.)"
@@ -185,7 +186,6 @@ def verify_per_query(folder: Path) -> Optional[str]:
     returned note says so."""
     import hashlib
 
-    from bench.results.writer import PER_QUERY_SUM
 
     csv_path, sum_path = folder / "per_query.csv", folder / PER_QUERY_SUM
     if not sum_path.is_file():

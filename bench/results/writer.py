@@ -47,6 +47,8 @@ from typing import Sequence, Tuple
 
 from bench.core.io import atomic_write_json, atomic_write_text
 from bench.results.migrations import SCHEMA_VERSION
+from bench.core.versions import __version__, library_versions
+from bench.models.spec import model_fingerprint
 
 
 def per_query_csv(rows: Sequence[Tuple[str, str, int, Sequence[float]]], measures: Sequence[str]) -> str:
@@ -114,10 +116,6 @@ def model_entry(spec, fingerprint: str) -> dict:
 
 def result_header(suite: str, spec, dataset, seed: int) -> dict:
     """The fields every suite's result.json starts with: what ran, on what, with which versions."""
-    from bench.core.versions import __version__
-    from bench.models.spec import model_fingerprint
-    from bench.core.versions import library_versions
-
     return {
         "schema_version": SCHEMA_VERSION,
         "suite": suite,

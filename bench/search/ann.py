@@ -38,6 +38,9 @@ import numpy as np
 
 from bench.core.errors import BenchError
 from bench.search.exact import Run, _doc_rank, _l2_normalise, topk_row
+from bench.core.seeding import rng_for
+from bench.encoding.shards import ShardedEmbeddings
+from bench.search.exact import DenseIndex
 
 INDEX_KINDS = ("flat", "ivf", "hnsw")
 DEFAULT_NPROBE = 32
@@ -107,8 +110,6 @@ def auto_nlist(n_docs: int) -> int:
 
 def _as_shards(emb) -> List[Tuple[int, np.ndarray]]:
     """``[(first row, block)]`` of a matrix, a memmap or a ShardedEmbeddings."""
-    from bench.encoding.shards import ShardedEmbeddings
-
     if isinstance(emb, ShardedEmbeddings):
         return list(emb.iter_shards())
     return [(0, emb)]
@@ -253,13 +254,10 @@ class ApproximateIndex:
 
     @staticmethod
     def _sample(doc_emb, size: int, seed: int) -> np.ndarray:
-        from bench.core.seeding import rng_for
-
         n = doc_emb.shape[0]
         if size >= n:
             return np.concatenate([b for _, b in _blocks(doc_emb)])
         rows = np.sort(rng_for(seed, "ivf-train-sample", str(n)).choice(n, size=size, replace=False))
-        from bench.encoding.shards import ShardedEmbeddings
 
         if isinstance(doc_emb, ShardedEmbeddings):
             return doc_emb.rows(rows)
@@ -300,9 +298,6 @@ Index = Union["ShardedFlatIndex", "ApproximateIndex"]
 def build_index(doc_ids: Sequence[str], doc_emb, similarity: str, cfg: Optional[IndexConfig] = None):
     """The index ``cfg`` asks for. Exact: ``DenseIndex`` for an in-memory matrix or a single
     memory-mapped shard (unchanged behaviour), ``ShardedFlatIndex`` for several shards."""
-    from bench.search.exact import DenseIndex
-    from bench.encoding.shards import ShardedEmbeddings
-
     cfg = cfg or IndexConfig()
     if cfg.approximate:
         return ApproximateIndex(doc_ids, doc_emb, similarity, cfg)
@@ -336,8 +331,6 @@ def recall_vs_exact(index: ApproximateIndex, doc_emb, q_emb: np.ndarray, k: int,
 def recall_sample(qids: Sequence[str], size: int, seed: int) -> Tuple[List[int], str]:
     """Positions of the queries measured against exact search: all of them when there are at most
     ``size``, else a seeded sample (without replacement, kept in query order)."""
-    from bench.core.seeding import rng_for
-
     n = len(qids)
     if n <= size:
         return list(range(n)), f"all {n} ORIGINAL queries"

@@ -11,6 +11,9 @@ from __future__ import annotations
 from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
+from bench.core.errors import DataError
+from bench.core.io import atomic_write_text
+from bench.data.model import natural_key
 
 Run = Dict[str, List[Tuple[str, float]]]  # query id -> [(doc id, score)] best first
 TIE_BREAK = "score desc, then doc id desc (trec_eval's order)"  # recorded in every result file
@@ -150,10 +153,6 @@ def write_trec_run(run: Run, path, tag: str) -> None:
     Scores are written with ``repr`` (the shortest text that reads back as the same double), so
     trec_eval, which sorts by score and then by doc id descending, re-ranks exactly as we ranked.
     Ids that cannot be a TREC field (white space, empty) are refused with a :class:`DataError`."""
-    from bench.data.model import natural_key
-    from bench.core.errors import DataError
-    from bench.core.io import atomic_write_text
-
     if not tag or trec_id_problem(tag):
         raise DataError(f"TREC run tag {tag!r} cannot be written: {trec_id_problem(tag)}")
     lines = []

@@ -12,6 +12,11 @@ from bench.data.model import Dataset
 from bench.models.spec import ModelSpec
 from bench.search.exact import Run
 from bench.core.timing import Timer
+from bench.encoding.cache import EmbeddingCache
+from bench.encoding.encoder import Encoder
+from bench.encoding.shards import DEFAULT_SHARD_SIZE, dataset_chunks, encode_corpus
+from bench.search.ann import IndexConfig, build_index, recall_sample, recall_vs_exact
+from bench.search.exact import BM25Index
 
 
 
@@ -54,11 +59,6 @@ class DenseRetriever(Retriever):
     def __init__(self, spec: ModelSpec, dataset, timer: Timer, cache_root: Optional[Path] = None,
                  batch_size: int = 64, progress: bool = True, index=None, shard_size: Optional[int] = None,
                  executor=None):
-        from bench.encoding.cache import EmbeddingCache
-        from bench.encoding.encoder import Encoder
-        from bench.search.ann import IndexConfig, build_index
-        from bench.encoding.shards import DEFAULT_SHARD_SIZE, dataset_chunks, encode_corpus
-
         self.spec, self.timer = spec, timer
         self.index_config = index or IndexConfig()
         shard_size = shard_size if shard_size is not None else DEFAULT_SHARD_SIZE
@@ -103,7 +103,6 @@ class DenseRetriever(Retriever):
         of) the given queries; None for an exact index."""
         if not getattr(self.index, "approximate", False):
             return None
-        from bench.search.ann import recall_sample, recall_vs_exact
 
         pos, described = recall_sample(list(qids), self.index_config.recall_queries, self.index_config.seed)
         with self.timer("recall_vs_exact"):
@@ -127,8 +126,6 @@ class BM25Retriever(Retriever):
     similarity = "bm25"
 
     def __init__(self, spec: ModelSpec, dataset: Dataset, timer: Timer, **_ignored):
-        from bench.search.exact import BM25Index
-
         self.timer = timer
         doc_ids = dataset.doc_ids()
         with timer("index_build"):

@@ -34,6 +34,8 @@ from bench.core.errors import BenchError
 from bench.core.progress import progress as progress_bar
 from bench.core.options import option
 from bench.core.seeding import rng_for, torch_seed
+from bench.training.loop import linear_schedule, make_optimizer
+from bench.tuning.config import DEFAULT_LR
 
 NEGATIVE_SOURCES = ("model", "bm25", "none")
 
@@ -65,8 +67,6 @@ class TrainConfig:
 
     def resolved(self, method: str, similarity: str) -> dict:
         """The settings actually used for a method (recorded in the result file)."""
-        from bench.tuning.config import DEFAULT_LR
-
         d = asdict(self)
         d["lr"] = self.lr if self.lr is not None else DEFAULT_LR[method]
         d["temperature"] = self.temperature if self.temperature is not None else (0.05 if similarity == "cos" else 1.0)
@@ -147,7 +147,6 @@ def train_dual_encoder(dual, examples: Sequence[Example], doc_text: Callable[[st
     re-encoded)."""
     import torch
 
-    from bench.training.loop import linear_schedule, make_optimizer
 
     cfg.validate()
     if not examples:

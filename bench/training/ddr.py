@@ -31,6 +31,13 @@ from bench.core.errors import BenchError
 from bench.core.options import option
 from bench.models.spec import ModelSpec
 from bench.core.seeding import rng_for
+from bench.core.io import canonical_json, sha256_hex
+from bench.core.seeding import torch_seed
+from bench.core.versions import library_versions
+from bench.models.checkpoint import save_checkpoint
+from bench.models.loading import load_masked_lm, load_plain_encoder
+from bench.models.spec import model_fingerprint
+from bench.training.loop import clear_state, run_loop
 
 
 @dataclass
@@ -86,7 +93,6 @@ def _mlm_model(spec: ModelSpec, seed: int):
 
     folder = spec.resolve_path()
     torch.manual_seed(int(seed))
-    from bench.models.loading import load_masked_lm
 
     # the missing-head notice is silenced there and recorded in the training record instead
     model, tok, info = load_masked_lm(folder)
@@ -113,12 +119,6 @@ def adapt_backbone(spec: ModelSpec, texts: Sequence[str], cfg: MLMConfig, out: P
     beside ``out`` for a resume)."""
     import torch
 
-    from bench.models.checkpoint import save_checkpoint
-    from bench.core.io import canonical_json, sha256_hex
-    from bench.models.spec import model_fingerprint
-    from bench.core.versions import library_versions
-    from bench.core.seeding import torch_seed
-    from bench.training.loop import clear_state, run_loop
 
     cfg.validate()
     if spec.kind != "dense":
@@ -191,7 +191,6 @@ def adapt_backbone(spec: ModelSpec, texts: Sequence[str], cfg: MLMConfig, out: P
     if log.steps < total:
         return record
     # keep the encoder in the model's plain (AutoModel) form, pooler included, as the source had it
-    from bench.models.loading import load_plain_encoder
 
     plain = load_plain_encoder(spec.resolve_path())
     missing, unexpected = plain.load_state_dict(_base_of(model).state_dict(), strict=False)

@@ -13,6 +13,7 @@ from bench.models.spec import ModelSpec
 from bench.tuning.adapters import attach_plan, attach
 from bench.tuning.plans import plan_for
 from bench.tuning.config import TuningConfig, check_method, tunes_passages, tunes_queries
+from bench.core.progress import plural, progress as progress_bar
 
 
 # --------------------------------------------------------------------------------------------
@@ -110,7 +111,6 @@ class DualEncoder:
                desc: str = "") -> np.ndarray:
         """In-memory inference embeddings (float32), length-sorted batches; never cached."""
         import torch
-        from bench.core.progress import plural, progress as progress_bar
 
         model = self.model_for(role)
         was_training = model.training

@@ -22,6 +22,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from bench.core.errors import BenchError
 from bench.core.progress import progress as progress_bar
+from bench.core.io import atomic_path
 
 STATE_FILE = "state.pt"
 
@@ -88,7 +89,6 @@ def run_loop(modules: Dict[str, object], total: int, loss_at: Callable[[int], Tu
     smoke runs), leaving the saved state to resume from. Modules are left in eval mode."""
     import torch
 
-    from bench.core.io import atomic_path
 
     if total < 1:
         raise BenchError("nothing to train: 0 steps (no training example?)")

@@ -61,6 +61,21 @@ from bench.models.spec import ModelSpec
 from bench.training.contrastive import TrainConfig, relevance_mask
 from bench.core.seeding import rng_for
 from bench.training.losses import margin_mse, rodr_losses
+from bench.core.io import canonical_json, sha256_hex
+from bench.core.seeding import torch_seed
+from bench.core.timing import Timer
+from bench.core.versions import library_versions
+from bench.data.model import natural_key
+from bench.models.checkpoint import check_saveable, save_checkpoint
+from bench.models.loading import load_backbone
+from bench.models.spec import model_fingerprint
+from bench.search.retriever import make_retriever
+from bench.training.contrastive import mine_negatives
+from bench.training.dual import build_dual_encoder, tuned_module
+from bench.training.loop import clear_state, run_loop
+from bench.tuning.config import DEFAULT_LR, METHOD_DESCRIPTIONS, TuningConfig
+from perturb import PAPER_ORDER
+from perturb.sets import generate
 
 RECIPES = {
     "rodr": "RoDR: NLL on a sampled query variation + query- and passage-centred local ranking alignment "
@@ -94,7 +109,6 @@ class RecipeConfig:
     def validate(self) -> "RecipeConfig":
         if self.recipe not in RECIPES:
             raise BenchError(f"unknown recipe {self.recipe!r}; choose from {', '.join(RECIPES)}")
-        from bench.models.checkpoint import check_saveable
 
         check_saveable(self.method)  # before any training, not after it
         if not 0.0 < self.holdout < 1.0:
@@ -128,8 +142,6 @@ class Pair:
 def split_queries(dataset: Dataset, holdout: float, seed: int) -> Tuple[List[str], List[str]]:
     """(train ids, held-out ids): the judged queries ordered by sha256(seed, qid); the first
     round(holdout * n) are held out. Both lists are returned in the dataset's natural order."""
-    from bench.data.model import natural_key
-
     qids = dataset.judged_query_ids()
     order = sorted(qids, key=lambda q: hashlib.sha256(f"{seed}\t{q}".encode()).hexdigest())
     n_out = int(round(holdout * len(qids)))
@@ -167,9 +179,6 @@ class _Schedule:
 
 
 def _variation_pairs(dataset: Dataset, train_ids: Sequence[str], cfg: RecipeConfig, negatives) -> Tuple[List[Pair], list, list]:
-    from perturb import PAPER_ORDER
-    from perturb.sets import generate
-
     items = [(q, dataset.queries[q].text) for q in train_ids]
     names = list(cfg.generators) if cfg.generators is not None else list(PAPER_ORDER)
     by_q: Dict[str, List[Tuple[str, str]]] = {q: [] for q in train_ids}
@@ -202,18 +211,6 @@ def train_recipe(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
     resume; no checkpoint)."""
     import torch
 
-    from bench.models.checkpoint import save_checkpoint
-    from bench.core.io import canonical_json, sha256_hex
-    from bench.models.spec import model_fingerprint
-    from bench.core.timing import Timer
-    from bench.core.versions import library_versions
-    from bench.search.retriever import make_retriever
-    from bench.core.seeding import torch_seed
-    from bench.training.contrastive import mine_negatives
-    from bench.training.loop import clear_state, run_loop
-    from bench.models.loading import load_backbone
-    from bench.training.dual import build_dual_encoder, tuned_module
-    from bench.tuning.config import DEFAULT_LR, METHOD_DESCRIPTIONS, TuningConfig
 
     cfg.validate()
     if spec.kind != "dense":

@@ -84,6 +84,7 @@ from bench.core.errors import BenchError
 from bench.tuning.modules import module_classes
 from bench.tuning.plans import (ATTACHABLE, CONTAINER, INFO_ATTR, OWN_METHODS, PEFT_METHODS, encoder_layers,
                                 hidden_size, is_peft, plan_for)
+from bench.core.io import atomic_path, atomic_write_json
 
 FORMAT = "drbench-tuning/1"
 TUNING_JSON = "tuning.json"
@@ -310,7 +311,6 @@ def save_tuned(model, folder, backbone: Optional[str] = None) -> Path:
     atomically. Returns the folder."""
     from safetensors.torch import save_file
 
-    from bench.core.io import atomic_path, atomic_write_json
 
     info = tuning_info(model)
     if info is None:
