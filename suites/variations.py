@@ -60,6 +60,7 @@ def _align(vs, qids: List[str], texts: List[str]):
     by_qid = {q: (t, a, d) for q, t, a, d in zip(vs.qids, vs.texts, vs.applied, vs.details)}
     judged = set(qids)
     unknown = [q for q in by_qid if q not in judged]
+    missing = [q for q in qids if q not in by_qid]
     out_t, out_a, out_d = [], [], []
     for q, orig in zip(qids, texts):
         t, a, d = by_qid.get(q, (orig, False, ""))
@@ -69,7 +70,7 @@ def _align(vs, qids: List[str], texts: List[str]):
     aligned = VariationSet(name=vs.name, label=vs.label, config=dict(vs.config), seed=vs.seed, qids=list(qids),
                            texts=out_t, applied=out_a, details=out_d, status=vs.status, reason=vs.reason,
                            source=vs.source)
-    return aligned, unknown
+    return aligned, unknown, missing
 
 
 def build_sets(dataset: Dataset, cfg: VariationsConfig, timer: Timer):
@@ -84,11 +85,19 @@ def build_sets(dataset: Dataset, cfg: VariationsConfig, timer: Timer):
         if not files:
             raise BenchError(f"{folder}: no variation sets (*.tsv) found. Write them with `bench perturb`.")
         rank = {n: i for i, n in enumerate(PAPER_ORDER)}
+        source = {}
         for path in sorted(files, key=lambda p: (rank.get(p.stem, len(rank)), p.stem)):
             with timer("variations_read"):
-                vs, unknown = _align(read_tsv(path), qids, texts)
+                vs, unknown, missing = _align(read_tsv(path), qids, texts)
+            if vs.name in source:
+                raise BenchError(f"two variation sets are named {vs.name!r}: {source[vs.name]} and {path}. Rename one "
+                                 f"(the set name is in the file's header) or move one out of {folder}")
+            source[vs.name] = path
             if unknown:
                 notes.append(f"{path.name}: {len(unknown)} query ids not among the dataset's judged queries ignored")
+            if missing:
+                notes.append(f"{path.name}: {len(missing)} of {len(qids)} judged queries are not in the set; they keep "
+                             f"their original text and count as not applied")
             sets.append(vs)
         return sets, notes
     names = list(cfg.generators) if cfg.generators is not None else list(PAPER_ORDER)
@@ -197,7 +206,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
             from bench.search.exact import write_trec_run
             from perturb.sets import write_tsv
 
-            begin_run(out_dir)
+            begin_run(out_dir, owned=("variations/*.tsv", "runs/*.trec"))
             for vs in sets:
                 if vs.status == "ok" and vs.name != ORIGINAL:
                     write_tsv(vs, out_dir / "variations" / f"{safe_name(vs.name, 'model')}.tsv")

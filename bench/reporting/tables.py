@@ -49,4 +49,5 @@ def variations_table(result: dict) -> str:
     if header_:
         out.append(f"* = significant at alpha {header_['alpha']}: {header_['sidedness']} {header_['test']} vs ORIGINAL "
                    f"on per-query values; {header_['correction']} correction within each family ({header_['family']}).")
+    out += [f"note: {n}" for n in result.get("notes") or []]
     return "\n".join(out)

@@ -72,12 +72,18 @@ def per_query_checksum(data: bytes) -> str:
     return f"{hashlib.sha256(data).hexdigest()}  per_query.csv\n"
 
 
-def begin_run(out_dir: Path) -> None:
+def begin_run(out_dir: Path, owned: Sequence[str] = ()) -> None:
     """Mark a run folder incomplete before anything in it is replaced: an older result.json must
-    never sit beside newer per-query or variation files if this run is interrupted."""
+    never sit beside newer per-query or variation files if this run is interrupted. ``owned``: glob
+    patterns (relative to the folder) of the files this kind of run writes; an earlier run's files
+    matching them are removed, so a rerun with fewer sets leaves no stale set or TREC file behind."""
     stale = Path(out_dir) / "result.json"
     if stale.exists():
         stale.unlink()
+    for pattern in owned:
+        for old in sorted(Path(out_dir).glob(pattern)):
+            if old.is_file():
+                old.unlink()
 
 
 def write_run(out_dir: Path, result: dict, per_query_text: str, timings: dict) -> None:

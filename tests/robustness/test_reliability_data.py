@@ -32,3 +32,39 @@ def test_dataset_pointing_at_a_file_says_give_the_folder(beir_dir, capsys):
     assert rc == 2
     err = capsys.readouterr().err
     assert "corpus.jsonl: is a file; give the folder" in err and f"--dataset {beir_dir}" in err
+
+
+def test_reused_out_keeps_no_stale_set_or_trec_files(tmp_path, capsys):
+    from bench.cli.main import main
+
+    out = tmp_path / "run"
+    base = ["evaluate", "--model", "bm25", "--dataset", "chatterbot", "--out", str(out), "--no-progress", "--trec-runs"]
+    assert main(base + ["--generators", "EXTRAPUNC,SWAPWORDS"]) == 0
+    assert sorted(p.name for p in (out / "variations").glob("*.tsv")) == ["EXTRAPUNC.tsv", "SWAPWORDS.tsv"]
+    assert main(base + ["--generators", "EXTRAPUNC"]) == 0
+    assert sorted(p.name for p in (out / "variations").glob("*.tsv")) == ["EXTRAPUNC.tsv"]
+    assert sorted(p.name for p in (out / "runs").glob("*.trec")) == ["EXTRAPUNC.trec", "ORIGINAL.trec"]
+    capsys.readouterr()
+
+
+def test_frozen_set_with_missing_rows_says_so_and_duplicate_names_name_both_files(tmp_path, capsys):
+    from bench.cli.main import main
+
+    sets = tmp_path / "sets"
+    assert main(["perturb", "--dataset", "chatterbot", "--generators", "EXTRAPUNC", "--out", str(sets)]) == 0
+    tsv = sets / "EXTRAPUNC.tsv"
+    lines = tsv.read_text(encoding="utf-8").splitlines(keepends=True)
+    body = [i for i, line in enumerate(lines) if line.strip() and not line.startswith("#")]
+    drop = body[-3:]  # the last three data rows
+    kept = [line for i, line in enumerate(lines) if i not in drop and not line.startswith("# fingerprint")]
+    tsv.write_text("".join(kept), encoding="utf-8")  # rows removed, and the fingerprint line with them
+    capsys.readouterr()
+    rc = main(["evaluate", "--model", "bm25", "--dataset", "chatterbot", "--variations", str(sets), "--out",
+               str(tmp_path / "run"), "--no-progress"])
+    out = capsys.readouterr().out
+    assert rc == 0 and "3 of 884 judged queries are not in the set" in out
+    (sets / "COPY.tsv").write_text(tsv.read_text(encoding="utf-8"), encoding="utf-8")
+    rc = main(["evaluate", "--model", "bm25", "--dataset", "chatterbot", "--variations", str(sets), "--out",
+               str(tmp_path / "run2"), "--no-progress"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "EXTRAPUNC.tsv" in err and "COPY.tsv" in err and "named 'EXTRAPUNC'" in err
