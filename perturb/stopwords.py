@@ -6,7 +6,7 @@ from typing import List, Tuple
 
 import numpy as np
 
-from perturb._text import stopwords, stopwords_resource
+from perturb._text import collapse_spaces, stopwords, stopwords_resource
 from perturb.base import Generator, Perturbation, Resource
 
 # A whitespace token is "punctuation + core + punctuation"; only a core of word characters and
@@ -33,7 +33,7 @@ def _tidy(text: str) -> str:
     leading separator ("where, is the cat" -> "cat", not ", cat")."""
     text = re.sub(r"\(\s*\)|\[\s*\]", "", text)
     text = re.sub(r"\s+([,;:])", r"\1", text)
-    return " ".join(text.lstrip(",;: ").split())
+    return collapse_spaces(text.lstrip(",;: "))
 
 
 class NoStopword(Generator):
@@ -73,6 +73,6 @@ class NoStopword(Generator):
             pieces.append(text[last:s])
             last = e
         pieces.append(text[last:])
-        out = _tidy(" ".join("".join(pieces).split()))
+        out = _tidy(collapse_spaces("".join(pieces)))
         words = [text[s:e] for s, e in removed]
         return Perturbation(out, True, f"removed {len(words)}: " + " ".join(words))

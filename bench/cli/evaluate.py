@@ -9,12 +9,11 @@ import argparse
 from pathlib import Path
 from typing import Dict, List, Tuple
 
-from bench.cli.options import add_options, check_at_least_one
+from bench.cli.options import add_options, check_at_least_one, slug
 from bench.core.errors import BenchError
 from bench.core.options import option
 from bench.evaluation.measures import DEFAULT_MEASURES
 from bench.results.suite import SUITES, suite_named
-from bench.core.io import safe_name
 from bench.core.paths import check_cache_home, check_writable_folder
 from bench.data.collections import load_dataset
 from bench.encoding.executor import make_executor
@@ -78,16 +77,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def refuse_foreign_options(args, suite) -> None:
     """Options that belong to other suites (or shared options the suite ignores) must not be set."""
+    suites = _suites()
     own = {o.dest for o in suite.options} | set(suite.shared)
-    owners: Dict[str, List[str]] = {}
-    for other in _suites():
+    owners: Dict[str, List[str]] = {}  # dest -> the suites that take it
+    defaults = {}  # dest -> (flag, default)
+    for other in suites:
         for o in other.options:
             owners.setdefault(o.dest, []).append(other.name)
+            defaults[o.dest] = (o.flags[0], o.default)
     for o in SHARED:
-        owners.setdefault(o.dest, [])
-        owners[o.dest] += [s.name for s in _suites() if o.dest in s.shared]
-    defaults = {o.dest: (o.flags[0], o.default) for s in _suites() for o in s.options}
-    defaults.update({o.dest: (o.flags[0], o.default) for o in SHARED})
+        owners[o.dest] = owners.get(o.dest, []) + [s.name for s in suites if o.dest in s.shared]
+        defaults[o.dest] = (o.flags[0], o.default)
     wrong = []
     for dest, (flag, default) in sorted(defaults.items()):
         if dest not in own and getattr(args, dest, default) != default:
@@ -96,10 +96,6 @@ def refuse_foreign_options(args, suite) -> None:
     if wrong:
         raise BenchError(f"option(s) not used by --suite {suite.name}: {'; '.join(wrong)}. Remove them, or pick the "
                          f"suite they belong to")
-
-
-def _slug(s: str) -> str:
-    return safe_name(Path(s).name if ("/" in s or "\\" in s) else s)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -168,8 +164,9 @@ def execute(args) -> Tuple[int, Path]:
             from bench.data.collections import restrict_queries
 
             dataset = restrict_queries(dataset, args.queries)
-        out = args.out or Path("runs") / f"{_slug(spec.name)}__{_slug(dataset.name)}__{suite.name}__s{args.seed}"
-        check_writable_folder(out, "--out", out_fix)
+        out = args.out or Path("runs") / f"{slug(spec.name)}__{slug(dataset.name)}__{suite.name}__s{args.seed}"
+        if args.out is None:  # an explicit --out was checked before any work
+            check_writable_folder(out, "--out", out_fix)
         return int(suite.run(args, spec, dataset, measures, out, executor) or 0), Path(out)
     finally:
         shutdown = getattr(executor, "shutdown", None)

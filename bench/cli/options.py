@@ -2,8 +2,10 @@
 place outside the command modules where argparse is used."""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Iterable, Set
 
+from bench.core.io import safe_name
 from bench.core.options import Option
 from bench.core.errors import BenchError
 from bench.training.contrastive import TRAINING_OPTIONS
@@ -37,3 +39,8 @@ def check_at_least_one(args, *dests: str) -> None:
         if value is not None and value < 1:
             flag = "--" + dest.replace("_", "-")
             raise BenchError(f"{flag} {value}: must be at least 1. Fix: give {flag} N with N >= 1")
+
+
+def slug(name: str) -> str:
+    """A model or dataset name as a part of a default output folder name (a path keeps its last part)."""
+    return safe_name(Path(name).name if ("/" in name or "\\" in name) else name)

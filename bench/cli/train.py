@@ -4,8 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from bench.cli.evaluate import _slug
-from bench.cli.options import add_training_options, check_at_least_one
+from bench.cli.options import add_training_options, check_at_least_one, slug
 from bench.core.paths import check_cache_home, check_writable_folder
 from bench.data.collections import load_dataset
 from bench.models.spec import resolve_model
@@ -61,7 +60,7 @@ def run(args) -> int:
                        save_every=args.save_every, train=train_config_from(args),
                        tuning=tuning_config_from(args), loss=args.loss,
                        teacher=resolve_model(args.teacher) if args.teacher else None)
-    out = args.out or Path("checkpoints") / f"{_slug(spec.name)}__{_slug(dataset.name)}__{args.recipe}__s{args.seed}"
+    out = args.out or Path("checkpoints") / f"{slug(spec.name)}__{slug(dataset.name)}__{args.recipe}__s{args.seed}"
     check_writable_folder(out, "--out", "give --out a new or writable folder")
     print(f"bench train: recipe {args.recipe}, method {args.method}, from {spec.name} on {dataset.name}", file=sys.stderr)
     rec = train_recipe(spec, dataset, cfg, out, train_dataset=train_ds, batch_size=args.batch_size,

@@ -71,7 +71,7 @@ import numpy as np
 
 from bench.evaluation import stats as S
 from bench.core.errors import DataError
-from bench.results.rundir import AVG, ORIGINAL, Run, load_run
+from bench.results.rundir import AVG, ORIGINAL, Run, load_run, numeric_leaves
 from bench.results.suite import suite_of
 from bench.reporting.ranking import pairwise_ranks, rank_method
 from bench.reporting.csvsafe import csv_cell
@@ -124,21 +124,11 @@ class Leaderboard:
 
 
 
-def _flatten(d: Any, prefix: str = "") -> Dict[str, float]:
-    out: Dict[str, float] = {}
-    if isinstance(d, dict):
-        for k in d:  # keep the file's key order
-            out.update(_flatten(d[k], f"{prefix} / {k}" if prefix else str(k)))
-    elif isinstance(d, (int, float)) and not isinstance(d, bool) and math.isfinite(d):
-        out[prefix] = float(d)
-    return out
-
-
 def _fewshot_columns(run: Run, metrics: Sequence[str]) -> Optional[Dict[str, float]]:
     summ = run.result.get("summary")
     if not isinstance(summ, dict) or not summ:
         return None
-    leaves = _flatten(summ)
+    leaves = {k: v for k, v in numeric_leaves(summ).items() if math.isfinite(v)}
     keep = {k: v for k, v in leaves.items() if k.rsplit(" / ", 1)[-1] in metrics}
     chosen = keep or leaves
     return {f"fewshot {k}": v for k, v in chosen.items()} if chosen else None

@@ -12,7 +12,7 @@ import math
 from typing import Any, Dict, List, Optional
 
 
-from bench.results.rundir import AVG, Run, load_run
+from bench.results.rundir import AVG, Run, load_run, numeric_leaves
 from bench.results.suite import suite_of
 from bench.reporting.plots import plot_drop_rates, plot_loss_curves, plot_metric_per_set, plot_scatter
 from bench.reporting.reportdata import ReportData, ReportOptions, build
@@ -142,18 +142,8 @@ def _fewshot_md(run: Run) -> List[str]:
     if not isinstance(summ, dict):
         return ["note: few-shot result without a summary: nothing to show"]
     out = ["", "### few-shot summary", "", "| key | value |", "|---|---:|"]
-    for k, v in sorted(_flatten(summ).items()):
+    for k, v in sorted(numeric_leaves(summ).items()):
         out.append(f"| {_md_cell(k)} | {_f(v)} |")
-    return out
-
-
-def _flatten(d: Any, prefix: str = "") -> Dict[str, float]:
-    out: Dict[str, float] = {}
-    if isinstance(d, dict):
-        for k, v in d.items():
-            out.update(_flatten(v, f"{prefix}{k}" if not prefix else f"{prefix} / {k}"))
-    elif isinstance(d, (int, float)) and not isinstance(d, bool):
-        out[prefix] = float(d)
     return out
 
 

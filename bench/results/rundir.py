@@ -220,3 +220,15 @@ def paired(run_a: Run, set_a: str, run_b: Run, set_b: str, measure: str) -> Tupl
     b = sb.loc[qids].to_numpy(dtype=np.float64)
     ok = np.isfinite(a) & np.isfinite(b)
     return a[ok], b[ok], [q for q, k in zip(qids, ok) if k]
+
+
+def numeric_leaves(d: Any, prefix: str = "") -> Dict[str, float]:
+    """The numeric leaves of a nested dict (e.g. a result's ``summary``), keyed by their path
+    ``"a / b / c"`` in the file's key order; booleans are not numbers."""
+    out: Dict[str, float] = {}
+    if isinstance(d, dict):
+        for k in d:
+            out.update(numeric_leaves(d[k], f"{prefix} / {k}" if prefix else str(k)))
+    elif isinstance(d, (int, float)) and not isinstance(d, bool):
+        out[prefix] = float(d)
+    return out

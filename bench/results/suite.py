@@ -8,7 +8,7 @@ used); other packages register theirs through the entry-point group ``drbench.su
 """
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, Sequence
 
 from bench.core.errors import BenchError
 from bench.core.options import Option
@@ -92,6 +92,3 @@ def suite_of(run_or_result: Any) -> Suite:
 def layout_of(data: Any) -> str:
     return suite_of(data).layout
 
-
-def optional_suite(name: Optional[str]) -> Optional[Suite]:
-    return suite_named(name) if name and name in SUITES else None
