@@ -23,7 +23,6 @@ MEASURE_DEFINITION = ("FewDR R@{k}: per test query 1 if at least one relevant pa
                       "the unweighted mean over its classes (macro average)")
 
 
-
 # --------------------------------------------------------------------------------------------
 # aggregation (pure functions)
 
@@ -105,8 +104,6 @@ def summarise_trials(trial_hits: Sequence[Mapping[str, float]], zero: Mapping[st
 
 # --------------------------------------------------------------------------------------------
 # significance at the level of the headline (pure functions)
-
-
 
 
 def headline_comparison(zero: Mapping[str, float], trial_hits: Sequence[Mapping[str, float]],

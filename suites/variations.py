@@ -33,7 +33,6 @@ from perturb import GENERATORS, PAPER_ORDER
 from perturb.sets import VariationSet, generate, read_tsv
 
 
-
 @dataclass
 class VariationsConfig:
     seed: int = 0

@@ -26,7 +26,6 @@ from bench.data.readers import check_folder, keep_judged_queries, load_beir, loa
 from bench.core.errors import ResourceError
 
 
-
 def load_irds(irds_id: str, name: Optional[str] = None) -> Dataset:
     """Adapter over ``ir_datasets.load(id)``; the split is part of the id (e.g. ``antique/test``).
 

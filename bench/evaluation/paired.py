@@ -248,8 +248,6 @@ def paired_randomization_test(a: Any, b: Any, *, n_resamples: int = DEFAULT_RESA
                       rng_keys=("randomization", *key), seed=seed, zero_note=zero_note, what="mean difference")
 
 
-
-
 def _signed_rank_null_counts(r2: np.ndarray) -> np.ndarray:
     """counts[s] = number of the 2**len(r2) subsets of the (integer, doubled mid-) ranks r2 whose
     sum is s, s = 0..sum(r2): the exact conditional null distribution of 2 W+ (int64 DP)."""

@@ -77,8 +77,6 @@ class GateOptions:
             raise ValueError("resamples must be >= 1")
 
 
-
-
 @dataclass
 class Verdict:
     status: str  # one of VERDICTS
@@ -257,7 +255,6 @@ def run_gate(baseline_path: Any, candidate_path: Any, options: Optional[GateOpti
 
 
 # --------------------------------------------------------------------------- few-shot runs
-
 
 
 def _fewshot_settings(run: Run, metric: str) -> Dict[str, Any]:

@@ -60,7 +60,6 @@ class Check:
         return "holds" if self.noninferior else "inconclusive"
 
 
-
 class CheckData:
     """A check's arrays: ``x`` pseudo-values (goodness), ``zero`` when every per-query difference
     between the runs is zero, ``dr`` the four vectors of a drop-rate check (for its swap test)."""

@@ -77,11 +77,6 @@ from bench.reporting.ranking import pairwise_ranks, rank_method
 from bench.reporting.csvsafe import csv_cell
 
 
-
-
-
-
-
 @dataclass
 class Leaderboard:
     columns: List[str]
@@ -116,12 +111,6 @@ class Leaderboard:
         for n in self.notes:
             out += ["", f"note: {n}"]
         return "\n".join(out) + "\n"
-
-
-
-
-
-
 
 
 def _fewshot_columns(run: Run, metrics: Sequence[str]) -> Optional[Dict[str, float]]:

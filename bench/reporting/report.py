@@ -18,14 +18,6 @@ from bench.reporting.plots import plot_drop_rates, plot_loss_curves, plot_metric
 from bench.reporting.reportdata import ReportData, ReportOptions, build
 
 
-
-
-
-
-
-
-
-
 # --------------------------------------------------------------------------- formatting
 
 def _f(x: Any, nd: int = 4) -> str:
@@ -150,15 +142,6 @@ def _fewshot_md(run: Run) -> List[str]:
 # --------------------------------------------------------------------------- plots
 
 
-
-
-
-
-
-
-
-
-
 # --------------------------------------------------------------------------- HTML
 
 CSS = """body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px;color:#222;max-width:1400px}
@@ -166,10 +149,6 @@ table{border-collapse:collapse;margin:8px 0 20px;font-size:13px}th,td{border:1px
 th{background:#f2f2f2}td.num{text-align:right;font-variant-numeric:tabular-nums}td.nw{white-space:nowrap}tr.sig td{background:#fff3f0}
 .meta{color:#555;font-size:13px}ul.method{font-size:13px;color:#333}img{max-width:100%;display:block;margin:8px 0 24px}
 .note{color:#8a4b00;font-size:13px}"""
-
-
-
-
 
 
 def _td_class(key: str) -> str:

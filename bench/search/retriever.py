@@ -19,8 +19,6 @@ from bench.search.ann import IndexConfig, build_index, recall_sample, recall_vs_
 from bench.search.exact import BM25Index
 
 
-
-
 class Retriever:
     index_name = ""
     similarity = ""

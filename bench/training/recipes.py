@@ -151,12 +151,6 @@ def split_queries(dataset: Dataset, holdout: float, seed: int) -> Tuple[List[str
     return ([q for q in qids if q not in held], sorted(held, key=natural_key))
 
 
-
-
-
-
-
-
 class _Schedule:
     """Step -> (phase, epoch, batch start); batches depend on (seed, phase, epoch) only."""
 
