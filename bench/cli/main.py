@@ -3,8 +3,10 @@ run, so `bench --help` stays fast (no torch, faiss or spaCy at start-up)."""
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import sys
+from pathlib import Path
 from typing import List, Optional
 from bench.core.errors import BenchError
 from bench.core.registry import UnknownName
@@ -60,6 +62,29 @@ def main(argv: Optional[List[str]] = None) -> int:
     except KeyboardInterrupt:
         print(f"bench {args.command}: interrupted; nothing partial was written", file=sys.stderr)
         return 130
+    except OSError as exc:
+        message = write_error_message(exc)
+        if message is None:
+            raise  # not a write the user can fix (a bug): keep the traceback
+        print(f"bench {args.command}: error: {message}", file=sys.stderr)
+        return 2
+
+
+#: errors of a write the user can fix by freeing space or choosing another folder
+WRITE_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EROFS, errno.EPERM)
+
+
+def write_error_message(exc: OSError) -> Optional[str]:
+    """The message for an OSError raised while writing (disk full, permission, read-only file
+    system) anywhere a more specific message was not given: checkpoints, run folders, Ray
+    workers' shards. Every writer goes through a temporary name, so nothing partial is left."""
+    if exc.errno not in WRITE_ERRNOS:
+        return None
+    where = Path(exc.filename).parent if exc.filename else None
+    place = f" in {where}" if where else ""
+    return (f"cannot write{place}: {exc.strerror or exc} (files are written under temporary names and "
+            f"renamed when complete, so no half-written file was kept). Fix: free space there, or "
+            f"give a writable folder (--out; DRBENCH_HOME for the cache and checkpoints)")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -105,7 +105,7 @@ class EmbeddingCache:
         self.hits += len(texts) - len(new)
         if new:
             new_hashes = sorted(new)
-            emb = self.encoder.encode([new[h] for h in new_hashes])
+            emb = self.encoder.encode_canonical([new[h] for h in new_hashes])
             name = sha256_hex(*new_hashes)[:32]
             folder = self.root / "texts"
             with cache_write_errors(folder):

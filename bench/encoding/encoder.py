@@ -12,7 +12,8 @@
     larger one is one entry per shard, and :meth:`EmbeddingCache.matrix` returns a
     :class:`bench.encoding.shards.ShardedEmbeddings` view over them.
   * ``texts/<chunk>.npy`` + ``texts/<chunk>.keys``: a text-keyed store (queries). A text that
-    was encoded once, in this run or any earlier one, is never encoded again.
+    was encoded once, in this run or any earlier one, is never encoded again; texts go through
+    :meth:`Encoder.encode_canonical`, so a vector does not depend on the texts beside it.
 
   Every file is written to a temporary name and renamed, so an interrupted run leaves no
   corrupt entry; a chunk counts only when both of its files exist.
@@ -25,7 +26,11 @@ import numpy as np
 
 from bench.models.loading import load_encoder, pool
 from bench.models.spec import ModelSpec, encoder_key, weights_fingerprint
+from bench.core.io import sha256_hex
 from bench.core.progress import plural, progress
+
+#: canonical query batches pad every text to its token count rounded up to this multiple
+LENGTH_STEP = 8
 
 
 class Encoder:
@@ -38,7 +43,8 @@ class Encoder:
         self.spec, self.role, self.batch_size, self.device, self.progress = spec, role, batch_size, device, progress
         self.folder = spec.resolve_path()
         self.weights_fp = shared.weights_fp if shared is not None else weights_fingerprint(self.folder)
-        self.key = encoder_key(spec, self.weights_fp, role)
+        # the batch size is part of the key: a vector's last bits depend on the shape of the forward pass
+        self.key = sha256_hex(encoder_key(spec, self.weights_fp, role), "batching-v2", str(batch_size))
         self.prefix = spec.query_prefix if role == "query" else spec.passage_prefix
         self.max_length = spec.max_query_length if role == "query" else spec.max_passage_length
         self._shared = shared  # the encoder whose model and tokenizer this one uses (loaded once)
@@ -104,6 +110,48 @@ class Encoder:
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         if texts:
             self.encode_into(texts, out)
+        return out
+
+    def encode_canonical(self, texts: Sequence[str], desc: str = "") -> np.ndarray:
+        """Encode ``texts`` so that each row depends only on its own text (and the batch size),
+        never on the other texts of the call.
+
+        A forward pass's last bits depend on its shape (batch rows x padded length), and padding
+        depends on the longest text of the batch, so the same query encoded beside other queries
+        would get other bits. Here every text is padded to its own token count rounded up to
+        :data:`LENGTH_STEP` (capped at the maximum length), texts of one padded length go
+        through the model together, and every pass has exactly ``batch_size`` rows (the last
+        pass of a length is filled with copies of its first text, whose rows are discarded).
+        Rows of a pass do not interact, so a text's vector is a function of the text alone.
+        """
+        import torch
+
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        if not len(texts):
+            return out
+        model, tok = self.load()
+        ids = tok([self.prefix + t for t in texts], add_special_tokens=True, truncation=True,
+                  max_length=self.max_length)["input_ids"]
+        padded = [min(-(-len(x) // LENGTH_STEP) * LENGTH_STEP, self.max_length or len(x)) for x in ids]
+        groups: dict = {}
+        for i, n in enumerate(padded):
+            groups.setdefault(n, []).append(i)
+        bar = progress(total=len(texts), desc=desc or f"encode {plural(self.role)}", unit="text",
+                       enabled=self.progress)
+        for length in sorted(groups):
+            rows = groups[length]
+            for start in range(0, len(rows), self.batch_size):
+                part = rows[start:start + self.batch_size]
+                fill = part + [part[0]] * (self.batch_size - len(part))
+                batch = tok([self.prefix + texts[i] for i in fill], padding="max_length", truncation=True,
+                            max_length=length, return_tensors="pt").to(self.device)
+                with torch.inference_mode():
+                    hidden = model(**batch).last_hidden_state
+                    emb = pool(hidden, batch["attention_mask"], self.spec)
+                out[part] = emb[:len(part)].float().cpu().numpy()
+                self.n_encoded += len(part)
+                bar.update(len(part))
+        bar.close()
         return out
 
 

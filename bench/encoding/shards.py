@@ -29,8 +29,10 @@ Memory
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -217,6 +219,27 @@ def write_shard(path: Path, arr: np.ndarray) -> None:
     record(path)
 
 
+def reserve_space(tmp: Path) -> None:
+    """Make sure the blocks of a freshly created (sparse) memory-mapped file exist on disk before
+    anything is written through the map: a full disk then fails here with ``ENOSPC`` (an
+    ``OSError`` the cache turns into a message naming the folder) instead of killing the process
+    with SIGBUS halfway through the encoding."""
+    need = os.stat(tmp).st_size
+    free = shutil.disk_usage(tmp.parent).free
+    if free < need:
+        raise OSError(errno.ENOSPC, f"No space left on device: the shard needs {need / 1e6:.1f} MB, "
+                                    f"{free / 1e6:.1f} MB are free", str(tmp))
+    if hasattr(os, "posix_fallocate"):
+        fd = os.open(tmp, os.O_RDWR)
+        try:
+            os.posix_fallocate(fd, 0, need)
+        except OSError as exc:
+            if exc.errno not in (errno.EOPNOTSUPP, errno.EINVAL, errno.ENOSYS):  # file systems without it
+                raise OSError(exc.errno, exc.strerror, str(tmp)) from None
+        finally:
+            os.close(fd)
+
+
 def encode_shard_local(encoder: "Encoder", job: ShardJob, desc: str = "") -> ShardDone:
     """Encode one shard in this process, streaming the vectors into a temporary memory-mapped
     file that is renamed over the shard's path when complete."""
@@ -224,6 +247,7 @@ def encode_shard_local(encoder: "Encoder", job: ShardJob, desc: str = "") -> Sha
     t0 = time.perf_counter()
     with atomic_path(job.path, suffix=".npy") as tmp:
         arr = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.float32, shape=(len(job.texts), dim))
+        reserve_space(tmp)
         encoder.encode_into(job.texts, arr, desc=desc)
         arr.flush()
         del arr

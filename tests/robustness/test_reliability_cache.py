@@ -101,3 +101,52 @@ def test_orphan_tmp_files_of_dead_writers_are_cleaned(tiny_bert, tmp_path):
     EmbeddingCache(enc, root)
     assert not orphan.exists() and not legacy_old.exists()
     assert live.exists()  # this process is still writing it
+
+
+def _no_files_left(root):
+    return [p.name for p in root.rglob("*") if p.is_file() and p.name.startswith(".")] == [] and \
+        not list(root.glob("matrix-*.npy"))
+
+
+def test_too_little_free_space_is_refused_before_the_shard_is_encoded(tiny_bert, tmp_path, monkeypatch):
+    """Case 12: disk full during corpus encoding used to kill the process with SIGBUS (memmap)."""
+    from collections import namedtuple
+
+    from bench.encoding import shards as shards_mod
+
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(shards_mod.shutil, "disk_usage", lambda p: usage(10 ** 9, 10 ** 9 - 100, 100))
+    cache, root = _cache(tiny_bert, tmp_path)
+    encoded = []
+    monkeypatch.setattr(cache.encoder, "encode_into", lambda *a, **k: encoded.append(1))
+    with pytest.raises(BenchError, match=r"cannot write the embedding cache in .*needs .* MB, 0\.0 MB are free.*DRBENCH_HOME"):
+        cache.matrix(TEXTS)
+    assert encoded == []  # refused before any text went through the model
+    assert _no_files_left(root)
+
+
+def test_a_failed_block_reservation_is_a_clear_error_not_sigbus(tiny_bert, tmp_path, monkeypatch):
+    import errno
+
+    from bench.encoding import shards as shards_mod
+
+    def full(fd, offset, length):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(shards_mod.os, "posix_fallocate", full, raising=False)
+    cache, root = _cache(tiny_bert, tmp_path)
+    with pytest.raises(BenchError, match=r"cannot write the embedding cache in .*No space left"):
+        cache.matrix(TEXTS)
+    assert _no_files_left(root)
+
+
+def test_the_reserved_file_has_its_blocks_allocated(tiny_bert, tmp_path):
+    from bench.encoding.shards import reserve_space
+
+    f = tmp_path / "sparse.npy"
+    with open(f, "wb") as fh:
+        fh.truncate(1 << 20)  # a sparse file, as open_memmap creates it
+    reserve_space(f)
+    if os.stat(f).st_blocks * 512 < (1 << 20):
+        pytest.skip("this file system does not support posix_fallocate")
+    assert os.stat(f).st_blocks * 512 >= 1 << 20
