@@ -1,7 +1,7 @@
 """Plain-text tables for the console."""
 from __future__ import annotations
 
-from typing import List
+from typing import List, Tuple
 
 
 def _fmt(v, pct: bool = False) -> str:
@@ -76,32 +76,49 @@ def _subset_rows(result: dict, block: dict, names: List[str]) -> List[List[str]]
     return rows
 
 
-def subsets_table(result: dict) -> str:
-    """The extra tables of a variations run: applied-only figures, and with human labels the
-    per-set valid rates and valid-only figures. Empty text for a result without them."""
+SUBSETS_INTRO = ("Subsets (extra figures; the headline table keeps the paper's protocol: every query, unchanged ones "
+                 "keep their text). n = the queries each row rests on.")
+
+
+def subset_tables(result: dict) -> List[Tuple[str, List[str], List[List[str]]]]:
+    """(title, header, rows) of each extra table of a variations run: applied-only figures, and with
+    human labels the per-set valid rates and the valid-only figures. Empty for a run without them."""
     blocks = result.get("subsets") or {}
-    if not blocks:
-        return ""
     names: List[str] = result["measures"]
     header = ["set", "n"] + [c for n in names for c in (f"{n} orig", n, f"drop {n}")]
-    out = ["Subsets (extra figures; the table above is the paper's protocol: every query, unchanged ones keep "
-           "their text). n = the queries each row rests on."]
     titles = {"applied_only": "applied-only", "valid_only": "valid-only"}
     labels = result.get("human_labels")
+    out = []
     for kind, block in blocks.items():
-        out += ["", f"{titles.get(kind, kind)}: {block.get('description', '')}"]
         if kind == "valid_only" and labels:
-            out += _label_lines(result, labels)
-            out.append("")
-        out += _grid(header, _subset_rows(result, block, names))
+            out.append(_label_table(result, labels))
+        out.append((f"{titles.get(kind, kind)}: {block.get('description', '')}", header,
+                    _subset_rows(result, block, names)))
+    return out
+
+
+def subsets_footer(result: dict) -> str:
+    blocks = result.get("subsets") or {}
     head = next((b["statistics"]["header"] for b in blocks.values() if b.get("statistics")), None)
-    if head:
-        out += ["", f"* = significant at alpha {head['alpha']}: {head['sidedness']} {head['test']} vs ORIGINAL on the "
-                    f"same queries; {head['correction']} correction within each subset and measure."]
-    return "\n".join(out)
+    if not head:
+        return ""
+    return (f"* = significant at alpha {head['alpha']}: {head['sidedness']} {head['test']} vs ORIGINAL on the same "
+            f"queries; {head['correction']} correction within each subset and measure.")
 
 
-def _label_lines(result: dict, labels: dict) -> List[str]:
+def subsets_table(result: dict) -> str:
+    """The extra tables (:func:`subset_tables`) as console text; empty text for a run without them."""
+    tables = subset_tables(result)
+    if not tables:
+        return ""
+    out = [SUBSETS_INTRO]
+    for title, header, rows in tables:
+        out += ["", title] + _grid(header, rows)
+    foot = subsets_footer(result)
+    return "\n".join(out + (["", foot] if foot else []))
+
+
+def _label_table(result: dict, labels: dict) -> Tuple[str, List[str], List[List[str]]]:
     files = ", ".join(f"{f['file']} ({f['labelled']} labels)" for f in labels.get("files") or [])
     rows = []
     for e in result["sets"]:
@@ -114,4 +131,4 @@ def _label_lines(result: dict, labels: dict) -> List[str]:
         rows.append([e["label"], str(h["n_applied"]), str(h["n_labelled"]), str(h["n_valid"]), str(h["n_unlabelled"]),
                      rate])
     head = ["set", "applied", "labelled", "valid", "unlabelled", "valid% [95% Wilson CI]"]
-    return [f"human labels from {files}: share of this run's labelled pairs judged valid"] + _grid(head, rows)
+    return (f"human labels from {files}: the share of this run's labelled pairs judged valid", head, rows)
