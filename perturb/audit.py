@@ -44,12 +44,12 @@ from bench.core.io import atomic_write_text
 from bench.core.seeding import rng_for
 from perturb._text import stopwords, zipf
 from perturb.base import normalise
+from perturb.labels import SAMPLE_COLUMNS, read_label_file
 from perturb.lexicon import antonyms
-from perturb.sets import VariationSet, _read_utf8, escape_field, unescape_field
+from perturb.sets import VariationSet, escape_field
 from perturb.wordnet_reader import wordnet
 
 PathLike = Union[str, Path]
-SAMPLE_COLUMNS = ("set", "qid", "original", "variation", "detail", "valid", "note")
 PROXIES = ("synonym", "antonym", "stopword_target", "number_target", "non_word", "pivot_leak", "case_only",
            "case_changed", "token_cut", "double_space")
 _TOK = re.compile(r"[\w'\-]+", re.UNICODE)
@@ -241,46 +241,16 @@ def format_sample(rows: Iterable[Dict[str, str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _label(value: str, path: Path, line: int) -> Optional[bool]:
-    v = value.strip().lower()
-    if v in ("", "?"):
-        return None
-    if v in ("1", "true", "yes", "y", "valid", "faithful"):
-        return True
-    if v in ("0", "false", "no", "n", "invalid", "unfaithful"):
-        return False
-    raise DataError(f"label {value!r} is not 1/0, true/false or empty", str(path), line, "write 1 (valid) or 0 (not)")
-
-
 def read_labels(path: PathLike) -> Dict[Tuple[str, str], bool]:
     """Human labels keyed by (set, qid): a labelled audit sample TSV (:data:`SAMPLE_COLUMNS`) or a
-    Penha et al. CSV (``method``, ``q_id``, ``valid``). Unlabelled rows are left out."""
-    path = Path(path)
-    _, content = _read_utf8(path)
-    first = content.split("\n", 1)[0]
+    Penha et al. CSV (``method``, ``q_id``, ``variation``, ``valid``), read and checked by
+    :func:`perturb.labels.read_label_file`. Unlabelled rows are left out; a pair labelled twice
+    (Penha's ANTIQUE file has three query ids with two variations for one method) is valid if one
+    of its rows is."""
     labels: Dict[Tuple[str, str], bool] = {}
-    if first.split("\t") == list(SAMPLE_COLUMNS):
-        for k, line in enumerate(content.split("\n")[1:], start=2):
-            if not line.strip():
-                continue
-            parts = line.rstrip("\r").split("\t")
-            if len(parts) != len(SAMPLE_COLUMNS):
-                raise DataError(f"expected {len(SAMPLE_COLUMNS)} tab-separated fields, found {len(parts)}", str(path), k,
-                                "keep the columns " + ", ".join(SAMPLE_COLUMNS))
-            rec = dict(zip(SAMPLE_COLUMNS, (unescape_field(p) for p in parts)))
-            val = _label(rec["valid"], path, k)
-            if val is not None:
-                labels[(rec["set"], rec["qid"])] = val
-        return labels
-    reader = csv.DictReader(io.StringIO(content, newline=""))
-    if not reader.fieldnames or not {"method", "q_id", "valid"} <= set(reader.fieldnames):
-        raise DataError("neither an audit sample TSV nor a Penha CSV (method, q_id, valid)", str(path), 1,
-                        "label the file written by `bench perturb --audit N`")
-    for row in reader:
-        val = _label(row["valid"], path, reader.line_num)
-        if val is not None:
-            key = (row["method"].strip(), row["q_id"].strip())
-            labels[key] = labels.get(key, False) or val  # a duplicate pair is valid if one row is
+    for lab in read_label_file(path).labels:
+        key = (lab.set, lab.qid)
+        labels[key] = labels.get(key, False) or lab.valid
     return labels
 
 

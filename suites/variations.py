@@ -25,12 +25,14 @@ from bench.search.exact import TIE_BREAK
 from bench.core.progress import stage
 from bench.encoding.executor import LocalExecutor
 from bench.evaluation.measures import per_query
-from bench.reporting.tables import variations_table
+from bench.reporting.tables import subsets_table, variations_table
 from bench.results.writer import per_query_csv, result_header, write_run
 from bench.search.ann import IndexConfig
 from bench.search.exact import trec_id_problem
 from perturb import GENERATORS, PAPER_ORDER
+from perturb.labels import check_match, match_labels, read_label_files
 from perturb.sets import VariationSet, generate, read_tsv
+from suites.variations_subsets import human_labels, label_column, subsets
 
 
 @dataclass
@@ -47,6 +49,7 @@ class VariationsConfig:
     statistics: dict = field(default_factory=dict)  # options for bench.evaluation.stats (test, correction, ...)
     index: Optional[object] = None  # bench.search.ann.IndexConfig; None: exact (faiss.IndexFlatIP)
     shard_size: Optional[int] = None  # corpus shard size (None: bench.encoding.shards.DEFAULT_SHARD_SIZE)
+    labels: Sequence[Path] = ()  # human validity label files (perturb.labels): valid-only figures
 
 
 def _original_set(qids: List[str], texts: List[str]):
@@ -130,17 +133,23 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
     executor = executor or LocalExecutor()
     if cfg.write_runs and out_dir is not None:
         check_trec_ids(dataset)  # before any encoding: a bad id would only fail at the very end
+    label_files = read_label_files(cfg.labels) if cfg.labels else None  # every row checked before any work
     timer = Timer()
     measures = list(cfg.measures)
     names = [m.name for m in measures]
+    sets, notes = build_sets(dataset, cfg, timer)  # before the corpus is encoded: labels are matched to the sets
+    if len({vs.name for vs in sets}) != len(sets):
+        raise BenchError("two variation sets share a name; rename one")
+    ok_sets = [vs for vs in sets if vs.status == "ok"]
+    match = None
+    if label_files is not None:
+        match = match_labels(label_files, sets, skip=(ORIGINAL,))
+        check_match(match, label_files, [vs.name for vs in ok_sets if vs.name != ORIGINAL])
+        notes.extend(match.notes())
     with timer("load_model_and_corpus"):
         retriever = make_retriever(spec, dataset, timer, cache_root=cfg.cache_root, batch_size=cfg.batch_size,
                                    progress=cfg.progress, index=cfg.index, shard_size=cfg.shard_size,
                                    executor=executor)
-    sets, notes = build_sets(dataset, cfg, timer)
-    if len({vs.name for vs in sets}) != len(sets):
-        raise BenchError("two variation sets share a name; rename one")
-    ok_sets = [vs for vs in sets if vs.status == "ok"]
 
     qrels = dataset.qrels  # what a unit needs (a remote executor ships the closure, not the corpus)
     top_k = cfg.top_k
@@ -191,10 +200,15 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
         "notes": notes,
         "per_query_file": "per_query.csv",
     }
-    per_query_text = per_query_csv(rows, names)
+    per_query_text = per_query_csv(rows, names, None if match is None else label_column(ok_sets, match))
     if cfg.statistics is not None:
         with timer("statistics"):
             result["statistics"] = _statistics(per_query_text, [e["name"] for e in var_ok], names, cfg)
+    with timer("subsets"):
+        values = {vs.name: outputs[vs.name][1] for vs in ok_sets}
+        result["subsets"] = subsets(ok_sets, values, names, ORIGINAL, per_query_text, cfg.seed, cfg.statistics, match)
+        if match is not None:
+            result["human_labels"] = human_labels(ok_sets, ORIGINAL, label_files, match)
     timings = {"seconds": {k: round(v, 4) for k, v in sorted(timer.seconds.items())},
                "encoding": retriever.stats(), "executor": executor.name}
     if out_dir is not None:
@@ -240,6 +254,10 @@ VARIATIONS_OPTIONS = (
     option("--variations", type=Path, default=None,
            help="evaluate frozen variation sets from this folder (written by `bench perturb` or imported)"),
     option("--trec-runs", action="store_true", help="also write TREC run files"),
+    option("--labels", action="append", default=None, metavar="FILE[,FILE]",
+           help="human validity labels: the audit_sample.tsv of `bench perturb --audit N` with its 'valid' column "
+                "filled (1/0), or a Penha et al. CSV; repeat or separate with commas. Adds per-set human-valid "
+                "rates (Wilson 95%% CI) and metrics, drop rates and tests on the valid-only queries"),
     option("--shard-size", type=int, default=None,
            help="documents per corpus shard: the unit of encoding, caching, resuming and retrying (default: 50000; "
                 "a smaller corpus is one shard)"),
@@ -255,6 +273,15 @@ VARIATIONS_OPTIONS = (
                 "seeded sample; default: 1000)"),
 )
 _INDEX_DEFAULTS = {"nlist": None, "nprobe": 32, "hnsw_m": 32, "ef_search": 128}
+
+
+def label_paths(values: Optional[Sequence[str]]) -> List[Path]:
+    """The files of ``--labels`` (repeated, or comma-separated; a path that exists is kept whole)."""
+    out: List[Path] = []
+    for v in values or ():
+        parts = [v] if Path(v).is_file() else [x.strip() for x in str(v).split(",") if x.strip()]
+        out.extend(Path(x) for x in parts)
+    return out
 
 
 def index_config(args):
@@ -305,12 +332,13 @@ class VariationsSuite(Suite):
                                variations_dir=values.variations, write_runs=values.trec_runs,
                                batch_size=values.batch_size, progress=not values.no_progress,
                                statistics={"test": values.test, "correction": values.correction},
-                               index=index, shard_size=values.shard_size)
+                               index=index, shard_size=values.shard_size, labels=label_paths(values.labels))
         print(f"bench: {spec.name} on {dataset.name} ({len(dataset.corpus)} docs, "
               f"{len(dataset.judged_query_ids())} judged queries), suite {self.name}, seed {values.seed}",
               file=sys.stderr)
         out = run(spec, dataset, cfg, out_dir, executor=executor)
         print(variations_table(out["result"]))
+        print(f"\n{subsets_table(out['result'])}")
         line = approximation_line(out["result"])
         if line:
             print(f"\n{line}")

@@ -246,6 +246,27 @@ def drop_rate(mean_a: float, mean_b: float) -> float:
     return (mean_a - mean_b) / mean_a if mean_a != 0 else float("nan")
 
 
+def wilson_ci(k: int, n: int, confidence: float = 0.95) -> Tuple[float, float]:
+    """Wilson score interval of a binomial proportion k / n (two-sided, central):
+    (p + z^2/2n +- z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n), z the normal 1 - alpha/2 quantile.
+    Stays inside [0, 1] and is not degenerate at k = 0 or k = n. n = 0 -> NaN."""
+    if not 0.0 < confidence < 1.0:
+        raise ValueError("confidence must be in (0, 1)")
+    if n < 0 or k < 0 or k > n:
+        raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
+    if n == 0:
+        return (float("nan"), float("nan"))
+    from scipy import stats as st
+
+    z = float(st.norm.ppf(1.0 - (1.0 - confidence) / 2.0))
+    p, z2 = k / n, z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z / (1 + z2 / n) * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+    lo = 0.0 if k == 0 else max(0.0, centre - half)  # exact ends: the bound is 0 at k = 0 and 1 at k = n
+    hi = 1.0 if k == n else min(1.0, centre + half)
+    return (lo, hi)
+
+
 def bootstrap_means(scores: Any, *, B: int = DEFAULT_BOOTSTRAP, seed: int = 0, key: Sequence[str] = ()) -> np.ndarray:
     """Means of k models in B bootstrap replicates; ``scores`` is (n_queries, k) on a SHARED
     query set and queries are resampled jointly across models. Returns a (B, k) array."""

@@ -75,6 +75,7 @@ from bench.evaluation.intervals import (
     ranks_of,
     bootstrap_ranks,
     mean_ranks,
+    wilson_ci,
 )
 from bench.evaluation.multiplicity import (
     MAXT_DESCRIPTION,
@@ -134,6 +135,7 @@ __all__ = [
     "ranks_of",
     "bootstrap_ranks",
     "mean_ranks",
+    "wilson_ci",
     "MAXT_DESCRIPTION",
     "MaxTResult",
     "maxt_sign_flip",

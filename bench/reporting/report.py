@@ -16,6 +16,7 @@ from bench.results.rundir import AVG, Run, load_run, numeric_leaves
 from bench.results.suite import suite_of
 from bench.reporting.plots import plot_drop_rates, plot_loss_curves, plot_metric_per_set, plot_scatter
 from bench.reporting.reportdata import ReportData, ReportOptions, build
+from bench.reporting.tables import SUBSETS_INTRO, subset_tables, subsets_footer
 
 
 # --------------------------------------------------------------------------- formatting
@@ -122,11 +123,43 @@ def render_markdown(data: ReportData) -> str:
         for r in rows(data, measure):
             lines.append("| " + " | ".join(_md_cell(r[k]) for k, _ in COLUMNS) + " |")
         lines.append("")
+    lines += _subsets_md(run.result)
     for n in data.notes:
         lines.append(f"note: {_md_cell(n)}")
     if suite_of(run).layout == "fewshot":
         lines += _fewshot_md(run)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _subsets_md(result: Dict[str, Any]) -> List[str]:
+    """The extra tables of a run with subset figures (applied-only; valid-only with human labels)."""
+    tables = subset_tables(result)
+    if not tables:
+        return []
+    out = ["### subsets", "", _md_cell(SUBSETS_INTRO), ""]
+    for title, header, rows_ in tables:
+        out += [f"**{_md_cell(title)}**", "", "| " + " | ".join(_md_cell(h) for h in header) + " |",
+                "|---|" + "---:|" * (len(header) - 1)]
+        out += ["| " + " | ".join(_md_cell(c) for c in r) + " |" for r in rows_]
+        out.append("")
+    foot = subsets_footer(result)
+    return out + ([_md_cell(foot), ""] if foot else [])
+
+
+def _subsets_html(result: Dict[str, Any]) -> List[str]:
+    e = html.escape
+    tables = subset_tables(result)
+    if not tables:
+        return []
+    out = [f"<h2>Subsets</h2><p class=\"meta\">{e(SUBSETS_INTRO)}</p>"]
+    for title, header, rows_ in tables:
+        out.append(f"<h3>{e(title)}</h3><table><thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in header)
+                   + "</tr></thead><tbody>")
+        out += ["<tr>" + "".join(f"<td{_td_class('label' if i == 0 else 'n')}>{e(c)}</td>" for i, c in enumerate(r))
+                + "</tr>" for r in rows_]
+        out.append("</tbody></table>")
+    foot = subsets_footer(result)
+    return out + ([f"<p class=\"meta\">{e(foot)}</p>"] if foot else [])
 
 
 def _fewshot_md(run: Run) -> List[str]:
@@ -187,6 +220,7 @@ def render_html(data: ReportData, plots: bool = True) -> str:
             png = fn(data)
             if png:
                 parts.append(f"<img alt=\"{e(name)}\" src=\"data:image/png;base64,{png}\">")
+    parts += _subsets_html(run.result)
     for n in data.notes:
         parts.append(f"<p class=\"note\">note: {e(n)}</p>")
     if suite_of(run).layout == "fewshot":

@@ -1,7 +1,7 @@
 """Plain-text tables for the console."""
 from __future__ import annotations
 
-from typing import List
+from typing import List, Tuple
 
 
 def _fmt(v, pct: bool = False) -> str:
@@ -51,3 +51,84 @@ def variations_table(result: dict) -> str:
                    f"on per-query values; {header_['correction']} correction within each family ({header_['family']}).")
     out += [f"note: {n}" for n in result.get("notes") or []]
     return "\n".join(out)
+
+
+def _grid(header: List[str], rows: List[List[str]]) -> List[str]:
+    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
+    lines = ["  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+             for r in [header] + rows]
+    lines.insert(1, "-" * len(lines[0]))
+    return lines
+
+
+def _subset_rows(result: dict, block: dict, names: List[str]) -> List[List[str]]:
+    comps = (block.get("statistics") or {}).get("comparisons") or {}
+    rows = []
+    for e in result["sets"]:
+        s = (block.get("sets") or {}).get(e["name"])
+        if s is None:
+            continue
+        row = [e["label"], str(s["n"])]
+        for n in names:
+            sig = "*" if ((comps.get(e["name"]) or {}).get(n) or {}).get("significant") else ""
+            row += [_fmt(s["metrics_original"][n]), _fmt(s["metrics"][n]), _fmt(s["drop_rate"][n], pct=True) + sig]
+        rows.append(row)
+    return rows
+
+
+SUBSETS_INTRO = ("Subsets (extra figures; the headline table keeps the paper's protocol: every query, unchanged ones "
+                 "keep their text). n = the queries each row rests on.")
+
+
+def subset_tables(result: dict) -> List[Tuple[str, List[str], List[List[str]]]]:
+    """(title, header, rows) of each extra table of a variations run: applied-only figures, and with
+    human labels the per-set valid rates and the valid-only figures. Empty for a run without them."""
+    blocks = result.get("subsets") or {}
+    names: List[str] = result["measures"]
+    header = ["set", "n"] + [c for n in names for c in (f"{n} orig", n, f"drop {n}")]
+    titles = {"applied_only": "applied-only", "valid_only": "valid-only"}
+    labels = result.get("human_labels")
+    out = []
+    for kind, block in blocks.items():
+        if kind == "valid_only" and labels:
+            out.append(_label_table(result, labels))
+        out.append((f"{titles.get(kind, kind)}: {block.get('description', '')}", header,
+                    _subset_rows(result, block, names)))
+    return out
+
+
+def subsets_footer(result: dict) -> str:
+    blocks = result.get("subsets") or {}
+    head = next((b["statistics"]["header"] for b in blocks.values() if b.get("statistics")), None)
+    if not head:
+        return ""
+    return (f"* = significant at alpha {head['alpha']}: {head['sidedness']} {head['test']} vs ORIGINAL on the same "
+            f"queries; {head['correction']} correction within each subset and measure.")
+
+
+def subsets_table(result: dict) -> str:
+    """The extra tables (:func:`subset_tables`) as console text; empty text for a run without them."""
+    tables = subset_tables(result)
+    if not tables:
+        return ""
+    out = [SUBSETS_INTRO]
+    for title, header, rows in tables:
+        out += ["", title] + _grid(header, rows)
+    foot = subsets_footer(result)
+    return "\n".join(out + (["", foot] if foot else []))
+
+
+def _label_table(result: dict, labels: dict) -> Tuple[str, List[str], List[List[str]]]:
+    files = ", ".join(f"{f['file']} ({f['labelled']} labels)" for f in labels.get("files") or [])
+    rows = []
+    for e in result["sets"]:
+        h = (labels.get("sets") or {}).get(e["name"])
+        if h is None:
+            continue
+        ci = h.get("valid_rate_ci") or [None, None]
+        rate = "-" if h["valid_rate"] is None else (f"{100 * h['valid_rate']:.1f}% "
+                                                    f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]")
+        rows.append([e["label"], str(h["n_applied"]), str(h["n_labelled"]), str(h["n_valid"]), str(h["n_unlabelled"]),
+                     rate])
+    head = ["set", "applied", "labelled", "valid", "unlabelled", "valid% [95% Wilson CI]"]
+    return (f"human labels from {files}: the share of this run's labelled pairs judged valid", head, rows)

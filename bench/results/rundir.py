@@ -143,7 +143,7 @@ def load_per_query(path: Union[str, Path], measures: Optional[List[str]] = None)
     for col in ("set", "qid", "applied"):
         if col not in df.columns:
             raise DataError(f"missing column {col!r} (header: {', '.join(df.columns)})", str(p), 1)
-    cols = [c for c in df.columns if c not in ("set", "qid", "applied")]
+    cols = [c for c in df.columns if c not in ("set", "qid", "applied", "label")]  # label: 1 / 0 / empty, kept as text
     if measures:
         missing = [m for m in measures if m not in cols]
         if missing:

@@ -231,6 +231,58 @@ class SetsSummary(TypedDict, total=False):
     drop_rate: Annotated[Dict[str, Optional[float]], "measure: drop rate of the average against the reference"]
 
 
+class SubsetEntry(TypedDict, total=False):
+    """variations: one set on a subset of its queries, ORIGINAL on the same queries."""
+
+    n: Annotated[int, "queries the figures rest on"]
+    metrics_original: Annotated[Dict[str, Optional[float]], "measure: mean of ORIGINAL on these queries (null: n = 0)"]
+    metrics: Annotated[Dict[str, Optional[float]], "measure: mean of the set on these queries (null: n = 0)"]
+    drop_rate: Annotated[Dict[str, Optional[float]], "measure: (M_original - M_set) / M_original on these queries, "
+                                                     "null when M_original is 0 or n = 0"]
+
+
+class SubsetBlock(TypedDict, total=False):
+    """variations: the figures of every variation set on one subset of its queries."""
+
+    description: Annotated[str, "which queries the subset keeps"]
+    sets: Annotated[Dict[str, SubsetEntry], "set name: its figures on the subset"]
+    statistics: Annotated[Optional[SetsStatistics], "the run's paired tests on the subset (its own correction family "
+                                                    "per measure; sets with n = 0 left out); null when not computed"]
+
+
+class LabelFileEntry(TypedDict, total=False):
+    """A human label file given to the run (--labels)."""
+
+    file: Annotated[str, "file name"]
+    format: Annotated[str, "audit-sample (labelled audit_sample.tsv) or penha-csv"]
+    sha256: Annotated[str, "hash of the file's bytes"]
+    rows: Annotated[int, "data rows read"]
+    labelled: Annotated[int, "rows with a label (1/0) in the valid column"]
+
+
+class HumanValidity(TypedDict, total=False):
+    """Human labels of one variation set's pairs of this run."""
+
+    n_applied: Annotated[int, "queries the generator changed"]
+    n_labelled: Annotated[int, "of those, queries with a label that judges this run's variation text"]
+    n_valid: Annotated[int, "labelled valid (the variation keeps the information need)"]
+    n_invalid: Annotated[int, "labelled not valid"]
+    n_unlabelled: Annotated[int, "changed queries without a label (left out of the valid-only figures)"]
+    valid_rate: Annotated[Optional[float], "n_valid / n_labelled (null when nothing is labelled)"]
+    valid_rate_ci: Annotated[List[Optional[float]], "[low, high] Wilson score 95% interval of valid_rate"]
+
+
+class HumanLabels(TypedDict, total=False):
+    """variations with --labels: the label files, per-set human-valid rates, and labels not used."""
+
+    files: Annotated[List[LabelFileEntry], "the label files, in the order given"]
+    interval: Annotated[str, "the interval of valid_rate"]
+    sets: Annotated[Dict[str, HumanValidity], "variation set name: its labels"]
+    unused: Annotated[Dict[str, int], "labels not used, by reason: set_not_in_run, query_not_in_run, not_applied, "
+                                      "variation_differs (the run's variation is another text)"]
+    unknown_sets: Annotated[List[str], "set names in the label files that are not among the run's sets"]
+
+
 class _SetsRequired(Header):
     measures: Annotated[List[str], "the measures, in column order of per_query.csv"]
     sets: Annotated[List[SetEntry], "the sets, reference first, in row order of per_query.csv"]
@@ -247,6 +299,10 @@ class SetsResult(_SetsRequired, total=False):
     per_query_file: Annotated[str, "the per-query table beside this file (per_query.csv)"]
     statistics: Annotated[Optional[SetsStatistics], "paired statistics against the reference set, null when "
                                                     "they could not be computed"]
+    subsets: Annotated[Dict[str, SubsetBlock], "variations: extra figures on subsets of each set's queries beside "
+                                               "the headline (all queries): applied_only (the queries the generator "
+                                               "changed) always, valid_only (changed and labelled valid) with --labels"]
+    human_labels: Annotated[HumanLabels, "variations with --labels: per-set human-valid rates"]
     baseline: Annotated[str, "domain: the reference set (zero-shot)"]
     source_dataset: Annotated[DatasetEntry, "domain: the dataset the systems were trained on"]
     settings: Annotated[Dict[str, Any], "domain: training settings (train, rem_lr, mlm, rem)"]

@@ -5,7 +5,9 @@ Layout of a run folder (all written atomically, temp file + rename):
 - ``result.json``: deterministic for the same inputs and seed (byte-identical), schema below.
 - ``per_query.csv``: long table, one row per (set, query id): columns
   ``set,qid,applied,<measure 1>,<measure 2>,...`` with ``applied`` 0/1 (always 0 for ORIGINAL),
-  rows ordered by the set order of ``result.json`` then by query id (natural order).
+  rows ordered by the set order of ``result.json`` then by query id (natural order). A run given
+  human validity labels (``--labels``) has a ``label`` column after ``applied``: 1 (judged valid),
+  0 (not valid) or empty (no label; always empty for ORIGINAL).
   Measure values are written with ``repr`` of the float (round-trip exact).
 - ``per_query.sha256``: the SHA-256 of ``per_query.csv`` (``sha256sum`` format); ``bench.results.rundir``
   refuses a per-query table that no longer matches it (a run without it is older and accepted).
@@ -43,7 +45,7 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
-from typing import Sequence, Tuple
+from typing import Mapping, Optional, Sequence, Tuple
 
 from bench.core.io import atomic_write_json, atomic_write_text
 from bench.results.migrations import SCHEMA_VERSION
@@ -51,13 +53,17 @@ from bench.core.versions import __version__, library_versions
 from bench.models.spec import model_fingerprint
 
 
-def per_query_csv(rows: Sequence[Tuple[str, str, int, Sequence[float]]], measures: Sequence[str]) -> str:
-    """Rows of (set, qid, applied, values...) as CSV text (floats by repr: exact round trip)."""
+def per_query_csv(rows: Sequence[Tuple[str, str, int, Sequence[float]]], measures: Sequence[str],
+                  labels: Optional[Mapping[str, Mapping[str, str]]] = None) -> str:
+    """Rows of (set, qid, applied, values...) as CSV text (floats by repr: exact round trip).
+    ``labels`` (set -> qid -> "1"/"0", a run with human labels): adds a ``label`` column after
+    ``applied`` (1 valid, 0 not valid, empty: no label)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["set", "qid", "applied", *measures])
+    w.writerow(["set", "qid", "applied", *(["label"] if labels is not None else []), *measures])
     for set_name, qid, applied, values in rows:
-        w.writerow([set_name, qid, int(applied), *(repr(float(v)) for v in values)])
+        lab = [] if labels is None else [(labels.get(set_name) or {}).get(qid, "")]
+        w.writerow([set_name, qid, int(applied), *lab, *(repr(float(v)) for v in values)])
     return buf.getvalue()
 
 

@@ -259,3 +259,28 @@ def test_corrections_vs_statsmodels(p):
     withnan = np.r_[p, np.nan]
     adj = S.adjust_pvalues(withnan, "holm")
     assert np.isnan(adj[-1]) and np.allclose(adj[:-1], multitest.multipletests(p, method="holm")[1])
+
+
+@pytest.mark.parametrize("k,n", [(0, 1), (1, 1), (0, 10), (10, 10), (1, 2), (3, 7), (124, 200), (71, 198),
+                                 (199, 200), (5, 1000)])
+@pytest.mark.parametrize("confidence", [0.95, 0.9, 0.99])
+def test_wilson_ci_vs_statsmodels(k, n, confidence):
+    proportion = pytest.importorskip("statsmodels.stats.proportion")
+    ref = proportion.proportion_confint(k, n, alpha=1 - confidence, method="wilson")
+    got = S.wilson_ci(k, n, confidence)
+    assert got == pytest.approx(ref, abs=1e-12)
+    assert 0.0 <= got[0] <= k / n <= got[1] <= 1.0
+    if k == 0:
+        assert got[0] == 0.0
+    if k == n:
+        assert got[1] == 1.0
+
+
+def test_wilson_ci_edges():
+    assert all(math.isnan(v) for v in S.wilson_ci(0, 0))
+    for k, n in ((3, 2), (-1, 4)):
+        with pytest.raises(ValueError):
+            S.wilson_ci(k, n)
+    # wider at higher confidence, narrower with more data
+    assert S.wilson_ci(5, 10, 0.99)[1] > S.wilson_ci(5, 10, 0.95)[1]
+    assert S.wilson_ci(50, 100)[1] < S.wilson_ci(5, 10)[1]
