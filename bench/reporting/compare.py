@@ -23,7 +23,7 @@ from bench.core.errors import DataError
 from bench.results.rundir import AVG, ORIGINAL, Run, load_run
 from bench.results.suite import suite_of
 from bench.reporting.csvsafe import csv_cell
-from bench.reporting.gate import _arrays, check_compatible
+from bench.reporting.comparability import check_compatible, paired_arrays
 
 
 @dataclass
@@ -203,7 +203,7 @@ def compare(paths: Sequence[Any], *, metric: Optional[str] = None, baseline: Any
         _correct(fam, correction, alpha)
         if base is not None and base.folder.resolve() != r.folder.resolve():
             shared = check_compatible(base, r, metric)
-            bd, cd, n2 = _arrays(base, r, shared, metric)
+            bd, cd, n2 = paired_arrays(base, r, shared, metric)
             notes.extend(n2)
             famb = []
             for s in shared:
