@@ -8,7 +8,8 @@
 
 ``bench.evaluate`` runs a suite exactly as ``bench evaluate`` does: the options are the command's
 (by dest: ``top_k=10``, ``no_progress=True``), checked by the same parser, and options of another
-suite are refused. It writes the same run folder (default ``runs/<model>__<dataset>__<suite>__s<seed>``)
+suite are refused. It writes the same run folder (default ``runs/<model>__<dataset>__<suite>__s<seed>``, plus
+``__h<hash>`` when options that change the result are set)
 and returns it loaded. ``bench.load_run`` loads a saved run folder into the same object.
 """
 from __future__ import annotations
