@@ -96,4 +96,4 @@ def test_readme_python_example_runs_as_written(tmp_path, monkeypatch, capsys):
     exec(compile(blocks[0], "README.md", "exec"), {})
     out = capsys.readouterr().out
     assert "MISSPELL" in out and "drop MRR@10" in out
-    assert (tmp_path / "runs" / "bm25__chatterbot__variations__s0" / "result.json").is_file()
+    assert (tmp_path / "runs" / "bm25__chatterbot__variations__s0__h72241a22" / "result.json").is_file()  # --generators set
