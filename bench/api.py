@@ -8,7 +8,8 @@
 
 ``bench.evaluate`` runs a suite exactly as ``bench evaluate`` does: the options are the command's
 (by dest: ``top_k=10``, ``no_progress=True``), checked by the same parser, and options of another
-suite are refused. It writes the same run folder (default ``runs/<model>__<dataset>__<suite>__s<seed>``)
+suite are refused. It writes the same run folder (default ``runs/<model>__<dataset>__<suite>__s<seed>``, plus
+``__h<hash>`` when options that change the result are set)
 and returns it loaded. ``bench.load_run`` loads a saved run folder into the same object.
 """
 from __future__ import annotations
@@ -66,16 +67,21 @@ class RunResult:
 
     def compare(self, other: Union["RunResult", PathLike], metric: Optional[str] = None, *,
                 baseline: Union["RunResult", PathLike, None] = None, test: str = "t-test",
-                correction: str = "holm", alpha: float = 0.05, seed: int = 0) -> Any:
+                correction: str = "holm", alpha: float = 0.05, seed: int = 0, resamples: int = 10000) -> Any:
         """The table of ``bench compare`` (this run and ``other``) as a DataFrame: one row per
-        run x set with the mean, the marker and the tests against ORIGINAL (and the baseline)."""
+        run x set with the mean, the marker and the tests against ORIGINAL (and the baseline).
+        When the two runs are comparable (the gate's rule), ``df.attrs["drop_rate"]`` holds the
+        comparison of their VARIATIONS (AVG.) drop rates (difference, bootstrap interval, swap test;
+        ``resamples`` = B), as ``bench compare`` prints it; otherwise it is empty."""
         import pandas as pd
 
 
         table = compare([self.folder, _folder(other)], metric=metric,
                         baseline=None if baseline is None else _folder(baseline), test=test,
-                        correction=correction, alpha=alpha, seed=seed)
-        return pd.DataFrame.from_records(table.records())
+                        correction=correction, alpha=alpha, seed=seed, resamples=resamples)
+        df = pd.DataFrame.from_records(table.records())
+        df.attrs["drop_rate"] = list(table.drop_rates)
+        return df
 
     def report(self, path: Optional[PathLike] = None, fmt: str = "html", plots: bool = True, **options: Any) -> Path:
         """Write the report of ``bench report`` (``fmt``: "html" or "md") to ``path`` (default:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from bench.cli.options import check_at_least_one
+from bench.core.errors import BenchError
 from bench.core.io import atomic_write_text
 from bench.evaluation.stats import CORRECTIONS, TESTS
 from bench.reporting.compare import compare
@@ -16,18 +18,30 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--test", choices=TESTS, default="t-test")
     p.add_argument("--correction", choices=CORRECTIONS, default="holm")
     p.add_argument("--alpha", type=float, default=0.05)
-    p.add_argument("--seed", type=int, default=0, help="seed of the randomization test")
+    p.add_argument("--seed", type=int, default=0, help="seed of the randomization test and of the drop-rate bootstrap")
+    p.add_argument("--resamples", type=int, default=10000, metavar="B",
+                   help="drop rate of comparable run pairs: bootstrap replicates and Monte Carlo swaps (default 10000)")
+    p.add_argument("--confidence", type=float, default=0.95, help="level of the drop-rate interval (default 0.95)")
+    p.add_argument("--drop-rate-output", default=None, metavar="CSV",
+                   help="also write the drop-rate comparisons of comparable run pairs to this CSV")
     p.add_argument("--format", choices=("md", "csv"), default="md")
     p.add_argument("-o", "--output", default=None, metavar="FILE", help="write here instead of stdout")
 
 
 def run(args: argparse.Namespace) -> int:
+    check_at_least_one(args, "resamples")
+    if not 0 < args.confidence < 1:
+        raise BenchError("--confidence must be in (0, 1), e.g. 0.95")
     table = compare(args.runs, metric=args.metric, baseline=args.baseline, test=args.test,
-                    correction=args.correction, alpha=args.alpha, seed=args.seed)
+                    correction=args.correction, alpha=args.alpha, seed=args.seed, resamples=args.resamples,
+                    confidence=args.confidence)
     text = table.markdown() if args.format == "md" else table.csv()
     if args.output:
         atomic_write_text(args.output, text)
         print(f"wrote {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)
+    if args.drop_rate_output:
+        atomic_write_text(args.drop_rate_output, table.drop_rate_csv())
+        print(f"wrote {args.drop_rate_output}", file=sys.stderr)
     return 0

@@ -6,6 +6,7 @@ another suite, or a shared option the chosen suite does not honour, is refused w
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Dict, List, Tuple
 
@@ -29,7 +30,8 @@ COMMON = (
     option("--seed", type=int, default=0, help="run seed (default: 0)"),
     option("--metrics", default=" ".join(DEFAULT_MEASURES),
            help=f'measures, trec_eval-equal (default: "{" ".join(DEFAULT_MEASURES)}")'),
-    option("--out", type=Path, default=None, help="run folder (default: runs/<model>__<dataset>__<suite>__s<seed>)"),
+    option("--out", type=Path, default=None, help="run folder (default: runs/<model>__<dataset>__<suite>__s<seed>, "
+                                                  "plus __h<hash> when options that change the result are set)"),
     option("--queries", type=Path, default=None, help="evaluate only the query ids listed in this file (one per "
                                                       "line), e.g. a checkpoint's heldout_queries.txt"),
     option("--batch-size", type=int, default=64, help="encoding batch size (default: 64)"),
@@ -138,6 +140,45 @@ def namespace(**values) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+#: options that do not change the numbers of a run (they are left out of the default folder's hash)
+NOT_IN_RESULT = frozenset({"out", "executor", "address", "no_progress", "trec_runs", "shard_size", "no_plots"})
+
+
+def default_out(args, suite, model_name: str, dataset_name: str) -> Tuple[Path, List[str]]:
+    """The default run folder ``runs/<model>__<dataset>__<suite>__s<seed>`` and, when options that
+    can change the result differ from their defaults, ``__h<8 hex>``: the SHA-256 of those options'
+    ``--flag=value`` texts (as given, sorted). Returns the folder and those texts."""
+    import hashlib
+
+    changed = []
+    for o in COMMON + SHARED + MODEL_OVERRIDES + tuple(suite.options):
+        if o.dest in NOT_IN_RESULT or o.dest in ("model", "dataset", "seed"):
+            continue
+        value = getattr(args, o.dest, o.default)
+        if value != o.default:
+            changed.append(f"{o.flags[0]}={value}")
+    changed = sorted(set(changed))
+    name = f"{slug(model_name)}__{slug(dataset_name)}__{suite.name}__s{args.seed}"
+    if changed:
+        name += "__h" + hashlib.sha256("\x1f".join(changed).encode("utf-8")).hexdigest()[:8]
+    return Path("runs") / name, changed
+
+
+def _refuse_other_dataset(out: Path, dataset) -> None:
+    """A default run folder holding a run of another dataset with the same name is not overwritten."""
+    import json
+
+    try:
+        old = json.loads((out / "result.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    had = str((old.get("dataset") or {}).get("fingerprint", ""))
+    now = str(dataset.fingerprint())
+    if had and now and had != now:
+        raise BenchError(f"run folder {out} holds a run of another dataset named {dataset.name!r} (fingerprint "
+                         f"{had[:12]}..., this one {now[:12]}...); not overwritten. Fix: give --out a new folder")
+
+
 def run(args) -> int:
     return execute(args)[0]
 
@@ -164,9 +205,13 @@ def execute(args) -> Tuple[int, Path]:
             from bench.data.collections import restrict_queries
 
             dataset = restrict_queries(dataset, args.queries)
-        out = args.out or Path("runs") / f"{slug(spec.name)}__{slug(dataset.name)}__{suite.name}__s{args.seed}"
-        if args.out is None:  # an explicit --out was checked before any work
+        out = args.out
+        if out is None:  # an explicit --out was checked before any work
+            out, changed = default_out(args, suite, spec.name, dataset.name)
             check_writable_folder(out, "--out", out_fix)
+            _refuse_other_dataset(out, dataset)
+            if changed:
+                print(f"run folder {out} (options that change the result: {' '.join(changed)})", file=sys.stderr)
         return int(suite.run(args, spec, dataset, measures, out, executor) or 0), Path(out)
     finally:
         shutdown = getattr(executor, "shutdown", None)

@@ -7,6 +7,13 @@ With ``baseline``, every set of every other run is also compared with the same s
 baseline run (paired on the same queries; the runs must be comparable as for the gate;
 family = the run's sets): ``†`` significantly lower than the baseline, ``‡`` higher.
 Win / tie / loss counts are per query (variation vs ORIGINAL, and run vs baseline).
+
+Comparability (the gate's rule, :mod:`bench.reporting.comparability`): the runs are grouped into
+mutually comparable runs; with more than one group every row names its group and a note says why
+each group differs from the first (its VARIATIONS (AVG.) averages other sets, or other queries).
+For every pair of runs in the same group, the drop rate of VARIATIONS (AVG.) is compared
+(:mod:`bench.reporting.compare_droprate`: paired percentile bootstrap interval, swap randomization
+test; B = ``resamples``).
 """
 from __future__ import annotations
 
@@ -19,11 +26,13 @@ from typing import Any, Dict, List, Optional, Sequence
 import numpy as np
 
 from bench.evaluation import stats as S
+from bench.evaluation.droprate import DEFAULT_BOOTSTRAP_B
 from bench.core.errors import DataError
 from bench.results.rundir import AVG, ORIGINAL, Run, load_run
 from bench.results.suite import suite_of
 from bench.reporting.csvsafe import csv_cell
-from bench.reporting.gate import _arrays, check_compatible
+from bench.reporting import compare_droprate as DR
+from bench.reporting.comparability import check_compatible, comparable_groups, paired_arrays
 
 
 @dataclass
@@ -53,6 +62,8 @@ class CompareTable:
     options: Dict[str, Any]
     baseline: Optional[str] = None
     notes: List[str] = field(default_factory=list)
+    groups: List[int] = field(default_factory=list)  # comparability group (1-based) of each row
+    drop_rates: List[Dict[str, Any]] = field(default_factory=list)  # compare_droprate.COLUMNS records
 
     def legend(self) -> List[str]:
         o = self.options
@@ -96,14 +107,18 @@ class CompareTable:
                     t += (" " if t else "") + f"(vs base {b['win']}/{b['tie']}/{b['loss']})"
                 vals.append(t)
             out.append("| " + " | ".join([esc(label)] + vals) + " |")
+        out += DR.markdown(self.drop_rates, self.metric, self.options["correction"], self.options["alpha"])
         for n in self.notes:
             out += ["", f"note: {esc(n)}"]
         return "\n".join(out) + "\n"
 
+    def drop_rate_csv(self) -> str:
+        return DR.to_csv(self.drop_rates)
+
     def records(self) -> List[Dict[str, Any]]:
         """Long records (one per model x set) for CSV / JSON."""
         recs = []
-        for label, cells in zip(self.rows, self.cells):
+        for label, cells, grp in zip(self.rows, self.cells, self.groups or [1] * len(self.rows)):
             for s in self.sets:
                 c = cells.get(s)
                 if c is None:
@@ -111,7 +126,7 @@ class CompareTable:
                 o = c.vs_original or {}
                 b = c.vs_baseline or {}
                 recs.append({
-                    "model": label, "set": s, "metric": self.metric, "mean": c.mean, "marker": c.marker(),
+                    "model": label, "group": grp, "set": s, "metric": self.metric, "mean": c.mean, "marker": c.marker(),
                     "delta_vs_original": o.get("delta"), "p_vs_original": o.get("p_value"),
                     "p_corrected_vs_original": o.get("p_corrected"), "significant_vs_original": o.get("significant"),
                     "d_z_vs_original": o.get("d_z"), "win": o.get("win"), "tie": o.get("tie"), "loss": o.get("loss"),
@@ -163,9 +178,12 @@ def _row_label(run: Run, all_runs: Sequence[Run]) -> str:
 
 
 def compare(paths: Sequence[Any], *, metric: Optional[str] = None, baseline: Any = None, test: str = "t-test",
-            correction: str = "holm", alpha: float = 0.05, seed: int = 0) -> CompareTable:
+            correction: str = "holm", alpha: float = 0.05, seed: int = 0, resamples: int = DEFAULT_BOOTSTRAP_B,
+            confidence: float = 0.95) -> CompareTable:
     if test not in S.TESTS or correction not in S.CORRECTIONS:
         raise ValueError("unknown test or correction")
+    if resamples < 1 or not 0 < confidence < 1:
+        raise ValueError("resamples must be >= 1 and confidence in (0, 1)")
     runs = [load_run(p, per_query=True) for p in paths]
     for r in runs:
         if suite_of(r).layout != "sets":
@@ -203,7 +221,7 @@ def compare(paths: Sequence[Any], *, metric: Optional[str] = None, baseline: Any
         _correct(fam, correction, alpha)
         if base is not None and base.folder.resolve() != r.folder.resolve():
             shared = check_compatible(base, r, metric)
-            bd, cd, n2 = _arrays(base, r, shared, metric)
+            bd, cd, n2 = paired_arrays(base, r, shared, metric)
             notes.extend(n2)
             famb = []
             for s in shared:
@@ -216,6 +234,22 @@ def compare(paths: Sequence[Any], *, metric: Optional[str] = None, baseline: Any
             avg = float(np.mean(var)) if var else None
         all_cells.append(cells)
         avgs.append(avg)
-    return CompareTable(metric, sets, [_row_label(r, runs) for r in runs], all_cells, avgs,
-                        {"test": test, "correction": correction, "alpha": alpha, "seed": seed},
-                        str(base.folder) if base else None, notes)
+    labels = [_row_label(r, runs) for r in runs]
+    groups = comparable_groups(runs, metric)
+    row_group = [0] * len(runs)
+    for gi, g in enumerate(groups, 1):
+        for i in g.members:
+            row_group[i] = gi
+    if len(groups) > 1:
+        labels = [f"{lab} [group {row_group[i]}]" for i, lab in enumerate(labels)]
+        for gi, g in enumerate(groups[1:], 2):
+            notes.append(f"group {gi} ({', '.join(runs[i].display for i in g.members)}) is not comparable with group 1 "
+                         f"(the gate's rule): {g.reason}. Its {AVG} is not comparable either; drop rates are compared "
+                         "only within a group")
+    drops, n3 = DR.drop_rate_pairs(runs, labels, groups, metric, B=resamples, n_resamples=resamples, seed=seed,
+                                   confidence=confidence, correction=correction, alpha=alpha)
+    notes.extend(n3)
+    return CompareTable(metric, sets, labels, all_cells, avgs,
+                        {"test": test, "correction": correction, "alpha": alpha, "seed": seed,
+                         "resamples": resamples, "confidence": confidence},
+                        str(base.folder) if base else None, notes, row_group, drops)

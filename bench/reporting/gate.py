@@ -5,7 +5,8 @@ per-query values averaged over trials, full-shot) on the headline: the macro ave
 classes (the suite's ``macro_weights``), metric checks only; both runs must share the sampling
 plan. Variation runs: both runs must be comparable (same suite, seed, dataset fingerprint, and the
 same variation sets with the same fingerprints and the same queries); otherwise
-:class:`IncompatibleRuns` (exit 2). The gate reads from each run folder: ``result.json`` (suite,
+:class:`IncompatibleRuns` (exit 2); the rule is :mod:`bench.reporting.comparability`, shared with
+``bench compare`` and the leaderboard. The gate reads from each run folder: ``result.json`` (suite,
 seed, dataset fingerprint, measures, sets with name / status / fingerprint / label) and
 ``per_query.csv`` (the per-query values of the gated metric in every set).
 
@@ -30,7 +31,7 @@ exit 1 with ``strict``).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -38,7 +39,8 @@ from bench.evaluation import stats as S
 from bench.core.errors import DataError, IncompatibleRuns
 from bench.results.rundir import ORIGINAL, Run, load_run
 from bench.results.suite import suite_of
-from bench.evaluation.strata import macro_weights
+from bench.reporting.comparability import (check_compatible, check_fewshot_compatible, fewshot_settings,
+                                           fewshot_weights, paired_arrays)
 from bench.reporting.gate_checks import Check
 from bench.reporting.gate_checks import build_checks, decide
 from bench.reporting.gate_power import add_power
@@ -163,69 +165,6 @@ def gate_arrays(baseline: Mapping[str, np.ndarray], candidate: Mapping[str, np.n
 
 # --------------------------------------------------------------------------- run folders
 
-def check_compatible(baseline: Run, candidate: Run, metric: str) -> List[str]:
-    """Raise IncompatibleRuns when the runs cannot be compared; return the shared ok sets."""
-    b, c = baseline.result_path, candidate.result_path
-
-    def differ(what: str, vb: Any, vc: Any) -> IncompatibleRuns:
-        return IncompatibleRuns(f"different {what}: baseline {b} has {vb!r}, candidate {c} has {vc!r}; "
-                                "a gate compares runs of the same suite, seed, dataset and variation sets")
-
-    if baseline.suite != candidate.suite:
-        raise differ("suite", baseline.suite, candidate.suite)
-    if baseline.seed != candidate.seed:
-        raise differ("seed", baseline.seed, candidate.seed)
-    if baseline.dataset_fingerprint != candidate.dataset_fingerprint:
-        raise differ("dataset fingerprint", baseline.dataset_fingerprint, candidate.dataset_fingerprint)
-    for run in (baseline, candidate):
-        if metric not in run.measures:
-            raise DataError(f"metric {metric!r} not measured (measures: {', '.join(run.measures)})",
-                            str(run.result_path), fix="pick one with --metric")
-    names_b = [s.get("name") for s in baseline.sets]
-    names_c = [s.get("name") for s in candidate.sets]
-    for name in dict.fromkeys(names_b + names_c):
-        eb, ec = baseline.set_entry(name), candidate.set_entry(name)
-        if eb is None or ec is None:
-            where = b if eb is None else c
-            raise IncompatibleRuns(f"set {name!r} is absent from {where}: the runs were made with different sets")
-        sb, sc = eb.get("status", "ok"), ec.get("status", "ok")
-        if sb != sc:
-            raise IncompatibleRuns(f"set {name!r} is {sb!r} in baseline {b} but {sc!r} in candidate {c}"
-                                   + (f" (reason: {eb.get('reason') or ec.get('reason')})"
-                                      if eb.get("reason") or ec.get("reason") else ""))
-        if sb == "ok" and eb.get("fingerprint") != ec.get("fingerprint"):
-            raise differ(f"fingerprint of variation set {name!r}", eb.get("fingerprint"), ec.get("fingerprint"))
-    ok = baseline.ok_sets
-    if ORIGINAL not in ok:
-        raise DataError("no ORIGINAL set with status ok", str(b))
-    return [ORIGINAL] + [s for s in ok if s != ORIGINAL]
-
-
-def _arrays(baseline: Run, candidate: Run, sets: Sequence[str], metric: str) -> Tuple[Dict[str, np.ndarray],
-                                                                                        Dict[str, np.ndarray], List[str]]:
-    qids = list(baseline.values(ORIGINAL, metric).index)
-    bd: Dict[str, np.ndarray] = {}
-    cd: Dict[str, np.ndarray] = {}
-    notes = []
-    for run, out in ((baseline, bd), (candidate, cd)):
-        for s in sets:
-            ser = run.values(s, metric)
-            if set(ser.index) != set(qids):
-                raise IncompatibleRuns(f"{run.per_query_path}: set {s!r} is not on the same queries as the baseline's "
-                                       f"ORIGINAL ({len(ser)} vs {len(qids)} queries)")
-            out[s] = ser.loc[qids].to_numpy(dtype=np.float64)
-    ok = np.ones(len(qids), dtype=bool)
-    for d in (bd, cd):
-        for v in d.values():
-            ok &= np.isfinite(v)
-    if not ok.all():
-        notes.append(f"{int((~ok).sum())} queries with a missing (NaN) value were left out of every check")
-        for d in (bd, cd):
-            for s in d:
-                d[s] = d[s][ok]
-    return bd, cd, notes
-
-
 def run_gate(baseline_path: Any, candidate_path: Any, options: Optional[GateOptions] = None) -> Verdict:
     """Load both run folders, check they are comparable and run the gate."""
     o = options or GateOptions()
@@ -242,7 +181,7 @@ def run_gate(baseline_path: Any, candidate_path: Any, options: Optional[GateOpti
         raise IncompatibleRuns(f"{baseline.result_path}: suite {baseline.suite!r} is not gated: "
                                f"{suite.reason_not_gated or 'the suite does not declare itself gated'}")
     sets = check_compatible(baseline, candidate, metric)
-    bd, cd, notes = _arrays(baseline, candidate, sets, metric)
+    bd, cd, notes = paired_arrays(baseline, candidate, sets, metric)
     verdict = gate_arrays(bd, cd, o, metric=metric, labels={s: baseline.label(s) for s in sets})
     verdict.baseline = str(baseline.folder)
     verdict.candidate = str(candidate.folder)
@@ -257,40 +196,19 @@ def run_gate(baseline_path: Any, candidate_path: Any, options: Optional[GateOpti
 # --------------------------------------------------------------------------- few-shot runs
 
 
-def _fewshot_settings(run: Run, metric: str) -> Dict[str, Any]:
-    """setting -> Series qid -> value, trials averaged per test query (``m/K=5/trial=2`` -> ``m/K=5``)."""
-    pq = run.per_query
-    if pq is None:
-        raise DataError("per-query table not loaded", str(run.per_query_path))
-    if metric not in pq.columns:
-        raise DataError(f"no column {metric!r}", str(run.per_query_path), fix="pick one with --metric")
-    setting = pq["set"].astype(str).str.replace(r"/trial=\d+$", "", regex=True)
-    means = pq.assign(setting=setting).groupby(["setting", "qid"], sort=False)[metric].mean()
-    out: Dict[str, Any] = {}
-    for name in dict.fromkeys(setting):
-        out[name] = means.loc[name]
-    return out
-
-
 def _run_fewshot_gate(baseline: Run, candidate: Run, metric: str, o: GateOptions) -> Verdict:
     """Few-shot runs: one metric check per setting (zero-shot, each method x K averaged over trials,
     full-shot) on the macro headline, paired on the test queries, corrected across the settings. The runs must share
     suite, seed, dataset and the sampling plan (class split, test queries, trials)."""
     reference = suite_of(baseline).reference
     b, c = baseline.result_path, candidate.result_path
-    for what, vb, vc in (("suite", baseline.suite, candidate.suite), ("seed", baseline.seed, candidate.seed),
-                         ("dataset fingerprint", baseline.dataset_fingerprint, candidate.dataset_fingerprint),
-                         ("few-shot plan", baseline.result.get("plan"), candidate.result.get("plan"))):
-        if vb != vc:
-            shown = (vb, vc) if what != "few-shot plan" else ("(plan)", "(another plan)")
-            raise IncompatibleRuns(f"different {what}: baseline {b} has {shown[0]!r}, candidate {c} has "
-                                   f"{shown[1]!r}; a gate compares runs of the same suite, seed, dataset and plan")
-    sb, sc = _fewshot_settings(baseline, metric), _fewshot_settings(candidate, metric)
+    check_fewshot_compatible(baseline, candidate)
+    sb, sc = fewshot_settings(baseline, metric), fewshot_settings(candidate, metric)
     if list(sb) != list(sc):
         raise IncompatibleRuns(f"different few-shot settings: baseline {b} has {list(sb)}, candidate {c} has {list(sc)}")
     if not sb or next(iter(sb)) != reference:
         raise DataError(f"no {reference!r} rows", str(baseline.per_query_path))
-    qids, weights = _fewshot_weights(baseline, list(sb[reference].index))
+    qids, weights = fewshot_weights(baseline, list(sb[reference].index))
     bd: Dict[str, np.ndarray] = {}
     cd: Dict[str, np.ndarray] = {}
     for name in sb:
@@ -307,20 +225,3 @@ def _run_fewshot_gate(baseline: Run, candidate: Run, metric: str, o: GateOptions
                          "all classes); metric checks only (no drop rates); every setting is primary")
     verdict.notes.extend(baseline.notes + candidate.notes)
     return verdict
-
-
-def _fewshot_weights(run: Run, qids: List[str]) -> Tuple[List[str], np.ndarray]:
-    """The test queries in the headline's order and their macro weights over all classes (the
-    suite's ``macro_weights``: the weighted sum of per-query values is the headline)."""
-    plan = run.result.get("plan") or {}
-    by_class = plan.get("test_queries")
-    classes = plan.get("classes") or {}
-    if not isinstance(by_class, dict) or not by_class:
-        raise DataError("few-shot plan without test_queries: the macro headline cannot be weighted",
-                        str(run.result_path), fix="re-run the few-shot suite with this drbench version")
-    all_classes = sorted(list(classes.get("base") or []) + list(classes.get("novel") or [])) or sorted(by_class)
-    order, w = macro_weights(by_class, all_classes)
-    if sorted(order) != sorted(map(str, qids)):
-        raise DataError("the plan's test queries are not the per-query table's zero-shot queries",
-                        str(run.result_path))
-    return order, w

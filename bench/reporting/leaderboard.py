@@ -1,62 +1,55 @@
-"""Leaderboard: one row per model and dataset from run folders.
+"""Leaderboard: runs ranked per group of comparable runs, written as a tidy long CSV, a wide CSV
+with stable column names, a Markdown table of headline columns and a method block.
 
-Columns (for each chosen metric; prefixed with the metric when several are chosen):
-``ORIGINAL``, each variation set, ``VARIATIONS (AVG.)``, ``drop <set>`` and
-``drop VARIATIONS (AVG.)`` (fractions in the CSV, percent in Markdown), and ``fewshot ...``
-columns read generically from the numeric leaves of the ``summary`` of result files whose
-suite is ``fewshot`` (their schema is not fixed yet; a file without a summary is skipped with
-a message).
+**Groups.** Runs are grouped per dataset name and suite layout, then by the gate's comparability
+rule (:mod:`bench.reporting.comparability`: same suite, seed, dataset fingerprint and variation
+sets with the same fingerprints; few-shot runs: the same plan). Only runs of one group are ranked
+against each other. A dataset with several groups names them ``<dataset>``, ``<dataset>#2``, ...;
+a note says why each further group is not comparable with the first (e.g. an 8-set run and a
+2-set run: "set 'MISSPELL' is absent from ..."). Few-shot runs form their own groups
+(``<dataset>:fewshot``). Two runs of one model in one group are refused.
 
-Ranking (per dataset) by ``rank_by`` (default ``VARIATIONS (AVG.)`` of the first metric, or
-ORIGINAL when a run has no variation set), higher is better, on the queries shared by every
-ranked model of the dataset (finite scores only). Everything -- point rank, interval and ties --
-comes from ONE set of pairwise decisions, so the three are consistent by construction:
+**Ranking** (per group) by a score per query:
+
+* variation runs: ``rank_by`` (default ``VARIATIONS (AVG.)``, the per-query mean over the
+  variation sets, or ORIGINAL, or a set name) of the first metric;
+* few-shot runs: the headline, the K-shot macro average over all classes of the headline method
+  at the headline K (per-query values averaged over trials, then ``n w_q x_q`` with the plan's
+  macro weights ``w``, whose mean is the headline).
+
+Everything -- point rank, interval and ties -- comes from ONE set of pairwise decisions
+(:func:`bench.reporting.ranking.pairwise_ranks`), on the queries shared by every ranked model of
+the group (finite scores only):
 
 * **Separation.** Every one of the k(k-1)/2 model pairs gets a paired test on the per-query
-  scores (``test``, default the paired Student t-test of :func:`bench.evaluation.stats.paired_test`;
-  **two-sided**). The k(k-1)/2 p-values of a dataset form ONE family, corrected with
-  ``correction`` (default **Holm** step-down, controlling the family-wise error rate) at level
-  ``alpha`` (default 0.05). Model j is *separably better* than model i when the corrected p-value
-  is < alpha AND mean(j) > mean(i) on the shared queries (a significant pair whose means are
-  exactly equal separates nothing).
+  scores (``test``, default the paired Student t-test; **two-sided**). The p-values of a group
+  form ONE family, corrected with ``correction`` (default **Holm**, FWER) at level ``alpha``
+  (0.05). Model j is *separably better* than model i when the corrected p < alpha AND
+  mean(j) > mean(i).
 * **Interval.** ``rank_low = 1 + #models separably better``, ``rank_high = k - #models separably
-  worse``; ``rank_interval`` is ``"rank_low-rank_high"``. With Holm (FWER <= alpha), no false
-  separation is made with probability >= 1 - alpha (under the test's assumptions; errors in the
-  *direction* of a true difference are controlled only approximately), and then every model's
-  true rank (by population mean) lies in its interval: the intervals are *simultaneous*
-  1 - alpha rank confidence sets (with ``correction="bh"`` or ``"none"`` they are not). The
-  previous definition (2.5-97.5 percentiles of bootstrap ranks next to a point rank from
-  uncorrected bootstrap intervals) could put the rank outside its own interval, and percentile
-  intervals of ranks are unreliable when models are close.
-* **Point rank.** ``rank = 1 + #models with a strictly higher mean score`` (equal means share a
-  rank), clipped into ``[rank_low, rank_high]``. Because "separably better" requires a higher
-  mean, the point rank always lies in the interval already; the clip only makes the invariant
-  ``rank_low <= rank <= rank_high`` hold by construction.
-* **Ties.** ``tied`` = ``yes`` when the model is NOT separable (at the stated test, correction and
-  level) from a neighbour, i.e. the model ranked directly above or directly below it in the
-  table's order; ``no`` otherwise (also for a lone model). Models sharing a rank number always
-  tie (equal means are never separable), but a model can tie without sharing its rank number.
-* Without per-query tables on >= 2 shared queries for every model of a dataset (k > 1), ranks come
-  from the point scores and ``rank_interval``, ``rank_low``, ``rank_high`` and ``tied`` are
-  empty (nothing can be tested; a note says so).
+  worse``. With Holm the intervals are simultaneous 1 - alpha rank confidence sets (under the
+  test's assumptions; with ``bh`` or ``none`` they are not).
+* **Point rank.** ``rank = 1 + #models with a strictly higher mean``, clipped into the interval
+  (it lies there already; the clip makes ``rank_low <= rank <= rank_high`` hold by construction).
+* **Ties.** ``tied`` = true when the model is not separable from the model directly above or
+  below it in table order.
+* Without per-query tables on >= 2 shared queries for every model of a group (k > 1), ranks come
+  from the point scores and ``rank_low``, ``rank_high`` and ``tied`` are empty (a note says so). A
+  run without a score (a few-shot result without a headline) is listed unranked.
 
-The method string (test, sidedness, correction, family, alpha, seed) is written in the header
-(Markdown) and the ``rank_method`` column (CSV). Deterministic: the t-test and Wilcoxon test have
-no randomness; the randomization test draws from a stream keyed by (seed, dataset, metric, set,
-model pair). ``bootstrap`` is accepted for compatibility and no longer used by the ranking.
-Rows are sorted by dataset, rank, score (descending), model name: a stable order.
+Deterministic: the t-test and Wilcoxon test have no randomness; the randomization test draws from
+a stream keyed by (seed, group, metric, rank_by, model pair). Rows are sorted by group, rank,
+score (descending), model name.
 
-CSV: numbers (including negative ones) are written as numbers. A text cell is prefixed with
-``'`` (CSV / formula injection, OWASP; see :func:`csv_cell`) when it starts with ``= + - @``, with
-``|`` or ``%`` (DDE / legacy formula starts, escaped by e.g. defusedcsv), with their fullwidth or
-small compatibility forms (``＝ ＋ － ＠ ｜ ％``, ``﹦ ﹢ ﹣ ﹫ ﹪`` -- anything whose NFKC form starts
-with one of those), with U+2212 MINUS SIGN, or with whitespace, a control or an invisible format
-character (space, tab, CR, LF, NUL, NBSP, BOM, ...; these can hide a formula start). Text that is
-a plain decimal number (``-0.5``, ``+3``, ``1e-3``) is left alone: a spreadsheet reads it as a
-number, not a formula. Known limit: only the start of a cell is neutralised; a spreadsheet that
-splits lines on another separator (``;`` in some locales) could start a cell in the middle of a
-text value (OWASP's separator caveat). Quoting cannot prevent that (the quote would not open the
-re-split cell), and the text comes from our own run files, so it is left as is.
+**Outputs.** ``csv()``: LONG, one row per model x dataset x set x metric
+(:data:`bench.reporting.leaderboard_rows.LONG_COLUMNS`; numeric ``rank``, ``rank_low``,
+``rank_high``; ``set`` is the set NAME, ``set_label`` its display label such as
+``BACKTRANS[spa,apertium]``; few-shot sets are ``"<setting> <split>"``). ``wide_csv()``: one row
+per model and group, columns ``<metric>/<set>`` and ``<metric>/<set>/drop`` whatever the number of
+metrics. ``markdown()``: headline columns only, with the method in a ``<details>`` block.
+``method_text()``: the method and notes (written beside the CSV). CSV cells go through
+:func:`bench.reporting.csvsafe.csv_cell` (numbers stay numbers; text that a spreadsheet could read
+as a formula is prefixed with ``'``).
 """
 from __future__ import annotations
 
@@ -65,88 +58,157 @@ import io
 import math
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
-from bench.evaluation import stats as S
 from bench.core.errors import DataError
-from bench.results.rundir import AVG, ORIGINAL, Run, load_run, numeric_leaves
+from bench.evaluation import stats as S
+from bench.results.rundir import AVG, ORIGINAL, Run, load_run
 from bench.results.suite import suite_of
-from bench.reporting.ranking import pairwise_ranks, rank_method
+from bench.reporting import leaderboard_rows as LR
+from bench.reporting.comparability import comparable_groups
 from bench.reporting.csvsafe import csv_cell
+from bench.reporting.leaderboard_md import markdown as _markdown
+from bench.reporting.ranking import pairwise_ranks, rank_method
+
+ENTRY_COLUMNS = ("rank", "rank_low", "rank_high", "tied", "group", "dataset", "model", "suite", "n_queries",
+                 "ranked_on")
+
+
+def table_csv(columns: Sequence[str], rows: Sequence[Dict[str, Any]]) -> str:
+    """CSV text of rows (dicts) under columns, every cell through csv_cell."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow([csv_cell(c) for c in columns])
+    for r in rows:
+        w.writerow([csv_cell(r.get(c)) for c in columns])
+    return buf.getvalue()
 
 
 @dataclass
 class Leaderboard:
-    columns: List[str]
-    rows: List[Dict[str, Any]]
-    header: List[str]
+    entries: List[Dict[str, Any]]  # one per model and group: ENTRY_COLUMNS + "rows" (its long rows)
+    method: List[str]
     notes: List[str] = field(default_factory=list)
+    metrics: List[str] = field(default_factory=list)
+
+    def long_rows(self) -> List[Dict[str, Any]]:
+        keep = ("rank", "rank_low", "rank_high", "tied", "group", "dataset", "model", "suite", "n_queries",
+                "ranked_on", "model_fingerprint")
+        return [{**{k: e.get(k) for k in keep}, **row} for e in self.entries for row in e["rows"]]
 
     def csv(self) -> str:
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow([csv_cell(c) for c in self.columns])
-        for r in self.rows:
-            w.writerow([csv_cell(r.get(c)) for c in self.columns])
-        return buf.getvalue()
+        return table_csv(LR.LONG_COLUMNS, self.long_rows())
+
+    def wide_columns(self) -> List[str]:
+        cols: List[str] = []
+        for e in self.entries:
+            for row in e["rows"]:
+                cols.append(f"{row['metric']}/{row['set']}")
+        drops = [f"{r['metric']}/{r['set']}/drop" for e in self.entries for r in e["rows"]
+                 if r.get("drop_rate") is not None]
+        return list(ENTRY_COLUMNS) + list(dict.fromkeys(cols)) + list(dict.fromkeys(drops)) + ["model_fingerprint"]
+
+    def wide_rows(self) -> List[Dict[str, Any]]:
+        out = []
+        for e in self.entries:
+            w = {k: e.get(k) for k in ENTRY_COLUMNS + ("model_fingerprint",)}
+            for row in e["rows"]:
+                w[f"{row['metric']}/{row['set']}"] = row["value"]
+                if row.get("drop_rate") is not None:
+                    w[f"{row['metric']}/{row['set']}/drop"] = row["drop_rate"]
+            out.append(w)
+        return out
+
+    def wide_csv(self) -> str:
+        return table_csv(self.wide_columns(), self.wide_rows())
 
     def markdown(self) -> str:
-        def fmt(col: str, v: Any) -> str:
-            if v is None:
-                return ""
-            if isinstance(v, float):
-                if not math.isfinite(v):
-                    return ""
-                return f"{100 * v:.1f}%" if col.startswith("drop ") or " drop " in col else f"{v:.4f}"
-            return str(v).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+        return _markdown(self)
 
-        out = ["### drbench leaderboard", ""] + [f"- {h}" for h in self.header] + [""]
-        cols = [c for c in self.columns if c not in ("rank_method", "rank_low", "rank_high")]  # in rank_interval
-        out.append("| " + " | ".join(c.replace("|", "\\|") for c in cols) + " |")
-        out.append("|" + "|".join("---:" if c not in ("model", "dataset", "rank_interval") else "---" for c in cols) + "|")
-        for r in self.rows:
-            out.append("| " + " | ".join(fmt(c, r.get(c)) for c in cols) + " |")
-        for n in self.notes:
-            out += ["", f"note: {n}"]
+    def method_text(self) -> str:
+        out = ["# drbench leaderboard: method", ""] + [f"- {m}" for m in self.method]
+        out += ["", "## Columns (long CSV)", "", f"`{', '.join(LR.LONG_COLUMNS)}`: one row per model x dataset x set x "
+                "metric; `drop_rate` = (M_ORIGINAL - M_set) / M_ORIGINAL; the wide CSV has one row per model and "
+                "group with columns `<metric>/<set>` and `<metric>/<set>/drop`."]
+        if self.notes:
+            out += ["", "## Notes", ""] + [f"- {n}" for n in self.notes]
         return "\n".join(out) + "\n"
 
 
-def _fewshot_columns(run: Run, metrics: Sequence[str]) -> Optional[Dict[str, float]]:
-    summ = run.result.get("summary")
-    if not isinstance(summ, dict) or not summ:
-        return None
-    leaves = {k: v for k, v in numeric_leaves(summ).items() if math.isfinite(v)}
-    keep = {k: v for k, v in leaves.items() if k.rsplit(" / ", 1)[-1] in metrics}
-    chosen = keep or leaves
-    return {f"fewshot {k}": v for k, v in chosen.items()} if chosen else None
+def _group_names(runs: Sequence[Run], metric: Optional[str], notes: List[str]) -> List[str]:
+    """Group name of every run (module docstring)."""
+    names = [""] * len(runs)
+    by: Dict[tuple, List[int]] = {}
+    for i, r in enumerate(runs):
+        by.setdefault((r.dataset_name, suite_of(r).layout), []).append(i)
+    for (dataset, layout), idx in sorted(by.items()):
+        base = dataset if layout == "sets" else f"{dataset}:{layout}"
+        groups = comparable_groups([runs[i] for i in idx], metric if layout == "sets" else None)
+        for gi, g in enumerate(groups, 1):
+            name = base if gi == 1 else f"{base}#{gi}"
+            for m in g.members:
+                names[idx[m]] = name
+            if gi > 1:
+                notes.append(f"group {name} ({', '.join(runs[idx[m]].model_name for m in g.members)}) is ranked "
+                             f"apart from group {base}: not comparable (the gate's rule): {g.reason}")
+    return names
 
 
-def _rank_scores(run: Run, rank_by: str, metric: str) -> Optional[Any]:
-    """pandas Series qid -> per-query score used for ranking, or None without a per-query table."""
-    if run.per_query is None:
-        return None
-    if rank_by == AVG:
-        var = run.variation_sets
-        if not var:
-            return run.values(ORIGINAL, metric)
-        frame = np.column_stack([run.values(s, metric).loc[run.values(ORIGINAL, metric).index].to_numpy(float)
-                                 for s in var])
-        import pandas as pd
-
-        return pd.Series(frame.mean(axis=1), index=run.values(ORIGINAL, metric).index)
-    if rank_by not in run.ok_sets:
-        return None
-    return run.values(rank_by, metric)
+def _rank(entries: List[Dict[str, Any]], series: List[Any], group: str, rank_key: str, notes: List[str],
+          o: Dict[str, Any]) -> None:
+    """Fill rank, rank_low, rank_high, tied and _score of the entries of one group."""
+    point = np.array([np.nan if e["_point"] is None else e["_point"] for e in entries], dtype=float)
+    scored = [i for i in range(len(entries)) if math.isfinite(point[i]) or series[i] is not None]
+    for i in range(len(entries)):
+        if i not in scored:
+            entries[i].update(rank=None, rank_low=None, rank_high=None, tied=None, _score=None)
+            notes.append(f"{group}: {entries[i]['model']} has no score ({entries[i]['ranked_on'] or 'no headline'}): "
+                         "listed unranked")
+    if not scored:
+        return
+    ser = [series[i] for i in scored]
+    mat = None
+    if all(s is not None for s in ser):
+        common = set(ser[0].index).intersection(*[set(s.index) for s in ser[1:]])
+        shared = [q for q in ser[0].index if q in common]
+        if len(scored) > 1 and len(shared) < min(len(s) for s in ser):
+            notes.append(f"{group}: ranks tested on the {len(shared)} queries shared by all models")
+        mat = np.column_stack([s.loc[shared].to_numpy(float) for s in ser]) if shared else None
+        if mat is not None:
+            finite = np.all(np.isfinite(mat), axis=1)
+            if len(scored) > 1 and not finite.all():
+                notes.append(f"{group}: {int(np.sum(~finite))} shared queries with a non-finite score left out of the "
+                             "rank tests")
+            mat = mat[finite]
+    if len(scored) == 1:
+        sc = float(mat.mean()) if mat is not None and mat.size else float(point[scored[0]])
+        entries[scored[0]].update(rank=1, rank_low=1, rank_high=1, tied=False, _score=sc)
+    elif mat is not None and mat.shape[0] >= 2:
+        pr = pairwise_ranks(mat, [entries[i]["model"] for i in scored], test=o["test"], correction=o["correction"],
+                            alpha=o["alpha"], seed=o["seed"], n_resamples=o["n_resamples"], key=(group, rank_key))
+        if o["test"] == "randomization" and 1.0 / (o["n_resamples"] + 1) >= o["alpha"] / max(pr.n_pairs, 1):
+            notes.append(f"{group}: Monte Carlo randomization p-values cannot go below 1/(m+1) = "
+                         f"{1 / (o['n_resamples'] + 1):.2g} >= alpha / {pr.n_pairs} pairs: with a FWER correction a "
+                         "pair needing Monte Carlo may never be separable; raise n_resamples")
+        for x, i in enumerate(scored):
+            entries[i].update(rank=int(pr.rank[x]), rank_low=int(pr.rank_low[x]), rank_high=int(pr.rank_high[x]),
+                              tied=bool(pr.tied[x]), _score=float(pr.means[x]))
+    else:
+        notes.append(f"{group}: no per-query tables on >= 2 shared queries for every model: ranks from point scores; "
+                     "no rank intervals, no ties (nothing can be tested)")
+        pts = point[scored]
+        ranks = S.ranks_of(np.where(np.isfinite(pts), pts, -np.inf))
+        for x, i in enumerate(scored):
+            entries[i].update(rank=int(ranks[x]), rank_low=None, rank_high=None, tied=None, _score=float(pts[x]))
 
 
 def build(paths: Sequence[Any], *, metrics: Optional[Sequence[str]] = None, rank_by: str = AVG,
           seed: int = 0, log=None, test: str = "t-test",
           correction: str = "holm", alpha: float = 0.05, n_resamples: int = S.DEFAULT_RESAMPLES) -> Leaderboard:
-    """The leaderboard of the given runs (see the module docstring for the ranking). Rank intervals
-    come from the corrected pairwise tests: ``test`` is one of bench.evaluation.stats.TESTS, ``correction``
-    one of bench.evaluation.stats.CORRECTIONS, at level ``alpha``."""
+    """The leaderboard of the given runs (see the module docstring). ``test`` is one of
+    bench.evaluation.stats.TESTS, ``correction`` one of bench.evaluation.stats.CORRECTIONS."""
     log = log or (lambda msg: print(msg, file=sys.stderr))
     if test not in S.TESTS:
         raise ValueError(f"unknown test {test!r}; choose one of {', '.join(S.TESTS)}")
@@ -155,148 +217,76 @@ def build(paths: Sequence[Any], *, metrics: Optional[Sequence[str]] = None, rank
     if not 0 < alpha < 1:
         raise ValueError("alpha must be in (0, 1)")
     runs = [load_run(p, per_query=None) for p in paths]
-    variations = [r for r in runs if suite_of(r).layout == "sets"]
-    fewshot = [r for r in runs if suite_of(r).layout == "fewshot"]
-    if not variations and not fewshot:
+    if not runs:
         raise DataError("no run given")
-    metrics = list(metrics or (variations[0].measures[:1] if variations else fewshot[0].measures[:1]))
-    notes: List[str] = []
-    multi = len(metrics) > 1
-
-    def col(metric: str, name: str) -> str:
-        return f"{metric} {name}" if multi else name
-
-    # one row per (model, dataset)
-    rows: Dict[Tuple[str, str], Dict[str, Any]] = {}
-    runs_by_key: Dict[Tuple[str, str], Run] = {}
-    set_cols: List[Tuple[str, str]] = []  # (set name, label) in first-seen order
+    variations = [r for r in runs if suite_of(r).layout == "sets"]
+    metrics = list(metrics or (variations[0].measures[:1] if variations else runs[0].measures[:1]))
+    first = metrics[0]
     for r in variations:
-        key = (r.model_name, r.dataset_name)
-        if key in runs_by_key:
-            raise DataError(f"two runs of model {key[0]!r} on dataset {key[1]!r}: {runs_by_key[key].result_path} and "
-                            f"{r.result_path}", str(r.result_path), fix="pass one run per model and dataset")
-        runs_by_key[key] = r
         for m in metrics:
             if m not in r.measures:
-                raise DataError(f"metric {m!r} not measured (measures: {', '.join(r.measures)})", str(r.result_path))
-        for s in r.variation_sets:
-            if s not in [c[0] for c in set_cols]:
-                set_cols.append((s, r.label(s)))
-        row: Dict[str, Any] = {"model": r.model_name, "dataset": r.dataset_name,
-                               "n_queries": (r.result.get("dataset") or {}).get("n_queries"),
-                               "model_fingerprint": r.model_fingerprint[:12]}
-        avg = (r.result.get("summary") or {}).get(AVG) or {}
-        for m in metrics:
-            row[col(m, ORIGINAL)] = r.metric(ORIGINAL, m)
-            for s in r.variation_sets:
-                label = r.label(s)
-                row[col(m, label)] = r.metric(s, m)
-                dr = ((r.set_entry(s) or {}).get("drop_rate") or {}).get(m)
-                row[col(m, f"drop {label}")] = float(dr) if isinstance(dr, (int, float)) else None
-            am = (avg.get("metrics") or {}).get(m)
-            ad = (avg.get("drop_rate") or {}).get(m)
-            row[col(m, AVG)] = float(am) if isinstance(am, (int, float)) else None
-            row[col(m, f"drop {AVG}")] = float(ad) if isinstance(ad, (int, float)) else None
-        rows[key] = row
-    fs_cols: List[str] = []
-    for r in fewshot:
-        cols = _fewshot_columns(r, metrics)
-        if cols is None:
-            msg = f"{r.result_path}: few-shot result without numeric summary metrics: skipped"
-            notes.append(msg)
-            log(msg)
-            continue
-        key = (r.model_name, r.dataset_name)
-        row = rows.setdefault(key, {"model": r.model_name, "dataset": r.dataset_name,
-                                    "model_fingerprint": r.model_fingerprint[:12]})
-        for c, v in cols.items():
-            if c in row:
-                raise DataError(f"few-shot column {c!r} given twice for model {key[0]!r} on {key[1]!r}",
-                                str(r.result_path))
-            row[c] = v
-            if c not in fs_cols:
-                fs_cols.append(c)
-
-    # ranks per dataset
-    first = metrics[0]
-    for dataset in sorted({k[1] for k in rows}):
-        keys = sorted(k for k in rows if k[1] == dataset and k in runs_by_key)
-        if not keys:
-            continue
-        score_col = col(first, rank_by if rank_by == AVG or rank_by == ORIGINAL else
-                        runs_by_key[keys[0]].label(rank_by))
-        point = []
-        for k in keys:
-            v = rows[k].get(score_col)
-            if v is None and rank_by == AVG:
-                v = rows[k].get(col(first, ORIGINAL))
-            point.append(np.nan if v is None else float(v))
-        point_arr = np.array(point)
-        series = [_rank_scores(runs_by_key[k], rank_by, first) for k in keys]
-        shared = None
-        if all(s is not None for s in series):
-            common = set(series[0].index)
-            for s in series[1:]:
-                common &= set(s.index)
-            shared = [q for q in series[0].index if q in common]
-            if len(keys) > 1 and len(shared) < min(len(s) for s in series):
-                notes.append(f"{dataset}: ranks tested on the {len(shared)} queries shared by all models")
-        mat = None
-        if shared:
-            mat = np.column_stack([s.loc[shared].to_numpy(float) for s in series])
-            finite = np.all(np.isfinite(mat), axis=1)
-            if len(keys) > 1 and not finite.all():
-                notes.append(f"{dataset}: {int(np.sum(~finite))} shared queries with a non-finite score left out of "
-                             "the rank tests")
-            mat = mat[finite]
-        if len(keys) == 1:
-            sc = float(mat.mean()) if mat is not None and mat.size else float(point_arr[0])
-            rows[keys[0]].update({"rank": 1, "rank_low": 1, "rank_high": 1, "rank_interval": "1-1", "tied": "no",
-                                  "_score": sc})
-        elif mat is not None and mat.shape[0] >= 2:
-            pr = pairwise_ranks(mat, [k[0] for k in keys], test=test, correction=correction, alpha=alpha, seed=seed,
-                                n_resamples=n_resamples, key=(dataset, first, rank_by))
-            if test == "randomization" and 1.0 / (n_resamples + 1) >= alpha / max(pr.n_pairs, 1):
-                notes.append(f"{dataset}: Monte Carlo randomization p-values cannot go below 1/(m+1) = "
-                             f"{1 / (n_resamples + 1):.2g} >= alpha / {pr.n_pairs} pairs: with a FWER correction a "
-                             "pair needing Monte Carlo may never be separable; raise n_resamples")
-            for idx, key in enumerate(keys):
-                lo, hi = int(pr.rank_low[idx]), int(pr.rank_high[idx])
-                rows[key].update({"rank": int(pr.rank[idx]), "rank_low": lo, "rank_high": hi,
-                                  "rank_interval": f"{lo}-{hi}", "tied": "yes" if pr.tied[idx] else "no",
-                                  "_score": float(pr.means[idx])})
+                raise DataError(f"metric {m!r} not measured (measures: {', '.join(r.measures)})", str(r.result_path),
+                                fix="pick measured ones with --metric")
+    notes: List[str] = []
+    kept = []
+    for r in runs:
+        if suite_of(r).layout not in ("sets", "fewshot"):
+            notes.append(f"{r.result_path}: suite {r.suite!r} (layout {suite_of(r).layout!r}) has no leaderboard rows: "
+                         "skipped")
+            log(notes[-1])
+        elif suite_of(r).layout == "fewshot" and LR.fewshot_rows(r) is None:
+            notes.append(f"{r.result_path}: few-shot result without numeric summary metrics: skipped")
+            log(notes[-1])
         else:
-            notes.append(f"{dataset}: no per-query tables on >= 2 shared queries for every model: ranks from point "
-                         "scores; no rank intervals, no ties (nothing can be tested)")
-            pr_point = S.ranks_of(np.where(np.isfinite(point_arr), point_arr, -np.inf))
-            for idx, key in enumerate(keys):
-                rows[key].update({"rank": int(pr_point[idx]), "rank_low": None, "rank_high": None,
-                                  "rank_interval": None, "tied": None, "_score": float(point_arr[idx])})
+            kept.append(r)
+    runs = kept
+    if not runs:
+        raise DataError("no run with leaderboard rows given")
+    groups = _group_names(runs, first, notes)
+    entries: List[Dict[str, Any]] = []
+    series: List[Any] = []
+    seen: Dict[tuple, Run] = {}
+    for r, g in zip(runs, groups):
+        key = (r.model_name, g)
+        if key in seen:
+            raise DataError(f"two runs of model {key[0]!r} in group {g!r}: {seen[key].result_path} and {r.result_path}",
+                            str(r.result_path), fix="pass one run per model and dataset")
+        seen[key] = r
+        fewshot = suite_of(r).layout == "fewshot"
+        if fewshot:
+            _, point, ranked_on = LR.headline(r)
+            rows, ser = LR.fewshot_rows(r), LR.fewshot_series(r)
+        else:
+            ranked_on = f"{first}/{rank_by}"
+            rows, ser = LR.variation_rows(r, metrics), LR.rank_series(r, rank_by, first)
+            point = next((x["value"] for x in rows if x["metric"] == first and x["set"] == rank_by), None)
+            if point is None and rank_by == AVG:
+                point = r.metric(ORIGINAL, first)
+        entries.append({"group": g, "dataset": r.dataset_name, "model": r.model_name, "suite": r.suite,
+                        "n_queries": (r.result.get("dataset") or {}).get("n_queries"), "ranked_on": ranked_on,
+                        "model_fingerprint": r.model_fingerprint[:12], "rows": rows, "_point": point})
+        series.append(ser)
+    opts = {"test": test, "correction": correction, "alpha": alpha, "seed": seed, "n_resamples": n_resamples}
+    for g in sorted(set(groups)):
+        idx = [i for i, x in enumerate(groups) if x == g]
+        idx.sort(key=lambda i: entries[i]["model"])
+        _rank([entries[i] for i in idx], [series[i] for i in idx], g, entries[idx[0]]["ranked_on"], notes, opts)
 
-    method = rank_method(rank_by, first, test=test, correction=correction, alpha=alpha, seed=seed,
-                         n_resamples=n_resamples)
-    for r in rows.values():
-        r["rank_method"] = method
+    def order(e):
+        sc = e.get("_score")
+        return (e["group"], e["rank"] if e.get("rank") is not None else 10 ** 9,
+                -(sc if sc is not None and math.isfinite(sc) else -math.inf), e["model"])
 
-    def sort_key(item):
-        key, r = item
-        sc = r.get("_score")
-        return (key[1], r.get("rank", 10 ** 9), -(sc if sc is not None and math.isfinite(sc) else -math.inf), key[0])
-
-    ordered = [r for _, r in sorted(rows.items(), key=sort_key)]
-    columns = ["rank", "rank_interval", "rank_low", "rank_high", "tied", "model", "dataset", "n_queries"]
-    for m in metrics:
-        columns.append(col(m, ORIGINAL))
-        columns += [col(m, label) for _, label in set_cols]
-        columns.append(col(m, AVG))
-        columns += [col(m, f"drop {label}") for _, label in set_cols]
-        columns.append(col(m, f"drop {AVG}"))
-    columns += fs_cols + ["model_fingerprint", "rank_method"]
-    columns = list(dict.fromkeys(columns))
-    for r in ordered:
-        r.pop("_score", None)
-    header = [method, "drop rate = (M_ORIGINAL - M_set) / M_ORIGINAL; VARIATIONS (AVG.) = unweighted mean over the "
-              "variation sets with status ok"]
-    if fs_cols:
-        header.append("few-shot columns: numeric leaves of the summary of suite 'fewshot' result files")
-    return Leaderboard(columns, ordered, header, notes)
+    entries.sort(key=order)
+    for e in entries:
+        e.pop("_score", None)
+        e.pop("_point", None)
+    method = [rank_method(rank_by, first, test=test, correction=correction, alpha=alpha, seed=seed,
+                          n_resamples=n_resamples),
+              "groups: runs of one dataset are ranked together only when comparable by the gate's rule (same suite, "
+              "seed, dataset fingerprint and variation sets with the same fingerprints; few-shot: the same plan); "
+              "few-shot groups are ranked by the headline (K-shot macro average over all classes of the headline "
+              "method and K, per-query values averaged over trials, macro-weighted)",
+              "drop rate = (M_ORIGINAL - M_set) / M_ORIGINAL; VARIATIONS (AVG.) = unweighted mean over the variation "
+              "sets with status ok"]
+    return Leaderboard(entries, method, notes, metrics)

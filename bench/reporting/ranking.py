@@ -92,11 +92,12 @@ def rank_method(rank_by: str, metric: str, *, test: str, correction: str, alpha:
                 n_resamples: int = S.DEFAULT_RESAMPLES) -> str:
     """The one-line description of the ranking written in the header and the rank_method column."""
     extra = f" (m={n_resamples} Monte Carlo resamples)" if test == "randomization" else ""
-    return (f"rank by {rank_by} {metric} (higher is better), per dataset, on the queries shared by all ranked models; "
+    return (f"rank by {rank_by} {metric} (higher is better; few-shot groups: their headline), per group of "
+            "comparable runs, on the queries shared by all ranked models; "
             f"pairwise separation: {S.TEST_DESCRIPTIONS[test]}{extra}; two-sided; family = all k(k-1)/2 model "
-            f"pairs of a dataset, correction: {S.CORRECTION_DESCRIPTIONS[correction]}; alpha = {alpha}; seed={seed}; "
+            f"pairs of a group, correction: {S.CORRECTION_DESCRIPTIONS[correction]}; alpha = {alpha}; seed={seed}; "
             "j separably better than i = corrected p < alpha and mean(j) > mean(i); "
-            "rank_interval = rank_low-rank_high with rank_low = 1 + #models separably better, "
+            "rank interval [rank_low, rank_high] with rank_low = 1 + #models separably better, "
             "rank_high = k - #models separably worse (simultaneous 1-alpha rank confidence sets when the "
             "correction controls the FWER); rank = 1 + #models with a higher mean, clipped into the interval; "
             "tied = not separable from the model directly above or below")

@@ -56,7 +56,13 @@ def test_evaluate_writes_the_same_run_as_the_cli(beir_dir, tmp_path, capsys):
 def test_default_folder_is_the_clis(beir_dir, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     r = bench.evaluate(model="bm25", dataset=str(beir_dir), generators="EXTRAPUNC", no_progress=True)
-    assert r.folder == Path("runs") / f"bm25__{beir_dir.name}__variations__s0"
+    # --generators changes the result: the CLI's default name gets the options' hash
+    from bench.cli.evaluate import default_out, namespace
+    from bench.results.suite import suite_named
+
+    want, changed = default_out(namespace(generators="EXTRAPUNC"), suite_named("variations"), "bm25", beir_dir.name)
+    assert changed == ["--generators=EXTRAPUNC"] and want.name.startswith(f"bm25__{beir_dir.name}__variations__s0__h")
+    assert r.folder == want
 
 
 @pytest.mark.parametrize("options, message", [
@@ -90,4 +96,4 @@ def test_readme_python_example_runs_as_written(tmp_path, monkeypatch, capsys):
     exec(compile(blocks[0], "README.md", "exec"), {})
     out = capsys.readouterr().out
     assert "MISSPELL" in out and "drop MRR@10" in out
-    assert (tmp_path / "runs" / "bm25__chatterbot__variations__s0" / "result.json").is_file()
+    assert (tmp_path / "runs" / "bm25__chatterbot__variations__s0__h72241a22" / "result.json").is_file()  # --generators set

@@ -15,7 +15,8 @@ from bench.cli.main import main
 from bench.reporting.compare import compare
 from bench.core.errors import DataError
 from bench.reporting.csvsafe import csv_cell
-from bench.reporting.leaderboard import Leaderboard, build
+from bench.reporting.leaderboard import build, table_csv
+from bench.reporting.leaderboard_rows import LONG_COLUMNS
 from bench.reporting.ranking import pairwise_ranks
 from runfactory import degrade, rng_for, synthetic_values, write_fewshot_run, write_run
 
@@ -48,62 +49,82 @@ def _read_csv(text):
     return list(csv.DictReader(io.StringIO(text)))
 
 
-def test_leaderboard_columns_ranks_and_ties(runs):
+def _wide(board):
+    return _read_csv(board.wide_csv())
+
+
+def test_leaderboard_long_and_wide_csv_ranks_and_ties(runs):
     msgs = []
-    board = build([runs["worse"], runs["twin"], runs["a"], runs["fs"], runs["fs_empty"], runs["other"]],
-                  log=msgs.append)
-    rows = _read_csv(board.csv())
-    assert [c for c in board.columns[:8]] == ["rank", "rank_interval", "rank_low", "rank_high", "tied", "model",
-                                              "dataset", "n_queries"]
-    for col in ("ORIGINAL", "MISSPELL", "SWAPWORD", "VARIATIONS (AVG.)", "drop MISSPELL", "drop VARIATIONS (AVG.)",
-                "fewshot k=8 / metrics / MRR@10", "fewshot k=32 / metrics / MRR@10", "rank_method"):
-        assert col in board.columns
-    assert "fewshot k=8 / metrics / nDCG@10" not in board.columns  # only the chosen metric
+    paths = [runs["worse"], runs["twin"], runs["a"], runs["fs"], runs["fs_empty"], runs["other"]]
+    board = build(paths, log=msgs.append)
     assert any("fs_empty" in m and "skipped" in m for m in msgs)
-    # stable order: dataset, rank, score desc, model; identical models tie and sort by name
-    assert [(r["dataset"], r["model"], r["rank"], r["tied"]) for r in rows] == [
-        ("other-data", "model-a", "1", "no"),
-        ("toy-data", "model-a", "1", "yes"),
-        ("toy-data", "model-twin", "1", "yes"),
-        ("toy-data", "'=HYPERLINK(\"http://x\")", "3", "no"),
+    wide = _wide(board)
+    # stable order: group, rank, score desc, model; identical models tie and sort by name
+    assert [(r["group"], r["model"], r["rank"], r["rank_low"], r["rank_high"], r["tied"]) for r in wide] == [
+        ("other-data", "model-a", "1", "1", "1", "false"),
+        ("toy-data", "model-a", "1", "1", "2", "true"),
+        ("toy-data", "model-twin", "1", "1", "2", "true"),
+        ("toy-data", "'=HYPERLINK(\"http://x\")", "3", "3", "3", "false"),
+        ("toy-data:fewshot", "model-a", "", "", "", ""),  # no headline: listed unranked
     ]
-    # identical models cannot be separated: each could be 1st or 2nd; the worse model is 3rd for sure
-    assert [r["rank_interval"] for r in rows] == ["1-1", "1-2", "1-2", "3-3"]
-    assert [(r["rank_low"], r["rank_high"]) for r in rows] == [("1", "1"), ("1", "2"), ("1", "2"), ("3", "3")]
-    for r in rows:  # the invariant, and numeric cells stay numeric (unquoted integers)
+    assert any("toy-data:fewshot: model-a has no score" in n for n in board.notes)
+    for r in wide[:4]:  # the invariant, and numeric cells stay numeric (unquoted integers)
         assert int(r["rank_low"]) <= int(r["rank"]) <= int(r["rank_high"])
-    assert "\n3,3-3,3,3,no," in board.csv()
-    assert float(rows[1]["fewshot k=8 / metrics / MRR@10"]) == 0.42
     v = runs["vals"]
-    assert float(rows[1]["ORIGINAL"]) == pytest.approx(v["ORIGINAL"]["MRR@10"].mean())
-    method = rows[1]["rank_method"]
+    assert float(wide[1]["MRR@10/ORIGINAL"]) == pytest.approx(v["ORIGINAL"]["MRR@10"].mean())
+    assert float(wide[4]["MRR@10/k=8 / metrics"]) == 0.42
+    # long: one row per model x dataset x set x metric, numeric ranks, the same columns whatever the runs
+    text = board.csv()
+    assert text.splitlines()[0] == ",".join(LONG_COLUMNS)
+    long = _read_csv(text)
+    a_rows = [r for r in long if r["model"] == "model-a" and r["group"] == "toy-data"]
+    assert [(r["set"], r["metric"]) for r in a_rows] == [("ORIGINAL", "MRR@10"), ("MISSPELL", "MRR@10"),
+                                                         ("SWAPWORD", "MRR@10"), ("VARIATIONS (AVG.)", "MRR@10")]
+    assert {(r["rank"], r["rank_low"], r["rank_high"]) for r in a_rows} == {("1", "1", "2")}
+    orig, mis = v["ORIGINAL"]["MRR@10"].mean(), v["MISSPELL"]["MRR@10"].mean()
+    assert float(a_rows[1]["drop_rate"]) == pytest.approx((orig - mis) / orig)
+    assert "\ntoy-data,toy-data,\"'=HYPERLINK" in text  # formula neutralised (then quoted for its quotes)
+    method = board.method_text()
     for words in ("paired Student t-test", "two-sided", "Holm step-down", "all k(k-1)/2 model pairs",
-                  "alpha = 0.05", "seed=0", "rank_low = 1 + #models separably better",
+                  "alpha = 0.05", "seed=0", "rank_low = 1 + #models separably better", "the gate's rule",
                   "tied = not separable from the model directly above or below"):
         assert words in method
-    assert board.header[0] == method
-    # same input, same output (byte-identical)
-    again = build([runs["worse"], runs["twin"], runs["a"], runs["fs"], runs["fs_empty"], runs["other"]],
-                  log=lambda m: None)
-    assert again.csv() == board.csv()
+    assert board.method[0] in board.markdown()
+    # same input, same output (byte-identical); the input order does not matter
+    again = build(paths, log=lambda m: None)
+    assert again.csv() == board.csv() and again.wide_csv() == board.wide_csv()
     order2 = build([runs["a"], runs["twin"], runs["worse"]], log=lambda m: None)
-    assert [r["model"] for r in _read_csv(order2.csv())] == [r["model"] for r in rows[1:]]
+    assert [r["model"] for r in _wide(order2)] == [r["model"] for r in wide[1:4]]
 
 
-def test_rank_interval_widens_when_models_are_close(tmp_path):
-    rng = rng_for(3, "close")
-    base = rng.random(60)
-    paths = []
-    for i, noise in enumerate([0.0, 0.02, 0.3]):
-        x = np.clip(base + rng_for(i, "noise").normal(0, noise, 60) - 0.2 * (i == 2), 0, 1)
-        vals = {"ORIGINAL": {"MRR@10": x}, "MISSPELL": {"MRR@10": x * 0.9}}
-        paths.append(write_run(tmp_path / f"m{i}", vals, model=f"m{i}"))
-    rows = _read_csv(build(paths, log=lambda m: None).csv())
-    by = {r["model"]: r for r in rows}
-    # m0 and m1 are not separable: both could be 1st or 2nd; ranks follow the means inside that interval
-    assert (by["m0"]["rank"], by["m0"]["rank_interval"], by["m0"]["tied"]) == ("1", "1-2", "yes")
-    assert (by["m1"]["rank"], by["m1"]["rank_interval"], by["m1"]["tied"]) == ("2", "1-2", "yes")
-    assert (by["m2"]["rank"], by["m2"]["rank_interval"], by["m2"]["tied"]) == ("3", "3-3", "no")
+def test_wide_column_names_do_not_depend_on_the_number_of_metrics_or_labels(runs, tmp_path):
+    one = build([runs["a"]], log=lambda m: None).wide_columns()
+    two = build([runs["a"]], metrics=["MRR@10", "nDCG@10"], log=lambda m: None).wide_columns()
+    assert "MRR@10/ORIGINAL" in one and "MRR@10/VARIATIONS (AVG.)/drop" in one
+    assert set(one) < set(two) and "nDCG@10/MISSPELL" in two
+    v = synthetic_values(0, n=50)
+    labelled = write_run(tmp_path / "lab", v, model="m-lab", labels={"MISSPELL": "MISSPELL[x,y]"})
+    board = build([runs["a"], labelled], log=lambda m: None)
+    assert "MRR@10/MISSPELL" in board.wide_columns() and not any("[x,y]" in c for c in board.wide_columns())
+    long = _read_csv(board.csv())
+    assert {r["set_label"] for r in long if r["model"] == "m-lab" and r["set"] == "MISSPELL"} == {"MISSPELL[x,y]"}
+
+
+def test_incomparable_runs_are_ranked_in_separate_groups_and_the_note_says_why(tmp_path):
+    """An 8-set run and a 2-set run were ranked together on VARIATIONS (AVG.); the gate refuses the
+    pair, and so does the leaderboard: separate groups, with the gate's reason."""
+    big = write_run(tmp_path / "big", synthetic_values(1, n=60, sets=("MISSPELL", "SWAPWORD")), model="big")
+    small = write_run(tmp_path / "small", synthetic_values(2, n=60, sets=("MISSPELL",)), model="small")
+    other_seed = write_run(tmp_path / "seed", synthetic_values(3, n=60, sets=("MISSPELL", "SWAPWORD")),
+                           model="seeded", seed=1)
+    board = build([big, small, other_seed], log=lambda m: None)
+    wide = _wide(board)
+    assert sorted((r["group"], r["model"], r["rank"]) for r in wide) == [
+        ("toy-data", "big", "1"), ("toy-data#2", "small", "1"), ("toy-data#3", "seeded", "1")]
+    notes = " ".join(board.notes)
+    assert "group toy-data#2 (small) is ranked apart" in notes and "absent" in notes
+    assert "group toy-data#3 (seeded)" in notes and "different seed" in notes
+    assert "toy-data#2" in board.markdown()
 
 
 def _standard(rng, n):
@@ -228,11 +249,10 @@ def test_pairwise_ranks_single_model_and_build_options(runs):
     assert not one.tied[0] and one.n_pairs == 0
     board = build([runs["a"], runs["twin"], runs["worse"]], test="wilcoxon", correction="bh", alpha=0.01,
                   log=lambda m: None)
-    method = board.rows[0]["rank_method"]
+    method = board.method[0]
     assert "Wilcoxon signed-rank" in method and "Benjamini-Hochberg" in method and "alpha = 0.01" in method
-    rows = _read_csv(board.csv())
-    assert [(r["rank"], r["rank_interval"], r["tied"]) for r in rows] == [("1", "1-2", "yes"), ("1", "1-2", "yes"),
-                                                                         ("3", "3-3", "no")]
+    assert [(r["rank"], r["rank_low"], r["rank_high"], r["tied"]) for r in _wide(board)] == [
+        ("1", "1", "2", "true"), ("1", "1", "2", "true"), ("3", "3", "3", "false")]
     with pytest.raises(ValueError):
         build([runs["a"]], test="z-test", log=lambda m: None)
     with pytest.raises(ValueError):
@@ -249,9 +269,9 @@ def test_leaderboard_without_per_query_tables_has_no_intervals_or_ties(runs, tmp
         (dst / "per_query.csv").unlink()
         paths.append(dst)
     board = build(paths, log=lambda m: None)
-    rows = _read_csv(board.csv())
+    rows = _wide(board)
     assert [r["rank"] for r in rows] == ["1", "2"]
-    assert all(r["rank_interval"] == r["rank_low"] == r["rank_high"] == r["tied"] == "" for r in rows)
+    assert all(r["rank_low"] == r["rank_high"] == r["tied"] == "" for r in rows)
     assert any("no rank intervals, no ties" in n for n in board.notes)
 
 
@@ -290,7 +310,7 @@ def test_csv_cells_are_escaped_but_numbers_stay_numbers():
 def test_leaderboard_csv_escapes_text_and_keeps_numbers_unquoted():
     rows = [{"rank": 1, "model": "\uff1dcmd|' /C calc'!A0", "score": -0.5, "note": "x\t@y", "n": np.int64(-2)},
             {"rank": 2, "model": "\t=1+2", "score": float("nan"), "note": None, "n": 3}]
-    text = Leaderboard(["rank", "model", "score", "note", "n"], rows, header=[]).csv()
+    text = table_csv(["rank", "model", "score", "note", "n"], rows)
     lines = text.splitlines()
     assert lines[0] == "rank,model,score,note,n"
     assert lines[1] == "1,'\uff1dcmd|' /C calc'!A0,-0.5,x\t@y,-2"  # numbers unquoted, negative ones too
@@ -300,20 +320,22 @@ def test_leaderboard_csv_escapes_text_and_keeps_numbers_unquoted():
     assert back[2] == ["2", "'\t=1+2", "", "", "3"]
 
 
-def test_leaderboard_cli_and_markdown(runs, tmp_path, capsys):
+def test_leaderboard_cli_writes_long_wide_method_and_markdown(runs, tmp_path, capsys):
     out = tmp_path / "results" / "leaderboard.csv"
     md = tmp_path / "lb.md"
     assert main(["leaderboard", str(runs["a"]), str(runs["worse"]), "-o", str(out), "--md", str(md),
                  "--metric", "MRR@10", "--metric", "nDCG@10", "--correction", "holm"]) == 0
-    header = out.read_text().splitlines()[0]
-    assert "MRR@10 ORIGINAL" in header and "nDCG@10 drop VARIATIONS (AVG.)" in header
+    assert out.read_text().splitlines()[0] == ",".join(LONG_COLUMNS)
+    wide_header = (tmp_path / "results" / "leaderboard.wide.csv").read_text().splitlines()[0].split(",")
+    assert "MRR@10/ORIGINAL" in wide_header and "nDCG@10/VARIATIONS (AVG.)/drop" in wide_header
+    method = (tmp_path / "results" / "leaderboard.method.md").read_text()
+    assert "Holm step-down" in method and "## Columns (long CSV)" in method
     text = md.read_text()
-    assert "### drbench leaderboard" in text and "%" in text
-    # the Markdown names the test, sidedness, correction and level; the interval is shown once
-    assert "paired Student t-test" in text and "two-sided" in text and "Holm step-down" in text
-    assert "alpha = 0.05" in text
+    assert "### drbench leaderboard" in text and "%" in text and "<details><summary>Method</summary>" in text
+    assert "paired Student t-test" in text and "two-sided" in text and "alpha = 0.05" in text
     table_head = next(line for line in text.splitlines() if line.startswith("| rank |"))
-    assert "rank_interval" in table_head and "rank_low" not in table_head and "rank_method" not in table_head
+    assert len(table_head.split("|")) - 2 <= 10  # headline columns only: fits a GitHub page
+    assert "nDCG@10" not in table_head
     assert main(["leaderboard", str(runs["a"]), str(runs["a"])]) == 2
     assert "two runs of model 'model-a'" in capsys.readouterr().err
     assert main(["leaderboard", str(runs["a"]), "--metric", "R@5"]) == 2

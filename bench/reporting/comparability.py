@@ -1,0 +1,171 @@
+"""Which runs can be compared: the gate's comparability rule, in one place (used by the gate,
+``bench compare`` and the leaderboard).
+
+* Variation runs (layout ``sets``): same suite, seed, dataset fingerprint, and the same sets with
+  the same status and, for sets with status ok, the same fingerprints
+  (:func:`check_compatible`); the arrays are then paired on the same queries (:func:`paired_arrays`).
+* Few-shot runs: same suite, seed, dataset fingerprint and sampling plan
+  (:func:`check_fewshot_compatible`).
+
+:func:`comparable_groups` partitions runs into groups of mutually comparable runs (the rule is an
+equality of recorded fields, so comparability is transitive) and says why each group differs
+from the first one.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from bench.core.errors import DataError, IncompatibleRuns
+from bench.evaluation.strata import macro_weights
+from bench.results.rundir import ORIGINAL, Run
+from bench.results.suite import suite_of
+
+
+def check_compatible(baseline: Run, candidate: Run, metric: str) -> List[str]:
+    """Raise IncompatibleRuns when the runs cannot be compared; return the shared ok sets."""
+    b, c = baseline.result_path, candidate.result_path
+
+    def differ(what: str, vb: Any, vc: Any) -> IncompatibleRuns:
+        return IncompatibleRuns(f"different {what}: baseline {b} has {vb!r}, candidate {c} has {vc!r}; "
+                                "a gate compares runs of the same suite, seed, dataset and variation sets")
+
+    if baseline.suite != candidate.suite:
+        raise differ("suite", baseline.suite, candidate.suite)
+    if baseline.seed != candidate.seed:
+        raise differ("seed", baseline.seed, candidate.seed)
+    if baseline.dataset_fingerprint != candidate.dataset_fingerprint:
+        raise differ("dataset fingerprint", baseline.dataset_fingerprint, candidate.dataset_fingerprint)
+    for run in (baseline, candidate):
+        if metric not in run.measures:
+            raise DataError(f"metric {metric!r} not measured (measures: {', '.join(run.measures)})",
+                            str(run.result_path), fix="pick one with --metric")
+    names_b = [s.get("name") for s in baseline.sets]
+    names_c = [s.get("name") for s in candidate.sets]
+    for name in dict.fromkeys(names_b + names_c):
+        eb, ec = baseline.set_entry(name), candidate.set_entry(name)
+        if eb is None or ec is None:
+            where = b if eb is None else c
+            raise IncompatibleRuns(f"set {name!r} is absent from {where}: the runs were made with different sets")
+        sb, sc = eb.get("status", "ok"), ec.get("status", "ok")
+        if sb != sc:
+            raise IncompatibleRuns(f"set {name!r} is {sb!r} in baseline {b} but {sc!r} in candidate {c}"
+                                   + (f" (reason: {eb.get('reason') or ec.get('reason')})"
+                                      if eb.get("reason") or ec.get("reason") else ""))
+        if sb == "ok" and eb.get("fingerprint") != ec.get("fingerprint"):
+            raise differ(f"fingerprint of variation set {name!r}", eb.get("fingerprint"), ec.get("fingerprint"))
+    ok = baseline.ok_sets
+    if ORIGINAL not in ok:
+        raise DataError("no ORIGINAL set with status ok", str(b))
+    return [ORIGINAL] + [s for s in ok if s != ORIGINAL]
+
+
+def paired_arrays(baseline: Run, candidate: Run, sets: Sequence[str], metric: str) -> Tuple[Dict[str, np.ndarray],
+                                                                                        Dict[str, np.ndarray], List[str]]:
+    qids = list(baseline.values(ORIGINAL, metric).index)
+    bd: Dict[str, np.ndarray] = {}
+    cd: Dict[str, np.ndarray] = {}
+    notes = []
+    for run, out in ((baseline, bd), (candidate, cd)):
+        for s in sets:
+            ser = run.values(s, metric)
+            if set(ser.index) != set(qids):
+                raise IncompatibleRuns(f"{run.per_query_path}: set {s!r} is not on the same queries as the baseline's "
+                                       f"ORIGINAL ({len(ser)} vs {len(qids)} queries)")
+            out[s] = ser.loc[qids].to_numpy(dtype=np.float64)
+    ok = np.ones(len(qids), dtype=bool)
+    for d in (bd, cd):
+        for v in d.values():
+            ok &= np.isfinite(v)
+    if not ok.all():
+        notes.append(f"{int((~ok).sum())} queries with a missing (NaN) value were left out of every check")
+        for d in (bd, cd):
+            for s in d:
+                d[s] = d[s][ok]
+    return bd, cd, notes
+
+
+def check_fewshot_compatible(baseline: Run, candidate: Run) -> None:
+    """Raise IncompatibleRuns unless two few-shot runs share suite, seed, dataset and plan."""
+    b, c = baseline.result_path, candidate.result_path
+    for what, vb, vc in (("suite", baseline.suite, candidate.suite), ("seed", baseline.seed, candidate.seed),
+                         ("dataset fingerprint", baseline.dataset_fingerprint, candidate.dataset_fingerprint),
+                         ("few-shot plan", baseline.result.get("plan"), candidate.result.get("plan"))):
+        if vb != vc:
+            shown = (vb, vc) if what != "few-shot plan" else ("(plan)", "(another plan)")
+            raise IncompatibleRuns(f"different {what}: baseline {b} has {shown[0]!r}, candidate {c} has "
+                                   f"{shown[1]!r}; a gate compares runs of the same suite, seed, dataset and plan")
+
+
+@dataclass
+class Group:
+    """Mutually comparable runs (indices into the list given to :func:`comparable_groups`);
+    ``reason`` says why the group's runs are not comparable with the first group's (empty for it)."""
+
+    members: List[int] = field(default_factory=list)
+    reason: str = ""
+
+
+def incompatibility(a: Run, b: Run, metric: Optional[str]) -> Optional[str]:
+    """Why runs a and b cannot be compared (the gate's rule), or None when they can. Runs of
+    different layouts never compare."""
+    la, lb = suite_of(a).layout, suite_of(b).layout
+    if la != lb:
+        return f"different layouts ({a.suite!r}: {la}, {b.suite!r}: {lb})"
+    try:
+        if la == "fewshot":
+            check_fewshot_compatible(a, b)
+        else:
+            check_compatible(a, b, metric or (a.measures[0] if a.measures else ""))
+    except IncompatibleRuns as exc:
+        return str(exc)
+    return None
+
+
+def comparable_groups(runs: Sequence[Run], metric: Optional[str] = None) -> List[Group]:
+    """Partition runs (in the given order) into groups of comparable runs: a run joins the first
+    group whose first member it can be compared with."""
+    groups: List[Group] = []
+    for i, r in enumerate(runs):
+        for g in groups:
+            if incompatibility(runs[g.members[0]], r, metric) is None:
+                g.members.append(i)
+                break
+        else:
+            why = incompatibility(runs[groups[0].members[0]], r, metric) if groups else None
+            groups.append(Group([i], why or ""))
+    return groups
+
+
+def fewshot_settings(run: Run, metric: str) -> Dict[str, Any]:
+    """setting -> Series qid -> value, trials averaged per test query (``m/K=5/trial=2`` -> ``m/K=5``)."""
+    pq = run.per_query
+    if pq is None:
+        raise DataError("per-query table not loaded", str(run.per_query_path))
+    if metric not in pq.columns:
+        raise DataError(f"no column {metric!r}", str(run.per_query_path), fix="pick one with --metric")
+    setting = pq["set"].astype(str).str.replace(r"/trial=\d+$", "", regex=True)
+    means = pq.assign(setting=setting).groupby(["setting", "qid"], sort=False)[metric].mean()
+    out: Dict[str, Any] = {}
+    for name in dict.fromkeys(setting):
+        out[name] = means.loc[name]
+    return out
+
+
+def fewshot_weights(run: Run, qids: List[str]) -> Tuple[List[str], np.ndarray]:
+    """The test queries in the headline's order and their macro weights over all classes (the
+    suite's ``macro_weights``: the weighted sum of per-query values is the headline)."""
+    plan = run.result.get("plan") or {}
+    by_class = plan.get("test_queries")
+    classes = plan.get("classes") or {}
+    if not isinstance(by_class, dict) or not by_class:
+        raise DataError("few-shot plan without test_queries: the macro headline cannot be weighted",
+                        str(run.result_path), fix="re-run the few-shot suite with this drbench version")
+    all_classes = sorted(list(classes.get("base") or []) + list(classes.get("novel") or [])) or sorted(by_class)
+    order, w = macro_weights(by_class, all_classes)
+    if sorted(order) != sorted(map(str, qids)):
+        raise DataError("the plan's test queries are not the per-query table's zero-shot queries",
+                        str(run.result_path))
+    return order, w
