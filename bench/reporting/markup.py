@@ -58,8 +58,8 @@ def sig_mark(significant: Any, delta: Any) -> str:
 
 # --------------------------------------------------------------------------- HTML
 
-CSS = """body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px;color:#222;max-width:1400px}
-table{border-collapse:collapse;margin:8px 0 16px;font-size:13px}th,td{border:1px solid #ccc;padding:3px 7px}
+CSS = """body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:20px;color:#222;max-width:1400px}
+table{border-collapse:collapse;margin:8px 0 16px;font-size:13px}th,td{border:1px solid #ccc;padding:3px 5px}
 th{background:#f2f2f2;text-align:center}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td.text{white-space:nowrap}tr.worse td{background:#fdecea}tr.better td{background:#eaf6ee}
 td.worse{background:#fdecea;font-weight:600}td.better{background:#eaf6ee;font-weight:600}tr.base td{background:#f4f6fa}

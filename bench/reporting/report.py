@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any, List, Optional
 
+from bench.core.errors import BenchError
 from bench.reporting import markup as M
 from bench.reporting.plots import plot_drop_forest, plot_loss_curves, plot_means, plot_scatter
 from bench.reporting.report_fewshot import render_fewshot
@@ -225,6 +226,13 @@ def render_html(data: ReportData, plots: bool = True) -> str:
 def report(path: Any, fmt: str = "html", options: Optional[ReportOptions] = None, plots: bool = True) -> str:
     run = load_run(path, per_query=None)
     if suite_of(run).layout == "fewshot":
+        o = options or ReportOptions()
+        given = [f"--{k}" for k in ("test", "correction", "seed", "bootstrap", "alpha", "metric")
+                 if getattr(o, k) is not None]
+        if given:
+            raise BenchError(f"{run.result_path}: {', '.join(given)} apply to runs compared set by set; a few-shot "
+                             f"report shows the tests recorded in result.json (rerun `bench evaluate --suite fewshot` "
+                             f"with other settings instead). Fix: drop {', '.join(given)}.")
         return render_fewshot(run, fmt, plots=plots)
     data = build(run, options)
     return render_markdown(data) if fmt == "md" else render_html(data, plots=plots)

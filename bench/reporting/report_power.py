@@ -90,7 +90,9 @@ def power_warnings(mde: Dict[str, Dict[str, Optional[float]]], statistics: Dict[
             continue
         n = ((statistics.get("comparisons") or {}).get(s) or {}).get(m, {}).get("n")
         fam = family_of(h, m)
-        out.append(f"{m}: with n = {n} queries the {h.get('test', 'paired')} test (alpha {h.get('alpha', 0.05)}"
+        test = {"t-test": "paired t-test", "randomization": "randomization test", "wilcoxon": "Wilcoxon test"}.get(
+            str(h.get("test")), f"{h.get('test')} test")
+        out.append(f"{m}: with n = {n} queries the {test} (alpha {h.get('alpha', 0.05)}"
                    f"{'/' + str(fam) if fam > 1 else ''}, {100 * DEFAULT_POWER:.0f}% power) can only detect mean "
                    f"changes of at least {v:.4f}; the largest change seen is {size:.4f} ({label(s)}). A "
                    f"non-significant row here does not show that a set is harmless: more queries are needed.")

@@ -254,3 +254,15 @@ def test_small_n_warning_for_a_tiny_collection_not_for_a_large_one(tmp_path):
     assert "small-n warning" not in md and "MISSPELL" in md
     same = synthetic_values(7, n=12, sets=("SWAPWORD",), drops={"SWAPWORD": 0.0})  # nothing changed: nothing to miss
     assert "small-n warning" not in report(write_run(tmp_path / "same", same), "md", ReportOptions(bootstrap=100))
+
+
+def test_same_run_same_bytes(run_dir):
+    run, _ = run_dir
+    assert report(run, "html", ReportOptions(bootstrap=100)) == report(run, "html", ReportOptions(bootstrap=100))
+    assert report(FEWSHOT, "html") == report(FEWSHOT, "html")
+
+
+def test_fewshot_refuses_recomputation_options(capsys):
+    assert main(["report", str(FEWSHOT), "--format", "md", "--test", "wilcoxon"]) == 2
+    err = capsys.readouterr().err
+    assert "--test" in err and "few-shot" in err and "Traceback" not in err
