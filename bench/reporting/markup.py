@@ -12,7 +12,7 @@ import html
 import math
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-Column = Tuple[str, str, str]
+Column = Tuple[str, str, str]  # (key, header, kind): kind "text" (no wrap), "num" (right, no wrap), "wrap"
 Row = Dict[str, str]
 
 SIG_WORSE = "\u25bc"  # a significant drop (worse than the baseline)
@@ -61,7 +61,7 @@ def sig_mark(significant: Any, delta: Any) -> str:
 CSS = """body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:20px;color:#222;max-width:1400px}
 table{border-collapse:collapse;margin:8px 0 16px;font-size:13px}th,td{border:1px solid #ccc;padding:3px 5px}
 th{background:#f2f2f2;text-align:center}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-td.text{white-space:nowrap}tr.worse td{background:#fdecea}tr.better td{background:#eaf6ee}
+td.text{white-space:nowrap}td.wrap{min-width:240px}tr.worse td{background:#fdecea}tr.better td{background:#eaf6ee}
 td.worse{background:#fdecea;font-weight:600}td.better{background:#eaf6ee;font-weight:600}tr.base td{background:#f4f6fa}
 .meta{color:#555;font-size:13px}ul.method{font-size:13px;color:#333}img{max-width:100%;display:block;margin:8px 0 24px}
 .note{color:#555;font-size:13px}.legend{color:#444;font-size:12px;margin-top:-8px}

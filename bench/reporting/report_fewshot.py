@@ -188,7 +188,7 @@ STAT_COLS: List[M.Column] = [
     ("label", "setting", "text"), ("split", "split", "text"), ("n", "test q", "num"), ("k", "classes", "num"),
     ("zs", "zero-shot", "num"), ("mean", "setting", "num"), ("delta", "delta", "num"), ("dsd", "SD of delta over trials", "num"),
     ("wtl", "W/T/L (queries)", "num"), ("p", "p", "num"), ("p_adj", "p corrected", "num"), ("sig", "significant", "text"),
-    ("how", "p from", "text")]
+    ("how", "p from", "wrap")]
 
 
 def stat_rows(result: Dict[str, Any]) -> List[M.Row]:
