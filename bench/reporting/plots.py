@@ -1,4 +1,4 @@
-"""The report's figures (PNG, base64 for self-contained HTML): metric per set, drop rates, scatter of per-query values, training-loss curves."""
+"""The report's figures (PNG, base64 for self-contained HTML): drop rates with intervals (forest plot), means with intervals, scatter of per-query values, training-loss curves."""
 from __future__ import annotations
 import base64
 import io
@@ -25,72 +25,101 @@ def png_base64(fig) -> str:
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def plot_metric_per_set(data: ReportData) -> str:
+WORSE, BETTER, NEUTRAL = "#c0392b", "#2e8b57", "#555555"
+
+
+def _style(significant: bool, delta: Optional[float]) -> str:
+    if not significant or delta is None or not math.isfinite(delta) or delta == 0:
+        return NEUTRAL
+    return WORSE if delta < 0 else BETTER
+
+
+def _finite(v) -> bool:
+    return isinstance(v, (int, float)) and math.isfinite(v)
+
+
+def plot_drop_forest(data: ReportData) -> Optional[str]:
+    """Drop rate with its 95% interval per set (rows: the headline order, largest drop on top), one
+    panel per measure; filled red = significant drop, filled green = significant gain, hollow grey
+    = not significant. The x axis spans the intervals (and 0), so small differences stay visible."""
+    if not data.statistics or not data.measures:
+        return None
+    order = [s for s in data.ordered() if s != data.baseline]
+    if not order:
+        return None
     plt = mpl_pyplot()
     k = len(data.measures)
-    fig, axes = plt.subplots(1, k, figsize=(max(5.5, 1.1 * len(data.sets) + 2) * min(k, 2) / 1.3, 3.6), squeeze=False)
-    for ax, measure in zip(axes[0], data.measures):
-        labels = [data.run.label(s) for s in data.sets]
-        vals = [data.means[s][measure] if data.means[s][measure] is not None else np.nan for s in data.sets]
-        err_lo, err_hi = [], []
-        for s, v in zip(data.sets, vals):
-            ci = data.mean_ci[s][measure]
-            if ci and all(c is not None and math.isfinite(c) for c in ci):
-                err_lo.append(max(0.0, v - ci[0]))
-                err_hi.append(max(0.0, ci[1] - v))
-            else:
-                err_lo.append(0.0)
-                err_hi.append(0.0)
-        colors = ["#4c72b0" if s == data.baseline else "#dd8452" for s in data.sets]
-        x = np.arange(len(vals))
-        ax.bar(x, vals, color=colors, yerr=[err_lo, err_hi], capsize=4, ecolor="black")
-        for xi, v in zip(x, vals):
-            if math.isfinite(v):
-                ax.text(xi, v / 2, f"{v:.3f}", ha="center", va="center", color="white", fontsize=8)
-        ax.set_xticks(x)
-        ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=8)
-        ax.set_title(f"{measure} per set (95% CI: {ci_name(data)})", fontsize=10)
-        ax.set_ylabel(measure)
-        ax.set_ylim(0, max(1e-9, np.nanmax(np.array(vals, dtype=float) + np.array(err_hi))) * 1.12)
+    fig, axes = plt.subplots(1, k, figsize=(min(4.6 * k, 14.5) + 1.8, 0.42 * len(order) + 1.7), sharey=True,
+                             squeeze=False)
+    y = np.arange(len(order))[::-1]
+    for ax, m in zip(axes[0], data.measures):
+        xs = [0.0]
+        for yi, s in zip(y, order):
+            c = data.comparison(s, m) or {}
+            v = c.get("drop_rate")
+            if not _finite(v):
+                continue
+            lo, hi = (c.get("drop_rate_ci") or [None, None])[:2]
+            lo = lo if _finite(lo) else v
+            hi = hi if _finite(hi) else v
+            color = _style(bool(c.get("significant")), c.get("delta"))
+            ax.errorbar([100 * v], [yi], xerr=[[100 * (v - lo)], [100 * (hi - v)]], fmt="o", color=color, ms=7,
+                        mfc=color if color != NEUTRAL else "white", mew=1.5, capsize=3, lw=1.4)
+            ax.annotate(f"{100 * v:.1f}%", (100 * hi, yi), xytext=(5, 0), textcoords="offset points", va="center",
+                        fontsize=9, color=color)
+            xs += [100 * lo, 100 * hi]
+        lo_x, hi_x = min(xs), max(xs)
+        pad = 0.08 * (hi_x - lo_x or 1.0)
+        ax.set_xlim(lo_x - pad, hi_x + 2.5 * pad)
+        ax.axvline(0, color="black", lw=0.8)
+        ax.grid(axis="x", alpha=0.3)
+        ax.set_title(m, fontsize=11)
+        ax.set_xlabel(f"drop rate vs {data.baseline} (%)", fontsize=10)
+        ax.tick_params(labelsize=9)
+    axes[0][0].set_yticks(y)
+    axes[0][0].set_yticklabels([data.run.label(s) for s in order], fontsize=10)
+    axes[0][0].set_ylim(-0.7, len(order) - 0.3)
+    h = data.statistics["header"]
+    fig.suptitle(f"Drop rate per set, 95% CI ({ci_name(data)}); red = significant drop, green = significant gain, "
+                 f"hollow = not significant ({h['test']}, {h['correction']}, alpha {h['alpha']})", fontsize=10)
     fig.tight_layout()
     return png_base64(fig)
 
 
-def plot_drop_rates(data: ReportData) -> Optional[str]:
-    if not data.statistics or not data.statistics["sets"]:
+def plot_means(data: ReportData) -> Optional[str]:
+    """Mean per set with its 95% interval, one panel per measure; the axis is zoomed to the data (it
+    does not start at 0, so differences of a few points stay visible) and the baseline's mean is a
+    dashed line."""
+    order = data.ordered()
+    panels = [m for m in data.measures if any(_finite(data.means[s][m]) for s in order)]
+    if not order or not panels:
         return None
     plt = mpl_pyplot()
-    var = data.statistics["sets"]
-    k = len(data.measures)
-    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(var) * k / 1.5 + 2), 3.6))
-    width = 0.8 / k
-    x = np.arange(len(var))
-    for j, measure in enumerate(data.measures):
-        vals, lo, hi, sig = [], [], [], []
-        for s in var:
-            c = data.statistics["comparisons"][s][measure]
-            v = c["drop_rate"] if c["drop_rate"] is not None else np.nan
-            ci = c["drop_rate_ci"]
-            vals.append(v)
-            lo.append(max(0.0, v - ci[0]) if ci[0] is not None and math.isfinite(v) else 0.0)
-            hi.append(max(0.0, ci[1] - v) if ci[1] is not None and math.isfinite(v) else 0.0)
-            sig.append(c["significant"])
-        pos = x - 0.4 + width * (j + 0.5)
-        ax.bar(pos, 100 * np.array(vals), width, yerr=[100 * np.array(lo), 100 * np.array(hi)], capsize=3,
-               label=measure)
-        for p, v, h, sg in zip(pos, vals, hi, sig):
-            if sg and math.isfinite(v):
-                ax.text(p, 100 * (v + h) + 0.5 if v >= 0 else 100 * (v - h) - 2.5, "*", ha="center", fontsize=12)
-    ax.axhline(0, color="black", lw=0.8)
-    lo_y, hi_y = ax.get_ylim()
-    ax.set_ylim(min(lo_y, 0.0), hi_y + 0.12 * (hi_y - min(lo_y, 0.0)))
-    ax.set_xticks(x)
-    ax.set_xticklabels([data.run.label(s) for s in var], rotation=30, ha="right", fontsize=8)
-    ax.set_ylabel(f"drop rate vs {data.baseline} (%)")
-    h = data.statistics["header"]
-    ax.set_title(f"drop rate (95% CI: {ci_name(data)}); * = significant, {h['test']} {h['sidedness']}, {h['correction']}",
-                 fontsize=10)
-    ax.legend(fontsize=8)
+    k = len(panels)
+    fig, axes = plt.subplots(1, k, figsize=(min(4.6 * k, 14.5) + 1.8, 0.42 * len(order) + 1.7), sharey=True,
+                             squeeze=False)
+    y = np.arange(len(order))[::-1]
+    for ax, m in zip(axes[0], panels):
+        for yi, s in zip(y, order):
+            v = data.means[s][m]
+            if not _finite(v):
+                continue
+            ci = data.mean_ci[s][m]
+            err = ([[v - ci[0]], [ci[1] - v]] if ci and all(_finite(c) for c in ci) else None)
+            c = data.comparison(s, m) or {}
+            color = "#4c72b0" if s == data.baseline else _style(bool(c.get("significant")), c.get("delta"))
+            ax.errorbar([v], [yi], xerr=err, fmt="o", color=color, ms=6, capsize=3,
+                        mfc=color if color != NEUTRAL else "white", mew=1.5)
+        b = data.means.get(data.baseline, {}).get(m)
+        if _finite(b):
+            ax.axvline(b, color="#4c72b0", lw=1, ls="--")
+        ax.grid(axis="x", alpha=0.3)
+        ax.set_title(f"{m} (axis zoomed, not from 0)", fontsize=10)
+        ax.set_xlabel(f"mean {m}", fontsize=10)
+        ax.tick_params(labelsize=9)
+    axes[0][0].set_yticks(y)
+    axes[0][0].set_yticklabels([data.run.label(s) for s in order], fontsize=10)
+    fig.suptitle(f"Mean per set with 95% CI ({ci_name(data)}); dashed = {data.baseline}", fontsize=10)
     fig.tight_layout()
     return png_base64(fig)
 
@@ -98,7 +127,7 @@ def plot_drop_rates(data: ReportData) -> Optional[str]:
 def plot_scatter(data: ReportData) -> Optional[str]:
     if data.run.per_query is None or not data.scatter_metric or data.baseline not in data.sets:
         return None
-    var = [s for s in data.sets if s != data.baseline]
+    var = [s for s in data.ordered() if s != data.baseline]
     if not var:
         return None
     plt = mpl_pyplot()
@@ -114,16 +143,18 @@ def plot_scatter(data: ReportData) -> Optional[str]:
         b = v.loc[common].to_numpy(dtype=float)
         ok = np.isfinite(a) & np.isfinite(b)
         a, b = a[ok], b[ok]
+        if not a.size:
+            ax.set_title(f"{data.run.label(s)}: no paired queries", fontsize=9)
+            continue
         pts, counts = np.unique(np.column_stack([a, b]), axis=0, return_counts=True)
         below = pts[:, 1] < pts[:, 0]
         above = pts[:, 1] > pts[:, 0]
         same = ~(below | above)
-        for mask, color, lab in ((below, "#c44e52", "variation worse"), (same, "#8c8c8c", "tie"),
-                                 (above, "#55a868", "variation better")):
+        for mask, color, lab in ((below, "#c44e52", "worse"), (same, "#8c8c8c", "tie"), (above, "#55a868", "better")):
             if mask.any():
                 ax.scatter(pts[mask, 0], pts[mask, 1], s=6 + 60 * np.sqrt(counts[mask] / counts.max()), c=color,
                            alpha=0.6, edgecolors="none", label=f"{lab} ({int(counts[mask].sum())})")
-        lim = max(1e-9, float(max(a.max(initial=0), b.max(initial=0)))) * 1.05
+        lim = (float(max(a.max(), b.max(), 0.0)) or 1.0) * 1.05
         ax.plot([0, lim], [0, lim], color="black", lw=0.8)
         ax.set_xlim(-0.02 * lim, lim)
         ax.set_ylim(-0.02 * lim, lim)

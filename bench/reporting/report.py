@@ -1,46 +1,29 @@
 """Render one run as a self-contained HTML page (plots embedded as base64 PNG) or as Markdown
 (for a PR comment or a CI step summary).
 
+A run of layout ``"sets"`` (variations, domain) tells its headline first: which sets hurt most,
+sorted by drop rate on the headline measure, with 95 % intervals and significance markers, the
+small-n warning (:mod:`bench.reporting.report_power`) and the drop-rate figure; then one table per
+measure, the other figures and the statistics. A ``"fewshot"`` run is rendered by
+:mod:`bench.reporting.report_fewshot`.
+
 The statistics are recomputed from ``per_query.csv`` with :func:`bench.evaluation.stats.variation_statistics`;
 by default with the settings recorded in the run's ``statistics`` header (test, correction,
 seed, B, alpha) when present, so the report agrees with ``result.json``.
 """
 from __future__ import annotations
 
-import html
-import math
-from typing import Any, Dict, List, Optional
+from typing import Any, List, Optional
 
-
-from bench.results.rundir import AVG, Run, load_run, numeric_leaves
-from bench.results.suite import suite_of
-from bench.reporting.plots import plot_drop_rates, plot_loss_curves, plot_metric_per_set, plot_scatter
+from bench.core.errors import BenchError
+from bench.reporting import markup as M
+from bench.reporting.plots import plot_drop_forest, plot_loss_curves, plot_means, plot_scatter
+from bench.reporting.report_fewshot import render_fewshot
+from bench.reporting.report_power import RULE
 from bench.reporting.reportdata import ReportData, ReportOptions, build
 from bench.reporting.tables import SUBSETS_INTRO, subset_tables, subsets_footer
-
-
-# --------------------------------------------------------------------------- formatting
-
-def _f(x: Any, nd: int = 4) -> str:
-    if x is None or (isinstance(x, float) and not math.isfinite(x)):
-        return "n/a"
-    return f"{x:.{nd}f}"
-
-
-def _p(x: Any) -> str:
-    if x is None or (isinstance(x, float) and not math.isfinite(x)):
-        return "n/a"
-    return f"{x:.2e}" if x < 1e-3 else f"{x:.4f}"
-
-
-def _ci(ci: Any, nd: int = 4) -> str:
-    if not ci or ci[0] is None or ci[1] is None or not all(math.isfinite(v) for v in ci):
-        return "n/a"
-    return f"[{ci[0]:.{nd}f}, {ci[1]:.{nd}f}]"
-
-
-def _pct(x: Any) -> str:
-    return "n/a" if x is None or not math.isfinite(x) else f"{100 * x:.1f}%"
+from bench.results.rundir import AVG, load_run
+from bench.results.suite import suite_of
 
 
 def method_lines(data: ReportData) -> List[str]:
@@ -58,178 +41,236 @@ def method_lines(data: ReportData) -> List[str]:
         f"{b['resampling']}); "
         f"seed = {h['seed']}",
         f"win/tie/loss: {h['win_tie_loss']}; degenerate cases: {h['degenerate']}",
+        RULE,
     ]
 
 
-def rows(data: ReportData, measure: str) -> List[Dict[str, str]]:
-    """One row per set with formatted cells (shared by Markdown and HTML)."""
+# --------------------------------------------------------------------------- rows
+
+def _mark(data: ReportData, s: str, m: str) -> str:
+    c = data.comparison(s, m)
+    return M.sig_mark(c.get("significant"), c.get("delta")) if c else ""
+
+
+def has_applied(data: ReportData) -> bool:
+    """Whether the sets change queries (variations: n_applied > 0 somewhere); a domain run has none."""
+    return any((data.run.set_entry(s) or {}).get("n_applied") for s in data.sets if s != data.baseline)
+
+
+def headline_columns(data: ReportData) -> List[M.Column]:
+    cols: List[M.Column] = [("label", "set", "text")] + ([("applied", "applied", "num")] if has_applied(data) else [])
+    for m in data.measures:
+        base = data.means.get(data.baseline, {}).get(m)
+        cols.append((m, f"{m} drop [95% CI] ({data.baseline} {M.f4(base)})", "num"))
+    return cols
+
+
+def headline_rows(data: ReportData) -> List[M.Row]:
+    """The non-baseline sets, largest drop on the headline measure first: drop [CI] and marker per measure."""
     out = []
-    run = data.run
-    avg = (run.result.get("summary") or {}).get(AVG) or {}
-    for s in data.sets:
-        e = run.set_entry(s) or {}
-        c = ((data.statistics or {}).get("comparisons") or {}).get(s, {}).get(measure) if s != data.baseline else None
-        r = {
-            "set": s, "label": run.label(s), "n": str(e.get("n_evaluated", e.get("n_queries", ""))),
-            "applied": str(e.get("n_applied", "")), "mean": _f(data.means[s][measure]),
-            "ci": _ci(data.mean_ci[s][measure]),
-            "delta": "", "delta_ci": "", "drop": "", "drop_ci": "", "p": "", "p_adj": "", "sig": "", "dz": "",
-            "wtl": "",
-        }
-        if c:
-            r.update(delta=f"{c['delta']:+.4f}" if c["delta"] is not None else "n/a", delta_ci=_ci(c["delta_ci"]),
-                     drop=_pct(c["drop_rate"]),
-                     drop_ci=(f"[{_pct(c['drop_rate_ci'][0])}, {_pct(c['drop_rate_ci'][1])}]"
-                              if c["drop_rate_ci"][0] is not None else "n/a"),
-                     p=_p(c["p_value"]), p_adj=_p(c["p_corrected"]), sig="yes" if c["significant"] else "no",
-                     dz=_f(c["d_z"], 3), wtl=f"{c['win']}/{c['tie']}/{c['loss']}")
-        elif s != data.baseline:
-            dr = (e.get("drop_rate") or {}).get(measure)
-            r.update(drop=_pct(dr) if isinstance(dr, (int, float)) else "n/a")
+    for s in [x for x in data.ordered() if x != data.baseline]:
+        e = data.run.set_entry(s) or {}
+        r: M.Row = {"set": s, "label": data.run.label(s),
+                    "applied": f"{e.get('n_applied', '')}/{e.get('n_queries', '')}" if "n_applied" in e else ""}
+        for m in data.measures:
+            c = data.comparison(s, m)
+            cell = M.with_ci(M.pct(data.drop(s, m)), c.get("drop_rate_ci") if c else None, M.pct)
+            mark = _mark(data, s, m)
+            r[m] = f"{cell} {mark}" if mark else cell
+            r["_" + m] = "worse" if mark.endswith("worse") else "better" if mark else ""
         out.append(r)
-    if avg and avg.get("metrics"):
-        dr = (avg.get("drop_rate") or {}).get(measure)
-        out.append({"set": AVG, "label": AVG, "n": "", "applied": "", "mean": _f((avg["metrics"]).get(measure)),
-                    "ci": "", "delta": "", "delta_ci": "", "drop": _pct(dr) if isinstance(dr, (int, float)) else "n/a",
-                    "drop_ci": "", "p": "", "p_adj": "", "sig": "", "dz": "", "wtl": ""})
     return out
 
 
-COLUMNS = [("label", "set"), ("n", "n"), ("applied", "applied"), ("mean", "mean"), ("ci", "95% CI"),
-           ("delta", "delta vs baseline"), ("delta_ci", "delta 95% CI"), ("drop", "drop rate"),
-           ("drop_ci", "drop-rate 95% CI"), ("p", "p"), ("p_adj", "p corrected"), ("sig", "significant"),
-           ("dz", "d_z"), ("wtl", "W/T/L")]
+DETAIL_COLUMNS: List[M.Column] = [
+    ("label", "set", "text"), ("applied", "applied / n", "num"), ("mean", "mean [95% CI]", "num"),
+    ("delta", "delta [95% CI]", "num"), ("drop", "drop rate [95% CI]", "num"), ("p", "p", "num"),
+    ("p_adj", "p corrected", "num"), ("sig", "significant", "text"), ("dz", "d_z", "num"), ("wtl", "W/T/L", "num"),
+    ("mde", "MDE", "num")]
+DETAIL_LEGEND = ("delta = mean of (set - {b}) per query; W/T/L = queries where the set wins / ties / loses against {b};"
+                 " MDE = smallest mean change the test detects with 80% power (small-n rule, Statistics)")
 
 
-def _md_cell(s: str) -> str:
-    return str(s).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+def rows(data: ReportData, measure: str) -> List[M.Row]:
+    """One row per set, largest drop on ``measure`` first (baseline on top, the average last)."""
+    out = []
+    for s in data.ordered(measure):
+        e = data.run.set_entry(s) or {}
+        c = data.comparison(s, measure) if s != data.baseline else None
+        n = e.get("n_evaluated", e.get("n_queries", ""))
+        r: M.Row = {"set": s, "label": data.run.label(s), "n": str(n),
+                    "applied": f"{e['n_applied']} / {n}" if "n_applied" in e and has_applied(data) else str(n),
+                    "mean": M.with_ci(M.f4(data.means[s][measure]), data.mean_ci[s][measure]), "cls": ""}
+        if s == data.baseline:
+            r["cls"] = "base"
+        elif c:
+            mark = _mark(data, s, measure)
+            r.update(delta=M.with_ci(f"{c['delta']:+.4f}" if M.finite(c["delta"]) else "n/a", c["delta_ci"]),
+                     drop=M.with_ci(M.pct(c["drop_rate"]), c["drop_rate_ci"], M.pct),
+                     p=M.pval(c["p_value"]), p_adj=M.pval(c["p_corrected"]),
+                     sig=f"yes {mark}" if c["significant"] else "no", dz=M.f4(c["d_z"], 3),
+                     wtl=f"{c['win']}/{c['tie']}/{c['loss']}", mde=M.f4((data.mde.get(s) or {}).get(measure)),
+                     cls=mark.split()[-1] if mark else "")
+        else:
+            r["drop"] = M.pct(data.drop(s, measure))
+        out.append(r)
+    avg = (data.run.result.get("summary") or {}).get(AVG) or {}
+    if avg.get("metrics"):
+        dr = (avg.get("drop_rate") or {}).get(measure)
+        out.append({"set": AVG, "label": AVG, "mean": M.f4(avg["metrics"].get(measure)), "drop": M.pct(dr), "cls": ""})
+    return out
+
+
+def summary_lines(data: ReportData) -> List[str]:
+    """The headline in words: significant changes per measure and the largest drop."""
+    h = (data.statistics or {}).get("header")
+    if not h:
+        return [f"No paired statistics: drop rates only, sorted by {data.headline}."]
+    out = []
+    what = f"({h['test']}, {h['sidedness']}, {h['correction']} correction, alpha {h['alpha']})"
+    parts = []
+    for s in data.ordered():
+        hits = [m for m in data.measures if (data.comparison(s, m) or {}).get("significant")]
+        if hits:
+            parts.append(f"{data.run.label(s)}: " + ", ".join(
+                f"{m} {M.with_ci(M.pct(data.drop(s, m)), data.comparison(s, m)['drop_rate_ci'], M.pct)} "
+                f"{_mark(data, s, m)}" for m in hits))
+    if parts:
+        out.append(f"Significant changes vs {data.baseline} {what}, as drop rates: " + "; ".join(parts) + ".")
+    else:
+        out.append(f"No set differs significantly from {data.baseline} on any measure {what}.")
+    m = data.headline
+    top = data.order.get(m or "", [])
+    if top and data.drop(top[0], m) is not None:
+        c = data.comparison(top[0], m) or {}
+        out.append(f"Largest drop on {m}: {data.run.label(top[0])}, "
+                   f"{M.with_ci(M.pct(data.drop(top[0], m)), c.get('drop_rate_ci'), M.pct)}"
+                   f"{'' if c.get('significant') else ' (not significant)'}.")
+    return out
+
+
+LEGEND = ("drop = (M_baseline - M_set) / M_baseline, positive = worse; sorted by drop on {m}, largest first; "
+          "{w} worse / {b} better = significant after correction; [..] = 95% interval")
+
+
+# --------------------------------------------------------------------------- subsets
+
+def _subset_blocks(result: dict) -> List[Any]:
+    """(title, columns, rows) of the extra tables of a run with subset figures (applied-only; with
+    human labels the valid rates and valid-only figures), in the markup table model."""
+    out = []
+    for title, header, body in subset_tables(result):
+        cols = [(f"c{i}", h, "text" if i == 0 else "num") for i, h in enumerate(header)]
+        out.append((title, cols, [{f"c{i}": c for i, c in enumerate(r)} for r in body]))
+    return out
+
+
+def _subsets_md(result: dict) -> List[str]:
+    blocks = _subset_blocks(result)
+    if not blocks:
+        return []
+    out = ["### Subsets", "", M.md_cell(SUBSETS_INTRO), ""]
+    for title, cols, body in blocks:
+        out += [f"**{M.md_cell(title)}**", ""] + M.md_table(cols, body) + [""]
+    foot = subsets_footer(result)
+    return out + ([M.md_cell(foot), ""] if foot else [])
+
+
+def _subsets_html(result: dict) -> List[str]:
+    blocks = _subset_blocks(result)
+    if not blocks:
+        return []
+    out = ["<h2>Subsets</h2>", f"<p class=\"meta\">{M.esc(SUBSETS_INTRO)}</p>"]
+    for title, cols, body in blocks:
+        out += [f"<h3>{M.esc(title)}</h3>", M.html_table(cols, body)]
+    foot = subsets_footer(result)
+    return out + ([f"<p class=\"legend\">{M.esc(foot)}</p>"] if foot else [])
+
+
+# --------------------------------------------------------------------------- Markdown
+
+def detail_columns(data: ReportData) -> List[M.Column]:
+    return [c if c[0] != "applied" or has_applied(data) else ("applied", "n", "num") for c in DETAIL_COLUMNS]
 
 
 def render_markdown(data: ReportData) -> str:
     run = data.run
-    lines = [f"## drbench report: {_md_cell(run.model_name)} on {_md_cell(run.dataset_name)}", ""]
+    lines = [f"## drbench report: {M.md_cell(run.model_name)} on {M.md_cell(run.dataset_name)}", ""]
     lines.append(f"suite `{run.suite}`, seed {run.seed}, dataset fingerprint `{run.dataset_fingerprint[:12]}`, "
                  f"model fingerprint `{run.model_fingerprint[:12]}`, drbench {run.result.get('drbench_version', '?')}")
+    lines += ["", "### Headline", ""]
+    lines += [M.md_cell(x) for x in summary_lines(data)]
     lines.append("")
-    for m in method_lines(data):
-        lines.append(f"- {_md_cell(m)}")
-    if data.statistics:
-        lines.append("")
+    for w in data.warnings:
+        lines += [f"> **small-n warning:** {M.md_cell(w)}", ""]
+    lines += M.md_table(headline_columns(data), headline_rows(data))
+    lines += ["", M.md_cell(LEGEND.format(m=data.headline, w=M.SIG_WORSE, b=M.SIG_BETTER)), ""]
     for measure in data.measures:
-        lines.append(f"### {_md_cell(measure)}")
+        lines += [f"### {M.md_cell(measure)}", ""]
+        lines += M.md_table(detail_columns(data), rows(data, measure))
         lines.append("")
-        lines.append("| " + " | ".join(h for _, h in COLUMNS) + " |")
-        lines.append("|---|" + "---:|" * (len(COLUMNS) - 1))
-        for r in rows(data, measure):
-            lines.append("| " + " | ".join(_md_cell(r[k]) for k, _ in COLUMNS) + " |")
-        lines.append("")
+    lines += [M.md_cell(DETAIL_LEGEND.format(b=data.baseline)), ""]
     lines += _subsets_md(run.result)
+    ml = method_lines(data)
+    if ml:
+        lines += ["### Statistics", ""] + [f"- {M.md_cell(x)}" for x in ml] + [""]
     for n in data.notes:
-        lines.append(f"note: {_md_cell(n)}")
-    if suite_of(run).layout == "fewshot":
-        lines += _fewshot_md(run)
+        lines.append(f"note: {M.md_cell(n)}")
     return "\n".join(lines).rstrip() + "\n"
-
-
-def _subsets_md(result: Dict[str, Any]) -> List[str]:
-    """The extra tables of a run with subset figures (applied-only; valid-only with human labels)."""
-    tables = subset_tables(result)
-    if not tables:
-        return []
-    out = ["### subsets", "", _md_cell(SUBSETS_INTRO), ""]
-    for title, header, rows_ in tables:
-        out += [f"**{_md_cell(title)}**", "", "| " + " | ".join(_md_cell(h) for h in header) + " |",
-                "|---|" + "---:|" * (len(header) - 1)]
-        out += ["| " + " | ".join(_md_cell(c) for c in r) + " |" for r in rows_]
-        out.append("")
-    foot = subsets_footer(result)
-    return out + ([_md_cell(foot), ""] if foot else [])
-
-
-def _subsets_html(result: Dict[str, Any]) -> List[str]:
-    e = html.escape
-    tables = subset_tables(result)
-    if not tables:
-        return []
-    out = [f"<h2>Subsets</h2><p class=\"meta\">{e(SUBSETS_INTRO)}</p>"]
-    for title, header, rows_ in tables:
-        out.append(f"<h3>{e(title)}</h3><table><thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in header)
-                   + "</tr></thead><tbody>")
-        out += ["<tr>" + "".join(f"<td{_td_class('label' if i == 0 else 'n')}>{e(c)}</td>" for i, c in enumerate(r))
-                + "</tr>" for r in rows_]
-        out.append("</tbody></table>")
-    foot = subsets_footer(result)
-    return out + ([f"<p class=\"meta\">{e(foot)}</p>"] if foot else [])
-
-
-def _fewshot_md(run: Run) -> List[str]:
-    summ = run.result.get("summary")
-    if not isinstance(summ, dict):
-        return ["note: few-shot result without a summary: nothing to show"]
-    out = ["", "### few-shot summary", "", "| key | value |", "|---|---:|"]
-    for k, v in sorted(numeric_leaves(summ).items()):
-        out.append(f"| {_md_cell(k)} | {_f(v)} |")
-    return out
-
-
-# --------------------------------------------------------------------------- plots
 
 
 # --------------------------------------------------------------------------- HTML
 
-CSS = """body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px;color:#222;max-width:1400px}
-table{border-collapse:collapse;margin:8px 0 20px;font-size:13px}th,td{border:1px solid #ccc;padding:4px 8px}
-th{background:#f2f2f2}td.num{text-align:right;font-variant-numeric:tabular-nums}td.nw{white-space:nowrap}tr.sig td{background:#fff3f0}
-.meta{color:#555;font-size:13px}ul.method{font-size:13px;color:#333}img{max-width:100%;display:block;margin:8px 0 24px}
-.note{color:#8a4b00;font-size:13px}"""
-
-
-def _td_class(key: str) -> str:
-    if key == "label":
-        return ""
-    return " class=\"num\"" if key in ("ci", "delta_ci", "drop_ci") else " class=\"num nw\""
+def _meta(data: ReportData) -> str:
+    run = data.run
+    e = M.esc
+    ds = run.result.get("dataset") or {}
+    return (f"<p class=\"meta\">suite <b>{e(run.suite)}</b>, seed {e(run.seed)}, dataset {e(run.dataset_name)} "
+            f"({e(ds.get('split', ''))}, {e(ds.get('n_queries', '?'))} queries, fingerprint "
+            f"<code>{e(run.dataset_fingerprint[:12])}</code>), model fingerprint <code>{e(run.model_fingerprint[:12])}"
+            f"</code>, drbench {e(run.result.get('drbench_version', '?'))}</p>")
 
 
 def render_html(data: ReportData, plots: bool = True) -> str:
-    run = data.run
-    e = html.escape
-    title = f"drbench report: {run.model_name} on {run.dataset_name}"
-    parts = ["<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">",
-             f"<title>{e(title)}</title><style>{CSS}</style></head><body>", f"<h1>{e(title)}</h1>"]
-    ds = run.result.get("dataset") or {}
-    parts.append(
-        f"<p class=\"meta\">suite <b>{e(run.suite)}</b>, seed {e(str(run.seed))}, dataset {e(run.dataset_name)} "
-        f"({e(str(ds.get('split', '')))}, {e(str(ds.get('n_queries', '?')))} queries, fingerprint "
-        f"<code>{e(run.dataset_fingerprint[:12])}</code>), model fingerprint <code>{e(run.model_fingerprint[:12])}</code>, "
-        f"drbench {e(str(run.result.get('drbench_version', '?')))}</p>")
+    e = M.esc
+    body = [_meta(data), "<h2>Headline</h2>"]
+    body += [f"<p class=\"headline\">{e(x)}</p>" for x in summary_lines(data)]
+    body += [f"<div class=\"warn\"><b>small-n warning:</b> {e(w)}</div>" for w in data.warnings]
+    body.append(M.html_table(headline_columns(data), headline_rows(data),
+                             cell_class=lambda r, k: r.get("_" + k, "")))
+    body.append(f"<p class=\"legend\">{e(LEGEND.format(m=data.headline, w=M.SIG_WORSE, b=M.SIG_BETTER))}</p>")
+    if plots and data.sets:
+        body.append(M.img(plot_drop_forest(data), "drop rates"))
+    body.append("<h2>Per measure</h2>")
+    for measure in data.measures:
+        body.append(f"<h3>{e(measure)}</h3>")
+        body.append(M.html_table(detail_columns(data), rows(data, measure), row_class=lambda r: r.get("cls", "")))
+    body.append(f"<p class=\"legend\">{e(DETAIL_LEGEND.format(b=data.baseline))}</p>")
+    body += _subsets_html(data.run.result)
+    if plots and data.measures and data.sets:
+        body.append("<h2>Plots</h2>")
+        for name, fn in (("mean per set", plot_means), ("per-query scatter", plot_scatter),
+                         ("training loss", plot_loss_curves)):
+            body.append(M.img(fn(data), name))
     ml = method_lines(data)
     if ml:
-        parts.append("<h2>Method</h2><ul class=\"method\">" + "".join(f"<li>{e(m)}</li>" for m in ml) + "</ul>")
-    for measure in data.measures:
-        parts.append(f"<h2>{e(measure)}</h2><table><thead><tr>"
-                     + "".join(f"<th>{e(h)}</th>" for _, h in COLUMNS) + "</tr></thead><tbody>")
-        for r in rows(data, measure):
-            cls = " class=\"sig\"" if r["sig"] == "yes" else ""
-            parts.append(f"<tr{cls}>" + "".join(
-                f"<td{_td_class(k)}>{e(r[k])}</td>" for k, _ in COLUMNS) + "</tr>")
-        parts.append("</tbody></table>")
-    if plots and data.measures and data.sets:
-        parts.append("<h2>Plots</h2>")
-        for name, fn in (("metric per set", plot_metric_per_set), ("drop rates", plot_drop_rates),
-                         ("per-query scatter", plot_scatter), ("training loss", plot_loss_curves)):
-            png = fn(data)
-            if png:
-                parts.append(f"<img alt=\"{e(name)}\" src=\"data:image/png;base64,{png}\">")
-    parts += _subsets_html(run.result)
-    for n in data.notes:
-        parts.append(f"<p class=\"note\">note: {e(n)}</p>")
-    if suite_of(run).layout == "fewshot":
-        parts.append("<pre>" + e("\n".join(_fewshot_md(run))) + "</pre>")
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
+        body.append("<h2>Statistics</h2><ul class=\"method\">" + "".join(f"<li>{e(m)}</li>" for m in ml) + "</ul>")
+    body += [f"<p class=\"note\">note: {e(n)}</p>" for n in data.notes]
+    run = data.run
+    return M.page(f"drbench report: {run.model_name} on {run.dataset_name}", body)
 
 
 def report(path: Any, fmt: str = "html", options: Optional[ReportOptions] = None, plots: bool = True) -> str:
     run = load_run(path, per_query=None)
+    if suite_of(run).layout == "fewshot":
+        o = options or ReportOptions()
+        given = [f"--{k}" for k in ("test", "correction", "seed", "bootstrap", "alpha", "metric")
+                 if getattr(o, k) is not None]
+        if given:
+            raise BenchError(f"{run.result_path}: {', '.join(given)} apply to runs compared set by set; a few-shot "
+                             f"report shows the tests recorded in result.json (rerun `bench evaluate --suite fewshot` "
+                             f"with other settings instead). Fix: drop {', '.join(given)}.")
+        return render_fewshot(run, fmt, plots=plots)
     data = build(run, options)
     return render_markdown(data) if fmt == "md" else render_html(data, plots=plots)
+

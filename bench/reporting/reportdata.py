@@ -3,7 +3,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 import numpy as np
+from bench.core.errors import DataError
 from bench.evaluation import stats as S
+from bench.reporting.report_power import mde_table, power_warnings
 from bench.results.rundir import ORIGINAL, Run
 
 
@@ -28,6 +30,29 @@ class ReportData:
     scatter_metric: Optional[str]
     notes: List[str] = field(default_factory=list)
     baseline: str = ORIGINAL  # the set every other set is compared with (domain suite: "zero-shot")
+    order: Dict[str, List[str]] = field(default_factory=dict)  # measure -> other sets, largest drop first
+    mde: Dict[str, Dict[str, Optional[float]]] = field(default_factory=dict)  # set -> measure -> MDE
+    warnings: List[str] = field(default_factory=list)  # small-n warnings (bench.reporting.report_power)
+
+    @property
+    def headline(self) -> Optional[str]:
+        """The measure the headline is sorted by (``--metric``, else the first measure)."""
+        return self.scatter_metric
+
+    def comparison(self, s: str, measure: str) -> Optional[Dict[str, Any]]:
+        return ((self.statistics or {}).get("comparisons") or {}).get(s, {}).get(measure)
+
+    def drop(self, s: str, measure: str) -> Optional[float]:
+        """Drop rate of set ``s`` vs the baseline: from the statistics, else from the result file."""
+        c = self.comparison(s, measure)
+        v = c.get("drop_rate") if c else ((self.run.set_entry(s) or {}).get("drop_rate") or {}).get(measure)
+        return float(v) if isinstance(v, (int, float)) and np.isfinite(v) else None
+
+    def ordered(self, measure: Optional[str] = None) -> List[str]:
+        """The baseline, then the other sets by drop on ``measure`` (default: the headline measure)."""
+        m = measure or self.headline
+        rest = self.order.get(m or "", [s for s in self.sets if s != self.baseline])
+        return ([self.baseline] if self.baseline in self.sets else []) + rest
 
 
 def _settings(run: Run, o: ReportOptions) -> Dict[str, Any]:
@@ -64,14 +89,22 @@ def build(run: Run, options: Optional[ReportOptions] = None) -> ReportData:
         var = [s for s in sets if s != base]
         if var:
             stats = S.variation_statistics(run.per_query, var, measures, original=base, **cfg)
-    else:
+    elif run.per_query is None:
         notes.append("no per-query table (per_query.csv): confidence intervals, tests and scatter plots are omitted")
+    else:
+        notes.append(f"the baseline set {base!r} was not evaluated: no paired statistics")
     metric = o.metric or (measures[0] if measures else None)
     if metric and metric not in measures:
-        from bench.core.errors import DataError
-
-        raise DataError(f"metric {metric!r} not measured (measures: {', '.join(measures)})", str(run.result_path))
+        raise DataError(f"metric {metric!r} not measured (measures: {', '.join(measures)})", str(run.result_path),
+                        fix=f"pass --metric with one of {', '.join(measures)}")
     missing = [s for s in run.sets if s.get("status", "ok") != "ok"]
     for s in missing:
         notes.append(f"set {s.get('name')} was not evaluated ({s.get('status')}): {s.get('reason', '')}")
-    return ReportData(run, measures, sets, means, mean_ci, stats, metric, notes, base)
+    data = ReportData(run, measures, sets, means, mean_ci, stats, metric, notes, base)
+    others = [s for s in sets if s != base]
+    for m in measures:  # largest drop first; sets without a drop rate last, in result order
+        data.order[m] = sorted(others, key=lambda s: (data.drop(s, m) is None, -(data.drop(s, m) or 0.0)))
+    if stats is not None and others:
+        data.mde = mde_table(run.per_query, base, others, measures, stats)
+        data.warnings = power_warnings(data.mde, stats, others, measures, label=run.label)
+    return data

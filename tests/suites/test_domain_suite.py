@@ -67,7 +67,7 @@ def test_domain_suite_end_to_end(domain_setup, tmp_path):
 
     assert set(loss_curves(run_)) == {"DR", "REM", "REM+DAM: DAM", "REM+DAM: REM"}
     page = report(out, plots=True)
-    assert 'alt="training loss"' in page and "delta vs baseline" in page
+    assert 'alt="training loss"' in page and "delta [95% CI]" in page and "<h2>Headline</h2>" in page
     # a rerun reuses the trained checkpoints and gives byte-identical files
     first = (out / "result.json").read_bytes(), (out / "per_query.csv").read_bytes()
     again = run(spec, target, source, _cfg(), tmp_path / "run2")

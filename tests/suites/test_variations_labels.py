@@ -161,4 +161,4 @@ def test_cli_console_and_api_take_labels(beir_dir, tmp_path, capsys):
     assert r.result["human_labels"]["sets"]["A"]["n_valid"] == 1
     assert list(r.per_query.columns[:4]) == ["set", "qid", "applied", "label"]
     md = (r.report(tmp_path / "r.md", fmt="md")).read_text()
-    assert "### subsets" in md and "valid% [95% Wilson CI]" in md
+    assert "### Subsets" in md and "valid% [95% Wilson CI]" in md
