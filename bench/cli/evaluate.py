@@ -6,11 +6,14 @@ another suite, or a shared option the chosen suite does not honour, is refused w
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import sys
 from pathlib import Path
 from typing import Dict, List, Tuple
 
 from bench.cli.options import add_options, check_at_least_one, slug
 from bench.core.errors import BenchError
+from bench.core.io import safe_name
 from bench.core.options import option
 from bench.evaluation.measures import DEFAULT_MEASURES
 from bench.results.suite import SUITES, suite_named
@@ -23,6 +26,8 @@ from bench.models.spec import resolve_model
 COMMON = (
     option("--model", default="minilm-l6",
            help="registered model name or a local HF / sentence-transformers folder (default: minilm-l6)"),
+    option("--name", default=None, help="label of the model in the result, reports and the default run folder "
+                                        "(default: the registered name, or the model folder's last component)"),
     option("--dataset", default="chatterbot", help="registered dataset, BEIR/MS MARCO folder, irds:ID or "
                                                    "trec:corpus=..,topics=..,qrels=.. (default: chatterbot)"),
     option("--split", default=None, help="qrels split (default: test; dev for MS MARCO folders)"),
@@ -152,6 +157,11 @@ def execute(args) -> Tuple[int, Path]:
         pooling=args.pooling, similarity=args.similarity, query_prefix=args.query_prefix,
         passage_prefix=args.passage_prefix, max_query_length=args.max_query_length,
         max_passage_length=args.max_passage_length)
+    if args.name is not None:
+        if not args.name.strip() or any(c in args.name for c in "\n\r\t"):
+            raise BenchError(f"--name {args.name!r}: give a non-empty label on one line (e.g. --name my-model)")
+        spec = dataclasses.replace(spec, name=args.name.strip())
+    print(spec.describe(), file=sys.stderr)
     out_fix = "give --out a new or writable folder"
     if args.out is not None:
         check_writable_folder(args.out, "--out", out_fix)
@@ -164,7 +174,8 @@ def execute(args) -> Tuple[int, Path]:
             from bench.data.collections import restrict_queries
 
             dataset = restrict_queries(dataset, args.queries)
-        out = args.out or Path("runs") / f"{slug(spec.name)}__{slug(dataset.name)}__{suite.name}__s{args.seed}"
+        label = safe_name(spec.name, "model") if args.name is not None else slug(spec.name)
+        out = args.out or Path("runs") / f"{label}__{slug(dataset.name)}__{suite.name}__s{args.seed}"
         if args.out is None:  # an explicit --out was checked before any work
             check_writable_folder(out, "--out", out_fix)
         return int(suite.run(args, spec, dataset, measures, out, executor) or 0), Path(out)
