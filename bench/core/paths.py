@@ -1,4 +1,5 @@
-"""Where drbench keeps its caches. Nothing is created at import time."""
+"""Where drbench keeps its caches, and paths named inside data files kept inside their folder. Nothing
+is created at import time."""
 from __future__ import annotations
 
 import os

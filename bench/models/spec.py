@@ -81,8 +81,15 @@ class ModelSpec:
 
     def portable_dict(self) -> dict:
         """The spec for result files: no machine-specific paths (a packaged model is named by its
-        package, a folder by its last component)."""
+        package, a folder by its last component). The length sources are recorded beside it
+        (``model.lengths``); ``dense`` only when the model has Dense modules (so the spec of
+        every other model reads as before)."""
         d = self.to_dict()
+        d.pop("length_sources")
+        if not d["dense"]:
+            d.pop("dense")
+        else:
+            d["dense"] = list(d["dense"])
         if d.get("package"):
             d["path"] = None
         elif d.get("path"):

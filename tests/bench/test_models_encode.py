@@ -146,6 +146,7 @@ def test_dense_module_is_applied_between_pooling_and_normalize(tiny_bert, tmp_pa
     folder = add_dense(tmp_path / "st-dense", tiny_bert, out_features=16, bias=bias, activation=act)
     spec = spec_from_folder(folder)
     assert spec.dense == ("2_Dense",) and spec.normalize and spec.pooling == "mean"
+    assert spec.portable_dict()["dense"] == ["2_Dense"] and "dense" not in spec_from_folder(tiny_bert).portable_dict()
     enc = Encoder(spec, "passage", progress=False)
     got = enc.encode(TEXTS)
     assert got.shape == (3, 16) and enc.dim == 16
