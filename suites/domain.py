@@ -26,6 +26,7 @@ compares each system with zero-shot (paired test, correction over the systems on
 """
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -48,6 +49,7 @@ from bench.data.collections import load_dataset
 from bench.encoding.executor import LocalExecutor
 from bench.evaluation.measures import per_query
 from bench.models.checkpoint import TRAINING_FILE, atomic_folder, read_training
+from bench.models.loading import refuse_dense
 from bench.models.spec import model_fingerprint, spec_from_folder
 from bench.results.writer import per_query_csv, result_header, write_run
 from bench.search.retriever import make_retriever
@@ -180,6 +182,7 @@ def run(spec: ModelSpec, dataset: Dataset, source: Dataset, cfg: DomainConfig, o
     cfg.validate()
     if spec.kind != "dense":
         raise BenchError(f"the domain suite trains dense encoders; {spec.name!r} is {spec.kind}")
+    refuse_dense(spec, "the domain suite")
     if source.fingerprint() == dataset.fingerprint():
         raise BenchError("--source and --dataset are the same collection; the domain suite measures transfer")
     executor = executor or LocalExecutor()
@@ -193,7 +196,12 @@ def run(spec: ModelSpec, dataset: Dataset, source: Dataset, cfg: DomainConfig, o
 
     def evaluate(system: str):
         folder = folders[system]
-        s_spec = spec if folder is None else spec_from_folder(folder, name=f"{spec.name}:{system}")
+        s_spec = spec
+        if folder is not None:  # every system at the run's lengths: the systems differ in their weights only
+            s_spec = dataclasses.replace(spec_from_folder(folder, name=f"{spec.name}:{system}"),
+                                         max_query_length=spec.max_query_length,
+                                         max_passage_length=spec.max_passage_length,
+                                         length_sources=dict(spec.length_sources))
         with timer(f"evaluate:{system}"):
             retriever = make_retriever(s_spec, dataset, timer, cache_root=cfg.cache_root, batch_size=cfg.batch_size,
                                        progress=cfg.progress)

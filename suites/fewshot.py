@@ -64,7 +64,7 @@ from suites.fewshot_metrics import BASIC, FULL, MEASURE, MEASURE_DEFINITION, SPL
 from suites.fewshot_output import fewshot_table, write_plots
 from bench.encoding.executor import LocalExecutor
 from bench.evaluation.stats import to_jsonable
-from bench.models.loading import load_backbone
+from bench.models.loading import load_backbone, refuse_dense
 from bench.results.writer import result_header, write_run
 from bench.search.exact import DenseIndex
 
@@ -168,6 +168,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
     cfg.validate()
     if spec.kind != "dense":
         raise BenchError(f"the few-shot suite trains dense encoders; {spec.name!r} is {spec.kind}")
+    refuse_dense(spec, "the few-shot suite")
     executor = executor or LocalExecutor()
     timer = Timer()
     with timer("plan"):

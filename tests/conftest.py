@@ -104,3 +104,34 @@ def tiny_bert(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def tiny_bert_plain(tmp_path_factory) -> Path:
     return build_tiny_bert(tmp_path_factory.mktemp("models") / "tiny-bert-plain", seed=1, sentence_transformers=False)
+
+
+def add_dense(folder: Path, src: Path, out_features: int = 16, bias: bool = True,
+              activation: str = "torch.nn.modules.activation.Tanh", seed: int = 3, rel: str = "2_Dense") -> Path:
+    """A copy of the sentence-transformers folder ``src`` (Transformer, Pooling, Normalize) at ``folder``
+    with a Dense module (random weights, safetensors) between Pooling and Normalize, as the library
+    saves it: ``<rel>/config.json`` + ``<rel>/model.safetensors`` (tensors ``linear.weight``/``linear.bias``)."""
+    import shutil
+
+    import torch
+    from safetensors.torch import save_file
+
+    shutil.copytree(src, folder)
+    in_features = json.loads((folder / "config.json").read_text())["hidden_size"]
+    (folder / rel).mkdir(parents=True)
+    cfg = {"in_features": in_features, "out_features": out_features, "bias": bias}
+    if activation is not None:
+        cfg["activation_function"] = activation
+    (folder / rel / "config.json").write_text(json.dumps(cfg))
+    g = torch.Generator().manual_seed(seed)
+    tensors = {"linear.weight": torch.randn(out_features, in_features, generator=g)}
+    if bias:
+        tensors["linear.bias"] = torch.randn(out_features, generator=g)
+    save_file(tensors, str(folder / rel / "model.safetensors"))
+    modules = json.loads((folder / "modules.json").read_text())
+    modules.insert(2, {"idx": 2, "name": "2", "path": rel, "type": "sentence_transformers.models.Dense"})
+    for i, m in enumerate(modules):
+        m["idx"], m["name"] = i, str(i)
+    modules[-1]["path"] = f"{len(modules) - 1}_Normalize"
+    (folder / "modules.json").write_text(json.dumps(modules, indent=2))
+    return folder

@@ -13,6 +13,7 @@ from bench.cli.options import add_options, add_training_options, check_at_least_
 from bench.core.paths import check_cache_home, check_writable_folder
 from bench.core.timing import Timer
 from bench.data.collections import load_dataset
+from bench.models.loading import refuse_dense
 from bench.models.spec import resolve_model
 from bench.training.contrastive import train_config_from
 from bench.training.ddr import MLM_OPTIONS, mlm_config_from
@@ -42,7 +43,9 @@ def run(args) -> int:
     check_at_least_one(args, "batch_size")
     check_writable_folder(args.out, "--out", "give --out a new or writable folder")
     check_cache_home()
-    spec = resolve_model(args.model)
+    spec = resolve_model(args.model).with_overrides()
+    refuse_dense(spec, "bench adapt")
+    print(spec.describe(), file=sys.stderr)
     source = load_dataset(args.source, args.source_split)
     target = load_dataset(args.target, args.target_split)
     cfg = DomainConfig(seed=args.seed, systems=("zero-shot", "REM", "REM+DAM"), train=train_config_from(args),

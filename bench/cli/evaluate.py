@@ -6,12 +6,14 @@ another suite, or a shared option the chosen suite does not honour, is refused w
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Dict, List, Tuple
 
 from bench.cli.options import add_options, check_at_least_one, slug
 from bench.core.errors import BenchError
+from bench.core.io import safe_name
 from bench.core.options import option
 from bench.evaluation.measures import DEFAULT_MEASURES
 from bench.results.suite import SUITES, suite_named
@@ -24,6 +26,8 @@ from bench.models.spec import resolve_model
 COMMON = (
     option("--model", default="minilm-l6",
            help="registered model name or a local HF / sentence-transformers folder (default: minilm-l6)"),
+    option("--name", default=None, help="label of the model in the result, reports and the default run folder "
+                                        "(default: the registered name, or the model folder's last component)"),
     option("--dataset", default="chatterbot", help="registered dataset, BEIR/MS MARCO folder, irds:ID or "
                                                    "trec:corpus=..,topics=..,qrels=.. (default: chatterbot)"),
     option("--split", default=None, help="qrels split (default: test; dev for MS MARCO folders)"),
@@ -144,7 +148,7 @@ def namespace(**values) -> argparse.Namespace:
 NOT_IN_RESULT = frozenset({"out", "executor", "address", "no_progress", "trec_runs", "shard_size", "no_plots"})
 
 
-def default_out(args, suite, model_name: str, dataset_name: str) -> Tuple[Path, List[str]]:
+def default_out(args, suite, model_label: str, dataset_name: str) -> Tuple[Path, List[str]]:
     """The default run folder ``runs/<model>__<dataset>__<suite>__s<seed>`` and, when options that
     can change the result differ from their defaults, ``__h<8 hex>``: the SHA-256 of those options'
     ``--flag=value`` texts (as given, sorted). Returns the folder and those texts."""
@@ -152,13 +156,13 @@ def default_out(args, suite, model_name: str, dataset_name: str) -> Tuple[Path, 
 
     changed = []
     for o in COMMON + SHARED + MODEL_OVERRIDES + tuple(suite.options):
-        if o.dest in NOT_IN_RESULT or o.dest in ("model", "dataset", "seed"):
+        if o.dest in NOT_IN_RESULT or o.dest in ("model", "name", "dataset", "seed"):
             continue
         value = getattr(args, o.dest, o.default)
         if value != o.default:
             changed.append(f"{o.flags[0]}={value}")
     changed = sorted(set(changed))
-    name = f"{slug(model_name)}__{slug(dataset_name)}__{suite.name}__s{args.seed}"
+    name = f"{model_label}__{slug(dataset_name)}__{suite.name}__s{args.seed}"
     if changed:
         name += "__h" + hashlib.sha256("\x1f".join(changed).encode("utf-8")).hexdigest()[:8]
     return Path("runs") / name, changed
@@ -193,6 +197,11 @@ def execute(args) -> Tuple[int, Path]:
         pooling=args.pooling, similarity=args.similarity, query_prefix=args.query_prefix,
         passage_prefix=args.passage_prefix, max_query_length=args.max_query_length,
         max_passage_length=args.max_passage_length)
+    if args.name is not None:
+        if not args.name.strip() or any(c in args.name for c in "\n\r\t"):
+            raise BenchError(f"--name {args.name!r}: give a non-empty label on one line (e.g. --name my-model)")
+        spec = dataclasses.replace(spec, name=args.name.strip())
+    print(spec.describe(), file=sys.stderr)
     out_fix = "give --out a new or writable folder"
     if args.out is not None:
         check_writable_folder(args.out, "--out", out_fix)
@@ -207,7 +216,8 @@ def execute(args) -> Tuple[int, Path]:
             dataset = restrict_queries(dataset, args.queries)
         out = args.out
         if out is None:  # an explicit --out was checked before any work
-            out, changed = default_out(args, suite, spec.name, dataset.name)
+            label = safe_name(spec.name, "model") if args.name is not None else slug(spec.name)
+            out, changed = default_out(args, suite, label, dataset.name)
             check_writable_folder(out, "--out", out_fix)
             _refuse_other_dataset(out, dataset)
             if changed:

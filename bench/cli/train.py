@@ -7,6 +7,7 @@ from pathlib import Path
 from bench.cli.options import add_training_options, check_at_least_one, slug
 from bench.core.paths import check_cache_home, check_writable_folder
 from bench.data.collections import load_dataset
+from bench.models.loading import refuse_dense
 from bench.models.spec import resolve_model
 from bench.training.contrastive import train_config_from
 from bench.training.recipes import RECIPES, RecipeConfig, train_recipe
@@ -49,7 +50,9 @@ def run(args) -> int:
     if args.out is not None:
         check_writable_folder(args.out, "--out", "give --out a new or writable folder")
     check_cache_home()
-    spec = resolve_model(args.model)
+    spec = resolve_model(args.model).with_overrides()
+    refuse_dense(spec, "bench train")
+    print(spec.describe(), file=sys.stderr)
     dataset = load_dataset(args.dataset, args.split)
     train_ds = load_dataset(args.dataset, args.train_split) if args.train_split else None
     gens = None

@@ -1,9 +1,12 @@
-"""Where drbench keeps its caches. Nothing is created at import time."""
+"""Where drbench keeps its caches, and paths named inside data files kept inside their folder. Nothing
+is created at import time."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
-from bench.core.errors import BenchError
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Optional
+
+from bench.core.errors import BenchError, DataError
 
 
 def cache_home() -> Path:
@@ -39,3 +42,38 @@ def check_cache_home() -> Path:
     """The cache home, refused with a clear message when it cannot be written."""
     return check_writable_folder(cache_home(), "the drbench cache folder",
                                  "set DRBENCH_HOME to a writable folder (e.g. DRBENCH_HOME=/tmp/drbench)")
+
+
+def inside_folder(folder: Path, name: str, source: Path, line: Optional[int], what: str) -> Path:
+    """``folder / name`` for a file or folder ``name`` that data (a config, a manifest) names: refused
+    with a :class:`DataError` naming ``source`` and ``line`` when ``name`` is absolute, climbs out with
+    ``..``, or leads outside ``folder`` (through a symbolic link). Paths the user types are not checked
+    here; only paths read from files are."""
+    text = str(name)
+    fix = f"name a path inside {folder} (relative, without '..')"
+    if not text.strip():
+        return Path(folder)
+    pure = PurePosixPath(text.replace("\\", "/"))
+    if pure.is_absolute() or PureWindowsPath(text).drive or PureWindowsPath(text).is_absolute():
+        raise DataError(f"{what} {text!r} is an absolute path; paths named inside a file must stay in its folder",
+                        str(source), line, fix)
+    if ".." in pure.parts:
+        raise DataError(f"{what} {text!r} climbs out of the folder with '..'", str(source), line, fix)
+    target = Path(folder) / Path(*pure.parts)
+    base = Path(folder).resolve()
+    resolved = target.resolve()
+    if resolved != base and base not in resolved.parents:
+        raise DataError(f"{what} {text!r} leads outside {folder} (to {resolved}, through a symbolic link)",
+                        str(source), line, fix)
+    return target
+
+
+def json_line(text: str, value: str) -> Optional[int]:
+    """The 1-based line of a JSON text on which the string ``value`` first appears (for error messages)."""
+    import json
+
+    needle = json.dumps(value)
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if needle in line:
+            return lineno
+    return None

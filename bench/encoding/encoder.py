@@ -24,7 +24,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from bench.models.loading import load_encoder, pool
+from bench.models.loading import load_dense, load_encoder, pool
 from bench.models.spec import ModelSpec, encoder_key, weights_fingerprint
 from bench.core.io import sha256_hex
 from bench.core.progress import plural, progress
@@ -42,7 +42,7 @@ class Encoder:
             raise ValueError("role must be 'query' or 'passage'")
         self.spec, self.role, self.batch_size, self.device, self.progress = spec, role, batch_size, device, progress
         self.folder = spec.resolve_path()
-        self.weights_fp = shared.weights_fp if shared is not None else weights_fingerprint(self.folder)
+        self.weights_fp = shared.weights_fp if shared is not None else weights_fingerprint(self.folder, spec.dense)
         # the batch size is part of the key: a vector's last bits depend on the shape of the forward pass
         self.key = sha256_hex(encoder_key(spec, self.weights_fp, role), "batching-v2", str(batch_size))
         self.prefix = spec.query_prefix if role == "query" else spec.passage_prefix
@@ -50,6 +50,7 @@ class Encoder:
         self._shared = shared  # the encoder whose model and tokenizer this one uses (loaded once)
         self._model = None
         self._tokenizer = None
+        self._dense = None  # the spec's sentence-transformers Dense modules (torch), loaded with the model
         self.n_encoded = 0  # texts actually run through the model by this encoder
 
     def __getstate__(self):
@@ -57,19 +58,28 @@ class Encoder:
         state = dict(self.__dict__)
         state["_model"] = None
         state["_tokenizer"] = None
+        state["_dense"] = None
         return state
 
     def load(self):
         if self._shared is not None:
             return self._shared.load()
         if self._model is None:
-            self._model, self._tokenizer = load_encoder(self.folder, self.spec.dtype, self.device)
+            model, tok = load_encoder(self.folder, self.spec.dtype, self.device)
+            self._dense = load_dense(self.folder, self.spec.dense, self.spec.dtype, self.device)
+            self._model, self._tokenizer = model, tok
         return self._model, self._tokenizer
+
+    def dense(self):
+        """The loaded Dense modules (None when the spec has none)."""
+        self.load()
+        return self._shared.dense() if self._shared is not None else self._dense
 
     @property
     def dim(self) -> int:
         model, _ = self.load()
-        return int(model.config.hidden_size)
+        dense = self.dense()
+        return int(dense[-2].out_features) if dense is not None else int(model.config.hidden_size)
 
     def encode_batch(self, texts: Sequence[str]) -> np.ndarray:
         """Encode one batch (no sorting, no cache): float32 array of shape (len(texts), dim)."""
@@ -80,7 +90,7 @@ class Encoder:
                     return_tensors="pt").to(self.device)
         with torch.inference_mode():
             out = model(**batch).last_hidden_state
-            emb = pool(out, batch["attention_mask"], self.spec)
+            emb = pool(out, batch["attention_mask"], self.spec, self.dense())
         self.n_encoded += len(texts)
         return emb.float().cpu().numpy()
 
@@ -147,7 +157,7 @@ class Encoder:
                             max_length=length, return_tensors="pt").to(self.device)
                 with torch.inference_mode():
                     hidden = model(**batch).last_hidden_state
-                    emb = pool(hidden, batch["attention_mask"], self.spec)
+                    emb = pool(hidden, batch["attention_mask"], self.spec, self.dense())
                 out[part] = emb[:len(part)].float().cpu().numpy()
                 self.n_encoded += len(part)
                 bar.update(len(part))

@@ -13,19 +13,22 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 from bench.core.errors import BenchError, ResourceError
 from bench.core.io import sha256_hex
 from bench.core.registry import Registry, UnknownName
+from bench.models.folder_config import (check_lowercase, folder_lengths, position_limit, read_json, st_modules,
+                                        training_lengths)
+
+__all__ = ["ModelSpec", "position_limit", "spec_from_folder", "resolve_model", "MODELS", "model_fingerprint",
+           "encoder_key", "weights_fingerprint"]
 
 POOLINGS = ("mean", "cls")
 SIMILARITIES = ("dot", "cos")
 DTYPES = ("float32", "bfloat16", "float16")
 #: the spec's maximum lengths and the command-line flags that set them
 LENGTH_FLAGS = {"max_query_length": "--max-query-length", "max_passage_length": "--max-passage-length"}
-#: model types whose position ids start after the padding index (max_position_embeddings - pad - 1 usable)
-_OFFSET_POSITIONS = ("roberta", "xlm-roberta", "camembert", "longformer", "xlm-roberta-xl", "data2vec-text")
 
 
 @dataclass(frozen=True)
@@ -45,8 +48,15 @@ class ModelSpec:
     max_passage_length: int = 256
     dtype: str = "float32"
     params: Dict[str, Any] = field(default_factory=dict)  # kind-specific (bm25: k1, b, ...)
+    #: sentence-transformers Dense module folders (relative to the model folder), applied in order
+    #: between pooling and normalisation
+    dense: Tuple[str, ...] = ()
+    #: where each maximum length came from ({"query": ..., "passage": ...}; reported, not hashed)
+    length_sources: Dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self):
+        if not isinstance(self.dense, tuple):
+            object.__setattr__(self, "dense", tuple(self.dense))
         if self.kind not in ("dense", "bm25"):
             raise BenchError(f"model {self.name!r}: kind must be 'dense' or 'bm25', not {self.kind!r}")
         if self.pooling not in POOLINGS:
@@ -71,32 +81,61 @@ class ModelSpec:
 
     def portable_dict(self) -> dict:
         """The spec for result files: no machine-specific paths (a packaged model is named by its
-        package, a folder by its last component)."""
+        package, a folder by its last component). The length sources are recorded beside it
+        (``model.lengths``); ``dense`` only when the model has Dense modules (so the spec of
+        every other model reads as before)."""
         d = self.to_dict()
+        d.pop("length_sources")
+        if not d["dense"]:
+            d.pop("dense")
+        else:
+            d["dense"] = list(d["dense"])
         if d.get("package"):
             d["path"] = None
         elif d.get("path"):
             d["path"] = Path(d["path"]).name
         return d
 
+    def length_source(self, role: str) -> str:
+        return self.length_sources.get(role, "model spec")
+
+    def describe(self) -> str:
+        """One line for the console: what turns a text into a vector, and the maximum lengths used."""
+        if self.kind != "dense":
+            return f"model {self.name}: {self.kind} {json.dumps(self.params, sort_keys=True)}"
+        steps = [f"{self.pooling} pooling"] + [f"Dense {d}" for d in self.dense]
+        steps += ["L2 normalisation"] if self.normalize else []
+        lengths = (f"max lengths: query {self.max_query_length} ({self.length_source('query')}), "
+                   f"passage {self.max_passage_length} ({self.length_source('passage')})")
+        return f"model {self.name}: {' -> '.join(steps)}, {self.similarity} similarity, {self.dtype}; {lengths}"
+
     def with_overrides(self, **overrides) -> "ModelSpec":
         """The spec with the given fields replaced (None = keep). The one place the maximum lengths
-        given on the command line are checked: >= 1 and within the model's position limit."""
+        are checked against the model: >= 1 and within its position limit, whether they were given
+        on the command line or read from the folder."""
         clean = {k: v for k, v in overrides.items() if v is not None}
-        limit = None
+        sources = dict(self.length_sources)
         for fname in set(clean) & set(LENGTH_FLAGS):
             value, flag = clean[fname], LENGTH_FLAGS[fname]
             if value < 1:
                 raise BenchError(f"{flag} {value}: a maximum length must be at least 1 token (0 does not mean "
                                  f"'no truncation'). Fix: give {flag} N with N >= 1, or leave it out for the "
                                  f"model's own ({getattr(self, fname)})")
-            if self.kind == "dense":
-                limit = position_limit(self.resolve_path()) if limit is None else limit
-                if limit is not None and value > limit:
-                    raise BenchError(f"{flag} {value} exceeds model {self.name!r}'s limit of {limit} tokens "
-                                     f"(config.json max_position_embeddings, special tokens included). "
-                                     f"Fix: give {flag} {limit} or less")
-        return dataclasses.replace(self, **clean) if clean else self
+            sources[fname.split("_")[1]] = flag
+        if set(clean) & set(LENGTH_FLAGS):
+            clean["length_sources"] = sources
+        out = dataclasses.replace(self, **clean) if clean else self
+        limit = position_limit(out.resolve_path()) if out.kind == "dense" else None
+        for fname, flag in LENGTH_FLAGS.items():
+            value = getattr(out, fname)
+            if limit is None or value <= limit:
+                continue
+            role = fname.split("_")[1]
+            given = f"{flag} {value}" if fname in clean else f"{fname} {value} (from {out.length_source(role)})"
+            raise BenchError(f"{given} exceeds model {self.name!r}'s limit of {limit} tokens "
+                             f"(config.json max_position_embeddings, special tokens included). "
+                             f"Fix: give {flag} {limit} or less")
+        return out
 
     def resolve_path(self) -> Path:
         """The folder holding config, tokenizer and weights."""
@@ -118,22 +157,6 @@ class ModelSpec:
                                     f"reinstall it ({self.install})")
             return p
         raise ResourceError(f"model {self.name!r} names neither a path nor a package")
-
-
-def position_limit(folder: Path) -> Optional[int]:
-    """The longest input (special tokens included) the folder's model can embed, from config.json's
-    ``max_position_embeddings``; None when the config does not say."""
-    cfg_path = Path(folder) / "config.json"
-    try:
-        cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return None
-    mpe = cfg.get("max_position_embeddings")
-    if isinstance(mpe, bool) or not isinstance(mpe, int) or mpe < 1:
-        return None
-    if cfg.get("model_type") in _OFFSET_POSITIONS:
-        mpe -= int(cfg.get("pad_token_id", 1) or 0) + 1
-    return mpe
 
 
 # --------------------------------------------------------------------------------------------
@@ -161,8 +184,9 @@ def file_sha256(path: Path) -> str:
     return _hash_memo[key]
 
 
-def weights_fingerprint(folder: Path) -> str:
-    """Hash of every weight and tokenizer file in the folder (sorted by name)."""
+def weights_fingerprint(folder: Path, modules: Sequence[str] = ()) -> str:
+    """Hash of every weight and tokenizer file in the folder (sorted by name), and of the files of
+    the given module folders (sentence-transformers Dense modules), in their order."""
     parts = []
     for p in sorted(folder.iterdir()):
         if p.is_file() and (p.name in _WEIGHT_FILES or p.name in _TOKENIZER_FILES
@@ -170,6 +194,10 @@ def weights_fingerprint(folder: Path) -> str:
             parts += [p.name, file_sha256(p)]
     if not any(n in parts for n in _WEIGHT_FILES) and not any(str(n).endswith(".safetensors") for n in parts):
         raise ResourceError(f"no weights (model.safetensors or pytorch_model.bin) in {folder}")
+    for rel in modules:
+        for p in sorted((folder / rel).iterdir()):
+            if p.is_file() and (p.name == "config.json" or p.suffix == ".safetensors"):
+                parts += [f"{rel}/{p.name}", file_sha256(p)]
     return sha256_hex(*parts)
 
 
@@ -177,7 +205,9 @@ def encoder_key(spec: ModelSpec, weights_fp: str, role: str) -> str:
     """Everything that changes a vector for one role ("query" or "passage")."""
     prefix = spec.query_prefix if role == "query" else spec.passage_prefix
     max_len = spec.max_query_length if role == "query" else spec.max_passage_length
-    return sha256_hex("encoder-v1", weights_fp, spec.pooling, str(spec.normalize), prefix, str(max_len), spec.dtype, role)
+    dense = ("dense:" + ",".join(spec.dense),) if spec.dense else ()  # absent: the keys of before stay valid
+    return sha256_hex("encoder-v1", weights_fp, spec.pooling, str(spec.normalize), prefix, str(max_len), spec.dtype, role,
+                      *dense)
 
 
 def model_fingerprint(spec: ModelSpec) -> str:
@@ -185,7 +215,7 @@ def model_fingerprint(spec: ModelSpec) -> str:
         import bm25s
 
         return sha256_hex("bm25", json.dumps(spec.params, sort_keys=True), getattr(bm25s, "__version__", "?"))
-    wfp = weights_fingerprint(spec.resolve_path())
+    wfp = weights_fingerprint(spec.resolve_path(), spec.dense)
     return sha256_hex(wfp, encoder_key(spec, wfp, "query"), encoder_key(spec, wfp, "passage"), spec.similarity)
 
 
@@ -194,67 +224,55 @@ def model_fingerprint(spec: ModelSpec) -> str:
 
 
 def spec_from_folder(folder: Path, name: Optional[str] = None) -> ModelSpec:
-    """Build a spec for a local folder.
+    """Build a spec for a local folder (``name``: its label; default the folder's last component).
 
-    In order: a ``drbench_model.json`` written by drbench (the spec itself); else the
-    sentence-transformers files (``modules.json``, ``1_Pooling/config.json``,
+    In order: a ``drbench_model.json`` written by drbench (the spec itself; the maximum lengths are
+    those the checkpoint was trained with when ``training.json`` records them); else the
+    sentence-transformers files (``modules.json`` and its module folders,
     ``sentence_bert_config.json``, ``config_sentence_transformers.json``); else a plain Hugging
-    Face encoder with the usual DR defaults (CLS pooling, dot product, no normalisation).
+    Face encoder with the usual DR defaults (CLS pooling, dot product, no normalisation). Maximum
+    lengths not given by the spec come from the folder (:func:`bench.models.folder_config.folder_lengths`).
     """
     folder = Path(folder).expanduser()
     if not folder.is_dir():
         raise ResourceError(f"model folder {folder} does not exist")
     if not (folder / "config.json").exists():
         raise ResourceError(f"{folder} has no config.json: not a Hugging Face model folder")
-    name = name or str(folder)
+    name = name or folder.resolve().name or str(folder)
     own = folder / "drbench_model.json"
     if own.exists():
-        try:
-            d = json.loads(own.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise ResourceError(f"{own}:{exc.lineno}: malformed JSON ({exc.msg})") from None
+        d = read_json(own)
         d.update(name=name, path=str(folder), package=None, subdir="")
-        known = {f.name for f in dataclasses.fields(ModelSpec)}
-        return ModelSpec(**{k: v for k, v in d.items() if k in known})
-    kw: Dict[str, Any] = {}
-    modules_path = folder / "modules.json"
-    if modules_path.exists():
-        modules = json.loads(modules_path.read_text(encoding="utf-8"))
-        kinds = [m.get("type", "") for m in modules]
-        kw["normalize"] = any(k.endswith("Normalize") for k in kinds)
-        for m in modules:
-            if m.get("type", "").endswith("Pooling"):
-                pcfg = folder / m.get("path", "1_Pooling") / "config.json"
-                if pcfg.exists():
-                    pc = json.loads(pcfg.read_text(encoding="utf-8"))
-                    if pc.get("pooling_mode_cls_token"):
-                        kw["pooling"] = "cls"
-                    elif pc.get("pooling_mode_mean_tokens"):
-                        kw["pooling"] = "mean"
-                    else:
-                        raise ResourceError(f"{pcfg}: only mean or CLS pooling is supported")
-        sb = folder / "sentence_bert_config.json"
-        if sb.exists():
-            max_len = json.loads(sb.read_text(encoding="utf-8")).get("max_seq_length")
-            if max_len:
-                kw["max_passage_length"] = int(max_len)
-                kw["max_query_length"] = min(int(max_len), 64)
+        known = {f.name for f in dataclasses.fields(ModelSpec)} - {"dense", "length_sources"}
+        kw = {k: v for k, v in d.items() if k in known}
+        trained = training_lengths(folder)
+        src = "drbench_model.json"
+        if trained is not None:
+            kw["max_query_length"], kw["max_passage_length"] = trained
+            src = "training.json: the lengths it was trained with"
+        kw["length_sources"] = {"query": src, "passage": src}
+        return ModelSpec(**kw)
+    length, source = folder_lengths(folder)
+    kw: Dict[str, Any] = {"max_query_length": length, "max_passage_length": length,
+                          "length_sources": {"query": source, "passage": source}}
+    if (folder / "modules.json").exists():
         st_cfg = folder / "config_sentence_transformers.json"
-        if st_cfg.exists():
-            c = json.loads(st_cfg.read_text(encoding="utf-8"))
-            prompts = c.get("prompts") or {}
-            kw["query_prefix"] = prompts.get("query", "")
-            kw["passage_prefix"] = prompts.get("passage", prompts.get("document", ""))
-            sim = c.get("similarity_fn_name")
-            if sim in ("dot", "dot_product"):
-                kw["similarity"] = "dot"
-            elif sim in ("cosine", None):
-                kw["similarity"] = "cos"
-            else:
-                raise ResourceError(f"{st_cfg}: similarity {sim!r} is not supported (dot or cosine)")
+        c = read_json(st_cfg) if st_cfg.exists() else {}
+        prompts = c.get("prompts") or {}
+        kw["query_prefix"] = prompts.get("query", "")
+        kw["passage_prefix"] = prompts.get("passage", prompts.get("document", ""))
+        kw.update(st_modules(folder, prefixes=bool(kw["query_prefix"] or kw["passage_prefix"])))
+        check_lowercase(folder)
+        sim = c.get("similarity_fn_name")
+        if sim in ("dot", "dot_product"):
+            kw["similarity"] = "dot"
+        elif sim == "cosine" or (sim is None and st_cfg.exists()):
+            kw["similarity"] = "cos"
+        elif sim is not None:
+            raise ResourceError(f"{st_cfg}: similarity {sim!r} is not supported (dot or cosine)")
         kw.setdefault("similarity", "cos" if kw.get("normalize") else "dot")
     else:
-        kw.update(pooling="cls", normalize=False, similarity="dot", max_passage_length=256)
+        kw.update(pooling="cls", normalize=False, similarity="dot")
     return ModelSpec(name=name, path=str(folder), **kw)
 
 
@@ -276,6 +294,7 @@ def _minilm_l6() -> ModelSpec:
         similarity="cos",
         max_query_length=64,
         max_passage_length=256,
+        length_sources={"query": "registered spec minilm-l6", "passage": "registered spec minilm-l6"},
     )
 
 

@@ -34,8 +34,21 @@ class DdrTraining(TypedDict, total=False):
     rem: Annotated[Optional[ModelTraining], "the REM module trained on top of it"]
 
 
+class ModelLengths(TypedDict):
+    """The maximum input lengths (tokens, special tokens included) the texts were cut to."""
+
+    query: Annotated[int, "maximum query length"]
+    passage: Annotated[int, "maximum passage length"]
+    query_from: Annotated[str, "where the query length came from: --max-query-length, a folder file "
+                               "(sentence_bert_config.json max_seq_length, tokenizer_config.json "
+                               "model_max_length, config.json max_position_embeddings), a checkpoint's "
+                               "training.json, or a registered spec"]
+    passage_from: Annotated[str, "where the passage length came from (as query_from)"]
+
+
 class _ModelRequired(TypedDict):
-    name: Annotated[str, "model name (registered name, or the folder it was loaded from)"]
+    name: Annotated[str, "model name: --name, else the registered name or the last component of the "
+                         "folder it was loaded from"]
 
 
 class ModelEntry(_ModelRequired, total=False):
@@ -43,6 +56,7 @@ class ModelEntry(_ModelRequired, total=False):
 
     fingerprint: Annotated[str, "hash of the weights and settings (bench.models.spec.model_fingerprint)"]
     spec: Annotated[Dict[str, Any], "the model spec without machine-specific paths (ModelSpec.portable_dict)"]
+    lengths: Annotated[ModelLengths, "dense models: the maximum lengths used and where they came from"]
     training: Annotated[ModelTraining, "for a checkpoint trained by drbench: a summary of its training"]
 
 

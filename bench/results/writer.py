@@ -110,6 +110,9 @@ def model_entry(spec, fingerprint: str) -> dict:
     """Name, fingerprint and spec of the evaluated model; for a checkpoint trained by drbench also
     a summary of its training (recipe, method, parameter counts, steps, per-step loss curve)."""
     out = {"name": spec.name, "fingerprint": fingerprint, "spec": spec.portable_dict()}
+    if spec.kind == "dense":
+        out["lengths"] = {"query": spec.max_query_length, "passage": spec.max_passage_length,
+                          "query_from": spec.length_source("query"), "passage_from": spec.length_source("passage")}
     if spec.kind == "dense" and spec.path:
         from pathlib import Path
 

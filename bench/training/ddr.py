@@ -35,7 +35,7 @@ from bench.core.io import canonical_json, sha256_hex
 from bench.core.seeding import torch_seed
 from bench.core.versions import library_versions
 from bench.models.checkpoint import save_checkpoint
-from bench.models.loading import load_masked_lm, load_plain_encoder
+from bench.models.loading import load_masked_lm, load_plain_encoder, refuse_dense
 from bench.models.spec import model_fingerprint
 from bench.training.loop import clear_state, run_loop
 
@@ -123,6 +123,7 @@ def adapt_backbone(spec: ModelSpec, texts: Sequence[str], cfg: MLMConfig, out: P
     cfg.validate()
     if spec.kind != "dense":
         raise BenchError(f"{spec.name!r} is not a dense encoder")
+    refuse_dense(spec, "MLM adaptation")
     texts = [t for t in texts if t.strip()]
     if not texts:
         raise BenchError("the target corpus has no text to adapt on")

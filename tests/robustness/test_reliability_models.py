@@ -8,8 +8,9 @@ import shutil
 
 import pytest
 
-from bench.core.errors import ResourceError
+from bench.core.errors import BenchError, DataError, ResourceError
 from bench.models.loading import load_encoder, load_masked_lm
+from bench.models.spec import spec_from_folder
 
 KEEP = ("config.json", "vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
 
@@ -85,3 +86,105 @@ def test_corrupt_safetensors_is_refused(tiny_bert_plain, tmp_path):
     (folder / "model.safetensors").write_bytes(b"\xff" * 8 + b"not json")
     with pytest.raises(ResourceError, match="not a valid safetensors file.*Fix"):
         load_encoder(folder)
+
+
+# --------------------------------------------------------------------------------------------
+# sentence-transformers modules drbench cannot apply are refused, never skipped (issue 16.6)
+
+
+def _modules(folder):
+    return json.loads((folder / "modules.json").read_text())
+
+
+def _write_modules(folder, modules):
+    (folder / "modules.json").write_text(json.dumps(modules, indent=2))
+
+
+def test_pickle_only_dense_is_refused_with_convert(tiny_bert, tmp_path, beir_dir, capsys):
+    import torch
+
+    from bench.cli.main import main
+    from tests.conftest import add_dense
+
+    folder = add_dense(tmp_path / "m", tiny_bert)
+    (folder / "2_Dense" / "model.safetensors").unlink()
+    torch.save({"linear.weight": torch.zeros(16, 32)}, folder / "2_Dense" / "pytorch_model.bin")
+    rc = main(["evaluate", "--model", str(folder), "--dataset", str(beir_dir), "--no-progress",
+               "--generators", "EXTRAPUNC", "--out", str(tmp_path / "run")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "pytorch_model.bin" in err and "convert to safetensors" in err and "Traceback" not in err
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda m: m.insert(2, {"path": "2_LayerNorm", "type": "sentence_transformers.models.LayerNorm"}),
+     r"modules.json:\d+: module 'sentence_transformers.models.LayerNorm' is not applied by drbench"),
+    (lambda m: m.insert(1, m.pop(3)), r"Normalize must follow Pooling"),
+    (lambda m: m.append(m.pop(2)), r"drbench applies Dense between Pooling and Normalize only"),
+    (lambda m: m.pop(1), r"Dense between Pooling and Normalize only"),
+    (lambda m: m[2].update(path="../elsewhere"), r"modules.json:\d+: module Dense path '../elsewhere' climbs out"),
+    (lambda m: m[2].update(path="/etc"), r"modules.json:\d+: module Dense path '/etc' is an absolute path"),
+])
+def test_modules_drbench_cannot_apply_are_refused(tiny_bert, tmp_path, change, message):
+    from tests.conftest import add_dense
+
+    folder = add_dense(tmp_path / "m", tiny_bert)
+    modules = _modules(folder)
+    change(modules)
+    _write_modules(folder, modules)
+    with pytest.raises(BenchError, match=message):
+        spec_from_folder(folder)
+
+
+def test_module_path_through_a_symlink_out_of_the_folder_is_refused(tiny_bert, tmp_path):
+    from tests.conftest import add_dense
+
+    folder = add_dense(tmp_path / "m", tiny_bert)
+    shutil.move(str(folder / "2_Dense"), str(tmp_path / "outside"))
+    (folder / "2_Dense").symlink_to(tmp_path / "outside")
+    with pytest.raises(DataError, match=r"modules.json:\d+: module Dense path '2_Dense' leads outside"):
+        spec_from_folder(folder)
+
+
+@pytest.mark.parametrize("cfg,message", [
+    ({"activation_function": "torch.nn.modules.activation.ReLU"}, "activation_function .*ReLU.* is not supported"),
+    ({"module_input_name": "token_embeddings"}, "module_input_name 'token_embeddings'"),
+    ({"pooling": {"pooling_mode_max_tokens": True, "pooling_mode_mean_tokens": False}},
+     "pooling pooling_mode_max_tokens: drbench pools with exactly one of"),
+    ({"pooling": {"pooling_mode_cls_token": True}}, "pooling pooling_mode_cls_token, pooling_mode_mean_tokens"),
+])
+def test_dense_and_pooling_settings_drbench_cannot_apply_are_refused(tiny_bert, tmp_path, cfg, message):
+    from tests.conftest import add_dense
+
+    folder = add_dense(tmp_path / "m", tiny_bert)
+    pooling = cfg.pop("pooling", None)
+    if pooling:
+        path = folder / "1_Pooling" / "config.json"
+        path.write_text(json.dumps({**json.loads(path.read_text()), **pooling}))
+    dense = folder / "2_Dense" / "config.json"
+    dense.write_text(json.dumps({**json.loads(dense.read_text()), **cfg}))
+    with pytest.raises(ResourceError, match=message):
+        spec_from_folder(folder)
+
+
+def test_dense_weights_that_do_not_fit_the_config_are_refused(tiny_bert, tmp_path):
+    import torch
+    from safetensors.torch import save_file
+
+    from bench.encoding.encoder import Encoder
+    from tests.conftest import add_dense
+
+    folder = add_dense(tmp_path / "m", tiny_bert, bias=True)
+    save_file({"linear.weight": torch.zeros(16, 32)}, str(folder / "2_Dense" / "model.safetensors"))  # no bias
+    enc = Encoder(spec_from_folder(folder), "query", progress=False)
+    with pytest.raises(ResourceError, match=r"do not match its config.json .*linear.bias"):
+        enc.encode(["a query"])
+
+
+def test_training_refuses_a_model_with_dense_modules(tiny_bert, tmp_path):
+    from bench.models.loading import load_backbone
+    from tests.conftest import add_dense
+
+    spec = spec_from_folder(add_dense(tmp_path / "m", tiny_bert))
+    with pytest.raises(BenchError, match="Dense module.*would lose the Dense layer"):
+        load_backbone(spec)
