@@ -262,6 +262,15 @@ def method_state(model) -> Dict[str, object]:
     return {n: p.detach().cpu().clone().contiguous() for n, p in sorted(_method_params(model).items())}
 
 
+def set_method_trainable(model):
+    """``model`` (e.g. from :func:`load_tuned`) with only its method's parameters trainable (to
+    train its modules on; the backbone stays frozen). Returns the model."""
+    own = {id(p) for p in _method_params(model).values()}
+    for p in model.parameters():
+        p.requires_grad_(id(p) in own)
+    return model
+
+
 def load_method_state(model, state: Dict[str, object]) -> None:
     """Copy ``state`` into the method's parameters of ``model`` (strict: missing or unexpected
     names and shape mismatches raise a BenchError; nothing is copied then)."""
