@@ -160,6 +160,9 @@ def test_rodr_writes_an_evaluable_checkpoint(tiny, tmp_path):
     res = run(new, ds, VariationsConfig(measures=parse_measures("RR@10"), generators=["EXTRAPUNC"], progress=False,
                                         statistics=None), None)
     assert res["result"]["sets"][0]["name"] == "ORIGINAL"
+    from bench.reporting.tables import variations_table
+
+    assert "model trained by rodr (existing-retriever), weights 1 / 1 / 1" in variations_table(res["result"])
     src = _tensors(spec.resolve_path())
     got = _tensors(out)
     assert any(not np.array_equal(src[k], got[k]) for k in src if k in got)
@@ -239,6 +242,13 @@ def test_rodr_cases_weights_and_record(tiny, tmp_path):
     odd.w_passage = 0.2
     dev = train_recipe(spec, ds, odd, tmp_path / "odd", progress=False)["deviations"]
     assert len(dev) == 1 and "existing-retriever" in dev[0] and "1 / 1 / 1" in dev[0]
+    # an evaluation of that checkpoint carries the case, weights and deviation into result.json
+    from bench.models.spec import resolve_model
+    from bench.results.writer import model_entry
+
+    entry = model_entry(resolve_model(str(tmp_path / "odd")), "fp")["training"]
+    assert entry["case"] == "existing-retriever" and entry["deviations"] == dev
+    assert entry["weights"] == {"w_nll": 1.0, "w_query": 1.0, "w_passage": 0.2}
     with pytest.raises(BenchError, match="from-dr-oq"):
         RecipeConfig(recipe="dr-qv", from_dr_oq=True).validate()
     with pytest.raises(BenchError, match="NLL only"):

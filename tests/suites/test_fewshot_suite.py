@@ -105,6 +105,11 @@ def test_end_to_end(tiny_bert, labelled, tmp_path):
         assert e["novel"]["sd"] == pytest.approx(np.std(e["novel"]["trials"], ddof=1))
         assert "full-shot" in mo and mo["boosting_gradient"]["points"][0][0] == 0
         assert mo["training"]["lr"] == 1e-3
+        # lr 1e-3 is not the IAA paper's (qry-tune 2e-5, bitfit 1e-4): a deviation recorded and printed
+        assert len(mo["deviations"]) == 1 and "learning rate 0.001" in mo["deviations"][0]
+    from suites.fewshot_output import fewshot_table
+
+    assert "deviation from the paper: bitfit: learning rate 0.001 (paper: 0.0001)" in fewshot_table(res)
     # qry-tune never encodes a passage with the tuned model; bitfit re-encodes the corpus in memory
     assert res["methods"]["qry-tune"]["encoded_by_tuned_model"]["passage"] == 0
     assert res["methods"]["bitfit"]["encoded_by_tuned_model"]["passage"] > 0
