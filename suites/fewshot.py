@@ -56,7 +56,7 @@ from bench.search.retriever import make_retriever
 from bench.search.exact import TIE_BREAK
 from bench.training.contrastive import (TrainLog, make_examples, mine_negatives, train_dual_encoder)
 from bench.training.dual import build_dual_encoder, tuned_module
-from bench.tuning.config import METHOD_DESCRIPTIONS
+from bench.tuning.config import METHOD_DESCRIPTIONS, method_deviations
 from bench.core.seeding import rng_for
 from suites.fewshot_sampler import FewShotPlan, build_plan
 from suites.fewshot_config import FEWSHOT_OPTIONS, FewShotConfig, config_from
@@ -209,6 +209,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
         m_out: dict = {"description": METHOD_DESCRIPTIONS[method],
                        "training": cfg.train.resolved(method, spec.similarity),
                        "tuning": cfg.tuning.for_method(method, base_model)}
+        m_out["deviations"] = method_deviations(method, cfg.tuning, m_out["training"]["lr"])
         encoded = {"query": 0, "passage": 0}
         start = None
         if cfg.basic_learning:

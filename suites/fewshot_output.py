@@ -90,6 +90,8 @@ def fewshot_table(result: dict) -> str:
         arch = describe(m, mo.get("tuning") or {})
         if arch:
             out.append(f"tuning {arch}")
+        for d in mo.get("deviations") or []:
+            out.append(f"deviation from the paper: {d}")
     for m, mo in result["methods"].items():
         segs = mo["boosting_gradient"]["segments"]
         if segs:

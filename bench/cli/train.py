@@ -10,7 +10,7 @@ from bench.data.collections import load_dataset
 from bench.models.loading import refuse_dense
 from bench.models.spec import resolve_model
 from bench.training.contrastive import train_config_from
-from bench.training.recipes import RECIPES, RecipeConfig, train_recipe
+from bench.training.recipes import CASES, RECIPES, RecipeConfig, train_recipe
 from bench.tuning.config import tuning_config_from
 from perturb import GENERATORS
 
@@ -30,10 +30,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--method", default="full-tune", help="which parameters learn (bench.tuning.config methods that make "
                                                          "one checkpoint; default: full-tune)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--w-nll", type=float, default=1.0, help="rodr: weight of the NLL term (paper: 1)")
-    p.add_argument("--w-query", type=float, default=1.0, help="rodr: weight of query-centred alignment (paper: 1)")
-    p.add_argument("--w-passage", type=float, default=0.2, help="rodr: weight of passage-centred alignment "
-                                                                "(paper: 0.2)")
+    p.add_argument("--from-dr-oq", action="store_true",
+                   help="rodr: train DR_OQ on the original queries first (into OUT.dr-oq), then RoDR from it with "
+                        "the paper's weights for that case, 1 / 1 / 0.2 (default: RoDR applied to the existing "
+                        "retriever --model, with the paper's equal weights 1 / 1 / 1)")
+    p.add_argument("--w-nll", type=float, default=None, help="rodr: weight of the NLL term (default: the paper's, 1)")
+    p.add_argument("--w-query", type=float, default=None,
+                   help="rodr: weight of query-centred alignment (default: the paper's, 1)")
+    p.add_argument("--w-passage", type=float, default=None, help="rodr: weight of passage-centred alignment "
+                                                                 "(default: the paper's for the case: 1, or 0.2 "
+                                                                 "with --from-dr-oq)")
+    p.add_argument("--passage-rows", choices=["all", "positives"], default="all",
+                   help="rodr: passages that centre the passage-centred KL: every in-batch passage (the paper, "
+                        "default) or the positives only")
     p.add_argument("--loss", default="nll", choices=["nll", "margin-mse"],
                    help="baseline recipes: NLL (default) or Margin-MSE distillation from --teacher")
     p.add_argument("--teacher", default=None, help="margin-mse: dense teacher model (default: the starting model)")
@@ -62,10 +71,16 @@ def run(args) -> int:
                        w_passage=args.w_passage, holdout=args.holdout, train_split=args.train_split, generators=gens,
                        save_every=args.save_every, train=train_config_from(args),
                        tuning=tuning_config_from(args), loss=args.loss,
-                       teacher=resolve_model(args.teacher) if args.teacher else None)
+                       teacher=resolve_model(args.teacher) if args.teacher else None,
+                       from_dr_oq=args.from_dr_oq, passage_rows=args.passage_rows)
+    cfg.validate()  # before any training: a bad combination is a usage error (exit 2)
     out = args.out or Path("checkpoints") / f"{slug(spec.name)}__{slug(dataset.name)}__{args.recipe}__s{args.seed}"
     check_writable_folder(out, "--out", "give --out a new or writable folder")
-    print(f"bench train: recipe {args.recipe}, method {args.method}, from {spec.name} on {dataset.name}", file=sys.stderr)
+    case = f" ({cfg.case}: {CASES[cfg.case]})" if cfg.case else ""
+    print(f"bench train: recipe {args.recipe}{case}, method {args.method}, from {spec.name} on {dataset.name}",
+          file=sys.stderr)
+    for d in cfg.deviations():
+        print(f"deviation from the paper: {d}", file=sys.stderr)
     rec = train_recipe(spec, dataset, cfg, out, train_dataset=train_ds, batch_size=args.batch_size,
                        progress=not args.no_progress)
     print(training_summary(rec))
@@ -81,6 +96,15 @@ def training_summary(rec: dict) -> str:
     lines = [f"recipe {rec.get('recipe', rec.get('kind'))}: {rec.get('description', '')}",
              f"trainable parameters {par['trainable']:,} of {par['total']:,} ({100 * par['trainable_share']:.2f}%)",
              f"steps {log['steps']} in {log['seconds']:.1f} s; loss {log['first_loss']:.4f} -> {log['last_loss']:.4f}"]
+    if rec.get("case"):
+        w = rec["loss"]["weights"]
+        lines.append(f"case {rec['case']}: weights {w['w_nll']:g} / {w['w_query']:g} / {w['w_passage']:g} "
+                     f"(NLL / query-centred / passage-centred)")
+    for st in rec.get("stages") or []:
+        lines.append(f"stage {st['stage']} {st['name']} ({st['recipe']}): {st['steps']} steps"
+                     + (f", reused {st['checkpoint']}" if st.get("reused") else ""))
+    for d in rec.get("deviations") or []:
+        lines.append(f"deviation from the paper: {d}")
     if log.get("resumed_at"):
         lines.append(f"resumed at step(s) {', '.join(map(str, log['resumed_at']))}")
     if rec.get("variation_use"):

@@ -50,6 +50,12 @@ def variations_table(result: dict) -> str:
         out.append(f"* = significant at alpha {header_['alpha']}: {header_['sidedness']} {header_['test']} vs ORIGINAL "
                    f"on per-query values; {header_['correction']} correction within each family ({header_['family']}).")
     out += [f"note: {n}" for n in result.get("notes") or []]
+    tr = result["model"].get("training") or {}
+    if tr.get("case"):
+        w = tr.get("weights") or {}
+        out.append(f"model trained by {tr.get('recipe')} ({tr['case']}), weights "
+                   + " / ".join(f"{w.get(k, 0):g}" for k in ("w_nll", "w_query", "w_passage")))
+    out += [f"deviation from the paper (training of {m}): {d}" for d in tr.get("deviations") or []]
     return "\n".join(out)
 
 

@@ -20,6 +20,10 @@ class ModelTraining(TypedDict, total=False):
 
     kind: Annotated[Optional[str], "kind of training record: recipe, ddr-dam, ddr-rem, ..."]
     recipe: Annotated[Optional[str], "training recipe (dr, dr-qv, rodr, ...)"]
+    case: Annotated[Optional[str], "rodr: existing-retriever (RoDR from the starting model) or from-dr-oq "
+                                   "(DR_OQ first, then RoDR from it)"]
+    weights: Annotated[Optional[Dict[str, float]], "rodr: loss weights used (w_nll, w_query, w_passage)"]
+    deviations: Annotated[List[str], "departures from the recipe's paper active in its training (docs/methods.md)"]
     method: Annotated[Optional[str], "parameter-efficient method trained, null for full fine-tuning"]
     source_fingerprint: Annotated[Optional[str], "fingerprint of the model training started from"]
     parameters: Annotated[Optional[Dict[str, Any]], "parameter counts (total, trainable)"]

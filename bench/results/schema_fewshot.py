@@ -141,6 +141,8 @@ MethodResult = TypedDict("MethodResult", {
     "description": Annotated[str, "the method in words"],
     "training": Annotated[Dict[str, Any], "resolved training settings (bench.training TrainConfig)"],
     "tuning": Annotated[Dict[str, Any], "the method's tuning settings and architecture (bench.tuning)"],
+    "deviations": Annotated[List[str], "departures from the method's paper active in this run "
+                                       "(bench.tuning.config.method_deviations; docs/methods.md)"],
     "parameters": Annotated[ParameterCounts, "parameter counts"],
     "tied": Annotated[bool, "query and passage encoders share weights"],
     "basic": Annotated[SettingScores, "basic learning on the base classes (when enabled)"],

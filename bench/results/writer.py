@@ -121,7 +121,9 @@ def model_entry(spec, fingerprint: str) -> dict:
         rec = read_training(Path(spec.path))
         if rec:
             log = rec.get("log") or {}
-            out["training"] = {"kind": rec.get("kind"), "recipe": rec.get("recipe"),
+            out["training"] = {"kind": rec.get("kind"), "recipe": rec.get("recipe"), "case": rec.get("case"),
+                               "weights": (rec.get("loss") or {}).get("weights") if rec.get("case") else None,
+                               "deviations": list(rec.get("deviations") or []),
                                "method": (rec.get("method") or {}).get("name"),
                                "source_fingerprint": rec.get("source_fingerprint"),
                                "parameters": rec.get("parameters"), "steps": log.get("steps"),

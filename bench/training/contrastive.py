@@ -35,7 +35,7 @@ from bench.core.progress import progress as progress_bar
 from bench.core.options import option
 from bench.core.seeding import rng_for, torch_seed
 from bench.training.loop import linear_schedule, make_optimizer
-from bench.tuning.config import DEFAULT_LR
+from bench.tuning.config import DEFAULT_LR, lr_source
 
 NEGATIVE_SOURCES = ("model", "bm25", "none")
 
@@ -69,6 +69,7 @@ class TrainConfig:
         """The settings actually used for a method (recorded in the result file)."""
         d = asdict(self)
         d["lr"] = self.lr if self.lr is not None else DEFAULT_LR[method]
+        d["lr_source"] = lr_source(method, self.lr)
         d["temperature"] = self.temperature if self.temperature is not None else (0.05 if similarity == "cos" else 1.0)
         d["optimizer"] = "AdamW (weight decay on tensors with dim >= 2)"
         d["schedule"] = "linear warm-up then linear decay to 0"
@@ -228,7 +229,7 @@ def train_dual_encoder(dual, examples: Sequence[Example], doc_text: Callable[[st
 TRAINING_OPTIONS = (
     option('--epochs', type=int, default=1),
     option('--train-batch-size', type=int, default=16),
-    option('--lr', type=float, default=None, help='learning rate (default per method: full/qry/psg-tune 2e-5, bitfit/lora/adapter 5e-4, prefix 5e-3)'),
+    option('--lr', type=float, default=None, help="learning rate (default per method, the IAA paper's: full/qry/psg-tune 2e-5; bitfit, prefix, lora, adapter, pfeiffer, iaa-s/l/m 1e-4; ours for methods it does not cover: parallel-adapter, rem 5e-4)"),
     option('--weight-decay', type=float, default=0.01),
     option('--warmup-ratio', type=float, default=0.1),
     option('--temperature', type=float, default=None, help='softmax temperature (default: 0.05 for cosine models, 1.0 for dot product)'),

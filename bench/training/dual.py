@@ -20,13 +20,14 @@ from bench.core.progress import plural, progress as progress_bar
 # adapters (own implementation, in bench.tuning.adapters)
 
 
-def add_adapters(model, reduction: int) -> int:
-    """Insert the ``adapter`` method's bottleneck adapter after every feed-forward output
-    projection of a BERT-family encoder (in place, initialised from the current global RNG;
-    the backbone is frozen, the adapters trainable). Returns the number inserted."""
+def add_adapters(model, reduction: int, method: str = "pfeiffer") -> int:
+    """Insert bottleneck adapters into a BERT-family encoder (in place, initialised from the
+    current global RNG; the backbone is frozen, the adapters trainable): ``pfeiffer`` after every
+    feed-forward output projection, ``adapter`` (Houlsby) also after every attention output
+    projection. Returns the number inserted."""
     cfg = TuningConfig(adapter_reduction=reduction)
-    plan = plan_for("adapter", cfg, model)
-    attach_plan(model, "adapter", plan, None, settings=cfg.for_method("adapter"))
+    plan = plan_for(method, cfg, model)
+    attach_plan(model, method, plan, None, settings=cfg.for_method(method))
     return plan["groups"][0]["count"]
 
 

@@ -12,13 +12,17 @@ def kl_rows(teacher_logits, student_logits, mask):
     return term.sum(dim=-1).mean()
 
 
-def rodr_losses(q_n, p_n, q_o, p_o, n_queries: int, mask, temperature: float, cosine: bool):
+def rodr_losses(q_n, p_n, q_o, p_o, n_queries: int, mask, temperature: float, cosine: bool,
+                passage_rows: str = "all"):
     """The three RoDR terms for one batch.
 
     ``q_n``: DR_N vectors of the B query variations; ``p_n``: DR_N vectors of the passage columns
     (the B positives first, then the hard negatives); ``q_o``/``p_o``: DR_O's vectors of the
-    original queries and the same columns (or None for the NLL-only recipes). Returns
-    ``(l_nll, l_query, l_passage)`` (the last two None without a teacher)."""
+    original queries and the same columns (or None for the NLL-only recipes). ``passage_rows``:
+    the passages p_j that centre a passage-centred distribution (over the B queries): "all" the
+    in-batch passages, positives and hard negatives (the paper: every p_j in P), or "positives"
+    the first B only. Returns ``(l_nll, l_query, l_passage)`` (the last two None without a
+    teacher)."""
     import torch
 
     if cosine:
@@ -34,8 +38,8 @@ def rodr_losses(q_n, p_n, q_o, p_o, n_queries: int, mask, temperature: float, co
         p_o = torch.nn.functional.normalize(p_o, dim=-1)
     s_o = q_o @ p_o.T / temperature
     l_query = kl_rows(s_o, s_n, mask)
-    b = n_queries
-    l_passage = kl_rows(s_o[:, :b].T, s_n[:, :b].T, mask[:, :b].T)
+    rows = s_n.shape[1] if passage_rows == "all" else n_queries
+    l_passage = kl_rows(s_o[:, :rows].T, s_n[:, :rows].T, mask[:, :rows].T)
     return l_nll, l_query, l_passage
 
 

@@ -14,10 +14,19 @@ Recipes (:data:`RECIPES`):
   * ``L_nll``  = cross-entropy of q' against its own positive over P (in-batch + hard negatives),
   * ``L_q``    = mean over i of KL( p_O(. | q_i) || p_N(. | q'_i) ), each a softmax over the
     columns P of s(q, p) / tau (query-centred local ranking),
-  * ``L_p``    = mean over the B positive passages p_j of KL( p_O(. | p_j) || p_N(. | p_j) ),
+  * ``L_p``    = mean over every in-batch passage p_j in P (positives and hard negatives, as the
+    paper's "for each p_j in P" and the authors' code) of KL( p_O(. | p_j) || p_N(. | p_j) ),
     each a softmax over the B in-batch queries of s(q_i, p_j) / tau for DR_O with the original
-    queries q_i and for DR_N with the variations q'_i (passage-centred local ranking),
-  * ``loss``   = w_nll * L_nll + w_query * L_q + w_passage * L_p (paper: 1, 1, 0.2).
+    queries q_i and for DR_N with the variations q'_i (passage-centred local ranking);
+    ``passage_rows="positives"`` (ours, a named deviation) centres it on the B positives only,
+  * ``loss``   = w_nll * L_nll + w_query * L_q + w_passage * L_p.
+
+  Two cases, as in the paper: RoDR applied to an existing retriever (default: DR_O = CKPT; equal
+  weights 1 / 1 / 1) and RoDR on top of DR_OQ (``from_dr_oq``, ``--from-dr-oq``: stage 1 trains
+  DR_OQ from CKPT on the original queries (NLL) into ``<out>.dr-oq``; stage 2 is RoDR with
+  DR_OQ as both the frozen teacher and the starting point, weights 1 / 1 / 0.2). The training
+  record states the case, the weights used and the paper's weights for the case; weights given
+  on the command line that differ from them are listed under ``deviations``.
 
   KL(P || Q) = sum_x P(x) (log P(x) - log Q(x)): the teacher's distribution is the first
   argument. s is the dot product of the model's output vectors (L2-normalised first when the
@@ -27,8 +36,10 @@ Recipes (:data:`RECIPES`):
   DR_O's vectors are its cached embeddings (the corpus matrix and the query store): the teacher
   never runs a forward pass during training.
 - ``dr-qv``: DR_QV, trained on the variations q' only (L_nll), no alignment.
-- ``dr-oq-qv``: DR_OQ->QV, trained on the original queries (L_nll) for ``epochs`` epochs, then on
-  the variations for ``epochs`` more, in sequence.
+- ``dr-oq-qv``: DR_OQ->QV: stage 1 trains DR_OQ on the original queries (L_nll) into
+  ``<out>.dr-oq`` (the same stage as ``rodr --from-dr-oq``), stage 2 trains on the variations
+  from it. Each stage has its own optimiser and learning-rate schedule (warm-up and decay) and
+  RoDR's number of steps (``epochs`` x batches; ``--max-steps`` caps each stage).
 - ``dr``: trained on the original queries only (L_nll): the plain fine-tuned baseline.
 
 ``--loss margin-mse`` (baseline recipes only) replaces L_nll by Margin-MSE distillation
@@ -48,151 +59,39 @@ queries it never saw (``bench evaluate --queries DIR/heldout_queries.txt``).
 """
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass, field
+import dataclasses
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, Optional, Tuple
 
 import numpy as np
 
-from bench.data.model import Dataset
 from bench.core.errors import BenchError
-from bench.models.spec import ModelSpec
-from bench.training.contrastive import TrainConfig, relevance_mask
-from bench.core.seeding import rng_for
-from bench.training.losses import margin_mse, rodr_losses
 from bench.core.io import canonical_json, sha256_hex
-from bench.core.seeding import torch_seed
+from bench.core.seeding import rng_for, torch_seed
 from bench.core.timing import Timer
 from bench.core.versions import library_versions
-from bench.data.model import natural_key
-from bench.models.checkpoint import check_saveable, save_checkpoint
-from bench.models.loading import load_backbone
-from bench.models.spec import model_fingerprint
+from bench.data.model import Dataset
+from bench.models.checkpoint import read_training, save_checkpoint
+from bench.models.loading import load_backbone, load_plain_encoder
+from bench.models.spec import ModelSpec, model_fingerprint, resolve_model
 from bench.search.retriever import make_retriever
-from bench.training.contrastive import mine_negatives
+from bench.training.contrastive import mine_negatives, relevance_mask
 from bench.training.dual import build_dual_encoder, tuned_module
+from bench.training.losses import margin_mse, rodr_losses
 from bench.training.loop import clear_state, run_loop
+from bench.training.recipe_config import (CASES, HELDOUT_FILE, PHASES, RECIPES, RecipeConfig,  # noqa: F401 (re-exported)
+                                          PAPER_WEIGHTS)
+from bench.training.recipe_data import Pair, Schedule, split_queries, variation_pairs  # noqa: F401 (re-exported)
+from bench.tuning.adapters import set_method_trainable, tuning_info
 from bench.tuning.config import DEFAULT_LR, METHOD_DESCRIPTIONS, TuningConfig
-from perturb import PAPER_ORDER
-from perturb.sets import generate
 
-RECIPES = {
-    "rodr": "RoDR: NLL on a sampled query variation + query- and passage-centred local ranking alignment "
-            "(KL from the frozen original model)",
-    "dr-qv": "DR_QV: fine-tuned on query variations only (NLL), no alignment",
-    "dr-oq-qv": "DR_OQ->QV: fine-tuned on the original queries, then on query variations (NLL), in sequence",
-    "dr": "DR: fine-tuned on the original queries (NLL)",
-}
-PHASES = {"rodr": ("variation",), "dr-qv": ("variation",), "dr-oq-qv": ("original", "variation"), "dr": ("original",)}
-HELDOUT_FILE = "heldout_queries.txt"
-LOSSES = ("nll", "margin-mse")
+STAGE_ONE = ".dr-oq"  # suffix of the stage-1 (DR_OQ) checkpoint folder beside --out
 
 
-@dataclass
-class RecipeConfig:
-    recipe: str = "rodr"
-    method: str = "full-tune"
-    seed: int = 0
-    w_nll: float = 1.0
-    w_query: float = 1.0
-    w_passage: float = 0.2
-    holdout: float = 0.5
-    train_split: Optional[str] = None
-    generators: Optional[Sequence[str]] = None  # None: the paper's eight
-    save_every: int = 50
-    train: TrainConfig = field(default_factory=TrainConfig)
-    tuning: Optional[object] = None  # bench.tuning.config.TuningConfig (None: its defaults)
-    loss: str = "nll"  # recipes dr / dr-qv / dr-oq-qv: "nll" or "margin-mse"
-    teacher: Optional[object] = None  # margin-mse: the teacher's ModelSpec (None: the starting model)
-
-    def validate(self) -> "RecipeConfig":
-        if self.recipe not in RECIPES:
-            raise BenchError(f"unknown recipe {self.recipe!r}; choose from {', '.join(RECIPES)}")
-
-        check_saveable(self.method)  # before any training, not after it
-        if not 0.0 < self.holdout < 1.0:
-            raise BenchError("--holdout must be between 0 and 1 (exclusive), or give --train-split")
-        if self.loss not in LOSSES:
-            raise BenchError(f"--loss must be one of {', '.join(LOSSES)}")
-        if self.loss == "margin-mse" and self.recipe == "rodr":
-            raise BenchError("--loss margin-mse replaces the NLL of the baseline recipes; rodr keeps its own loss")
-        if self.loss == "margin-mse" and (self.train.hard_negatives < 1 or self.train.negatives_from == "none"):
-            raise BenchError("--loss margin-mse needs hard negatives (--hard-negatives >= 1, --negatives model|bm25)")
-        if min(self.w_nll, self.w_query, self.w_passage) < 0:
-            raise BenchError("loss weights must be >= 0")
-        self.train.validate()
-        return self
-
-    def weights(self) -> Dict[str, float]:
-        if self.recipe == "rodr":
-            return {"w_nll": self.w_nll, "w_query": self.w_query, "w_passage": self.w_passage}
-        return {"w_nll": 1.0, "w_query": 0.0, "w_passage": 0.0}
-
-
-@dataclass(frozen=True)
-class Pair:
-    qid: str
-    text: str
-    positives: Tuple[str, ...]
-    negatives: Tuple[str, ...]
-    variations: Tuple[Tuple[str, str], ...]  # (set name, text) of every generator that changed the query
-
-
-def split_queries(dataset: Dataset, holdout: float, seed: int) -> Tuple[List[str], List[str]]:
-    """(train ids, held-out ids): the judged queries ordered by sha256(seed, qid); the first
-    round(holdout * n) are held out. Both lists are returned in the dataset's natural order."""
-    qids = dataset.judged_query_ids()
-    order = sorted(qids, key=lambda q: hashlib.sha256(f"{seed}\t{q}".encode()).hexdigest())
-    n_out = int(round(holdout * len(qids)))
-    if n_out < 1 or n_out >= len(qids):
-        raise BenchError(f"--holdout {holdout} leaves no training or no held-out query ({len(qids)} judged queries)")
-    held = set(order[:n_out])
-    return ([q for q in qids if q not in held], sorted(held, key=natural_key))
-
-
-class _Schedule:
-    """Step -> (phase, epoch, batch start); batches depend on (seed, phase, epoch) only."""
-
-    def __init__(self, n: int, batch_size: int, phases: Sequence[str], epochs: int, seed: int,
-                 max_steps: Optional[int]):
-        self.n, self.bs, self.seed = n, batch_size, seed
-        self.steps = [(pi, e, s) for pi in range(len(phases)) for e in range(epochs) for s in range(0, n, batch_size)]
-        if max_steps is not None:
-            self.steps = self.steps[:max_steps]
-        self._perm: Dict[Tuple[int, int], np.ndarray] = {}
-
-    def __len__(self) -> int:
-        return len(self.steps)
-
-    def batch(self, step: int) -> Tuple[int, int, np.ndarray]:
-        pi, e, s = self.steps[step]
-        if (pi, e) not in self._perm:
-            self._perm[(pi, e)] = rng_for(self.seed, "recipe-order", f"{pi}/{e}").permutation(self.n)
-        return pi, e, self._perm[(pi, e)][s:s + self.bs]
-
-
-def _variation_pairs(dataset: Dataset, train_ids: Sequence[str], cfg: RecipeConfig, negatives) -> Tuple[List[Pair], list, list]:
-    items = [(q, dataset.queries[q].text) for q in train_ids]
-    names = list(cfg.generators) if cfg.generators is not None else list(PAPER_ORDER)
-    by_q: Dict[str, List[Tuple[str, str]]] = {q: [] for q in train_ids}
-    used, missing = [], []
-    if cfg.recipe != "dr":
-        for name in names:
-            vs = generate(name, items, cfg.seed)
-            if vs.status != "ok":
-                missing.append({"name": vs.name, "reason": vs.reason})
-                continue
-            used.append({"name": vs.name, "label": vs.label, "n_applied": int(vs.n_applied),
-                         "fingerprint": vs.fingerprint()})
-            for q, t, a in zip(vs.qids, vs.texts, vs.applied):
-                if a:
-                    by_q[q].append((vs.name, t))
-    pairs = []
-    for q, text in items:
-        pos = tuple(sorted(d for d, g in dataset.qrels.get(q, {}).items() if g > 0))
-        pairs.append(Pair(q, text, pos, tuple(negatives.get(q, ())), tuple(by_q[q])))
-    return pairs, used, missing
+def stage_one_folder(out: Path) -> Path:
+    """Where a two-stage run (dr-oq-qv, rodr --from-dr-oq) writes its DR_OQ checkpoint."""
+    out = Path(out)
+    return out.parent / f"{out.name}{STAGE_ONE}"
 
 
 def train_recipe(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path, *, train_dataset: Optional[Dataset] = None,
@@ -201,12 +100,41 @@ def train_recipe(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
     """Train, write the checkpoint folder ``out`` and return its training record.
 
     ``train_dataset``: a separate training split of the same collection (then nothing is held
-    out of ``dataset``). ``stop_after``: stop after this many steps (the state stays for a
-    resume; no checkpoint)."""
+    out of ``dataset``). ``stop_after``: stop after this many steps of this call (the state stays
+    for a resume; no checkpoint). Two-stage runs (``dr-oq-qv``, ``rodr`` with ``from_dr_oq``)
+    first write the DR_OQ checkpoint :func:`stage_one_folder` (reused when it is complete and was
+    trained with the same settings), then train stage 2 from it into ``out``."""
+    cfg.validate()
+    kw = dict(train_dataset=train_dataset, cache_root=cache_root, batch_size=batch_size, progress=progress)
+    if cfg.recipe != "dr-oq-qv" and not cfg.from_dr_oq:
+        return _train_stage(spec, dataset, cfg, out, stop_after=stop_after, **kw)[0]
+    first = stage_one_folder(out)
+    one = dataclasses.replace(cfg, recipe="dr", from_dr_oq=False, w_nll=None, w_query=None, w_passage=None,
+                              loss=cfg.loss if cfg.recipe == "dr-oq-qv" else "nll",
+                              teacher=(cfg.teacher or spec) if cfg.loss == "margin-mse" else None)
+    rec1, ran = _train_stage(spec, dataset, one, first, stop_after=stop_after, reuse=True, **kw)
+    stage1 = {"stage": 1, "name": "DR_OQ", "recipe": "dr", "checkpoint": str(first), "complete": rec1["complete"],
+              "reused": ran is None, "steps": rec1["log"]["steps"], "first_loss": rec1["log"]["first_loss"],
+              "last_loss": rec1["log"]["last_loss"]}
+    if not rec1["complete"]:
+        return dict(rec1, recipe=cfg.recipe, stages=[stage1], complete=False)
+    left = None if stop_after is None else stop_after - (ran or 0)
+    dr_oq = resolve_model(str(first))
+    two = dataclasses.replace(cfg, recipe="dr-qv" if cfg.recipe == "dr-oq-qv" else "rodr",
+                              teacher=(cfg.teacher or spec) if cfg.loss == "margin-mse" else None)
+    stage1["fingerprint"] = model_fingerprint(dr_oq)
+    rec2, _ = _train_stage(dr_oq, dataset, two, out, stop_after=left, stage=(cfg, spec, stage1), **kw)
+    return rec2
+
+
+def _train_stage(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path, *, train_dataset: Optional[Dataset],
+                 cache_root: Optional[Path], batch_size: int, progress: bool, stop_after: Optional[int],
+                 reuse: bool = False, stage: Optional[tuple] = None) -> Tuple[dict, Optional[int]]:
+    """One stage: train ``spec`` with ``cfg`` into ``out``. Returns (record, steps run by this call;
+    None when ``reuse`` found ``out`` complete with the same run key). ``stage``: (the two-stage
+    run's config, its starting model, the stage-1 summary) for stage 2 of a two-stage run."""
     import torch
 
-
-    cfg.validate()
     if spec.kind != "dense":
         raise BenchError(f"bench train trains dense encoders; {spec.name!r} is {spec.kind}")
     out = Path(out)
@@ -233,12 +161,12 @@ def train_recipe(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
             judged = {q: {d: 1 for d in train_ds.qrels.get(q, {})} for q in train_ids}
             negatives = mine_negatives(run, judged, tc.negative_depth)
     with timer("variations"):
-        pairs, used_sets, missing_sets = _variation_pairs(train_ds, train_ids, cfg, negatives)
+        pairs, used_sets, missing_sets = variation_pairs(train_ds, train_ids, cfg, negatives)
     pairs = [p for p in pairs if p.positives]
     if not pairs:
         raise BenchError("no training query has a relevant passage")
     weights = cfg.weights()
-    teacher = weights["w_query"] > 0 or weights["w_passage"] > 0
+    teacher = cfg.recipe == "rodr"  # DR_O: the starting model (or DR_OQ in stage 2 of --from-dr-oq), frozen
     teacher_q = {}
     if teacher:
         vecs = retriever.query_cache.texts([p.text for p in pairs])
@@ -256,13 +184,22 @@ def train_recipe(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
     base_model, tok = load_backbone(spec)
     tuning_cfg = cfg.tuning if cfg.tuning is not None else TuningConfig()
     tuning_cfg.validate([cfg.method])
-    dual = build_dual_encoder(spec, cfg.method, base_model, tok, tuning_cfg, seed=torch_seed(cfg.seed, "init", cfg.method))
+    start = None
+    info = tuning_info(base_model)
+    if info is not None:  # a checkpoint carrying its method's modules (stage 1 of a PEFT run): train them on
+        if info["method"] != cfg.method:
+            raise BenchError(f"{spec.name} carries {info['method']} modules; train it on with --method "
+                             f"{info['method']}, or start from a plain checkpoint")
+        start = set_method_trainable(base_model)
+        base_model = load_plain_encoder(spec.resolve_path())  # the frozen backbone, saved beside the modules
+    dual = build_dual_encoder(spec, cfg.method, base_model, tok, tuning_cfg, seed=torch_seed(cfg.seed, "init", cfg.method),
+                              start=start)
     student = tuned_module(dual)
     settings = tc.resolved(cfg.method, spec.similarity)
     lr, tau, n_neg = settings["lr"], settings["temperature"], settings["hard_negatives"]
     cosine = spec.similarity == "cos"
     phases = PHASES[cfg.recipe]
-    sched = _Schedule(len(pairs), tc.batch_size, phases, tc.epochs, cfg.seed, tc.max_steps)
+    sched = Schedule(len(pairs), tc.batch_size, phases, tc.epochs, cfg.seed, tc.max_steps)
 
     def plan(step: int):
         """The batch of ``step``: (pairs, query texts, variation set used per pair, passage columns)."""
@@ -314,7 +251,7 @@ def train_recipe(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
             tn = torch.from_numpy(np.asarray(mm["corpus"][[doc_pos[cols[j]] for j in negs]], dtype=np.float32))
             loss = margin_mse(q_n[rows], p_n[rows], p_n[negs], tq, tp, tn, cosine)
             return loss, {"margin_mse": float(loss.detach())}
-        l_nll, l_q, l_p = rodr_losses(q_n, p_n, q_o, p_o, len(batch), mask, tau, cosine)
+        l_nll, l_q, l_p = rodr_losses(q_n, p_n, q_o, p_o, len(batch), mask, tau, cosine, cfg.passage_rows)
         loss = weights["w_nll"] * l_nll
         parts = {"nll": float(l_nll.detach())}
         if l_q is not None:
@@ -323,7 +260,7 @@ def train_recipe(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
         return loss, parts
 
     record_cfg = {"recipe": cfg.recipe, "method": cfg.method, "seed": cfg.seed, "weights": weights,
-                  "loss": cfg.loss,
+                  "loss": cfg.loss, "case": cfg.case, "passage_rows": cfg.passage_rows if teacher else None,
                   "teacher": None if mm is None else {"name": mm["spec"].name, "fingerprint": model_fingerprint(mm["spec"])},
                   "holdout": cfg.holdout if train_dataset is None else None,
                   "train_split": train_ds.split if train_dataset is not None else None,
@@ -332,6 +269,8 @@ def train_recipe(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
     state_key = sha256_hex("recipe-v1", canonical_json(record_cfg), model_fingerprint(spec), train_ds.fingerprint(),
                            *train_ids, *[s["fingerprint"] for s in used_sets])
     state_dir = out.parent / f".{out.name}.state"
+    if reuse and (read_training(out) or {}).get("run_key") == state_key and read_training(out).get("complete"):
+        return read_training(out), None  # this stage is already trained with these settings
     with timer("train"):
         log = run_loop({"model": student}, len(sched), loss_at, lr=lr, weight_decay=tc.weight_decay,
                        warmup_ratio=tc.warmup_ratio, grad_clip=tc.grad_clip,
@@ -339,6 +278,9 @@ def train_recipe(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
                        state_key=state_key, save_every=cfg.save_every, stop_after=stop_after, progress=progress,
                        desc=f"train {cfg.recipe}")
     counts = dual.parameter_counts()
+    ran = log.steps - (log.resumed_at[-1] if log.resumed_at else 0)
+    run_cfg, origin = (stage[0], stage[1]) if stage is not None else (cfg, spec)
+    deviations = run_cfg.deviations()
     use_count: Dict[str, int] = {}
     for step in range(log.steps):
         for name in plan(step)[2]:  # noqa: B007
@@ -346,9 +288,17 @@ def train_recipe(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
     record = {
         "schema_version": 1,
         "kind": "recipe",
-        "recipe": cfg.recipe,
-        "description": RECIPES[cfg.recipe],
+        "recipe": run_cfg.recipe,
+        "description": RECIPES[run_cfg.recipe],
+        "case": run_cfg.case,
+        "case_description": CASES.get(run_cfg.case or ""),
+        "paper_weights": dict(zip(("w_nll", "w_query", "w_passage"), PAPER_WEIGHTS[run_cfg.case])) if run_cfg.case else None,
+        "deviations": deviations,
+        "run_key": state_key,
         "loss": {"weights": weights, "temperature": tau, "similarity": spec.similarity,
+                 "teacher": {"name": spec.name, "fingerprint": model_fingerprint(spec)} if teacher else None,
+                 "passage_rows": ("every in-batch passage (positives and hard negatives)" if cfg.passage_rows == "all"
+                                  else "the B positive passages") if teacher else None,
                  "definition": "w_nll*NLL(q') + w_query*mean_i KL(p_O(.|q_i) || p_N(.|q'_i)) over in-batch passages "
                                "+ w_passage*mean_j KL(p_O(.|p_j) || p_N(.|p_j)) over in-batch queries"
                  if teacher else ("Margin-MSE: mean ((s_S(q,p+) - s_S(q,p-)) - (s_T(q,p+) - s_T(q,p-)))^2 over each "
@@ -356,12 +306,16 @@ def train_recipe(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
                                   f"{mm['spec'].name}" if mm is not None else
                                   "NLL (cross-entropy over in-batch positives + hard negatives)"),
                  "kl_direction": "KL(teacher DR_O || student DR_N)" if teacher else None,
-                 "phases": list(phases)},
+                 "phases": list(PHASES[run_cfg.recipe] if stage is None or run_cfg.recipe == "dr-oq-qv"
+                                else ("original",) + phases)},
         "config": record_cfg,
         "method": {"name": cfg.method, "description": METHOD_DESCRIPTIONS.get(cfg.method, ""),
                    "default_lr": DEFAULT_LR.get(cfg.method)},
-        "source_model": spec.portable_dict(),
-        "source_fingerprint": model_fingerprint(spec),
+        "source_model": origin.portable_dict(),
+        "source_fingerprint": model_fingerprint(origin),
+        "stages": None if stage is None else [stage[2], {"stage": 2, "name": "RoDR" if cfg.recipe == "rodr" else "QV",
+                                                         "recipe": cfg.recipe, "steps": log.steps,
+                                                         "complete": log.steps == len(sched)}],
         "dataset": train_ds.describe(),
         "queries": {"n_train": len(pairs), "n_heldout": len(heldout), "train": [p.qid for p in pairs],
                     "heldout": list(heldout), "heldout_file": HELDOUT_FILE if heldout else None},
@@ -375,8 +329,8 @@ def train_recipe(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
         "complete": log.steps == len(sched),
     }
     if log.steps < len(sched):
-        return record  # interrupted: the state stays for a resume; no checkpoint is written
+        return record, ran  # interrupted: the state stays for a resume; no checkpoint is written
     extra = {HELDOUT_FILE: "\n".join(heldout) + "\n"} if heldout else {}
     save_checkpoint(student, tok, spec, out, record, cfg.method, backbone=base_model, extra_files=extra)
     clear_state(state_dir)
-    return record
+    return record, ran

@@ -33,8 +33,9 @@ Sites in a BERT-family layer (``attention -> intermediate -> output``; H = hidde
 ================= ======================================================================
 method            modules
 ================= ======================================================================
-adapter           ``f`` in every layer: width H / ``adapter_reduction``, GELU (the existing
-                  sequential bottleneck adapter; Pfeiffer placement)
+adapter           ``a`` and ``f`` in every layer (Houlsby placement: after multi-head attention
+                  and after the FFN): width H / ``adapter_reduction``, GELU
+pfeiffer          ``f`` in every layer only (Pfeiffer placement), same width and activation
 parallel-adapter  ``p`` in every layer (He et al., 2022, "Towards a Unified View of PETL"):
                   width H / ``parallel_adapter_reduction``, ReLU, scale s =
                   ``parallel_adapter_scale`` (4, the paper's FFN-parallel setting). The
@@ -56,14 +57,19 @@ rem               DDR's Relevance Estimation Module (Zhan et al., 2022): LoRA on
 lora, prefix      peft LoRA / PrefixTuning (``get_peft_model``); state names are peft's
 ================= ======================================================================
 
-IAA budget: ``iaa_budget`` x (backbone parameters) trainable parameters in all, a share
-``iaa_inside_share`` for the inside modules and the rest for the asides. A bottleneck of width
-w between H-wide sides has ``w (2H + 1) + H`` parameters, a LoRA pair of rank r on an H x H
-projection ``2 H r``; each width / rank is ``round(share of budget per module)`` (at least 1),
-so the actual counts differ from the targets by at most half a width step per module. The
-actual counts (inside, aside, trainable, trainable share of the tuned model's parameters) are
-in :func:`plan_for`'s architecture dict, recorded in result files and printed by
-:func:`describe`.
+IAA budget: ``iaa_budget`` x (backbone parameters) trainable parameters in all (0 to 1). A
+bottleneck of width w between H-wide sides has ``w (2H + 1) + H`` parameters, a LoRA pair of rank r
+on an H x H projection ``2 H r``. The paper's split (default): one hidden size w for every inside
+and aside module of the variant, the whole w that comes nearest to the budget, so at equal
+budget the variant with more aside modules has the narrower inside modules (iaa-s, 2 asides a
+layer, < iaa-l, 1 a layer, < iaa-m, 1 in all). With ``iaa_inside_share`` set (ours), that share
+of the budget goes to the inside modules and the rest to the asides, each width / rank
+``round(share per module)``. Widths and ranks may be 0: a module of hidden size 0 has no
+parameters and is the identity path (an aside of size 0 is the plain skip connection, as the
+paper says; budget 0 makes the tuned model the backbone exactly), so both end points of a budget
+or share sweep can be expressed. The actual counts (inside, aside, trainable, trainable share of
+the tuned model's parameters) are in :func:`plan_for`'s architecture dict, recorded in result
+files and printed by :func:`describe`.
 
 Supported backbones: BERT-family encoders laid out as ``BertModel`` (``model.encoder.layer[i]``
 with ``attention.self.{query,value}``, ``attention.output.dense``, ``intermediate.dense``,
@@ -254,6 +260,15 @@ def method_state(model) -> Dict[str, object]:
     """The method's own parameters only (detached CPU copies), by names that do not involve the
     backbone's weights: load them into any backbone of the same architecture."""
     return {n: p.detach().cpu().clone().contiguous() for n, p in sorted(_method_params(model).items())}
+
+
+def set_method_trainable(model):
+    """``model`` (e.g. from :func:`load_tuned`) with only its method's parameters trainable (to
+    train its modules on; the backbone stays frozen). Returns the model."""
+    own = {id(p) for p in _method_params(model).values()}
+    for p in model.parameters():
+        p.requires_grad_(id(p) in own)
+    return model
 
 
 def load_method_state(model, state: Dict[str, object]) -> None:

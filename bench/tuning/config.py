@@ -19,24 +19,32 @@ bitfit           yes    bias terms only (Ben Zaken et al., 2022), every other we
 prefix           yes    peft PrefixTuning: ``prefix_tokens`` learned key/value vectors per
                         layer
 lora             yes    peft LoRA (rank ``lora_r``, alpha ``lora_alpha``) on ``lora_targets``
-adapter          yes    bottleneck adapters (own implementation; peft has no bottleneck
-                        adapter): ``h + W_up gelu(W_down h)`` after each layer's
-                        feed-forward output projection (before the residual add +
-                        LayerNorm), hidden / ``adapter_reduction`` wide, W_up
-                        zero-initialised so training starts from the checkpoint's function
+adapter          yes    Houlsby bottleneck adapters (own implementation; peft has no
+                        bottleneck adapter): ``h + W_up gelu(W_down h)`` after each layer's
+                        attention output projection AND after its feed-forward output
+                        projection (each before the residual add + LayerNorm), hidden /
+                        ``adapter_reduction`` wide, W_up zero-initialised so training
+                        starts from the checkpoint's function (the IAA paper's Adapter)
+pfeiffer         yes    the same bottleneck after the feed-forward output projection only
+                        (Pfeiffer placement; what ``adapter`` was before)
 parallel-adapter yes    parallel adapters (He et al., 2022): ``s * W_up relu(W_down x)`` from
                         each feed-forward sub-layer's input x added to its output, hidden /
                         ``parallel_adapter_reduction`` wide, s = ``parallel_adapter_scale``
 iaa-s, iaa-l,    yes    IAA (Ma et al., 2022): inside adapters (or LoRA, ``iaa_inside``)
 iaa-m                   connected by aside bottlenecks around every sub-layer (-s), layer
-                        (-l) or the whole encoder (-m); widths from ``iaa_budget`` x
-                        backbone parameters, ``iaa_inside_share`` of it inside
+                        (-l) or the whole encoder (-m); one hidden size for every module
+                        from ``iaa_budget`` x backbone parameters (the paper's split), or
+                        ``iaa_inside_share`` of the budget inside (ours)
 rem              yes    DDR's Relevance Estimation Module (Zhan et al., 2022): LoRA on
                         query/value + parallel adapters; transplantable to another backbone
                         of the same architecture
 ================ ====== ================================================================
 
-The PEFT-style methods (adapter, parallel-adapter, iaa-*, rem, lora, prefix) are added by
+Learning rates (:data:`DEFAULT_LR`): the IAA paper's, 2e-5 for full fine-tuning and 1e-4 for the
+parameter-efficient methods it compares; the methods it does not cover say where theirs come from
+(:data:`LR_NOTES`, :func:`lr_source`).
+
+The PEFT-style methods (adapter, pfeiffer, parallel-adapter, iaa-*, rem, lora, prefix) are added by
 :func:`bench.tuning.adapters.attach`; their parameters alone are saved / loaded / transplanted with
 :func:`bench.tuning.adapters.save_tuned` / :func:`bench.tuning.adapters.load_tuned` (architecture, sites,
 initialisation and the IAA budget arithmetic are documented there).
@@ -51,14 +59,14 @@ want a key of their own).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from bench.core.errors import BenchError
 from bench.core.options import option
-from bench.tuning.plans import OWN_METHODS, check_config, plan_for
+from bench.tuning.plans import IAA_METHODS, OWN_METHODS, check_config, plan_for
 
-METHODS = ("full-tune", "qry-tune", "psg-tune", "bitfit", "prefix", "lora", "adapter", "parallel-adapter",
-           "iaa-s", "iaa-l", "iaa-m", "rem")
+METHODS = ("full-tune", "qry-tune", "psg-tune", "bitfit", "prefix", "lora", "adapter", "pfeiffer",
+           "parallel-adapter", "iaa-s", "iaa-l", "iaa-m", "rem")
 METHOD_DESCRIPTIONS = {
     "full-tune": "all parameters of one shared (tied) encoder",
     "qry-tune": "all parameters of the query encoder; passage encoder frozen (untied; cached passage embeddings)",
@@ -66,7 +74,10 @@ METHOD_DESCRIPTIONS = {
     "bitfit": "bias terms only of one shared encoder (BitFit)",
     "prefix": "peft PrefixTuning (learned per-layer key/value prefixes) on one shared encoder",
     "lora": "peft LoRA on one shared encoder",
-    "adapter": "bottleneck adapters after each feed-forward block of one shared encoder (own implementation)",
+    "adapter": "Houlsby bottleneck adapters after each attention and each feed-forward block of one shared encoder "
+               "(own implementation)",
+    "pfeiffer": "Pfeiffer bottleneck adapters after each feed-forward block only, one shared encoder "
+                "(own implementation)",
     "parallel-adapter": "parallel adapters (He et al., 2022): a scaled bottleneck from each feed-forward sub-layer's "
                         "input added to its output, frozen shared encoder (own implementation)",
     "iaa-s": "IAA (Ma et al., 2022): inside adapters/LoRA connected by aside modules around every sub-layer, "
@@ -78,15 +89,22 @@ METHOD_DESCRIPTIONS = {
     "rem": "DDR's Relevance Estimation Module (Zhan et al., 2022): LoRA on query/value + parallel adapters on a "
            "frozen shared encoder; transplantable (own implementation)",
 }
-# learning rates that move a small model within one short epoch (override with --lr)
-DEFAULT_LR = {"full-tune": 2e-5, "qry-tune": 2e-5, "psg-tune": 2e-5, "bitfit": 5e-4, "prefix": 5e-3,
-              "lora": 5e-4, "adapter": 5e-4, "parallel-adapter": 5e-4, "iaa-s": 1e-3, "iaa-l": 1e-3,
-              "iaa-m": 1e-3, "rem": 5e-4}
+# learning rates of the IAA paper (Ma et al., 2022): 2e-5 for full fine-tuning, 1e-4 for every
+# parameter-efficient method it compares (BitFit, prefix, LoRA, Houlsby adapter, IAA). Methods the
+# paper does not cover keep ours (override any with --lr): PAPER_LR says which is which.
+PAPER_LR = {"full-tune": 2e-5, "qry-tune": 2e-5, "psg-tune": 2e-5, "bitfit": 1e-4, "prefix": 1e-4, "lora": 1e-4,
+            "adapter": 1e-4, "iaa-s": 1e-4, "iaa-l": 1e-4, "iaa-m": 1e-4}
+DEFAULT_LR = {**PAPER_LR, "pfeiffer": 1e-4, "parallel-adapter": 5e-4, "rem": 5e-4}
+# where a default is ours, not the IAA paper's (printed and recorded with the run's settings)
+LR_NOTES = {"pfeiffer": "not in the IAA paper; the paper's PET rate 1e-4 is used",
+            "parallel-adapter": "DDR's parallel adapter, not in the IAA paper: ours 5e-4",
+            "rem": "DDR's REM, not in the IAA paper: ours 5e-4"}
 # the TuningConfig fields each method uses (for_method keeps these)
 METHOD_SETTINGS = {
     "lora": ("lora_r", "lora_alpha", "lora_dropout", "lora_targets"),
     "prefix": ("prefix_tokens",),
     "adapter": ("adapter_reduction",),
+    "pfeiffer": ("adapter_reduction",),
     "parallel-adapter": ("parallel_adapter_reduction", "parallel_adapter_scale"),
     "iaa-s": ("iaa_budget", "iaa_inside_share", "iaa_inside"),
     "iaa-l": ("iaa_budget", "iaa_inside_share", "iaa_inside"),
@@ -105,8 +123,9 @@ class TuningConfig:
     adapter_reduction: int = 16
     parallel_adapter_reduction: int = 16  # width = hidden / this (same size as `adapter`)
     parallel_adapter_scale: float = 4.0  # He et al.'s s for the FFN-parallel adapter
-    iaa_budget: float = 0.01  # trainable parameters as a fraction of the backbone's
-    iaa_inside_share: float = 0.5  # share of the budget for the inside modules (the rest: asides)
+    iaa_budget: float = 0.01  # trainable parameters as a fraction of the backbone's (0: identity modules)
+    iaa_inside_share: Optional[float] = None  # None: the paper's split (one width for every module);
+    # a number: that share of the budget for the inside modules, the rest for the asides (ours)
     iaa_inside: str = "adapter"  # adapter | lora
     rem_lora_r: Optional[int] = None  # None: hidden / 4 (DDR's REM: rank 192 on BERT-base)
     rem_lora_alpha: Optional[int] = None  # None: = rank (scaling 1)
@@ -131,6 +150,29 @@ class TuningConfig:
         return self
 
 
+def lr_source(method: str, lr: Optional[float]) -> str:
+    """Where a method's learning rate comes from (recorded with the training settings)."""
+    if lr is not None and lr != DEFAULT_LR.get(method):
+        return "--lr"
+    if method in PAPER_LR:
+        return "IAA paper (Ma et al., 2022): full fine-tuning 2e-5, parameter-efficient methods 1e-4"
+    return LR_NOTES.get(method, "ours")
+
+
+def method_deviations(method: str, cfg: "TuningConfig", lr: float) -> List[str]:
+    """The departures from the IAA paper active for ``method`` with these settings and learning
+    rate (docs/methods.md, "IAA"): printed with the run and recorded in its result."""
+    out = []
+    if method in IAA_METHODS and cfg.iaa_inside_share is not None:
+        out.append(f"{method}: --iaa-inside-share {cfg.iaa_inside_share:g} splits the budget by a fixed share "
+                   f"(paper: one hidden size for every inside and aside module)")
+    if method in PAPER_LR and lr != PAPER_LR[method]:
+        out.append(f"{method}: learning rate {lr:g} (paper: {PAPER_LR[method]:g})")
+    elif method in LR_NOTES:
+        out.append(f"{method}: learning rate {lr:g} ({LR_NOTES[method]})")
+    return out
+
+
 def check_method(method: str) -> str:
     if method not in METHODS:
         raise BenchError(f"unknown tuning method {method!r}; choose from {', '.join(METHODS)}")
@@ -152,11 +194,11 @@ TUNING_OPTIONS = (
     option('--lora-dropout', type=float, default=0.1),
     option('--lora-targets', default='query,value'),
     option('--prefix-tokens', type=int, default=10),
-    option('--adapter-reduction', type=int, default=16),
+    option('--adapter-reduction', type=int, default=16, help='adapter (Houlsby) and pfeiffer: bottleneck width = hidden / this (default: 16)'),
     option('--parallel-adapter-reduction', type=int, default=16, help='parallel-adapter: bottleneck width = hidden / this (default: 16)'),
     option('--parallel-adapter-scale', type=float, default=4.0, help='parallel-adapter: output scale s (default: 4, He et al. 2022)'),
-    option('--iaa-budget', type=float, default=0.01, help="iaa-s/l/m: trainable parameters as a fraction of the backbone's (default: 0.01)"),
-    option('--iaa-inside-share', type=float, default=0.5, help='iaa-s/l/m: share of the budget for the inside modules; the rest for asides (default: 0.5)'),
+    option('--iaa-budget', type=float, default=0.01, help="iaa-s/l/m: trainable parameters as a fraction of the backbone's, 0 to 1 (0: every module is the identity path; default: 0.01)"),
+    option('--iaa-inside-share', type=float, default=None, help="iaa-s/l/m: give this share of the budget to the inside modules and the rest to the asides (0 or 1: one side is the identity path); default: the paper's split, one hidden size for every module, so variants with more aside modules get narrower inside modules"),
     option('--iaa-inside', choices=['adapter', 'lora'], default='adapter', help='iaa-s/l/m: inside modules, bottleneck adapters or LoRA (default: adapter)'),
     option('--rem-lora-r', type=int, default=None, help='rem: LoRA rank (default: hidden / 4)'),
     option('--rem-lora-alpha', type=int, default=None, help='rem: LoRA alpha (default: the rank)'),

@@ -20,20 +20,27 @@ def module_classes() -> Dict[str, type]:
     import torch
 
     class Bottleneck(torch.nn.Module):
-        """``scale * up(act(down(x)))``; ``up`` zero-initialised. ``site`` says where it acts."""
+        """``scale * up(act(down(x)))``; ``up`` zero-initialised. ``site`` says where it acts.
+        Width 0 is the identity path: no parameters, and its hooks return what they are given
+        unchanged (an aside module of hidden size 0 is the plain skip connection)."""
 
         def __init__(self, d_in: int, d_out: int, width: int, activation: str, scale: float, init: str,
                      site: str):
             super().__init__()
+            self.width = int(width)
+            self.activation, self.scale, self.site = activation, float(scale), site
+            if self.width == 0:
+                return
             self.down = torch.nn.Linear(d_in, width)
             self.up = torch.nn.Linear(width, d_out)
             if init == "lora":
                 torch.nn.init.zeros_(self.down.bias)
             torch.nn.init.zeros_(self.up.weight)
             torch.nn.init.zeros_(self.up.bias)
-            self.activation, self.scale, self.site = activation, float(scale), site
 
         def forward(self, x):
+            if self.width == 0:
+                return torch.zeros_like(x)
             h = self.down(x)
             h = torch.nn.functional.relu(h) if self.activation == "relu" else torch.nn.functional.gelu(h)
             out = self.up(h)
@@ -41,9 +48,13 @@ def module_classes() -> Dict[str, type]:
 
         # hooks (bound methods: a deep copy of the model re-binds them to the copied module)
         def post_hook_output(self, module, args, output):
+            if self.width == 0:
+                return None  # the module's own output, untouched
             return output + self(output)
 
         def pre_hook_input_tensor(self, module, args, kwargs):
+            if self.width == 0:
+                return None
             args, kwargs = list(args), dict(kwargs)
             if len(args) > 1:
                 args[1] = args[1] + self(args[1])
@@ -52,6 +63,8 @@ def module_classes() -> Dict[str, type]:
             return tuple(args), kwargs
 
         def post_hook_aside(self, module, args, kwargs, output):
+            if self.width == 0:
+                return None
             if self.site == "ffn_aside":
                 x = args[1] if len(args) > 1 else kwargs["input_tensor"]
             else:
@@ -59,19 +72,25 @@ def module_classes() -> Dict[str, type]:
             return _add_to_output(output, self(x))
 
     class LoRA(torch.nn.Module):
-        """``(x A^T B^T) * alpha / r`` added to a linear projection's output; ``B`` zero-initialised."""
+        """``(x A^T B^T) * alpha / r`` added to a linear projection's output; ``B`` zero-initialised.
+        Rank 0 is the identity path (no parameters; the projection's output is left as it is)."""
 
         def __init__(self, d_in: int, d_out: int, rank: int, alpha: float, site: str):
             super().__init__()
+            self.rank, self.site = int(rank), site
+            self.scaling = float(alpha) / rank if rank else 0.0
+            if self.rank == 0:
+                return
             self.lora_A = torch.nn.Parameter(torch.empty(rank, d_in))
             self.lora_B = torch.nn.Parameter(torch.zeros(d_out, rank))
             torch.nn.init.kaiming_uniform_(self.lora_A, a=math.sqrt(5))
-            self.scaling, self.site = float(alpha) / rank, site
 
         def forward(self, x):
             return (x @ self.lora_A.t() @ self.lora_B.t()) * self.scaling
 
         def post_hook_output(self, module, args, output):
+            if self.rank == 0:
+                return None
             return output + self(args[0])
 
     for cls in (Bottleneck, LoRA):

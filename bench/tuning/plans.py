@@ -8,7 +8,7 @@ from bench.core.errors import BenchError
 
 
 CONTAINER = "drbench_tuning"  # the attribute holding the own modules
-OWN_METHODS = ("adapter", "parallel-adapter", "iaa-s", "iaa-l", "iaa-m", "rem")
+OWN_METHODS = ("adapter", "pfeiffer", "parallel-adapter", "iaa-s", "iaa-l", "iaa-m", "rem")
 PEFT_METHODS = ("lora", "prefix")
 ATTACHABLE = OWN_METHODS + PEFT_METHODS
 IAA_METHODS = ("iaa-s", "iaa-l", "iaa-m")
@@ -81,16 +81,28 @@ def _backbone_params(model) -> int:
 
 
 def _bottleneck_params(h: int, width: int) -> int:
-    return width * (2 * h + 1) + h
+    """Parameters of an H -> width -> H bottleneck; width 0 is the identity path (no parameters)."""
+    return width * (2 * h + 1) + h if width > 0 else 0
 
 
 def _width_for(budget: float, n: int, h: int) -> int:
-    """Bottleneck width that spends ``budget`` parameters over ``n`` H->H bottlenecks (>= 1)."""
-    return max(1, int(round((budget / n - h) / (2 * h + 1))))
+    """Bottleneck width that spends ``budget`` parameters over ``n`` H->H bottlenecks (>= 0; 0 is
+    the identity path)."""
+    return max(0, int(round((budget / n - h) / (2 * h + 1))))
 
 
 def _rank_for(budget: float, n: int, h: int) -> int:
-    return max(1, int(round(budget / (n * 2 * h))))
+    return max(0, int(round(budget / (n * 2 * h))))
+
+
+def _uniform_width(budget: float, n_inside: int, n_aside: int, h: int, inside: str) -> int:
+    """The one hidden size w (bottleneck width; LoRA rank for LoRA inside modules) shared by every
+    inside and aside module that spends ``budget``: the paper's split, under which a variant with
+    more aside modules has narrower inside modules (iaa-s < iaa-l < iaa-m at equal budget)."""
+    if inside == "adapter":  # (n_inside + n_aside) * (w (2H + 1) + H)
+        return _width_for(budget, n_inside + n_aside, h)
+    # n_inside * 2 H w + n_aside * (w (2H + 1) + H)
+    return max(0, int(round((budget - n_aside * h) / (n_inside * 2 * h + n_aside * (2 * h + 1)))))
 
 
 def _group(name: str, kind: str, sites: List[str], n_layers: int, h: int, **kw) -> dict:
@@ -106,16 +118,18 @@ def _group(name: str, kind: str, sites: List[str], n_layers: int, h: int, **kw) 
 
 def check_config(method: str, cfg) -> None:
     """BenchError for settings a method cannot use."""
-    if method == "adapter" and cfg.adapter_reduction < 1:
+    if method in ("adapter", "pfeiffer") and cfg.adapter_reduction < 1:
         raise BenchError("--adapter-reduction must be at least 1")
     if method == "parallel-adapter":
         if cfg.parallel_adapter_reduction < 1:
             raise BenchError("--parallel-adapter-reduction must be at least 1")
     if method in IAA_METHODS:
-        if not 0 < cfg.iaa_budget <= 1:
-            raise BenchError(f"--iaa-budget is a fraction of the backbone's parameters in (0, 1], not {cfg.iaa_budget}")
-        if not 0 <= cfg.iaa_inside_share <= 1:
-            raise BenchError(f"--iaa-inside-share must be in [0, 1], not {cfg.iaa_inside_share}")
+        if not 0 <= cfg.iaa_budget <= 1:
+            raise BenchError(f"--iaa-budget is a fraction of the backbone's parameters in [0, 1] (0: every module "
+                             f"is the identity path), not {cfg.iaa_budget}")
+        if cfg.iaa_inside_share is not None and not 0 <= cfg.iaa_inside_share <= 1:
+            raise BenchError(f"--iaa-inside-share must be in [0, 1] (or left out for the paper's split), "
+                             f"not {cfg.iaa_inside_share}")
         if cfg.iaa_inside not in IAA_INSIDE:
             raise BenchError(f"--iaa-inside must be one of {', '.join(IAA_INSIDE)}, not {cfg.iaa_inside!r}")
     if method == "rem":
@@ -135,8 +149,9 @@ def plan_for(method: str, cfg, model) -> dict:
     n_layers, h = len(layers), hidden_size(model, method)
     n_backbone = _backbone_params(model)
     out: dict = {"backbone": type(model).__name__, "hidden_size": h, "layers": n_layers}
-    if method == "adapter":
-        groups = [_group("adapter", "bottleneck", ["ffn_output"], n_layers, h,
+    if method in ("adapter", "pfeiffer"):  # Houlsby: after attention and FFN; Pfeiffer: after FFN only
+        sites = ["attn_output", "ffn_output"] if method == "adapter" else ["ffn_output"]
+        groups = [_group(method, "bottleneck", sites, n_layers, h,
                          width=max(1, h // max(1, cfg.adapter_reduction)), activation="gelu", scale=1.0, init="linear")]
     elif method == "parallel-adapter":
         groups = [_group("parallel_adapter", "bottleneck", ["ffn_parallel"], n_layers, h,
@@ -151,26 +166,32 @@ def plan_for(method: str, cfg, model) -> dict:
                          scale=float(cfg.rem_adapter_scale), init="lora")]
     else:
         budget = int(round(cfg.iaa_budget * n_backbone))
-        inside_budget = int(round(budget * cfg.iaa_inside_share))
-        aside_budget = budget - inside_budget
-        if cfg.iaa_inside == "adapter":
-            sites = ["attn_output", "ffn_output"]
-            inside = _group("inside", "bottleneck", sites, n_layers, h,
-                            width=_width_for(inside_budget, n_layers * len(sites), h), activation="gelu", scale=1.0,
-                            init="lora")
-        else:
-            sites = ["query", "value"]
-            r = _rank_for(inside_budget, n_layers * len(sites), h)
-            inside = _group("inside", "lora", sites, n_layers, h, rank=r, alpha=float(r))
+        inside_sites = ["attn_output", "ffn_output"] if cfg.iaa_inside == "adapter" else ["query", "value"]
+        n_inside = n_layers * len(inside_sites)
         aside_sites = {"iaa-s": ["attn_aside", "ffn_aside"], "iaa-l": ["layer_aside"], "iaa-m": ["model_aside"]}[method]
         n_aside = 1 if method == "iaa-m" else n_layers * len(aside_sites)
-        aside = _group("aside", "bottleneck", aside_sites, n_layers, h, width=_width_for(aside_budget, n_aside, h),
+        if cfg.iaa_inside_share is None:  # the paper's split: one hidden size for every module
+            w_in = w_as = _uniform_width(budget, n_inside, n_aside, h, cfg.iaa_inside)
+            split = "uniform width (paper)"
+        else:  # ours: a fixed share of the budget for the inside modules
+            inside_budget = int(round(budget * cfg.iaa_inside_share))
+            w_in = (_width_for(inside_budget, n_inside, h) if cfg.iaa_inside == "adapter"
+                    else _rank_for(inside_budget, n_inside, h))
+            w_as = _width_for(budget - inside_budget, n_aside, h)
+            split = f"inside share {cfg.iaa_inside_share:g}"
+        if cfg.iaa_inside == "adapter":
+            inside = _group("inside", "bottleneck", inside_sites, n_layers, h, width=w_in, activation="gelu",
+                            scale=1.0, init="lora")
+        else:
+            inside = _group("inside", "lora", inside_sites, n_layers, h, rank=w_in, alpha=float(w_in))
+        aside = _group("aside", "bottleneck", aside_sites, n_layers, h, width=w_as,
                        activation="gelu", scale=1.0, init="lora")
         groups = [inside, aside]
-        out.update(budget_fraction=float(cfg.iaa_budget), budget_params=budget,
-                   inside_share=float(cfg.iaa_inside_share), inside_budget_params=inside_budget,
-                   aside_budget_params=aside_budget,
+        out.update(budget_fraction=float(cfg.iaa_budget), budget_params=budget, split=split,
+                   inside_share=None if cfg.iaa_inside_share is None else float(cfg.iaa_inside_share),
                    inside=cfg.iaa_inside, inside_params=inside["params"], aside_params=aside["params"])
+        if cfg.iaa_inside_share is not None:
+            out.update(inside_budget_params=inside_budget, aside_budget_params=budget - inside_budget)
     method_params = sum(g["params"] for g in groups)
     out.update(groups=groups, backbone_params=n_backbone, method_params=int(method_params),
                trainable_params=int(method_params), total_params=int(n_backbone + method_params),
@@ -193,8 +214,11 @@ def describe(method: str, settings: dict) -> str:
         parts.append(f"{name} {size}{scale} x{g['count']} = {g['params']:,}")
     text = f"{method}: " + " + ".join(parts)
     if "budget_params" in arch:
-        text += (f" (budget {arch['budget_fraction']:g} x backbone = {arch['budget_params']:,}: inside "
-                 f"{arch['inside_budget_params']:,} / aside {arch['aside_budget_params']:,})")
+        text += f" (budget {arch['budget_fraction']:g} x backbone = {arch['budget_params']:,}, split: "
+        if "inside_budget_params" in arch:
+            text += f"inside {arch['inside_budget_params']:,} / aside {arch['aside_budget_params']:,})"
+        else:
+            text += f"{arch.get('split', 'uniform width (paper)')})"
     text += (f"; trainable {arch['trainable_params']:,} of {arch['total_params']:,} "
              f"({100 * arch['trainable_share']:.3f}%)")
     return text

@@ -137,7 +137,11 @@ def test_for_method_keeps_only_relevant_settings(backbone_a):
     with pytest.raises(BenchError, match="iaa-inside"):
         TuningConfig(iaa_inside="prefix").validate(["iaa-s"])
     with pytest.raises(BenchError, match="iaa-budget"):
-        TuningConfig(iaa_budget=0.0).validate(["iaa-m"])
+        TuningConfig(iaa_budget=-0.01).validate(["iaa-m"])
+    with pytest.raises(BenchError, match="iaa-budget"):
+        TuningConfig(iaa_budget=1.5).validate(["iaa-m"])
+    with pytest.raises(BenchError, match="iaa-inside-share"):
+        TuningConfig(iaa_inside_share=1.2).validate(["iaa-l"])
 
 
 def test_parallel_adapter_adds_scaled_bottleneck_of_ffn_input(backbone_a, batch):
@@ -287,3 +291,119 @@ def test_dual_encoder_settings_record_architecture(tiny_bert):
     again = build_dual_encoder(spec, "iaa-l", base, tok, seed=0, start=tuned_module(dual))
     assert again.fingerprint() == dual.fingerprint() and again.query_model is not dual.query_model
     assert set(NEW) <= set(__import__("bench.tuning.config", fromlist=["METHODS"]).METHODS)
+
+
+# --------------------------------------------------------------------------------------------
+# issue 15: identity path, the paper's IAA split, Houlsby vs Pfeiffer adapters
+
+
+def test_hidden_size_zero_module_is_the_identity_path():
+    from bench.tuning.modules import module_classes
+
+    C = module_classes()
+    x = torch.randn(2, 3, 8, generator=torch.Generator().manual_seed(0))
+    aside = C["Bottleneck"](8, 8, 0, "gelu", 1.0, "lora", "layer_aside")
+    assert list(aside.parameters()) == []
+    out = torch.randn(2, 3, 8, generator=torch.Generator().manual_seed(1))
+    # every hook leaves the wrapped module's output as it is (None = unchanged), bit for bit
+    assert aside.post_hook_aside(None, (x,), {}, out) is None
+    assert aside.post_hook_output(None, (x,), out) is None
+    assert aside.pre_hook_input_tensor(None, (x, out), {}) is None
+    assert torch.equal(aside(x), torch.zeros_like(x))
+    lora = C["LoRA"](8, 8, 0, 0.0, "query")
+    assert list(lora.parameters()) == [] and lora.post_hook_output(None, (x,), out) is None
+    # a width-1 module does have parameters and (once trained) changes the output
+    one = C["Bottleneck"](8, 8, 1, "gelu", 1.0, "lora", "layer_aside")
+    assert sum(p.numel() for p in one.parameters()) == 1 * (2 * 8 + 1) + 8
+
+
+@pytest.mark.parametrize("method", ["iaa-s", "iaa-l", "iaa-m"])
+@pytest.mark.parametrize("inside", ["adapter", "lora"])
+def test_iaa_budget_zero_is_the_backbone(backbone_a, batch, method, inside):
+    cfg = cfg_for(inside, iaa_budget=0.0)
+    arch = plan_for(method, cfg, backbone_a)
+    assert arch["trainable_params"] == 0 and all(g.get("width", g.get("rank")) == 0 for g in arch["groups"])
+    model = attach(copy.deepcopy(backbone_a), method, cfg, seed=0)
+    assert not any(p.requires_grad for p in model.parameters())
+    assert torch.equal(hidden(model, batch), hidden(backbone_a, batch))
+
+
+@pytest.mark.parametrize("inside", ["adapter", "lora"])
+def test_iaa_inside_share_end_points(backbone_a, batch, inside):
+    only_inside = plan_for("iaa-l", cfg_for(inside, iaa_inside_share=1.0), backbone_a)
+    only_aside = plan_for("iaa-l", cfg_for(inside, iaa_inside_share=0.0), backbone_a)
+    assert only_inside["aside_params"] == 0 and only_inside["inside_params"] > 0
+    assert only_aside["inside_params"] == 0 and only_aside["aside_params"] > 0
+    # share 1: the asides are skip connections, so the model is the inside modules alone
+    model = attach(copy.deepcopy(backbone_a), "iaa-l", cfg_for(inside, iaa_inside_share=1.0), seed=0)
+    perturb(model)
+    container = getattr(model, CONTAINER)
+    assert all(sum(p.numel() for p in container[k].parameters()) == 0 for k in container if "aside" in k)
+    assert not torch.equal(hidden(model, batch), hidden(backbone_a, batch))
+
+
+@pytest.mark.parametrize("inside", ["adapter", "lora"])
+@pytest.mark.parametrize("budget", [0.005, 0.01, 0.05])
+def test_iaa_paper_split_one_width_and_smaller_inside_for_more_asides(backbone_a, inside, budget):
+    h, n_layers = 32, 2
+    n_backbone = sum(p.numel() for p in backbone_a.parameters())
+    target = round(budget * n_backbone)
+    widths = {}
+    for method, n_aside in (("iaa-s", 2 * n_layers), ("iaa-l", n_layers), ("iaa-m", 1)):
+        arch = plan_for(method, cfg_for(inside, iaa_budget=budget), backbone_a)
+        g_in, g_as = arch["groups"]
+        w = g_in["width"] if inside == "adapter" else g_in["rank"]
+        assert g_as["width"] == w  # one hidden size for every module
+        n_in = 2 * n_layers
+        per_in = (w * (2 * h + 1) + h) if inside == "adapter" else 2 * h * w
+        assert arch["trainable_params"] == n_in * per_in + n_aside * (w * (2 * h + 1) + h)
+        # the width comes nearest to the budget: one step more or less is further away
+        def total(v):
+            pin = (v * (2 * h + 1) + h) if inside == "adapter" else 2 * h * v
+            return n_in * pin + n_aside * (v * (2 * h + 1) + h)
+        assert abs(total(w) - target) <= min(abs(total(w + 1) - target), abs(total(w - 1) - target))
+        assert arch["split"] == "uniform width (paper)" and "inside_budget_params" not in arch
+        widths[method] = w
+    # the paper's rule at equal budget: more aside modules, smaller inside modules
+    assert widths["iaa-s"] < widths["iaa-l"] < widths["iaa-m"], widths
+    # the former fixed 50 % share gave all three the same inside width
+    share = {m: plan_for(m, cfg_for(inside, iaa_budget=budget, iaa_inside_share=0.5), backbone_a)["groups"][0]
+             for m in ("iaa-s", "iaa-l", "iaa-m")}
+    assert len({g.get("width", g.get("rank")) for g in share.values()}) == 1
+
+
+@pytest.mark.parametrize("method,sites", [("adapter", {"attn_output", "ffn_output"}), ("pfeiffer", {"ffn_output"})])
+def test_houlsby_adapter_after_attention_and_ffn_pfeiffer_after_ffn(backbone_a, method, sites):
+    h, n_layers, w = 32, 2, 32 // 16
+    model = attach(copy.deepcopy(backbone_a), method, TuningConfig(), seed=0)
+    container = getattr(model, CONTAINER)
+    assert {k.rsplit("_", 1)[0] for k in container} == sites
+    assert len(container) == n_layers * len(sites)
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    assert trainable == n_layers * len(sites) * (w * (2 * h + 1) + h)
+    # the attention sub-layer (eval mode): LayerNorm(d + A(d) + x), d = attention.output.dense(ctx), for Houlsby only
+    perturb(model)
+    out = model.encoder.layer[0].attention.output
+    g = torch.Generator().manual_seed(3)
+    ctx, x = torch.randn(2, 4, h, generator=g), torch.randn(2, 4, h, generator=g)
+    with torch.no_grad():
+        got = out(ctx, x)
+        d = torch.nn.functional.linear(ctx, out.dense.weight, out.dense.bias)  # without the dense's hook
+        if method == "adapter":
+            ad = container["attn_output_0"]
+            d = d + ad.up(torch.nn.functional.gelu(ad.down(d)))
+        want = out.LayerNorm(d + x)
+        plain = out.LayerNorm(torch.nn.functional.linear(ctx, out.dense.weight, out.dense.bias) + x)
+    torch.testing.assert_close(got, want)
+    assert torch.equal(got, plain) == (method == "pfeiffer")
+
+
+def test_method_deviations_and_lr_defaults():
+    from bench.tuning.config import DEFAULT_LR, PAPER_LR, method_deviations
+
+    assert DEFAULT_LR["full-tune"] == 2e-5
+    assert all(DEFAULT_LR[m] == 1e-4 for m in ("bitfit", "prefix", "lora", "adapter", "iaa-s", "iaa-l", "iaa-m"))
+    assert method_deviations("iaa-s", TuningConfig(), PAPER_LR["iaa-s"]) == []
+    dev = method_deviations("iaa-s", TuningConfig(iaa_inside_share=0.5), 1e-3)
+    assert len(dev) == 2 and "inside-share" in dev[0] and "1e-4" in dev[1].replace("0.0001", "1e-4")
+    assert "ours" in method_deviations("rem", TuningConfig(), DEFAULT_LR["rem"])[0]

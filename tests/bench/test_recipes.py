@@ -55,15 +55,42 @@ def test_rodr_terms_by_hand():
     so = (q_o @ p_o.T / tau).numpy()
     nll = np.mean([-np.log(_softmax(sn[i])[i]) for i in range(b)])
     lq = np.mean([_kl(_softmax(so[i]), _softmax(sn[i])) for i in range(b)])
-    # passage-centred: for each of the b positive columns, a distribution over the b queries
-    lp = np.mean([_kl(_softmax(so[:, j]), _softmax(sn[:, j])) for j in range(b)])
+    # passage-centred (the paper: for each p_j in P): every one of the 5 in-batch passages, the 3
+    # positives AND the 2 hard negatives, centres a distribution over the 3 queries
+    lp = np.mean([_kl(_softmax(so[:, j]), _softmax(sn[:, j])) for j in range(cols)])
+    lp_positives = np.mean([_kl(_softmax(so[:, j]), _softmax(sn[:, j])) for j in range(b)])
+    assert abs(lp - lp_positives) > 1e-2  # the test can tell the two row sets apart
     assert float(l_nll) == pytest.approx(nll, rel=1e-5)
     assert float(l_q) == pytest.approx(lq, rel=1e-5)
     assert float(l_p) == pytest.approx(lp, rel=1e-5)
-    # hard-negative columns (3, 4) are not centres of the passage term: changing only them leaves it alone
+    # hard-negative columns (3, 4) are centres: changing only them changes the term
     p_o2 = p_o.clone()
     p_o2[3:] += 5.0
-    assert float(rodr_losses(q_n, p_n, q_o, p_o2, b, mask, tau, cosine=False)[2]) == pytest.approx(float(l_p))
+    assert float(rodr_losses(q_n, p_n, q_o, p_o2, b, mask, tau, cosine=False)[2]) != pytest.approx(float(l_p))
+    # the named deviation --passage-rows positives: the B positives only, hard negatives ignored
+    pos = rodr_losses(q_n, p_n, q_o, p_o, b, mask, tau, cosine=False, passage_rows="positives")[2]
+    assert float(pos) == pytest.approx(lp_positives, rel=1e-5)
+    assert float(rodr_losses(q_n, p_n, q_o, p_o2, b, mask, tau, False, "positives")[2]) == pytest.approx(float(pos))
+
+
+def test_passage_term_masks_relevant_queries_per_passage_row():
+    """A hard negative that is another query's positive is masked out of that query's column in
+    its own passage-centred row, as in every other term."""
+    g = torch.Generator().manual_seed(4)
+    b, cols, dim, tau = 2, 4, 3, 1.0
+    q_n, p_n, q_o, p_o = (torch.randn(n, dim, generator=g) for n in (b, cols, b, cols))
+    mask = torch.zeros((b, cols), dtype=torch.bool)
+    mask[1, 2] = True  # column 2 (query 0's hard negative) is relevant to query 1
+    l_p = float(rodr_losses(q_n, p_n, q_o, p_o, b, mask, tau, cosine=True)[2])
+    qn, pn = torch.nn.functional.normalize(q_n, dim=-1), torch.nn.functional.normalize(p_n, dim=-1)
+    qo, po = torch.nn.functional.normalize(q_o, dim=-1), torch.nn.functional.normalize(p_o, dim=-1)
+    sn, so = (qn @ pn.T / tau).numpy(), (qo @ po.T / tau).numpy()
+    terms = []
+    for j in range(cols):
+        keep = [i for i in range(b) if not mask[i, j]]
+        terms.append(_kl(_softmax(so[keep, j]), _softmax(sn[keep, j])))
+    assert terms[2] == 0.0  # one query left: a point mass, no divergence
+    assert l_p == pytest.approx(float(np.mean(terms)), rel=1e-5)
 
 
 def test_no_teacher_gives_nll_only():
@@ -133,6 +160,9 @@ def test_rodr_writes_an_evaluable_checkpoint(tiny, tmp_path):
     res = run(new, ds, VariationsConfig(measures=parse_measures("RR@10"), generators=["EXTRAPUNC"], progress=False,
                                         statistics=None), None)
     assert res["result"]["sets"][0]["name"] == "ORIGINAL"
+    from bench.reporting.tables import variations_table
+
+    assert "model trained by rodr (existing-retriever), weights 1 / 1 / 1" in variations_table(res["result"])
     src = _tensors(spec.resolve_path())
     got = _tensors(out)
     assert any(not np.array_equal(src[k], got[k]) for k in src if k in got)
@@ -174,11 +204,55 @@ def test_bitfit_recipe_keeps_weights_frozen(tiny, tmp_path):
 def test_baseline_recipes_have_no_alignment(tiny, tmp_path):
     spec, ds = tiny
     rec = train_recipe(spec, ds, _cfg(recipe="dr-oq-qv", steps=None), tmp_path / "oq", progress=False)
-    assert rec["loss"]["phases"] == ["original", "variation"]
+    assert rec["recipe"] == "dr-oq-qv" and rec["loss"]["phases"] == ["original", "variation"]
     assert "kl_query" not in rec["log"]["losses"][0]
-    # 3 training queries, batch 2, 2 epochs: 4 steps per phase
-    assert rec["log"]["steps"] == 8
-    assert rec["variation_use"].get("ORIGINAL", 0) == 6
+    # 3 training queries, batch 2, 2 epochs: 4 steps per stage, each stage its own schedule
+    first = json.loads((tmp_path / "oq.dr-oq" / "training.json").read_text())
+    assert first["recipe"] == "dr" and first["log"]["steps"] == 4 and first["variation_use"] == {"ORIGINAL": 6}
+    assert rec["log"]["steps"] == 4 and [s["steps"] for s in rec["stages"]] == [4, 4]
+    assert "ORIGINAL" not in rec["variation_use"]
+    # steps matched: stage 2 has the steps of a RoDR run with the same settings
+    rodr = train_recipe(spec, ds, _cfg(recipe="rodr", steps=None), tmp_path / "r", progress=False)
+    assert rodr["log"]["steps"] == rec["log"]["steps"]
+    # stage 2 started from DR_OQ, not from the starting model
+    assert rec["stages"][0]["fingerprint"] and rec["source_fingerprint"] != rec["stages"][0]["fingerprint"]
+
+
+def test_rodr_cases_weights_and_record(tiny, tmp_path):
+    spec, ds = tiny
+    rec = train_recipe(spec, ds, _cfg(steps=2), tmp_path / "ex", progress=False)
+    assert rec["case"] == "existing-retriever" and rec["deviations"] == []
+    assert rec["loss"]["weights"] == {"w_nll": 1.0, "w_query": 1.0, "w_passage": 1.0} == rec["paper_weights"]
+    assert rec["stages"] is None and rec["loss"]["teacher"]["name"] == spec.name
+    cfg = _cfg(steps=2)
+    cfg.from_dr_oq = True
+    two = train_recipe(spec, ds, cfg, tmp_path / "oq", progress=False)
+    assert two["case"] == "from-dr-oq" and two["recipe"] == "rodr" and two["deviations"] == []
+    assert two["loss"]["weights"] == {"w_nll": 1.0, "w_query": 1.0, "w_passage": 0.2}
+    assert [s["name"] for s in two["stages"]] == ["DR_OQ", "RoDR"] and two["stages"][1]["steps"] == 2
+    # the teacher of stage 2 is DR_OQ (the stage-1 checkpoint), not the starting model
+    assert two["loss"]["teacher"]["fingerprint"] == two["stages"][0]["fingerprint"] != rec["source_fingerprint"]
+    assert two["source_fingerprint"] == rec["source_fingerprint"]
+    assert json.loads((tmp_path / "oq" / "training.json").read_text())["case"] == "from-dr-oq"
+    # a rerun reuses the finished DR_OQ stage
+    again = train_recipe(spec, ds, cfg, tmp_path / "oq", progress=False)
+    assert again["stages"][0]["reused"] and again["log"]["losses"] == two["log"]["losses"]
+    # weights that differ from the paper's for the case are a named deviation
+    odd = _cfg(steps=1)
+    odd.w_passage = 0.2
+    dev = train_recipe(spec, ds, odd, tmp_path / "odd", progress=False)["deviations"]
+    assert len(dev) == 1 and "existing-retriever" in dev[0] and "1 / 1 / 1" in dev[0]
+    # an evaluation of that checkpoint carries the case, weights and deviation into result.json
+    from bench.models.spec import resolve_model
+    from bench.results.writer import model_entry
+
+    entry = model_entry(resolve_model(str(tmp_path / "odd")), "fp")["training"]
+    assert entry["case"] == "existing-retriever" and entry["deviations"] == dev
+    assert entry["weights"] == {"w_nll": 1.0, "w_query": 1.0, "w_passage": 0.2}
+    with pytest.raises(BenchError, match="from-dr-oq"):
+        RecipeConfig(recipe="dr-qv", from_dr_oq=True).validate()
+    with pytest.raises(BenchError, match="NLL only"):
+        RecipeConfig(recipe="dr", w_passage=0.5).validate()
 
 
 def test_unsaveable_method_is_refused(tiny, tmp_path):
@@ -237,3 +311,18 @@ def test_margin_mse_recipe(tiny, tmp_path, tiny_bert_plain):
     bad.loss = "margin-mse"
     with pytest.raises(BenchError, match="rodr keeps"):
         bad.validate()
+
+
+def test_two_stage_peft_run_trains_the_stage_one_modules_on(tiny, tmp_path):
+    from safetensors.numpy import load_file
+
+    spec, ds = tiny
+    cfg = _cfg(recipe="dr-oq-qv", method="iaa-m", steps=2)
+    cfg.train.lr = 5e-2
+    rec = train_recipe(spec, ds, cfg, tmp_path / "p", progress=False)
+    assert rec["complete"] and rec["parameters"]["trainable"] < rec["parameters"]["total"]
+    src, got = _tensors(spec.resolve_path()), _tensors(tmp_path / "p")
+    assert all(np.array_equal(src[k], got[k]) for k in src)  # the backbone stays frozen in both stages
+    one = load_file(str(tmp_path / "p.dr-oq" / "tuning.safetensors"))
+    two = load_file(str(tmp_path / "p" / "tuning.safetensors"))
+    assert one.keys() == two.keys() and any(not np.array_equal(one[k], two[k]) for k in one)

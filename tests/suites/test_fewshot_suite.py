@@ -105,6 +105,11 @@ def test_end_to_end(tiny_bert, labelled, tmp_path):
         assert e["novel"]["sd"] == pytest.approx(np.std(e["novel"]["trials"], ddof=1))
         assert "full-shot" in mo and mo["boosting_gradient"]["points"][0][0] == 0
         assert mo["training"]["lr"] == 1e-3
+        # lr 1e-3 is not the IAA paper's (qry-tune 2e-5, bitfit 1e-4): a deviation recorded and printed
+        assert len(mo["deviations"]) == 1 and "learning rate 0.001" in mo["deviations"][0]
+    from suites.fewshot_output import fewshot_table
+
+    assert "deviation from the paper: bitfit: learning rate 0.001 (paper: 0.0001)" in fewshot_table(res)
     # qry-tune never encodes a passage with the tuned model; bitfit re-encodes the corpus in memory
     assert res["methods"]["qry-tune"]["encoded_by_tuned_model"]["passage"] == 0
     assert res["methods"]["bitfit"]["encoded_by_tuned_model"]["passage"] > 0
@@ -182,17 +187,15 @@ def test_qry_tune_does_not_reencode_corpus(tiny_bert, labelled, tmp_path, monkey
 
 def test_trained_models_never_write_the_shared_cache(tiny_bert, labelled, tmp_path):
     from bench.encoding.encoder import Encoder
-    from bench.models.spec import encoder_key, weights_fingerprint
 
     spec = spec_from_folder(tiny_bert)
     cfg = small_cfg(tmp_path, methods=["full-tune", "psg-tune"], ks=[2], n_trials=2)
     run(spec, labelled, cfg, None)
     root = tmp_path / "cache"
-    wfp = weights_fingerprint(tiny_bert)
-    allowed = {encoder_key(spec, wfp, "query"), encoder_key(spec, wfp, "passage")}
-    assert {p.name for p in root.iterdir()} <= allowed
+    keys = {role: Encoder(spec, role, batch_size=cfg.batch_size).key for role in ("query", "passage")}
+    assert {p.name for p in root.iterdir()} <= set(keys.values())
     # the cached corpus matrix still equals the checkpoint's embeddings
-    mats = list((root / encoder_key(spec, wfp, "passage")).glob("matrix-*.npy"))
+    mats = list((root / keys["passage"]).glob("matrix-*.npy"))
     assert len(mats) == 1
     texts = [labelled.corpus[d].full_text() for d in labelled.doc_ids()]
     np.testing.assert_allclose(np.load(mats[0]), Encoder(spec, "passage", progress=False).encode(texts), atol=1e-5)

@@ -60,8 +60,11 @@ def test_methods_train_only_their_parameters(backbone, method):
         assert names and all("lora_" in n for n in names)
     if method == "prefix":
         assert names and all("prompt_encoder" in n for n in names)
-    if method == "adapter":
-        assert len(names) == 2 * 2 * 2  # 2 layers x (down, up) x (weight, bias)
+    if method == "adapter":  # Houlsby: after attention and after the FFN
+        assert len(names) == 2 * 2 * 2 * 2  # 2 layers x 2 sites x (down, up) x (weight, bias)
+        assert {n.split(".")[1].rsplit("_", 1)[0] for n in names} == {"attn_output", "ffn_output"}
+    if method == "pfeiffer":  # after the FFN only
+        assert len(names) == 2 * 2 * 2 and all(".ffn_output_" in n for n in names)
     if method not in ("full-tune", "qry-tune", "psg-tune"):
         assert counts["trainable"] < 0.2 * counts["total"]
     # one step changes only trainable parameters, and never the base model

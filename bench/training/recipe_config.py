@@ -1,0 +1,104 @@
+"""Settings of a recipe run (:mod:`bench.training.recipes`): recipes, the RoDR case and its loss
+weights, and the departures from the paper that a configuration makes (docs/methods.md, "RoDR")."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence
+
+from bench.core.errors import BenchError
+from bench.models.checkpoint import check_saveable
+from bench.training.contrastive import TrainConfig
+
+RECIPES = {
+    "rodr": "RoDR: NLL on a sampled query variation + query- and passage-centred local ranking alignment "
+            "(KL from the frozen original model)",
+    "dr-qv": "DR_QV: fine-tuned on query variations only (NLL), no alignment",
+    "dr-oq-qv": "DR_OQ->QV: fine-tuned on the original queries (stage 1), then on query variations (stage 2), "
+                "each stage with its own schedule and RoDR's number of steps",
+    "dr": "DR: fine-tuned on the original queries (NLL)",
+}
+PHASES = {"rodr": ("variation",), "dr-qv": ("variation",), "dr-oq-qv": ("original", "variation"), "dr": ("original",)}
+HELDOUT_FILE = "heldout_queries.txt"
+LOSSES = ("nll", "margin-mse")
+PASSAGE_ROWS = ("all", "positives")
+# RoDR's loss weights (w_nll, w_query, w_passage) per case (Chen et al., IJCAI 2022)
+CASES = {
+    "existing-retriever": "RoDR applied to an existing retriever (the starting model is DR_O): equal weights",
+    "from-dr-oq": "DR_OQ trained on the original queries first (stage 1), then RoDR from it (stage 2): 1 / 1 / 0.2",
+}
+PAPER_WEIGHTS = {"existing-retriever": (1.0, 1.0, 1.0), "from-dr-oq": (1.0, 1.0, 0.2)}
+
+
+@dataclass
+class RecipeConfig:
+    recipe: str = "rodr"
+    method: str = "full-tune"
+    seed: int = 0
+    w_nll: Optional[float] = None  # rodr: None = the paper's weight for the case (PAPER_WEIGHTS)
+    w_query: Optional[float] = None
+    w_passage: Optional[float] = None
+    holdout: float = 0.5
+    train_split: Optional[str] = None
+    generators: Optional[Sequence[str]] = None  # None: the paper's eight
+    save_every: int = 50
+    train: TrainConfig = field(default_factory=TrainConfig)
+    tuning: Optional[object] = None  # bench.tuning.config.TuningConfig (None: its defaults)
+    loss: str = "nll"  # recipes dr / dr-qv / dr-oq-qv: "nll" or "margin-mse"
+    teacher: Optional[object] = None  # margin-mse: the teacher's ModelSpec (None: the starting model)
+    from_dr_oq: bool = False  # rodr: train DR_OQ first, then RoDR from it (the paper's 1 / 1 / 0.2 case)
+    passage_rows: str = "all"  # rodr: rows of the passage-centred KL: every in-batch passage (paper) or positives
+
+    def validate(self) -> "RecipeConfig":
+        if self.recipe not in RECIPES:
+            raise BenchError(f"unknown recipe {self.recipe!r}; choose from {', '.join(RECIPES)}")
+
+        check_saveable(self.method)  # before any training, not after it
+        if not 0.0 < self.holdout < 1.0:
+            raise BenchError("--holdout must be between 0 and 1 (exclusive), or give --train-split")
+        if self.loss not in LOSSES:
+            raise BenchError(f"--loss must be one of {', '.join(LOSSES)}")
+        if self.loss == "margin-mse" and self.recipe == "rodr":
+            raise BenchError("--loss margin-mse replaces the NLL of the baseline recipes; rodr keeps its own loss")
+        if self.loss == "margin-mse" and (self.train.hard_negatives < 1 or self.train.negatives_from == "none"):
+            raise BenchError("--loss margin-mse needs hard negatives (--hard-negatives >= 1, --negatives model|bm25)")
+        if self.from_dr_oq and self.recipe != "rodr":
+            raise BenchError(f"--from-dr-oq belongs to --recipe rodr (recipe {self.recipe} has no DR_OQ stage to add; "
+                             f"dr-oq-qv already trains DR_OQ first)")
+        if self.passage_rows not in PASSAGE_ROWS:
+            raise BenchError(f"--passage-rows must be one of {', '.join(PASSAGE_ROWS)}")
+        given = [w for w in (self.w_nll, self.w_query, self.w_passage) if w is not None]
+        if given and self.recipe != "rodr":
+            raise BenchError(f"--w-nll/--w-query/--w-passage weigh RoDR's terms; recipe {self.recipe} has NLL only")
+        if any(w < 0 for w in given):
+            raise BenchError("loss weights (--w-nll, --w-query, --w-passage) must be >= 0")
+        self.train.validate()
+        return self
+
+    @property
+    def case(self) -> Optional[str]:
+        """rodr: "from-dr-oq" or "existing-retriever" (None for the baselines)."""
+        if self.recipe != "rodr":
+            return None
+        return "from-dr-oq" if self.from_dr_oq else "existing-retriever"
+
+    def weights(self) -> Dict[str, float]:
+        if self.recipe != "rodr":
+            return {"w_nll": 1.0, "w_query": 0.0, "w_passage": 0.0}
+        paper = PAPER_WEIGHTS[self.case]
+        given = (self.w_nll, self.w_query, self.w_passage)
+        w = [float(g) if g is not None else p for g, p in zip(given, paper)]
+        return {"w_nll": w[0], "w_query": w[1], "w_passage": w[2]}
+
+    def deviations(self) -> List[str]:
+        """The departures from the RoDR paper this configuration makes (printed and recorded)."""
+        out = []
+        if self.recipe == "rodr":
+            paper = PAPER_WEIGHTS[self.case]
+            w = self.weights()
+            if (w["w_nll"], w["w_query"], w["w_passage"]) != paper:
+                out.append(f"rodr: loss weights {w['w_nll']:g} / {w['w_query']:g} / {w['w_passage']:g} "
+                           f"(paper for the {self.case} case: {' / '.join(f'{x:g}' for x in paper)})")
+            if self.passage_rows == "positives":
+                out.append("rodr: passage-centred KL over the B positive passages only (paper: every in-batch "
+                           "passage, positives and hard negatives)")
+        return out

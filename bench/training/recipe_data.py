@@ -1,0 +1,80 @@
+"""The data of a recipe run: training pairs (query, positives, negatives, variations), the seeded
+split of held-out queries and the step schedule (:mod:`bench.training.recipes`)."""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from bench.core.errors import BenchError
+from bench.core.seeding import rng_for
+from bench.data.model import Dataset, natural_key
+from perturb import PAPER_ORDER
+from perturb.sets import generate
+
+
+@dataclass(frozen=True)
+class Pair:
+    qid: str
+    text: str
+    positives: Tuple[str, ...]
+    negatives: Tuple[str, ...]
+    variations: Tuple[Tuple[str, str], ...]  # (set name, text) of every generator that changed the query
+
+
+def split_queries(dataset: Dataset, holdout: float, seed: int) -> Tuple[List[str], List[str]]:
+    """(train ids, held-out ids): the judged queries ordered by sha256(seed, qid); the first
+    round(holdout * n) are held out. Both lists are returned in the dataset's natural order."""
+    qids = dataset.judged_query_ids()
+    order = sorted(qids, key=lambda q: hashlib.sha256(f"{seed}\t{q}".encode()).hexdigest())
+    n_out = int(round(holdout * len(qids)))
+    if n_out < 1 or n_out >= len(qids):
+        raise BenchError(f"--holdout {holdout} leaves no training or no held-out query ({len(qids)} judged queries)")
+    held = set(order[:n_out])
+    return ([q for q in qids if q not in held], sorted(held, key=natural_key))
+
+
+class Schedule:
+    """Step -> (phase, epoch, batch start); batches depend on (seed, phase, epoch) only."""
+
+    def __init__(self, n: int, batch_size: int, phases: Sequence[str], epochs: int, seed: int,
+                 max_steps: Optional[int]):
+        self.n, self.bs, self.seed = n, batch_size, seed
+        self.steps = [(pi, e, s) for pi in range(len(phases)) for e in range(epochs) for s in range(0, n, batch_size)]
+        if max_steps is not None:
+            self.steps = self.steps[:max_steps]
+        self._perm: Dict[Tuple[int, int], np.ndarray] = {}
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def batch(self, step: int) -> Tuple[int, int, np.ndarray]:
+        pi, e, s = self.steps[step]
+        if (pi, e) not in self._perm:
+            self._perm[(pi, e)] = rng_for(self.seed, "recipe-order", f"{pi}/{e}").permutation(self.n)
+        return pi, e, self._perm[(pi, e)][s:s + self.bs]
+
+
+def variation_pairs(dataset: Dataset, train_ids: Sequence[str], cfg, negatives) -> Tuple[List[Pair], list, list]:
+    items = [(q, dataset.queries[q].text) for q in train_ids]
+    names = list(cfg.generators) if cfg.generators is not None else list(PAPER_ORDER)
+    by_q: Dict[str, List[Tuple[str, str]]] = {q: [] for q in train_ids}
+    used, missing = [], []
+    if cfg.recipe != "dr":
+        for name in names:
+            vs = generate(name, items, cfg.seed)
+            if vs.status != "ok":
+                missing.append({"name": vs.name, "reason": vs.reason})
+                continue
+            used.append({"name": vs.name, "label": vs.label, "n_applied": int(vs.n_applied),
+                         "fingerprint": vs.fingerprint()})
+            for q, t, a in zip(vs.qids, vs.texts, vs.applied):
+                if a:
+                    by_q[q].append((vs.name, t))
+    pairs = []
+    for q, text in items:
+        pos = tuple(sorted(d for d, g in dataset.qrels.get(q, {}).items() if g > 0))
+        pairs.append(Pair(q, text, pos, tuple(negatives.get(q, ())), tuple(by_q[q])))
+    return pairs, used, missing
