@@ -12,6 +12,7 @@ import pytest
 from bench.core.errors import BenchError
 from bench.data.readers import load_beir
 from bench.models.spec import spec_from_folder
+from bench.results.schema import check_result
 from bench.core.timing import Timer
 from bench.search.retriever import make_retriever
 from bench.training.contrastive import TrainConfig
@@ -86,6 +87,7 @@ def test_zero_shot_reference_is_the_basic_learned_model(tiny_bert, labelled, tmp
     n_base = sum(res["plan"]["class_sizes"][c]["train"] for c in res["plan"]["classes"]["base"])
     assert bl["method"] == "full-tune" and bl["n_train_queries"] == n_base == 12
     assert bl["classes"] == res["plan"]["classes"]["base"]
+    check_result(json.loads(json.dumps(res)), "fewshot", strict=True)  # every new key is declared
     table = fewshot_table(res)
     assert "zero-shot (basic-learned)" in table and "\ncheckpoint " in table
     assert "reference of win, p and boosting gradient: zero-shot (basic-learned)" in table
@@ -112,6 +114,7 @@ def test_basic_learning_on_by_default_and_opt_out(tiny_bert, labelled, tmp_path)
     assert [s["name"] for s in res["sets"]][:2] == ["zero-shot", "qry-tune/K=2/trial=1"]
     assert "no basic learning" in [d["name"] for d in res["deviations"]]
     assert "deviation from FewDR: no basic learning" in fewshot_table(res)
+    check_result(json.loads(json.dumps(res)), "fewshot", strict=True)
 
 
 def test_cli_default_runs_basic_learning(tiny_bert, tmp_path, capsys):
@@ -184,3 +187,19 @@ def test_basic_key_follows_the_inputs(tiny_bert):
     assert len({k, basic_key(spec, "fp", ex[:1], TrainConfig(), 1), basic_key(spec, "fp2", ex, TrainConfig(), 1),
                 basic_key(spec, "fp", ex, TrainConfig(epochs=2), 1), basic_key(spec, "fp", ex, TrainConfig(), 2),
                 basic_key(spec, "fp", [ex[0], Example("q2", "a keel", ("d3",), ("d1",))], TrainConfig(), 1)}) == 6
+
+
+def test_methods_doc_names_every_deviation():
+    """docs/methods.md's FewDR table names every deviation the code can record, and FewDR's schedule."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "methods.md").read_text(encoding="utf-8")
+    section = text.split("## FewDR (few-shot suite)", 1)[1].split("\n## ", 1)[0]
+    every = active_deviations(FewShotConfig(basic_learning=False, methods=["qry-tune"]))
+    assert len(every) == 4
+    rows = [line for line in section.splitlines() if line.startswith("| ")]
+    for d in every:
+        assert any(line.rstrip(" |").split("|")[-1].strip().startswith(f"`{d['name']}`") for line in rows), d["name"]
+    p = PAPER_SCHEDULE
+    assert f"{p['epochs']} epochs, batch {p['batch_size']}, lr 5e-6" in section
+    assert f"query {p['max_query_length']} / passage {p['max_passage_length']} tokens" in section

@@ -161,7 +161,7 @@ def test_qry_tune_does_not_reencode_corpus(tiny_bert, labelled, tmp_path, monkey
     orig_embed = DualEncoder.embed
 
     def spy_embed(self, texts, role, max_length=None):
-        if role == "passage":
+        if role == "passage" and self.method == "qry-tune":  # basic learning (full-tune) trains passages
             tuned_passage_calls.append(len(texts))
         return orig_embed(self, texts, role, max_length)
 
@@ -190,16 +190,21 @@ def test_trained_models_never_write_the_shared_cache(tiny_bert, labelled, tmp_pa
 
     spec = spec_from_folder(tiny_bert)
     cfg = small_cfg(tmp_path, methods=["full-tune", "psg-tune"], ks=[2], n_trials=2)
-    run(spec, labelled, cfg, None)
+    res = run(spec, labelled, cfg, None)["result"]
     root = tmp_path / "cache"
-    wfp = weights_fingerprint(tiny_bert)
-    allowed = {encoder_key(spec, wfp, "query"), encoder_key(spec, wfp, "passage")}
-    assert {p.name for p in root.iterdir()} <= allowed
-    # the cached corpus matrix still equals the checkpoint's embeddings
-    mats = list((root / encoder_key(spec, wfp, "passage")).glob("matrix-*.npy"))
-    assert len(mats) == 1
+    # only the two saved models cache embeddings: the checkpoint and the basic-learned checkpoint
+    basic_folder = tmp_path / "checkpoints" / res["references"]["basic_learned"]["checkpoint"]
+    basic_spec = spec_from_folder(basic_folder)
     texts = [labelled.corpus[d].full_text() for d in labelled.doc_ids()]
-    np.testing.assert_allclose(np.load(mats[0]), Encoder(spec, "passage", progress=False).encode(texts), atol=1e-5)
+    allowed = set()
+    for s, folder in ((spec, tiny_bert), (basic_spec, basic_folder)):
+        wfp = weights_fingerprint(folder)
+        allowed |= {encoder_key(s, wfp, "query"), encoder_key(s, wfp, "passage")}
+        # the cached corpus matrix still equals that model's embeddings
+        mats = list((root / encoder_key(s, wfp, "passage")).glob("matrix-*.npy"))
+        assert len(mats) == 1
+        np.testing.assert_allclose(np.load(mats[0]), Encoder(s, "passage", progress=False).encode(texts), atol=1e-5)
+    assert {p.name for p in root.iterdir()} <= allowed
 
 
 def test_short_rule_skip_and_split_file(tiny_bert, labelled, tmp_path):
