@@ -3,13 +3,22 @@ al., 2023) as one command, ``bench evaluate --model CKPT --suite fewshot``.
 
 Protocol (sampling in :mod:`suites.fewshot_sampler`):
 
-1. **Zero-shot**: the checkpoint retrieves over the whole corpus for every test query.
-2. **Basic learning** (optional, ``--basic-learning``): each method trains on all base-class
-   training queries; few-shot training then starts from those weights (row ``basic``).
-3. **Few-shot**: for each K and each trial, start again from the same weights (the checkpoint,
-   or the basic-learned weights), train on the trial's K samples per novel class and K per base
-   class, evaluate every test query (base and novel) over the whole corpus.
-4. **Full-shot** (upper reference, on by default): train once on every training query.
+1. **Checkpoint**: the raw checkpoint retrieves over the whole corpus for every test query.
+2. **Basic learning** (on by default; ``--no-basic-learning`` skips it, a recorded deviation):
+   one full fine-tune of the checkpoint on every base-class training query
+   (:mod:`suites.fewshot_basic`; trained once, saved as a content-keyed checkpoint folder and
+   reused by later runs with the same inputs). As in FewDR, this basic-learned model is the
+   **zero-shot** model: the reference of winning ratios, boosting gradients and tests. Without
+   basic learning the zero-shot model is the checkpoint.
+3. **Few-shot**: for each method, K and trial, start again from the zero-shot model, train with
+   the method on the trial's K samples per novel class and K per base class, evaluate every test
+   query (base and novel) over the whole corpus.
+4. **Full-shot** (upper reference, on by default): each method trains once from the checkpoint
+   on every training query.
+
+Both references are in the result: ``zero_shot`` (the reference used) and
+``references.checkpoint`` / ``references.basic_learned``; per K, ``vs_checkpoint`` gives the
+deltas and winning ratios against the raw checkpoint.
 
 Measure: FewDR's R@10 — per test query 1 if any relevant passage is in the top 10, else 0 (the
 share of queries with a hit, not trec_eval's recall). Per class: the mean over the class's test
@@ -33,17 +42,19 @@ class). Holm correction over the settings of one method and split. The statistic
 
 Outputs in the run folder: ``result.json`` (suite ``fewshot``; ``summary`` carries the headline
 numbers), ``per_query.csv`` (one row per setting x test query: ``set, qid, applied, R@10, k,
-trial``; ``applied`` is always 0; sets are named ``zero-shot``, ``<method>/K=<k>/trial=<j>``,
-``<method>/basic``, ``<method>/full-shot``), ``timings.json``, and the
+trial``; ``applied`` is always 0; sets are named ``zero-shot``, ``checkpoint`` (with basic
+learning), ``<method>/K=<k>/trial=<j>``, ``<method>/full-shot``), ``timings.json``, and the
 plots ``fewshot_r10.png`` and ``fewshot_winning_ratio.png``.
 """
 from __future__ import annotations
+
+import dataclasses
 
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -55,16 +66,19 @@ from bench.core.timing import Timer
 from bench.search.retriever import make_retriever
 from bench.search.exact import TIE_BREAK
 from bench.training.contrastive import (TrainLog, make_examples, mine_negatives, train_dual_encoder)
-from bench.training.dual import build_dual_encoder, tuned_module
+from bench.training.dual import build_dual_encoder
 from bench.tuning.config import METHOD_DESCRIPTIONS, method_deviations
 from bench.core.seeding import rng_for
 from suites.fewshot_sampler import FewShotPlan, build_plan
-from suites.fewshot_config import FEWSHOT_OPTIONS, FewShotConfig, config_from
-from suites.fewshot_metrics import BASIC, FULL, MEASURE, MEASURE_DEFINITION, SPLITS, ZERO, boosting_gradient, hits_at, statistics_block, summarise_setting, summarise_trials
+from suites.fewshot_basic import BASIC_METHOD, basic_checkpoint, checkpoint_home, planned_steps
+from suites.fewshot_config import FEWSHOT_OPTIONS, PAPER_SCHEDULE, FewShotConfig, active_deviations, config_from, schedule_text
+from suites.fewshot_metrics import CHECKPOINT, FULL, MEASURE, MEASURE_DEFINITION, SPLITS, ZERO, boosting_gradient, hits_at, statistics_block, summarise_setting, summarise_trials, vs_reference
+from suites.fewshot_result import per_query_csv, per_query_rows, summary
 from suites.fewshot_output import fewshot_table, write_plots
 from bench.encoding.executor import LocalExecutor
 from bench.evaluation.stats import to_jsonable
 from bench.models.loading import load_backbone, refuse_dense
+from bench.models.spec import spec_from_folder
 from bench.results.writer import result_header, write_run
 from bench.search.exact import DenseIndex
 
@@ -94,9 +108,10 @@ def _unit_seed(seed: int, *keys) -> int:
 class _Context:
     """What every training unit shares: the plan, the zero-shot retriever, cached embeddings."""
 
-    def __init__(self, spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, timer: Timer, plan: FewShotPlan):
+    def __init__(self, spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, timer: Timer, plan: FewShotPlan,
+                 label: str = "checkpoint"):
         self.spec, self.dataset, self.cfg, self.timer, self.plan = spec, dataset, cfg, timer, plan
-        with timer("load_model_and_corpus"):
+        with timer(f"load_model_and_corpus:{label}"):
             self.retriever = make_retriever(spec, dataset, timer, cache_root=cfg.cache_root,
                                             batch_size=cfg.batch_size, progress=cfg.progress)
         self.doc_ids = dataset.doc_ids()
@@ -161,6 +176,10 @@ class _Context:
         return hits_at(run, self.dataset.qrels, self.test_ids, self.cfg.cutoff)
 
 
+def _status(text: str) -> None:
+    print(f"bench: {text}", file=sys.stderr)
+
+
 def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional[Path], executor=None) -> dict:
     """Run the protocol; returns ``{"result", "per_query", "timings", "plan"}`` and writes the run
     folder when ``out_dir`` is given."""
@@ -175,32 +194,70 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
         plan = build_plan(dataset, seed=cfg.seed, ks=cfg.ks, n_trials=cfg.n_trials, novel_ratio=cfg.novel_ratio,
                           test_ratio=cfg.test_ratio, split_file=cfg.split_file, short_rule=cfg.short_rule,
                           min_usable_novel=cfg.min_usable_novel, seeds=cfg.trial_seeds)
+    base_q = plan.queries.train_ids(list(plan.classes.base))
+    if cfg.basic_learning and not any(g > 0 for q in base_q for g in dataset.qrels.get(q, {}).values()):
+        raise BenchError("basic learning has no base-class training query with a relevant passage; give more "
+                         "queries per class (--test-ratio), another --class-split, or --no-basic-learning")
     ctx = _Context(spec, dataset, cfg, timer, plan)
-    with timer("zero_shot"):
-        zero = ctx.zero_shot()
+    with timer("zero_shot:checkpoint"):
+        checkpoint_hits = ctx.zero_shot()
     with timer("mine_negatives"):
         negs = ctx.negatives()
     examples = {ex.qid: ex for ex in make_examples(plan.queries.train_ids(), ctx.qtext, dataset.qrels, negs)}
     with timer("load_backbone"):
         base_model, tok = ctx.load_backbone()
 
+    start_ctx, basic_out, reused = ctx, None, None
+    if cfg.basic_learning:
+        bex = [examples[q] for q in base_q if q in examples]
+        steps = planned_steps(len(bex), cfg.train)
+        lr = cfg.train.resolved(BASIC_METHOD, spec.similarity)["lr"]
+        paper = schedule_text(PAPER_SCHEDULE["epochs"], PAPER_SCHEDULE["batch_size"], PAPER_SCHEDULE["lr"])
+        _status(f"basic learning (FewDR's zero-shot model): {BASIC_METHOD} on {len(bex)} training queries of "
+                f"{len(plan.classes.base)} base classes, {schedule_text(cfg.train.epochs, cfg.train.batch_size, lr)}"
+                f" = {steps} steps (FewDR: {paper})")
+        with timer("basic_learning"):
+            folder, record, reused = basic_checkpoint(
+                spec, base_model, tok, bex, ctx.doc_text, cfg.train, _unit_seed(cfg.seed, BASIC_METHOD, "basic"),
+                checkpoint_home(cfg.cache_root), dataset.fingerprint(), progress=cfg.progress)
+        if reused:
+            _status(f"basic learning: reused {folder} (same inputs; not trained again)")
+        # evaluated at the run's lengths, not the basic-learned checkpoint's training lengths: the two
+        # zero-shot references must differ in their weights only
+        basic_spec = dataclasses.replace(spec_from_folder(folder, name=f"{spec.name}+basic"),
+                                         max_query_length=spec.max_query_length,
+                                         max_passage_length=spec.max_passage_length,
+                                         length_sources=dict(spec.length_sources))
+        start_ctx = _Context(basic_spec, dataset, cfg, timer, plan, "basic")
+        with timer("zero_shot:basic"):
+            zero = start_ctx.zero_shot()
+        basic_out = dict(summarise_setting(zero, plan), method=BASIC_METHOD, classes=list(plan.classes.base),
+                         n_train_queries=record["n_train_queries"], train=record["train"],
+                         training=record["training"], checkpoint=folder.name)
+    else:
+        zero = checkpoint_hits
+
     hits: Dict[str, Dict[str, float]] = {ZERO: zero}
+    if cfg.basic_learning:
+        hits[CHECKPOINT] = checkpoint_hits
     unit_log: List[dict] = []
     methods_out: Dict[str, dict] = {}
+    checkpoint_summary = summarise_setting(checkpoint_hits, plan)
 
-    def train_unit(unit: _Unit, start=None):
-        dual = build_dual_encoder(spec, unit.method, base_model, tok, cfg.tuning, seed=unit.seed, start=start)
+    def train_unit(unit: _Unit, c: _Context):
+        model, tokenizer = c.load_backbone()
+        dual = build_dual_encoder(c.spec, unit.method, model, tokenizer, cfg.tuning, seed=unit.seed)
         ex = [examples[q] for q in unit.qids if q in examples]
         t0 = time.perf_counter()
         if ex:
             log = train_dual_encoder(dual, ex, ctx.doc_text, cfg.train, unit.seed,
-                                     passage_lookup=None if dual.passage_trainable else ctx.passage_lookup,
-                                     query_lookup=None if dual.query_trainable else ctx.query_lookup,
+                                     passage_lookup=None if dual.passage_trainable else c.passage_lookup,
+                                     query_lookup=None if dual.query_trainable else c.query_lookup,
                                      progress=cfg.progress, desc=f"train {unit.set_name}")
         else:  # e.g. every class short under rule "skip": the starting weights are evaluated as they are
             log = TrainLog(seed=unit.seed)
         t1 = time.perf_counter()
-        h = ctx.evaluate(dual)
+        h = c.evaluate(dual)
         t2 = time.perf_counter()
         timing = {"set": unit.set_name, "train_seconds": round(t1 - t0, 4), "eval_seconds": round(t2 - t1, 4)}
         return dual, log, h, timing
@@ -211,18 +268,6 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
                        "tuning": cfg.tuning.for_method(method, base_model)}
         m_out["deviations"] = method_deviations(method, cfg.tuning, m_out["training"]["lr"])
         encoded = {"query": 0, "passage": 0}
-        start = None
-        if cfg.basic_learning:
-            base_q = plan.queries.train_ids(list(plan.classes.base))
-            unit = _Unit(method, BASIC, None, None, _unit_seed(cfg.seed, method, BASIC), base_q)
-            with timer(f"train+eval:{method}"):
-                dual, log, h, timing = train_unit(unit)
-            start = tuned_module(dual)
-            hits[unit.set_name] = h
-            unit_log.append(timing)
-            m_out[BASIC] = dict(summarise_setting(h, plan), train=log.to_dict(), n_train_queries=len(base_q))
-            for r in encoded:
-                encoded[r] += dual.n_encoded[r]
         units: List[_Unit] = []
         for k in plan.ks:
             for t in plan.trials[k]:
@@ -231,8 +276,9 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
             units.append(_Unit(method, FULL, None, None, _unit_seed(cfg.seed, method, FULL),
                                plan.queries.train_ids()))
 
-        def work(unit: _Unit, _start=start):
-            dual, log, h, timing = train_unit(unit, _start)
+        def work(unit: _Unit):
+            # few-shot starts from the zero-shot model; full-shot from the checkpoint (FewDR's full-shot-train)
+            dual, log, h, timing = train_unit(unit, ctx if unit.setting == FULL else start_ctx)
             return {"log": log.to_dict(), "hits": h, "timing": timing, "encoded": dict(dual.n_encoded),
                     "parameters": dual.parameter_counts(), "tied": dual.tied}
 
@@ -253,7 +299,10 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
                                 **{s: entry[s]["trials"][i] for s in SPLITS},
                                 "winning_ratio": {s: entry["winning_ratio_per_trial"][s][i] for s in SPLITS}}
                                for i, (u, o) in enumerate(ku)]
+            entry["steps_per_trial"] = [o["log"]["steps"] for _, o in ku]
             entry["usable_classes"] = plan.usable[k]
+            if cfg.basic_learning:
+                entry["vs_checkpoint"] = vs_reference([o["hits"] for _, o in ku], checkpoint_hits, plan)
             k_out[str(k)] = entry
         m_out["k"] = k_out
         if cfg.full_shot:
@@ -261,13 +310,13 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
             m_out[FULL] = dict(summarise_setting(o["hits"], plan), train=o["log"], n_train_queries=len(u.qids))
         zs_novel = summarise_setting(zero, plan)["novel"]
         pts = [(0, zs_novel)] + [(k, k_out[str(k)]["novel"]["mean"]) for k in plan.ks]
-        m_out["boosting_gradient"] = {"split": "novel", "points": [[k, v] for k, v in pts],
+        m_out["boosting_gradient"] = {"split": "novel", "reference": ZERO, "points": [[k, v] for k, v in pts],
                                       "segments": boosting_gradient(pts)}
         m_out["encoded_by_tuned_model"] = encoded
         methods_out[method] = m_out
 
     zero_summary = summarise_setting(zero, plan)
-    rows, set_order = _per_query_rows(hits, plan, cfg)
+    rows, set_order = per_query_rows(hits, plan)
     with timer("statistics"):
         statistics = statistics_block(hits, plan, cfg)
     result = {
@@ -282,19 +331,28 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
             "novel_ratio": cfg.novel_ratio if cfg.split_file is None else None,
             "test_ratio": cfg.test_ratio, "min_usable_novel": cfg.min_usable_novel,
             "reference": ZERO,
-            "start_weights": "basic-learned weights of the method" if cfg.basic_learning else "the checkpoint",
+            "zero_shot_model": (f"basic-learned: the checkpoint after {BASIC_METHOD} on every base-class training "
+                                f"query" if cfg.basic_learning else "the checkpoint (no basic learning)"),
+            "start_weights": "the zero-shot model" + (" (basic-learned)" if cfg.basic_learning else " (the checkpoint)"),
+            "full_shot_start": "the checkpoint",
+            "paper_schedule": PAPER_SCHEDULE,
             "sd": "sample standard deviation over trials (n-1 denominator)",
             "per_query_sd": "per test query, SD (n-1) of its R@10 over trials; averaged over the split's test queries",
             "winning_ratio": "share of the split's classes whose K-shot R@10 (mean over trials) is strictly greater "
                              "than zero-shot; per trial: the same with that trial's R@10",
             "boosting_gradient": "novel R@10 against K (zero-shot = K 0); per_shot = delta R@10 / delta K",
-            "embedding_cache": "trained encoders are never written to the shared embedding cache (in-memory only)",
+            "embedding_cache": "few-shot and full-shot encoders are never written to the shared embedding cache "
+                               "(in-memory only); the basic-learned model is a saved checkpoint folder and caches "
+                               "under its own weights fingerprint",
         },
         "plan": plan.to_dict(),
         "zero_shot": zero_summary,
+        "references": {"zero_shot": "basic-learned" if cfg.basic_learning else "checkpoint",
+                       "checkpoint": checkpoint_summary, "basic_learned": basic_out},
+        "deviations": active_deviations(cfg, spec.similarity),
         "methods": methods_out,
         "sets": [{"name": s, "status": "ok"} for s in set_order],
-        "summary": _summary(zero_summary, methods_out, plan, cfg),
+        "summary": summary(zero_summary, checkpoint_summary if cfg.basic_learning else None, methods_out, plan, cfg),
         "statistics": statistics,
         "notes": list(plan.notes),
         "per_query_file": "per_query.csv",
@@ -302,8 +360,10 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
     }
 
     result = to_jsonable(result)
-    per_query_text = _per_query_csv(rows)
+    per_query_text = per_query_csv(rows)
     timings = {"seconds": {}, "units": unit_log, "encoding": ctx.retriever.stats(), "executor": executor.name}
+    if reused is not None:
+        timings["basic_learning_reused"] = reused
     if out_dir is not None:
         out_dir = Path(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -323,67 +383,6 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
         timings["seconds"] = {k: round(v, 4) for k, v in sorted(timer.seconds.items())}
         timings["wall_seconds"] = round(time.perf_counter() - t_start, 2)
     return {"result": result, "per_query": per_query_text, "timings": timings, "plan": plan}
-
-
-def _per_query_rows(hits: Mapping[str, Mapping[str, float]], plan: FewShotPlan, cfg: FewShotConfig):
-    split_of = {c: plan.classes.split_of(c) for c in plan.queries.test}
-    rows, order = [], []
-    for set_name, h in hits.items():
-        order.append(set_name)
-        parts = set_name.split("/")
-        method = "" if set_name == ZERO else parts[0]
-        setting = ZERO if set_name == ZERO else parts[1]
-        k = setting[2:] if setting.startswith("K=") else ("0" if setting == ZERO else "")
-        trial = parts[2].split("=")[1] if len(parts) > 2 else ""
-        for c in sorted(plan.queries.test):
-            for q in plan.queries.test[c]:
-                rows.append((set_name, method, setting, k, trial, q, c, split_of[c], h[q]))
-    return rows, order
-
-
-def _per_query_csv(rows) -> str:
-    import csv
-    import io
-
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    # the run-folder layout (set, qid, applied, measures; every column after qid numeric):
-    # applied = 0 (query texts are never changed here), k = K (0 for zero-shot, nan for basic /
-    # full-shot), trial = 1..n (nan outside K-shot). Class membership: result.json plan.test_queries
-    w.writerow(["set", "qid", "applied", MEASURE, "k", "trial"])
-    for set_name, method, setting, k, trial, q, c, split, value in rows:
-        w.writerow([set_name, q, 0, repr(float(value)), k if k != "" else "nan", trial if trial != "" else "nan"])
-    return buf.getvalue()
-
-
-def _summary(zero: dict, methods_out: dict, plan: FewShotPlan, cfg: FewShotConfig) -> dict:
-    """Headline numbers for leaderboards: flat ``metrics`` (name -> value) plus the headline setting
-    (the first method at the smallest K that ran)."""
-    metrics = {f"{ZERO} {s} {MEASURE}": zero[s] for s in SPLITS}
-    for m, mo in methods_out.items():
-        if BASIC in mo:
-            for s in SPLITS:
-                metrics[f"{m} {BASIC} {s} {MEASURE}"] = mo[BASIC][s]
-        for k, e in mo["k"].items():
-            for s in SPLITS:
-                metrics[f"{m} K={k} {s} {MEASURE}"] = e[s]["mean"]
-                metrics[f"{m} K={k} {s} {MEASURE} SD"] = e[s]["sd"]
-                metrics[f"{m} K={k} {s} winning ratio"] = e["winning_ratio"][s]
-        if FULL in mo:
-            for s in SPLITS:
-                metrics[f"{m} {FULL} {s} {MEASURE}"] = mo[FULL][s]
-    head: dict = {"measure": MEASURE, "reference": ZERO, "zero_shot": {s: zero[s] for s in SPLITS}}
-    if plan.ks:
-        m = cfg.methods[0]
-        k = str(plan.ks[0])
-        e = methods_out[m]["k"][k]
-        head.update(method=m, k=int(k),
-                    k_shot={s: {"mean": e[s]["mean"], "sd": e[s]["sd"]} for s in SPLITS},
-                    winning_ratio=e["winning_ratio"],
-                    delta_novel=(e["novel"]["mean"] - zero["novel"]) if e["novel"]["mean"] is not None else None)
-        if FULL in methods_out[m]:
-            head["full_shot"] = {s: methods_out[m][FULL][s] for s in SPLITS}
-    return {"headline": head, "metrics": metrics}
 
 
 def run_cli(args, spec: ModelSpec, dataset: Dataset, out_dir: Path, executor) -> int:

@@ -10,6 +10,7 @@ from bench.core.errors import BenchError
 from bench.core.options import option
 from bench.training.contrastive import (TRAINING_OPTIONS, TrainConfig)
 from bench.tuning.config import METHODS, TUNING_OPTIONS, TuningConfig, check_method
+from suites.fewshot_basic import BASIC_METHOD
 from suites.fewshot_sampler import DEFAULT_KS, DEFAULT_TRIALS, SHORT_RULES
 from bench.evaluation.stats import CORRECTIONS, TESTS
 from bench.training.contrastive import train_config_from
@@ -28,7 +29,7 @@ class FewShotConfig:
     short_rule: str = "all"
     min_usable_novel: int = 1
     methods: Sequence[str] = ("qry-tune",)
-    basic_learning: bool = False
+    basic_learning: bool = True  # FewDR: the zero-shot model is the checkpoint fine-tuned on the base classes
     full_shot: bool = True
     cutoff: int = 10
     train: TrainConfig = field(default_factory=TrainConfig)
@@ -83,7 +84,8 @@ FEWSHOT_OPTIONS = (
     option('--test-ratio', type=float, default=0.5, help="share of each class's queries held out for testing (default: 0.5)"),
     option('--short-classes', choices=list(SHORT_RULES), default='all', help="classes with fewer than K training queries: 'all' = use all of them (capped), 'skip' = none at that K (default: all)"),
     option('--min-usable-novel', type=int, default=1, help='run a K only if this many novel classes have K training queries (default: 1)'),
-    option('--basic-learning', action='store_true', help='first train each method on all base training queries; few-shot starts from those weights'),
+    option('--no-basic-learning', action='store_true', help="skip FewDR's basic learning (a full fine-tune on every base-class training query, the zero-shot model few-shot training starts from); zero-shot is then the raw checkpoint (a deviation, printed and recorded)"),
+    option('--basic-learning', action='store_true', help='basic learning (the default; kept so older command lines run)'),
     option('--no-full-shot', action='store_true', help='skip the full-shot upper reference'),
     option('--cutoff', type=int, default=10, help="R@k cutoff (default: 10, FewDR's R@10)"),
     *TRAINING_OPTIONS,
@@ -97,6 +99,9 @@ FEWSHOT_OPTIONS = (
 def config_from(args) -> FewShotConfig:
     """The FewShotConfig of parsed option values (attributes named by the options' dest)."""
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    if args.basic_learning and args.no_basic_learning:
+        raise BenchError("--basic-learning and --no-basic-learning contradict each other; basic learning is the "
+                         "default, give --no-basic-learning alone to skip it")
 
     train = train_config_from(args)
     tuning = tuning_config_from(args)
@@ -105,8 +110,58 @@ def config_from(args) -> FewShotConfig:
         trial_seeds=parse_ints(args.trial_seeds, "--trial-seeds") if args.trial_seeds else None,
         novel_ratio=args.novel_ratio, test_ratio=args.test_ratio, split_file=args.class_split,
         short_rule=args.short_classes, min_usable_novel=args.min_usable_novel, methods=methods,
-        basic_learning=args.basic_learning, full_shot=not args.no_full_shot, cutoff=args.cutoff, train=train,
+        basic_learning=not args.no_basic_learning, full_shot=not args.no_full_shot, cutoff=args.cutoff, train=train,
         tuning=tuning, test=args.fewshot_test, correction=args.correction, n_resamples=args.resamples,
         batch_size=args.batch_size, progress=not args.no_progress, plots=not args.no_plots)
 
 
+
+
+# --------------------------------------------------------------------------------------------
+# FewDR's schedule and the deviations a run makes from it
+
+#: FewDR's training schedule (the paper's protocol section and its released scripts
+#: zero-shot-train.sh / few-shot-train.sh / full-shot-train.sh: the same for every stage)
+PAPER_SCHEDULE = {"epochs": 40, "batch_size": 32, "lr": 5e-6, "max_query_length": 32, "max_passage_length": 256,
+                  "hard_negatives": 1, "trials": 5,
+                  "source": "FewDR (Sun et al., 2023), protocol section; released scripts in OpenMatch/ANCE-Tele "
+                            "plugins/FewDR/shells"}
+
+
+def schedule_text(epochs, batch_size, lr) -> str:
+    return f"{epochs} epoch{'s' if epochs != 1 else ''}, batch {batch_size}, lr {lr:g}"
+
+
+def active_deviations(cfg: FewShotConfig, similarity: str = "cos") -> List[dict]:
+    """The departures from FewDR's protocol that this configuration makes (recorded in the result
+    as ``deviations`` and printed by the console table; documented in docs/methods.md)."""
+    paper = PAPER_SCHEDULE
+    out: List[dict] = []
+    if not cfg.basic_learning:
+        out.append({"name": "no basic learning",
+                    "paper": "the zero-shot model is the checkpoint fine-tuned on every base-class training query; "
+                             "few-shot training starts from it",
+                    "ours": "--no-basic-learning: zero-shot is the raw checkpoint and few-shot training starts "
+                            "from it, so base and novel classes are exchangeable",
+                    "why": "asked for on the command line"})
+    stages = ([BASIC_METHOD] if cfg.basic_learning else []) + list(cfg.methods)
+    ours = sorted({(cfg.train.epochs, cfg.train.batch_size, cfg.train.resolved(m, similarity)["lr"]) for m in stages})
+    if ours != [(paper["epochs"], paper["batch_size"], paper["lr"])] or cfg.train.max_steps is not None:
+        cap = f", at most {cfg.train.max_steps} steps" if cfg.train.max_steps is not None else ""
+        out.append({"name": "training schedule",
+                    "paper": schedule_text(paper["epochs"], paper["batch_size"], paper["lr"]) + " for every stage",
+                    "ours": "; ".join(schedule_text(*o) for o in ours) + cap
+                            + " (steps per run: console and methods.<m>.k.<K>.steps_per_trial)",
+                    "why": "CPU budget: 40 epochs of every trial, K and method would take hours on a CPU"})
+    if (cfg.train.max_query_length, cfg.train.max_passage_length) != (paper["max_query_length"],
+                                                                       paper["max_passage_length"]):
+        out.append({"name": "training text lengths",
+                    "paper": f"query {paper['max_query_length']} / passage {paper['max_passage_length']} tokens",
+                    "ours": f"query {cfg.train.max_query_length} / passage {cfg.train.max_passage_length} tokens",
+                    "why": "CPU budget"})
+    if cfg.full_shot and any(m != BASIC_METHOD for m in cfg.methods):
+        out.append({"name": "full-shot method",
+                    "paper": "full-shot is a full fine-tune of the checkpoint on every training query",
+                    "ours": "full-shot trains each method (" + ", ".join(cfg.methods) + ") from the checkpoint",
+                    "why": "an upper reference for the method being studied"})
+    return out

@@ -17,7 +17,8 @@ MEASURE = "R@10"
 SPLITS = ("base", "novel", "all")
 ZERO = "zero-shot"
 FULL = "full-shot"
-BASIC = "basic"
+BASIC = "basic"  # results written before basic learning was shared: a method's own basic learning
+CHECKPOINT = "checkpoint"  # the raw checkpoint, a second reference when basic learning ran
 MEASURE_DEFINITION = ("FewDR R@{k}: per test query 1 if at least one relevant passage (grade > 0) is among the top {k} "
                       "retrieved from the whole corpus, else 0; per class the mean over its test queries; per split "
                       "the unweighted mean over its classes (macro average)")
@@ -102,6 +103,17 @@ def summarise_trials(trial_hits: Sequence[Mapping[str, float]], zero: Mapping[st
     return out
 
 
+def vs_reference(trial_hits: Sequence[Mapping[str, float]], reference: Mapping[str, float], plan: FewShotPlan) -> dict:
+    """K-shot trials against a second reference (the raw checkpoint when basic learning ran):
+    ``delta`` = trial-mean macro R@10 - the reference's, ``winning_ratio`` as in
+    :func:`summarise_trials` with that reference."""
+    s = summarise_trials(trial_hits, reference, plan)
+    ref = summarise_setting(reference, plan)
+    return {"delta": {sp: None if s[sp]["mean"] is None or ref[sp] is None else s[sp]["mean"] - ref[sp]
+                      for sp in SPLITS},
+            "winning_ratio": s["winning_ratio"]}
+
+
 # --------------------------------------------------------------------------------------------
 # significance at the level of the headline (pure functions)
 
@@ -110,7 +122,7 @@ def headline_comparison(zero: Mapping[str, float], trial_hits: Sequence[Mapping[
                         test_by_class: Mapping[str, Sequence[str]], classes: Sequence[str], *,
                         test: str = "randomization", seed: int = 0, n_resamples: int = 10000,
                         key: Sequence[str] = ()) -> dict:
-    """One setting (its trials' per-query hits; one element for basic / full-shot) against the
+    """One setting (its trials' per-query hits; one element for full-shot) against the
     zero-shot reference on one split, tested at the level of the headline.
 
     Means are computed exactly as the headline: ``mean_zero_shot`` = macro R@10 of zero-shot,
@@ -165,11 +177,12 @@ STAT_TRIALS = ("K-shot: each test query's R@10 is averaged over the K's trials b
                "trial-to-trial variation enters each per-query difference; the test conditions on the drawn trials. "
                "Per trial: delta_trials (that trial's macro R@10 - zero-shot) and delta_sd_trials (sample SD, n-1). "
                "Trials are not used as the test's replicates: with 5 trials a sign-flip test over trials cannot "
-               "reach p < 2/2^5 = 0.0625, and it would ignore the sampling of test queries. basic / full-shot: one run")
+               "reach p < 2/2^5 = 0.0625, and it would ignore the sampling of test queries. full-shot: one run")
 
 
 def statistics_block(hits, plan: FewShotPlan, cfg: FewShotConfig) -> dict:
-    """Per method, setting and split: the setting vs zero-shot, tested at the level of the headline
+    """Per method, setting and split: the setting vs zero-shot (``hits[ZERO]``: the basic-learned
+    model when basic learning ran, else the checkpoint), tested at the level of the headline
     (:func:`headline_comparison`: statistic = macro-averaged R@10 difference, trials averaged per
     query first); correction over one method x split's settings."""
     sc = split_classes(plan)
@@ -178,8 +191,6 @@ def statistics_block(hits, plan: FewShotPlan, cfg: FewShotConfig) -> dict:
     sizes = {}
     for method in cfg.methods:
         settings: Dict[str, List[str]] = {}
-        if cfg.basic_learning:
-            settings[BASIC] = [f"{method}/{BASIC}"]
         for k in plan.ks:
             settings[f"K={k}"] = [f"{method}/K={k}/trial={t.index}" for t in plan.trials[k]]
         if cfg.full_shot:
@@ -219,7 +230,7 @@ def statistics_block(hits, plan: FewShotPlan, cfg: FewShotConfig) -> dict:
         "sidedness": "two-sided",
         "correction": cfg.correction,
         "correction_description": CORRECTION_DESCRIPTIONS[cfg.correction],
-        "family": "per method and split: that method's settings (basic, each K, full-shot) vs zero-shot",
+        "family": "per method and split: that method's settings (each K, full-shot) vs zero-shot",
         "family_size": sizes,
         "alpha": cfg.alpha,
         "seed": cfg.seed,

@@ -7,7 +7,8 @@ from typing import List
 import numpy as np
 
 from bench.tuning.plans import describe
-from suites.fewshot_metrics import BASIC, FULL, SPLITS, ZERO
+from suites.fewshot_config import schedule_text
+from suites.fewshot_metrics import BASIC, CHECKPOINT, FULL, SPLITS, ZERO
 from bench.core.io import atomic_path
 
 
@@ -43,7 +44,12 @@ def fewshot_table(result: dict) -> str:
     header = ["setting", "base R@10", "novel R@10", "all R@10", "win(novel)", "win(all)", "q-SD(novel)",
               "p(novel)"]
     zs = result["zero_shot"]
-    rows = [[ZERO, pct(zs["base"]), pct(zs["novel"]), pct(zs["all"]), "-", "-", "-", "-"]]
+    refs = result.get("references") or {}
+    zs_label = f"{ZERO} ({refs['zero_shot']})" if refs.get("zero_shot") else ZERO
+    rows = [[zs_label, pct(zs["base"]), pct(zs["novel"]), pct(zs["all"]), "-", "-", "-", "-"]]
+    if refs.get("basic_learned"):
+        ck = refs["checkpoint"]
+        rows.append([CHECKPOINT, pct(ck["base"]), pct(ck["novel"]), pct(ck["all"]), "-", "-", "-", "-"])
     comps = ((result.get("statistics") or {}).get("comparisons") or {})
     for m, mo in result["methods"].items():
         def p_of(setting):
@@ -76,9 +82,11 @@ def fewshot_table(result: dict) -> str:
     out = [title, "", *lines, ""]
     out.append("R@10 x100 = share of test queries with a relevant passage in the top 10, macro-averaged over "
                "classes; ± = sample SD over trials (n-1); win = winning ratio vs zero-shot (classes)")
+    out.append(f"reference of win, p and boosting gradient: {zs_label}")
     st = (result.get("statistics") or {}).get("header") or {}
     if st:
         out.extend(statistics_lines(st))
+    out.extend(training_lines(result))
     for k in plan["ks"]:
         u = plan["usable_classes"][str(k)]
         out.append(f"K={k}: usable (>= {k} training queries): base {len(u['base'])}/{len(plan['classes']['base'])}"
@@ -100,6 +108,39 @@ def fewshot_table(result: dict) -> str:
     for n in result.get("notes") or []:
         out.append(f"note: {n}")
     return "\n".join(out)
+
+
+def _steps(values) -> str:
+    values = list(values)
+    return f"{values[0]} per trial" if values and len(set(values)) == 1 else f"{', '.join(map(str, values))} (trials)"
+
+
+def training_lines(result: dict) -> List[str]:
+    """Training budget: basic learning, steps per trial of each K, full-shot; FewDR's schedule beside
+    ours; the active deviations from FewDR."""
+    out: List[str] = []
+    paper = (result.get("protocol") or {}).get("paper_schedule")
+    basic = (result.get("references") or {}).get("basic_learned")
+    if basic:
+        tr = basic["training"]
+        out.append(f"basic learning (zero-shot model): {basic['method']} on {basic['n_train_queries']} training "
+                   f"queries of {len(basic['classes'])} base classes, {basic['train']['steps']} steps "
+                   f"({schedule_text(tr['epochs'], tr['batch_size'], tr['lr'])})")
+    for m, mo in result["methods"].items():
+        parts = [f"K={k} {_steps(e['steps_per_trial'])}" for k, e in mo["k"].items() if "steps_per_trial" in e]
+        if FULL in mo and "train" in mo[FULL]:
+            parts.append(f"full-shot {mo[FULL]['train']['steps']}")
+        if parts:
+            tr = mo["training"]
+            cap = f", at most {tr['max_steps']} steps" if tr.get("max_steps") is not None else ""
+            out.append(f"{m} training steps: {'; '.join(parts)} "
+                       f"({schedule_text(tr['epochs'], tr['batch_size'], tr['lr'])}{cap})")
+    if paper:
+        out.append(f"FewDR's schedule: {schedule_text(paper['epochs'], paper['batch_size'], paper['lr'])}, "
+                   f"query/passage {paper['max_query_length']}/{paper['max_passage_length']} tokens, for every stage")
+    for d in result.get("deviations") or []:
+        out.append(f"deviation from FewDR: {d['name']}: ours {d['ours']}; FewDR {d['paper']} ({d['why']})")
+    return out
 
 
 def write_plots(result: dict, out_dir: Path) -> List[str]:

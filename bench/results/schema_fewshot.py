@@ -85,6 +85,14 @@ class TrialResult(TypedDict, total=False):
     winning_ratio: Annotated[SplitValues, "share of classes strictly better than zero-shot in this trial"]
 
 
+class VsReference(TypedDict, total=False):
+    """One K against the raw checkpoint (when basic learning made the zero-shot model)."""
+
+    delta: Annotated[SplitValues, "mean over trials of the macro R@cutoff - the checkpoint's"]
+    winning_ratio: Annotated[SplitValues, "share of the split's classes whose mean K-shot R@cutoff is strictly "
+                                          "greater than the checkpoint's"]
+
+
 class UsableClasses(TypedDict, total=False):
     """Classes with at least K training queries."""
 
@@ -103,6 +111,8 @@ class KResult(TypedDict, total=False):
                                           "greater than zero-shot"]
     winning_ratio_per_trial: Annotated[SplitLists, "the same per trial"]
     trials: Annotated[List[TrialResult], "every trial"]
+    steps_per_trial: Annotated[List[int], "optimizer steps of each trial's training, in trial order"]
+    vs_checkpoint: Annotated[VsReference, "against the raw checkpoint (with basic learning only)"]
     usable_classes: Annotated[UsableClasses, "classes with at least K training queries"]
 
 
@@ -119,6 +129,7 @@ class BoostingGradient(TypedDict, total=False):
     """Novel R@cutoff against K."""
 
     split: Annotated[str, "the split (novel)"]
+    reference: Annotated[str, "the setting at K 0 (zero-shot)"]
     points: Annotated[List[List[float]], "[K, R@cutoff] pairs, K 0 = zero-shot"]
     segments: Annotated[List[GradientSegment], "slopes between consecutive points"]
 
@@ -145,7 +156,8 @@ MethodResult = TypedDict("MethodResult", {
                                        "(bench.tuning.config.method_deviations; docs/methods.md)"],
     "parameters": Annotated[ParameterCounts, "parameter counts"],
     "tied": Annotated[bool, "query and passage encoders share weights"],
-    "basic": Annotated[SettingScores, "basic learning on the base classes (when enabled)"],
+    "basic": Annotated[SettingScores, "older results: the method's own basic learning (now shared: "
+                                      "references.basic_learned)"],
     "k": Annotated[Dict[str, KResult], "K (as a string): results at that K"],
     "full-shot": Annotated[SettingScores, "training on every training query (when enabled)"],
     "boosting_gradient": Annotated[BoostingGradient, "novel R@cutoff against K"],
@@ -197,6 +209,19 @@ class FewshotPlan(TypedDict, total=False):
     notes: Annotated[List[str], "remarks of the planner"]
 
 
+class PaperSchedule(TypedDict, total=False):
+    """FewDR's training schedule (every stage)."""
+
+    epochs: Annotated[int, "epochs"]
+    batch_size: Annotated[int, "queries per batch"]
+    lr: Annotated[float, "learning rate"]
+    max_query_length: Annotated[int, "query tokens"]
+    max_passage_length: Annotated[int, "passage tokens"]
+    hard_negatives: Annotated[int, "hard negatives per query"]
+    trials: Annotated[int, "trials (seeds) per K"]
+    source: Annotated[str, "where the schedule is stated"]
+
+
 class FewshotProtocol(TypedDict, total=False):
     """The protocol's settings and definitions."""
 
@@ -211,6 +236,9 @@ class FewshotProtocol(TypedDict, total=False):
     min_usable_novel: Annotated[int, "novel classes needed for a K to run"]
     reference: Annotated[str, "the reference setting (zero-shot)"]
     start_weights: Annotated[str, "weights each K-shot run starts from"]
+    zero_shot_model: Annotated[str, "what the zero-shot reference is (basic-learned model or the checkpoint)"]
+    full_shot_start: Annotated[str, "weights full-shot training starts from"]
+    paper_schedule: Annotated[PaperSchedule, "FewDR's training schedule, for comparison with ours"]
     sd: Annotated[str, "definition of sd"]
     per_query_sd: Annotated[str, "definition of per_query_sd"]
     winning_ratio: Annotated[str, "definition of the winning ratio"]
@@ -223,12 +251,15 @@ class Headline(TypedDict, total=False):
 
     measure: Annotated[str, "the measure (R@10)"]
     reference: Annotated[str, "the reference setting (zero-shot)"]
-    zero_shot: Annotated[SplitValues, "zero-shot R@cutoff"]
+    zero_shot_model: Annotated[str, "basic-learned or checkpoint"]
+    zero_shot: Annotated[SplitValues, "zero-shot R@cutoff (the reference)"]
+    checkpoint: Annotated[SplitValues, "the raw checkpoint's R@cutoff (with basic learning)"]
     method: Annotated[str, "the method"]
     k: Annotated[int, "the K"]
     k_shot: Annotated[HeadlineKShot, "K-shot mean and SD"]
     winning_ratio: Annotated[SplitValues, "winning ratio at that K"]
     delta_novel: Annotated[Optional[float], "K-shot - zero-shot, novel classes"]
+    delta_novel_vs_checkpoint: Annotated[Optional[float], "K-shot - checkpoint, novel classes (with basic learning)"]
     full_shot: Annotated[SplitValues, "full-shot R@cutoff (when run)"]
 
 
@@ -280,6 +311,39 @@ class FewshotStatistics(TypedDict, total=False):
                            "method: {setting (basic, K=<k>, full-shot): {split: comparison}}"]
 
 
+class BasicLearning(TypedDict, total=False):
+    """FewDR's basic learning: the checkpoint fine-tuned on every base-class training query (the
+    zero-shot model), with its R@cutoff."""
+
+    base: Annotated[Optional[float], "macro R@cutoff over the base classes"]
+    novel: Annotated[Optional[float], "macro R@cutoff over the novel classes"]
+    all: Annotated[Optional[float], "macro R@cutoff over every class"]
+    per_class: Annotated[Dict[str, Optional[float]], "class: mean R@cutoff of its test queries"]
+    method: Annotated[str, "how it is trained (full-tune)"]
+    classes: Annotated[List[str], "the base classes it trains on"]
+    n_train_queries: Annotated[int, "training queries (with a relevant passage) used"]
+    train: Annotated[TrainLog, "the training run"]
+    training: Annotated[Dict[str, Any], "resolved training settings"]
+    checkpoint: Annotated[str, "folder name of the saved basic-learned checkpoint (content-keyed)"]
+
+
+class References(TypedDict, total=False):
+    """Both references: the raw checkpoint and the basic-learned model."""
+
+    zero_shot: Annotated[str, "which one is zero-shot: basic-learned or checkpoint"]
+    checkpoint: Annotated[SettingScores, "the raw checkpoint"]
+    basic_learned: Annotated[Optional[BasicLearning], "the basic-learned model (null without basic learning)"]
+
+
+class Deviation(TypedDict, total=False):
+    """A departure from the paper's protocol that is active in this run (docs/methods.md)."""
+
+    name: Annotated[str, "short name"]
+    paper: Annotated[str, "what the paper does"]
+    ours: Annotated[str, "what this run did"]
+    why: Annotated[str, "why"]
+
+
 class FewshotResult(Header, total=False):
     """A result file of layout "fewshot" (suite fewshot): settings x classes x trials."""
 
@@ -288,7 +352,10 @@ class FewshotResult(Header, total=False):
     retrieval: Annotated[Retrieval, "how documents were retrieved"]
     protocol: Annotated[FewshotProtocol, "settings and definitions of the protocol"]
     plan: Annotated[FewshotPlan, "the sampling plan"]
-    zero_shot: Annotated[SettingScores, "the reference: the model as it is"]
+    zero_shot: Annotated[SettingScores, "the reference: the basic-learned model (the checkpoint without basic "
+                                        "learning, and in older results)"]
+    references: Annotated[References, "the raw checkpoint and the basic-learned model"]
+    deviations: Annotated[List[Deviation], "departures from FewDR's protocol active in this run"]
     methods: Annotated[Dict[str, MethodResult], "method: its results"]
     sets: Annotated[List[SetEntry], "the columns of per_query.csv's set column (name, status)"]
     summary: Annotated[FewshotSummary, "headline numbers"]

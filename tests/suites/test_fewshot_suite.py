@@ -123,7 +123,7 @@ def test_end_to_end(tiny_bert, labelled, tmp_path):
     # the per-query table agrees with the aggregates
     rows = list(csv.DictReader(io.StringIO((folder / "per_query.csv").read_text())))
     n_test = sum(v["test"] for v in res["plan"]["class_sizes"].values())
-    assert len(rows) == n_test * (1 + 2 * (3 + 3 + 1))
+    assert len(rows) == n_test * (2 + 2 * (3 + 3 + 1))  # zero-shot (basic-learned), checkpoint, methods
     assert list(rows[0]) == ["set", "qid", "applied", "R@10", "k", "trial"]
     zs = {r["qid"]: float(r["R@10"]) for r in rows if r["set"] == "zero-shot"}
     by_class = {c: [zs[q] for q in qs] for c, qs in res["plan"]["test_queries"].items()}
@@ -166,7 +166,7 @@ def test_qry_tune_does_not_reencode_corpus(tiny_bert, labelled, tmp_path, monkey
     orig_embed = DualEncoder.embed
 
     def spy_embed(self, texts, role, max_length=None):
-        if role == "passage":
+        if role == "passage" and self.method == "qry-tune":  # basic learning (full-tune) trains passages
             tuned_passage_calls.append(len(texts))
         return orig_embed(self, texts, role, max_length)
 
@@ -174,15 +174,19 @@ def test_qry_tune_does_not_reencode_corpus(tiny_bert, labelled, tmp_path, monkey
     monkeypatch.setattr(DualEncoder, "embed", spy_embed)
     cfg = small_cfg(tmp_path, methods=["qry-tune"], basic_learning=True)
     out = run(spec, labelled, cfg, None)
-    # the corpus went through the (checkpoint) encoder exactly once, into the cache, and never again
-    assert sum(passages_through_encoder) == len(labelled.corpus)
+    # the corpus went through the encoder once per saved model (the checkpoint and the basic-learned
+    # checkpoint), into the cache, and never through a few-shot-tuned encoder
+    assert sum(passages_through_encoder) == 2 * len(labelled.corpus)
     assert tuned_passage_calls == []
     assert out["timings"]["encoding"]["passages_encoded"] == len(labelled.corpus)
+    assert out["timings"]["basic_learning_reused"] is False
     # a second run with a warm cache encodes no passage at all
     passages_through_encoder.clear()
     out2 = run(spec, labelled, cfg, None)
     assert passages_through_encoder == [] and tuned_passage_calls == []
-    assert out2["result"] == out["result"]  # deterministic
+    assert out2["timings"]["basic_learning_reused"] is True  # basic learning is not trained again
+    assert out2["result"] == out["result"]  # deterministic, whether basic learning was trained or reused
+    assert out2["per_query"] == out["per_query"]
 
 
 def test_trained_models_never_write_the_shared_cache(tiny_bert, labelled, tmp_path):
@@ -190,15 +194,21 @@ def test_trained_models_never_write_the_shared_cache(tiny_bert, labelled, tmp_pa
 
     spec = spec_from_folder(tiny_bert)
     cfg = small_cfg(tmp_path, methods=["full-tune", "psg-tune"], ks=[2], n_trials=2)
-    run(spec, labelled, cfg, None)
+    res = run(spec, labelled, cfg, None)["result"]
     root = tmp_path / "cache"
-    keys = {role: Encoder(spec, role, batch_size=cfg.batch_size).key for role in ("query", "passage")}
-    assert {p.name for p in root.iterdir()} <= set(keys.values())
-    # the cached corpus matrix still equals the checkpoint's embeddings
-    mats = list((root / keys["passage"]).glob("matrix-*.npy"))
-    assert len(mats) == 1
+    # only the two saved models cache embeddings: the checkpoint and the basic-learned checkpoint
+    basic_folder = tmp_path / "checkpoints" / res["references"]["basic_learned"]["checkpoint"]
+    basic_spec = spec_from_folder(basic_folder)
     texts = [labelled.corpus[d].full_text() for d in labelled.doc_ids()]
-    np.testing.assert_allclose(np.load(mats[0]), Encoder(spec, "passage", progress=False).encode(texts), atol=1e-5)
+    allowed = set()
+    for s, folder in ((spec, tiny_bert), (basic_spec, basic_folder)):
+        keys = {role: Encoder(s, role, batch_size=cfg.batch_size).key for role in ("query", "passage")}
+        allowed |= set(keys.values())
+        # the cached corpus matrix still equals that model's embeddings
+        mats = list((root / keys["passage"]).glob("matrix-*.npy"))
+        assert len(mats) == 1
+        np.testing.assert_allclose(np.load(mats[0]), Encoder(s, "passage", progress=False).encode(texts), atol=1e-5)
+    assert {p.name for p in root.iterdir()} <= allowed
 
 
 def test_short_rule_skip_and_split_file(tiny_bert, labelled, tmp_path):
@@ -256,8 +266,8 @@ def test_statistics_block_reports_the_headline(tiny_bert, tmp_path):
     head = res["summary"]["headline"]
     micro_differs = False
     for split in ("base", "novel", "all"):
-        for setting, headline in (("K=2", mo["k"]["2"][split]["mean"]), ("basic", mo["basic"][split]),
-                                  ("full-shot", mo["full-shot"][split])):
+        assert "basic" not in comps  # the basic-learned model is the reference itself
+        for setting, headline in (("K=2", mo["k"]["2"][split]["mean"]), ("full-shot", mo["full-shot"][split])):
             c = comps[setting][split]
             assert c["mean_zero_shot"] == res["zero_shot"][split] == head["zero_shot"][split]
             assert c["mean_k_shot"] == headline
