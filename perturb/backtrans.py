@@ -48,9 +48,11 @@ from perturb._text import apply_case_style, case_style, collapse_spaces, wordfre
 from perturb.base import Generator, Perturbation, Resource, ResourceMissing, settle
 from perturb.translators import APERTIUM_INSTALL, MARIAN_INSTALL, ApertiumTranslator, MarianTranslator, Translator
 from perturb._text import stopwords
+from perturb.backtrans_rules import structure_changes
 
 _MARKED = re.compile(r"(?<![\w*#@])([*#@])(\w[\w'-]*)")
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+_SPACE = re.compile(r"\s+")
 PIVOT_WFLANG = {"spa": "es", "deu": "de"}
 
 
@@ -158,6 +160,7 @@ def pivot_leaks(original: str, back: str, pivot: str, marked: bool) -> List[str]
 class BackTranslate(Generator):
     name = "BACKTRANS"
     keep_content = True  # refuse round trips that lose, add or mistranslate a content word
+    keep_structure = True  # refuse round trips that change a term, a function word or a word form
 
     def __init__(self, backend: Optional[str] = None, pivot: Optional[str] = None, **translator_kwargs):
         """``backend`` is "marian", "apertium" or None (Marian German if its weights exist, else Apertium)."""
@@ -186,7 +189,10 @@ class BackTranslate(Generator):
         return {"source": "eng", **self.translator.config(),
                 "reject": "pivot-language leaks (apertium marks, wordfreq en/pivot)",
                 "content_words": "each kept (same lemma or WordNet synonym in the top-2 senses)" if self.keep_content
-                else "unchecked", "whitespace": "collapsed",
+                else "unchecked",
+                "structure": "words kept in place (articles, which/what, a leading 'it' free; synonyms in the "
+                             "same inflection; adjacent words stay adjacent)" if self.keep_structure else "unchecked",
+                "whitespace": "collapsed",
                 "case": "query case style restored"}
 
     def resources(self) -> List[Resource]:
@@ -220,10 +226,12 @@ class BackTranslate(Generator):
         return out
 
     def _result(self, text: str, mid: str, back: str) -> Perturbation:
-        if not text.strip() or back == text:
-            return Perturbation(text, False, "")
+        if not text.strip() or _SPACE.sub("", back).lower() == _SPACE.sub("", text).lower():
+            return Perturbation(text, False, "")  # unchanged up to case and spacing ("lie." -> "lie .")
         if pivot_leaks(text, back, self.translator.pivot, self.translator.marks):
             return Perturbation(text, False, "")  # a pivot-language token leaked: refused
+        if self.keep_structure and structure_changes(text, strip_marks(back)):
+            return Perturbation(text, False, "")  # a term, a function word or a word form changed
         if self.keep_content and (unmatched_content(text, back) or form_changes(text, back)):
             return Perturbation(text, False, "")  # a content word, a person or the question form changed
         out = apply_case_style(collapse_spaces(strip_marks(back)), case_style(text))

@@ -55,11 +55,12 @@ def test_deterministic_and_order_independent(any_generator, cranfield):
 
 
 def test_seed_matters_for_random_generators(cranfield):
+    # SWAPSYN-WNET changes few Cranfield queries: texts with two replaceable words as well
+    items = cranfield[:40] + [("w1", "which author wrote films quickly"), ("w2", "What annoys you? I like seeing movies.")]
     for name in ("MISSPELL", "SWAPWORDS", "EXTRAPUNC", "SWAPSYN-WNET"):
         gen = generator(name)
-        a = [p.text for p in gen.perturb_batch(cranfield[:40], 0)]
-        b = [p.text for p in gen.perturb_batch(cranfield[:40], 1)]
-        assert a != b, name
+        a = [p.text for p in gen.perturb_batch(items, 0)]
+        assert any(a != [p.text for p in gen.perturb_batch(items, s)] for s in range(1, 6)), name
 
 
 TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=80)
