@@ -52,7 +52,7 @@ def test_backtrans_structure_refused(original, back):
     ("Robots are stupid", "The robots are stupid"),
     ("Can you walk", "It can you walk"),
     ("Which planet is the largest?", "Which planet is the biggest?"),
-    ("is the wing large", "is the wing big"),
+    ("the wing is large", "the wing is big"),
     ("who started the war", "who began the war"),
     ("what investigations have been made of the flow", "which investigations have been done of the flow"),
 ])
