@@ -13,9 +13,9 @@ deterministic, so back-translation uses no rng):
 * ``apertium``: Debian ``apertium`` + ``apertium-eng-spa`` (rule-based, Spanish pivot); one
   process call per direction for all queries (distinct texts in sorted order, one paragraph
   each), *without* ``-u`` so unknown words come back marked (``*`` unknown, ``@`` untranslated,
-  ``#`` not generated). Known limit: apertium keeps a little context across paragraphs, so ~3% of
-  queries translate slightly differently in a batch than alone (the result never depends on batch
-  order or query ids).
+  ``#`` not generated). Each kept query translates exactly as it would alone: queries whose
+  tagging could depend on the batch (a word of an ambiguity class apertium's tagger does not
+  know changes its state) are dropped (:meth:`perturb.translators.ApertiumTranslator._run`).
 
 Constraints (ours): a round trip is refused (query left unchanged, not applied) when the English
 output keeps a pivot-language token: a word apertium marks as unknown/untranslated in the
@@ -29,8 +29,10 @@ must have a counterpart in the output and vice versa: the same lemma or a WordNe
 of the two most frequent senses (:func:`unmatched_content`): the rule-based pivot mistranslates
 technical terms ("boundary layer" -> "layer of border", "pump" -> "bomb"), and such round trips
 are refused. So are round trips that lose or add a personal pronoun or turn an auxiliary-first
-question into a statement (:func:`form_changes`; Spanish drops subject pronouns). What remains
-are reorderings, function-word changes and synonym choices.
+question into a statement (:func:`form_changes`; Spanish drops subject pronouns), and round trips
+that change the query's structure: a function word, a word's place or form, a multi-word term
+(:func:`perturb.backtrans_rules.structure_changes`). What remains are articles, ``which`` for
+``what``, a dummy leading ``it`` and same-form synonyms outside terms.
 
 The backend and pivot are part of ``label`` (``BACKTRANS[deu,marian]``, ``BACKTRANS[spa,apertium]``)
 and of ``config()``, so a Spanish rule-based number is never reported as the German setting.

@@ -3,8 +3,9 @@ both deterministic and offline.
 
 * :class:`MarianTranslator`: Hugging Face MarianMT ``Helsinki-NLP/opus-mt-en-de`` / ``opus-mt-de-en``
   from local folders or the Hugging Face cache (``local_files_only=True``); never downloads.
-* :class:`ApertiumTranslator`: Debian ``apertium`` + ``apertium-eng-spa``, one process call per
-  direction for all queries, unknown words marked (no ``-u``).
+* :class:`ApertiumTranslator`: Debian ``apertium`` + ``apertium-eng-spa``, one translation call
+  per direction for all queries (after a cheaper tagging pass that drops the queries whose
+  translation could depend on the batch), unknown words marked (no ``-u``).
 """
 from __future__ import annotations
 
