@@ -30,6 +30,8 @@ SPACY_TO_WN = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 # Light verbs: their synonyms depend on the object ("made a study" / "made of steel"), never swapped.
 LIGHT_VERBS = frozenset("be have do make take get give go come put set keep let become seem".split())
 
+_USUAL: dict = {}  # usual_sense results, shared in the process
+
 # proposal: (start, end, replacement text, detail)
 Proposal = Tuple[int, int, str, str]
 
@@ -102,6 +104,12 @@ class SynonymSwap(_spacy.SpacyGenerator):
         of 13 tags, "apply" is use.v.01 in 45 of 107); the synonym is not a light verb ("allow" ->
         "let", "move" -> "go") and at most ``max_zipf_drop`` rarer than the target ("city" ->
         "metropolis", "government" -> "regime", "project" -> "undertaking")."""
+        key = (word, syn, pos, sense, self.min_sense_share, self.max_zipf_drop)
+        if key not in _USUAL:
+            _USUAL[key] = self._usual_sense(word, syn, pos, sense)
+        return _USUAL[key]
+
+    def _usual_sense(self, word: str, syn: str, pos: str, sense: str) -> bool:
         if pos == "v" and syn in LIGHT_VERBS:
             return False
         base = base_forms(word, pos)[-1]
@@ -139,12 +147,12 @@ class SynonymSwap(_spacy.SpacyGenerator):
             pos = self.target_ok(tok, word, text, style)
             if pos is None:
                 continue
-            cands = self.candidates(word.lower(), pos)
+            # usual senses first (cached, and most candidates fail it), the sense in context after
+            cands = [c for c in self.candidates(word.lower(), pos) if self.usual_sense(word.lower(), c[0], pos, c[2])]
             if cands and self.context_sense:
                 sense = sense_in_context(word.lower(), pos, [t.lower_ for t in content if t.i != tok.i])
                 if sense is not None:
                     cands = [c for c in cands if c[2] == sense]
-            cands = [c for c in cands if self.usual_sense(word.lower(), c[0], pos, c[2])]
             if cands:
                 targets.append((tok, word, pos, cands))
         out: List[Proposal] = []
