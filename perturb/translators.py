@@ -3,8 +3,9 @@ both deterministic and offline.
 
 * :class:`MarianTranslator`: Hugging Face MarianMT ``Helsinki-NLP/opus-mt-en-de`` / ``opus-mt-de-en``
   from local folders or the Hugging Face cache (``local_files_only=True``); never downloads.
-* :class:`ApertiumTranslator`: Debian ``apertium`` + ``apertium-eng-spa``, one process call per
-  direction for all queries, unknown words marked (no ``-u``).
+* :class:`ApertiumTranslator`: Debian ``apertium`` + ``apertium-eng-spa``, one translation call
+  per direction for all queries (after a cheaper tagging pass that drops the queries whose
+  translation could depend on the batch), unknown words marked (no ``-u``).
 """
 from __future__ import annotations
 
@@ -93,34 +94,40 @@ class ApertiumTranslator(Translator):
         cfg["modes"] = list(APERTIUM_PAIRS[self.pivot])
         cfg["batching"] = "sorted distinct texts, blank-line separated"
         cfg["unknown_marks"] = "kept (no -u), used to reject pivot-language leaks"
-        cfg["stable_check"] = "neighbour-dependent translations dropped" if self.stable_check else "off"
+        cfg["stable_check"] = ("texts with a word of an ambiguity class the tagger does not know dropped"
+                               if self.stable_check else "off")
         if self._version is None:
             self._version = _debian_version(f"apertium-eng-{self.pivot}")
         cfg["version"] = self._version
         return cfg
 
     marks = True  # outputs carry apertium's unknown-word marks (removed by the generator)
-    stable_check = True  # translate twice (sorted, reverse-sorted); neighbour-dependent texts -> None
+    stable_check = True  # drop texts whose tagging depends on the texts before them (see _run)
 
-    def _call(self, mode: str, data: str) -> str:
-        out = subprocess.run([self.executable, mode], input=data.encode("utf-8"), capture_output=True,
+    def _call(self, mode: str, data: str, command: Optional[List[str]] = None) -> subprocess.CompletedProcess:
+        out = subprocess.run(command or [self.executable, mode], input=data.encode("utf-8"), capture_output=True,
                              timeout=self.timeout)
         if out.returncode != 0:
             raise RuntimeError(f"apertium {mode} failed ({out.returncode}): {out.stderr.decode('utf-8', 'replace')[:500]}")
-        return out.stdout.decode("utf-8", "replace")
+        return out
 
-    def _run(self, mode: str, texts: Sequence[str]) -> List[str]:
-        """Translate ``texts`` with one apertium call.
+    def _run(self, mode: str, texts: Sequence[str]) -> List[Optional[str]]:
+        """Translate ``texts`` with one apertium call, each text on its own and never depending on
+        the others.
 
-        The distinct texts go in sorted order, separated by blank lines (a paragraph break, which
-        keeps most context from leaking between queries), so a query's translation does not
-        depend on the order or ids of the batch. Apertium's tagger and transfer still see a
-        little cross-paragraph context: about 1-3% of queries translate differently in a batch
-        than alone. So the batch is translated twice, in sorted and in reverse-sorted order (every
-        query then follows a different neighbour), and a text whose two translations differ
-        depends on its neighbours: it comes back as ``None`` (the generator leaves such a query
-        unchanged), so a query's variation depends on the query, not on the batch. If the
-        paragraphs come back out of step, each text is sent alone.
+        The distinct texts go in sorted order, one paragraph each (apertium's txt format ends a
+        sentence at a blank line, so no rule or tagger window spans two texts). One state is still
+        shared: apertium's HMM tagger (3.8), meeting a word whose ambiguity class it was not
+        trained on, replaces its open class (the tags it gives unknown words) by a known class,
+        for the rest of the run; every later unknown word (lower-case "i", names) can then be
+        tagged differently ("how can i get water" -> "coger" alone, "coge" after "can a robot get
+        drunk?"). So the batch is first analysed and tagged (``lt-proc`` + ``apertium-tagger -d``,
+        the first two steps of the mode, a fraction of the cost), the texts holding such a word
+        come back as ``None`` (the generator leaves them unchanged), and the rest are translated
+        in one call whose tagger never changes state: each text translates as it would alone.
+        Without the mode file, the old check is used (the batch in two orders, texts whose two
+        translations differ dropped). If the paragraphs come back out of step, each text is sent
+        alone.
         """
         clean = [_LINE_BREAKS.sub(" ", t) for t in texts]
         if not clean:
@@ -128,26 +135,44 @@ class ApertiumTranslator(Translator):
         unique = sorted({t for t in clean if t.strip()})
         if not unique:
             return list(clean)
-        if self.stable_check and len(unique) > 1:
-            from concurrent.futures import ThreadPoolExecutor
-
-            with ThreadPoolExecutor(2) as pool:  # two apertium pipelines side by side
-                fwd = pool.submit(self._translate_ordered, mode, unique)
-                rev = pool.submit(self._translate_ordered, mode, unique[::-1])
-                table, other = fwd.result(), rev.result()
+        table: Dict[str, Optional[str]]
+        stages = _analysis_stages(mode) if self.stable_check else None
+        if stages is not None:
+            unstable = self._state_changing(mode, unique, stages)
+            table = dict.fromkeys(unstable)
+            keep = [t for t in unique if t not in unstable]
+            if keep:
+                table.update(self._translate_ordered(mode, keep))
+        elif self.stable_check and len(unique) > 1:
+            table = self._translate_ordered(mode, unique)
+            other = self._translate_ordered(mode, unique[::-1])
             table = {t: (v if other.get(t) == v else None) for t, v in table.items()}
         else:
-            table = self._translate_ordered(mode, unique)
+            table = dict(self._translate_ordered(mode, unique))
         return [table.get(t, t) for t in clean]
+
+    def _state_changing(self, mode: str, unique: Sequence[str], stages: List[List[str]]) -> set:
+        """The texts holding a word whose ambiguity class the tagger of ``mode`` does not know."""
+        data = "\n\n".join(unique) + "\n"
+        analysed = self._call(mode, data, ["apertium-destxt"]).stdout.decode("utf-8", "replace")
+        analysed = self._call(mode, analysed, stages[0]).stdout.decode("utf-8", "replace")
+        tagged = self._call(mode, analysed, stages[1])
+        new_class = set(_NEW_CLASS.findall(tagged.stderr.decode("utf-8", "replace")))
+        if not new_class:
+            return set()
+        parts = _PARAGRAPH.split(analysed)
+        if len(parts) < len(unique):  # out of step: treat every text with such a word form as unstable
+            return {t for t in unique if any(w in t for w in new_class)}
+        return {t for t, part in zip(unique, parts) if new_class & set(_surface_forms(part))}
 
     def _translate_ordered(self, mode: str, unique: Sequence[str]) -> Dict[str, str]:
         data = "\n\n".join(unique) + "\n"
-        out = self._call(mode, data)
+        out = self._call(mode, data).stdout.decode("utf-8", "replace")
         if out.endswith("\n"):
             out = out[:-1]
         parts = out.split("\n\n")
         if len(parts) != len(unique) or any("\n" in p for p in parts):
-            parts = [self._call(mode, t + "\n").rstrip("\n") for t in unique]
+            parts = [self._call(mode, t + "\n").stdout.decode("utf-8", "replace").rstrip("\n") for t in unique]
         return dict(zip(unique, parts))
 
     def to_pivot(self, texts):
@@ -155,6 +180,35 @@ class ApertiumTranslator(Translator):
 
     def from_pivot(self, texts):
         return self._run(APERTIUM_PAIRS[self.pivot][1], texts)
+
+
+_NEW_CLASS = re.compile(r"^Word '(.*)'\.$", re.M)  # apertium-tagger -d: "A new ambiguity class was found" ... "Word 'x'."
+_PARAGRAPH = re.compile(r"\[\n\n\]")  # the superblank apertium-destxt makes of a blank line
+_LU_SURFACE = re.compile(r"\^((?:\\.|[^/$\\])*)")
+
+
+def _surface_forms(stream: str) -> List[str]:
+    """Surface forms of the lexical units of an lt-proc analysis (``^form/analysis...$``), unescaped."""
+    return [re.sub(r"\\(.)", r"\1", m) for m in _LU_SURFACE.findall(stream)]
+
+
+def _analysis_stages(mode: str, modes_dir: Optional[Path] = None) -> Optional[List[List[str]]]:
+    """The morphological analyser and the tagger of an installed apertium mode (from its ``.mode``
+    file), the tagger with ``-d`` so it reports words of unknown ambiguity classes; None when the
+    mode file is not found or does not start with ``lt-proc | apertium-tagger -g``."""
+    import shlex
+
+    roots = [modes_dir] if modes_dir else [Path("/usr/share/apertium/modes"), Path("/usr/local/share/apertium/modes")]
+    for root in roots:
+        path = root / f"{mode}.mode"
+        if not path.is_file():
+            continue
+        steps = [shlex.split(step.replace("$1", "").replace("$2", "")) for step in
+                 path.read_text(encoding="utf-8").split("|")[:2]]
+        if len(steps) == 2 and steps[0][:1] == ["lt-proc"] and steps[1][:2] == ["apertium-tagger", "-g"]:
+            return [steps[0], ["apertium-tagger", "-d", *steps[1][1:]]]
+        return None
+    return None
 
 
 def _debian_version(package: str) -> str:

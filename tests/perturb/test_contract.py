@@ -12,7 +12,7 @@ from perturb.base import Perturbation, query_rng
 
 from perturb_helpers import EDGE_CASES, SECURITY, generator
 
-FAST = [n for n in PAPER_ORDER if n != "BACKTRANS"]  # BACKTRANS costs two process calls per call
+FAST = [n for n in PAPER_ORDER if n != "BACKTRANS"]  # BACKTRANS costs several process calls per call
 
 
 def _check(text, p):
@@ -37,11 +37,8 @@ def test_edge_cases_single_equals_batch(any_generator):
     if any_generator.name == "BACKTRANS":  # two process calls per query: a few are enough
         items = [items[i] for i in (0, 2, 8, 11, 13, len(items) - 1)]
     single = [any_generator.perturb(t, query_rng(7, any_generator.name, t)) for q, t in items]
-    if any_generator.name == "BACKTRANS":
-        # apertium keeps some context across the paragraphs of a batch: compare one at a time
-        batch = [any_generator.perturb_batch([item], 7)[0] for item in items]
-    else:
-        batch = any_generator.perturb_batch(items, 7)
+    # apertium: texts whose tagging could depend on the batch are dropped, so one batch suffices
+    batch = any_generator.perturb_batch(items, 7)
     assert batch == single
 
 
@@ -55,11 +52,12 @@ def test_deterministic_and_order_independent(any_generator, cranfield):
 
 
 def test_seed_matters_for_random_generators(cranfield):
+    # SWAPSYN-WNET changes few Cranfield queries: texts with two replaceable words as well
+    items = cranfield[:40] + [("w1", "which author wrote films quickly"), ("w2", "What annoys you? I like seeing movies.")]
     for name in ("MISSPELL", "SWAPWORDS", "EXTRAPUNC", "SWAPSYN-WNET"):
         gen = generator(name)
-        a = [p.text for p in gen.perturb_batch(cranfield[:40], 0)]
-        b = [p.text for p in gen.perturb_batch(cranfield[:40], 1)]
-        assert a != b, name
+        a = [p.text for p in gen.perturb_batch(items, 0)]
+        assert any(a != [p.text for p in gen.perturb_batch(items, s)] for s in range(1, 6)), name
 
 
 TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=80)

