@@ -48,7 +48,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--teacher", default=None, help="margin-mse: dense teacher model (default: the starting model)")
     p.add_argument("--generators", default=None, help="comma-separated variation generators to sample from "
                                                       "(default: all eight)")
-    p.add_argument("--save-every", type=int, default=50, help="write the resumable training state every N steps")
+    p.add_argument("--save-every", type=int, default=50, help="write the resumable training state every N steps (0: only at the end)")
     add_training_options(p, "optimisation", "method settings", "encoding batch size (corpus, negatives)")
 
 

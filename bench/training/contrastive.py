@@ -63,6 +63,22 @@ class TrainConfig:
             raise BenchError(f"--negatives must be one of {', '.join(NEGATIVE_SOURCES)}")
         if self.hard_negatives < 0:
             raise BenchError("--hard-negatives must be >= 0")
+        checks = [
+            (self.lr is None or self.lr > 0, f"--lr {self.lr}: a learning rate must be > 0 (leave it out for the "
+                                             f"method's default)"),
+            (self.weight_decay >= 0, f"--weight-decay {self.weight_decay}: must be >= 0"),
+            (0 <= self.warmup_ratio < 1, f"--warmup-ratio {self.warmup_ratio}: a share of the steps, 0 <= x < 1"),
+            (self.temperature is None or self.temperature > 0,
+             f"--temperature {self.temperature}: must be > 0 (0 divides the scores by zero: the loss is NaN)"),
+            (self.negative_depth >= 1, f"--negative-depth {self.negative_depth}: must be at least 1"),
+            (self.max_steps is None or self.max_steps >= 1, f"--max-steps {self.max_steps}: must be at least 1"),
+            (self.grad_clip > 0, f"grad_clip {self.grad_clip}: must be > 0"),
+            (self.max_query_length >= 1 and self.max_passage_length >= 1,
+             "--train-max-query-length / --train-max-passage-length must be at least 1"),
+        ]
+        for ok, message in checks:
+            if not ok:
+                raise BenchError(message)
         return self
 
     def resolved(self, method: str, similarity: str) -> dict:

@@ -55,6 +55,8 @@ class RecipeConfig:
         check_saveable(self.method)  # before any training, not after it
         if not 0.0 < self.holdout < 1.0:
             raise BenchError("--holdout must be between 0 and 1 (exclusive), or give --train-split")
+        if self.save_every < 0:
+            raise BenchError(f"--save-every {self.save_every}: must be >= 0 (0: only at the end)")
         if self.loss not in LOSSES:
             raise BenchError(f"--loss must be one of {', '.join(LOSSES)}")
         if self.loss == "margin-mse" and self.recipe == "rodr":

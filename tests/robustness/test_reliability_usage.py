@@ -63,3 +63,18 @@ def test_train_batch_size_zero_is_a_usage_error(beir_dir, capsys):
     rc = main(["train", "--model", "bm25", "--dataset", str(beir_dir), "--batch-size", "0",
                "--out", str(beir_dir.parent / "ck")])
     assert rc == 2 and "--batch-size 0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("flag,value,says", [
+    ("--lr", "0", "a learning rate must be > 0"), ("--lr", "-1", "a learning rate must be > 0"),
+    ("--temperature", "0", "must be > 0"), ("--warmup-ratio", "2", "0 <= x < 1"),
+    ("--weight-decay", "-1", "must be >= 0"), ("--save-every", "-1", "must be >= 0"),
+    ("--negative-depth", "0", "at least 1"), ("--max-steps", "0", "at least 1"),
+])
+def test_train_numeric_options_are_checked_before_training(beir_dir, capsys, flag, value, says):
+    """--lr -1 ended in torch's ValueError traceback; --lr 0, --temperature 0 (NaN loss), --warmup-ratio 2
+    and --save-every 0 trained without a word."""
+    rc = main(["train", "--model", "bm25", "--dataset", str(beir_dir), flag, value, "--out", str(beir_dir.parent / "ck")])
+    err = capsys.readouterr().err
+    assert rc == 2 and f"{flag} {float(value) if flag in ('--lr', '--temperature', '--warmup-ratio', '--weight-decay') else value}" in err and says in err, err
+    assert not (beir_dir.parent / "ck").exists()
