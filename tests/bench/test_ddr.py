@@ -127,7 +127,7 @@ def test_head_warmup_trains_the_head_only_and_beats_ln_v(tiny_bert):
     head_before = head_state(model)
     probe = Probe(TEXTS, lambda t, s: _batch(tok, t, s), 8, 4, seed=0)
     rec, before, after = warm_up_head(model, probe, lambda step: _batch(tok, TEXTS[step % 3 * 4:][:4], 100 + step),
-                                      vocab_size=len(tok), lr=1e-2, max_steps=60, target=0.5, check_every=10,
+                                      vocab_size=len(tok), lr=2e-2, max_steps=30, target=0.5, check_every=10,
                                       weight_decay=0.0, grad_clip=1.0, seed=0)
     ln_v = math.log(len(tok))
     assert before > 0.9 * ln_v  # a random head is no better than a near-uniform guess
