@@ -48,8 +48,8 @@ from bench.models.checkpoint import save_checkpoint
 from bench.models.loading import load_masked_lm, load_plain_encoder, refuse_dense
 from bench.models.spec import model_fingerprint
 from bench.training.loop import clear_state, run_loop
-from bench.training.mlm_head import (HEAD_FILE, Probe, base_of, describe_warmup, head_origin_note, head_state,
-                                     load_head, mlm_loss, warm_up_head)
+from bench.training.mlm_head import (HEAD_FILE, STOP_TRAINED, Probe, base_of, describe_warmup, head_origin_note,
+                                     head_state, load_head, mlm_loss, warm_up_head)
 
 
 @dataclass
@@ -188,10 +188,16 @@ def adapt_backbone(spec: ModelSpec, texts: Sequence[str], cfg: MLMConfig, out: P
         return batch_at
 
     probe = Probe(texts, encode, cfg.probe_texts, cfg.batch_size, seed)
-    warm, initial, after_warm = warm_up_head(
-        model, probe, batcher("mlm-warmup"), vocab_size=len(tok), lr=cfg.head_warmup_lr,
-        max_steps=cfg.head_warmup_max_steps, target=cfg.head_warmup_target, check_every=cfg.head_warmup_check_every,
-        weight_decay=cfg.weight_decay, grad_clip=cfg.grad_clip, seed=torch_seed(seed, "mlm-warmup"))
+    if initialised:
+        warm, initial, after_warm = warm_up_head(
+            model, probe, batcher("mlm-warmup"), vocab_size=len(tok), lr=cfg.head_warmup_lr,
+            max_steps=cfg.head_warmup_max_steps, target=cfg.head_warmup_target,
+            check_every=cfg.head_warmup_check_every, weight_decay=cfg.weight_decay, grad_clip=cfg.grad_clip,
+            seed=torch_seed(seed, "mlm-warmup"))
+    else:  # a trained head goes straight into the MLM training, as in DDR
+        initial = after_warm = probe.loss(model)
+        warm = {"target": "only a new head is warmed up", "steps": 0, "stopped": STOP_TRAINED.format(origin=head),
+                "checks": [], "losses": []}
     warm.update(initial=initial, after=after_warm)
     line = describe_warmup(warm)
     if line and notify is not None:

@@ -12,8 +12,9 @@ guess over the vocabulary). Before the DAM's MLM training we therefore **warm th
   as it is below ``head_warmup_target * ln V`` ("target reached"), when it improved by less than
   ``PLATEAU_TOL`` (1 %) since the previous check ("plateau": the head has learned what the frozen
   backbone's features allow; minilm-l6's plateau is about 0.6 ln V), or after
-  ``head_warmup_max_steps`` steps ("step cap"). A head already below the target is not trained
-  ("not needed"): the checkpoint's own head, or the source DAM's head a target DAM starts from.
+  ``head_warmup_max_steps`` steps ("step cap"). A new head already below the target is not
+  trained ("not needed"). A trained head - the checkpoint's own, or the source DAM's that a target
+  DAM starts from - is never warmed up: DDR trains it together with the backbone.
 
 Probe loss: token-weighted mean cross-entropy over the masked positions of a fixed sample of
 corpus texts (``probe_texts`` texts drawn by the seed, masks seeded per probe batch), in eval mode
@@ -39,6 +40,7 @@ HEAD_FILE = "mlm_head.safetensors"
 #: how the warm-up ended (recorded as ``head_warmup.stopped``)
 STOP_TARGET, STOP_CAP, STOP_NOT_NEEDED = "target reached", "step cap", "not needed (probe loss already below target)"
 STOP_PLATEAU = "plateau (probe loss improved < 1% since the previous check)"
+STOP_TRAINED = "not needed (the head is trained: {origin})"
 PLATEAU_TOL = 0.01
 
 
@@ -179,14 +181,15 @@ def warm_up_head(mlm_model, probe: Probe, batch_at: Callable[[int], Tuple[object
             opt.step()
             record["losses"].append(round(float(loss.detach()), 6))
             record["steps"] = step + 1
-            if (step + 1) % check_every == 0 or step + 1 == max_steps:
+            regular = (step + 1) % check_every == 0
+            if regular or step + 1 == max_steps:
                 previous, after = after, probe.loss(mlm_model)
                 record["checks"].append({"step": step + 1, "probe_loss": after})
                 if after < threshold:
                     stopped = STOP_TARGET
                     break
-                if previous - after < PLATEAU_TOL * previous:
-                    stopped = STOP_PLATEAU
+                if regular and step + 1 < max_steps and previous - after < PLATEAU_TOL * previous:
+                    stopped = STOP_PLATEAU  # judged over a full check interval only
                     break
     finally:
         mlm_model.train(False)
@@ -204,7 +207,7 @@ def head_origin_note(model_name: str) -> str:
 
 def describe_warmup(rec: dict) -> Optional[str]:
     """One console line on the warm-up (None when it was not needed)."""
-    if rec.get("stopped") == STOP_NOT_NEEDED:
+    if str(rec.get("stopped", "")).startswith("not needed"):
         return None
     return (f"MLM head warm-up: {rec['steps']} steps, {rec['stopped']} ({rec['target']}); probe loss "
             f"{rec.get('initial', float('nan')):.3f} -> {rec.get('after', float('nan')):.3f}")

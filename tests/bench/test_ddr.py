@@ -144,6 +144,12 @@ def test_head_warmup_trains_the_head_only_and_beats_ln_v(tiny_bert):
                                 lr=1e-2, max_steps=60, target=1.0, check_every=10, weight_decay=0.0, grad_clip=1.0,
                                 seed=0)
     assert rec2["stopped"].startswith("not needed") and rec2["steps"] == 0 and a2 == b2 == pytest.approx(after)
+    # the cap: the last step's check may stop on the target but is no plateau judgement
+    fresh, _ = _masked_lm(tiny_bert, seed=1)
+    rec3, _, _ = warm_up_head(fresh, probe, lambda step: _batch(tok, TEXTS[:4], step), vocab_size=len(tok),
+                              lr=1e-9, max_steps=3, target=0.5, check_every=25, weight_decay=0.0, grad_clip=1.0,
+                              seed=0)
+    assert rec3["stopped"] == "step cap" and rec3["steps"] == 3 and [c["step"] for c in rec3["checks"]] == [3]
 
 
 def test_adapt_records_the_mlm_losses_and_warmup(tiny_bert, tmp_path):
@@ -180,7 +186,7 @@ def test_target_dam_starts_from_the_source_dam(tiny_bert, tmp_path):
                         head_warmup_check_every=5, probe_texts=8)
     adapt_backbone(spec, TEXTS, src_cfg, tmp_path / "src", seed=0, progress=False, role="source")
     src_spec = spec_from_folder(tmp_path / "src", name="tiny:DAM-source")
-    tgt_cfg = MLMConfig(batch_size=2, lr=0.0, max_steps=2, head_warmup_max_steps=0, probe_texts=4)
+    tgt_cfg = MLMConfig(batch_size=2, lr=0.0, max_steps=2, head_warmup_lr=1.0, probe_texts=4)
     target_texts = ["cavitation on pump impellers", "fatigue cracks in rotor blades", "diesel injector spray"]
     rec = adapt_backbone(src_spec, target_texts, tgt_cfg, tmp_path / "tgt", seed=1, progress=False)
     orig, src, tgt = _tensors(tiny_bert), _tensors(tmp_path / "src"), _tensors(tmp_path / "tgt")
@@ -191,6 +197,7 @@ def test_target_dam_starts_from_the_source_dam(tiny_bert, tmp_path):
     h_src, h_tgt = (load_file(str(tmp_path / d / "mlm_head.safetensors")) for d in ("src", "tgt"))
     assert h_src.keys() == h_tgt.keys() and all(np.array_equal(h_src[k], h_tgt[k]) for k in h_src)
     assert rec["mlm_head"].startswith("the source DAM's")
+    assert rec["head_warmup"]["steps"] == 0 and rec["head_warmup"]["stopped"].startswith("not needed (the head is trained")
     assert rec["init"]["fingerprint"] == model_fingerprint(src_spec) != model_fingerprint(spec)
 
 

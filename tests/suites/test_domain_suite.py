@@ -64,6 +64,7 @@ def test_domain_suite_end_to_end(domain_setup, tmp_path):
     assert both["backbone"]["init"]["fingerprint"] != both["source_backbone"]["init"]["fingerprint"]
     assert both["source_backbone"]["mlm_head"].startswith("initialised")  # tiny BERT has no MLM head
     assert both["backbone"]["mlm_head"].startswith("the source DAM's")
+    assert both["backbone"]["head_warmup"]["steps"] == 0  # a trained head is not warmed up again
     for dam in (both["source_backbone"], both["backbone"]):
         assert set(dam["mlm_loss"]) >= {"initial", "after_warmup", "final", "ln_vocab"}
     assert [d[:6] for d in r["deviations"]] == ["DDR-1:", "DDR-2:", "DDR-3:"]
