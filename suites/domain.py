@@ -227,7 +227,7 @@ def run_cli(args, spec: ModelSpec, dataset: Dataset, out_dir: Path, executor, me
     out = run(spec, dataset, source, cfg, out_dir, executor=executor)
     print(domain_table(out["result"]))
     for line in out["result"].get("deviations", []):
-        print(f"deviation from DDR {line}")
+        print(f"deviation from DDR: {line}")
     print(f"\nwall time {time.perf_counter() - t0:.0f} s")
     print(f"result: {Path(out_dir) / 'result.json'}  per-query: {Path(out_dir) / 'per_query.csv'}")
     return 0

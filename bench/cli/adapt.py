@@ -62,5 +62,5 @@ def run(args) -> int:
     for key in ("DAM-source", "REM", "DAM", "REM+DAM"):
         print(f"{key:<10} {folders[key]}")
     for line in ddr_deviations(spec, cfg, read_training(folders["DAM-source"])):
-        print(f"deviation from DDR {line}")
+        print(f"deviation from DDR: {line}")
     return 0

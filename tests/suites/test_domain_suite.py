@@ -209,14 +209,3 @@ def test_no_pairs_without_the_ddr_systems(domain_setup, tmp_path):
     spec, source, target = domain_setup
     r = run(spec, target, source, _cfg(systems=("zero-shot", "DR")), None)["result"]
     assert "pairwise" not in r and r["deviations"] == []
-
-
-def test_ddr_deviation_ids_are_documented():
-    from pathlib import Path
-
-    from suites.domain_systems import DEVIATION_TEXT
-
-    text = (Path(__file__).resolve().parents[2] / "docs" / "methods.md").read_text(encoding="utf-8")
-    section = text[text.index("## DDR"):]
-    for key in DEVIATION_TEXT:
-        assert f"| {key} " in section or f"**{key}**" in section, key
