@@ -72,6 +72,9 @@ def test_domain_suite_end_to_end(domain_setup, tmp_path):
     assert "zero-shot" in table
     assert "REM+DAM vs DR" in table and "REM+DAM vs REM" in table
     assert "t-test (two-sided), holm correction over the 2 pairs of a measure" in table
+    from bench.results.schema import ResultFile
+
+    ResultFile.from_path(out / "result.json", strict=True)  # every new key (pairwise, deviations, mlm_loss) declared
     run_ = load_run(out)
     assert set(run_.per_query["set"]) == set(SYSTEMS)
     from bench.reporting.plots import loss_curves
