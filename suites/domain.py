@@ -8,16 +8,24 @@ system              what it is
 =================== ===========================================================================
 ``zero-shot``       CKPT itself (the baseline every other system is tested against)
 ``DR``              CKPT fully fine-tuned on SRC's judged queries (recipe ``dr``: contrastive NLL)
-``REM``             CKPT frozen + a Relevance Estimation Module (LoRA + Parallel Adapter, method
-                    ``rem``) trained on SRC with the same loss
-``REM+DAM``         the same REM weights attached, unchanged, to CKPT's backbone adapted to TGT's
-                    corpus by masked language modelling (DDR's Domain Adaption Module); no TGT
+``REM``             a Relevance Estimation Module (LoRA + Parallel Adapter, method ``rem``)
+                    trained on SRC with the same loss, on the frozen **source DAM** (CKPT's
+                    backbone adapted to SRC's corpus by masked language modelling); evaluated on
+                    that source DAM, i.e. without target adaptation
+``REM+DAM``         the same REM weights attached, unchanged, to the **target DAM**: the source
+                    DAM adapted further to TGT's corpus by MLM (sequential initialisation); no TGT
                     labels are used
 =================== ===========================================================================
 
+DDR's training order: (1) source DAM = MLM on SRC's corpus; (2) REM on the frozen source DAM;
+(3) target DAM = MLM on TGT's corpus starting from the source DAM; REM + target DAM is evaluated.
 Trained checkpoints are kept under ``<cache home>/checkpoints/<key>`` where the key hashes the
-source model, the training data and every setting; a rerun (or another target for the same
-source) reuses them instead of training again. The DAM depends on the target corpus only.
+model a module starts from, the training data and every setting; a rerun (or another target for
+the same source) reuses them instead of training again.
+
+Besides every system against zero-shot, DDR's own claims are tested as pairs (``pairwise``):
+REM+DAM vs DR and REM+DAM vs REM, the same paired test, corrected over the pairs of one measure
+(a family of their own).
 
 Result files follow the variations suite's layout: every system is a "set" evaluated on the same
 queries (``per_query.csv`` column ``set``), with ``baseline: "zero-shot"``; the statistics block
@@ -27,148 +35,29 @@ compares each system with zero-shot (paired test, correction over the systems on
 from __future__ import annotations
 
 import dataclasses
-import shutil
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
-from typing import Dict, Optional, Sequence
+from typing import Optional
 
-from bench.data.model import Dataset
 from bench.core.errors import BenchError
 from bench.core.options import option
-from bench.evaluation.measures import Measure
-from bench.models.spec import ModelSpec
 from bench.core.timing import Timer
-from bench.results.suite import Suite
-from bench.search.exact import TIE_BREAK
-from bench.training.contrastive import TRAINING_OPTIONS
-from bench.training.ddr import MLM_OPTIONS
-from bench.tuning.config import TUNING_OPTIONS
-from bench.core.io import atomic_write_json, canonical_json, sha256_hex
-from bench.core.paths import cache_home
 from bench.data.collections import load_dataset
+from bench.data.model import Dataset
 from bench.encoding.executor import LocalExecutor
 from bench.evaluation.measures import per_query
-from bench.models.checkpoint import TRAINING_FILE, atomic_folder, read_training
+from bench.models.checkpoint import read_training
 from bench.models.loading import refuse_dense
-from bench.models.spec import model_fingerprint, spec_from_folder
+from bench.models.spec import ModelSpec, spec_from_folder
+from bench.results.suite import Suite
 from bench.results.writer import per_query_csv, result_header, write_run
+from bench.search.exact import TIE_BREAK
 from bench.search.retriever import make_retriever
-from bench.training.contrastive import train_config_from
-from bench.training.ddr import adapt_backbone, mlm_config_from
-from bench.training.recipes import RecipeConfig, train_recipe
-from bench.tuning.adapters import TUNING_JSON, TUNING_WEIGHTS
-from bench.tuning.config import TuningConfig, tuning_config_from
-
-BASELINE = "zero-shot"
-SYSTEMS = ("zero-shot", "DR", "REM", "REM+DAM")
-DESCRIPTIONS = {
-    "zero-shot": "the model as given, no training",
-    "DR": "fully fine-tuned on the source queries (contrastive NLL)",
-    "REM": "frozen backbone + Relevance Estimation Module (LoRA + Parallel Adapter) trained on the source",
-    "REM+DAM": "the same REM on the backbone adapted to the target corpus by MLM (Domain Adaption Module)",
-}
-
-
-@dataclass
-class DomainConfig:
-    seed: int = 0
-    measures: Sequence[Measure] = ()
-    top_k: int = 100
-    systems: Sequence[str] = SYSTEMS
-    train: object = None  # bench.training.contrastive.TrainConfig for DR and REM
-    rem_lr: Optional[float] = None  # None: the rem method's default learning rate
-    mlm: object = None  # bench.training.ddr.MLMConfig
-    tuning: Optional[object] = None  # bench.tuning.config.TuningConfig for REM (None: defaults)
-    batch_size: int = 64
-    cache_root: Optional[Path] = None
-    progress: bool = True
-    statistics: Optional[dict] = field(default_factory=dict)
-
-    def validate(self) -> "DomainConfig":
-        unknown = [s for s in self.systems if s not in SYSTEMS]
-        if unknown:
-            raise BenchError(f"unknown system(s) {', '.join(unknown)}; choose from {', '.join(SYSTEMS)}")
-        if BASELINE not in self.systems:
-            raise BenchError("the systems must include zero-shot (the baseline of every test)")
-        return self
-
-
-def _checkpoint_home(cache_root: Optional[Path]) -> Path:
-    return Path(cache_root).parent / "checkpoints" if cache_root else cache_home() / "checkpoints"
-
-
-def _complete(folder: Path) -> bool:
-    rec = read_training(folder) if folder.is_dir() else None
-    return bool(rec and rec.get("complete"))
-
-
-def _train_system(kind: str, spec: ModelSpec, source: Dataset, cfg: DomainConfig, home: Path, timer: Timer,
-                  name: Optional[str] = None) -> Path:
-    import copy
-
-
-    train = copy.deepcopy(cfg.train)
-    method = "full-tune" if kind == "DR" else "rem"
-    if kind == "REM" and cfg.rem_lr is not None:
-        train.lr = cfg.rem_lr
-
-    tuning = cfg.tuning if cfg.tuning is not None else TuningConfig()
-    rc = RecipeConfig(recipe="dr", method=method, seed=cfg.seed, train=train, tuning=tuning)
-    key = sha256_hex("domain-system-v1", kind, model_fingerprint(spec), source.fingerprint(),
-                     canonical_json({"method": method, "train": asdict(train), "seed": cfg.seed,
-                                     "tuning": tuning.for_method(method)}))[:24]
-    folder = home / (name or f"{kind.lower()}-{key}")
-    if not _complete(folder):
-        with timer(f"train:{kind}"):
-            train_recipe(spec, source, rc, folder, train_dataset=source, cache_root=cfg.cache_root,
-                         batch_size=cfg.batch_size, progress=cfg.progress)
-    return folder
-
-
-def _adapt(spec: ModelSpec, target: Dataset, cfg: DomainConfig, home: Path, timer: Timer,
-           name: Optional[str] = None) -> Path:
-    texts = [target.corpus[d].full_text() for d in target.doc_ids()]
-    corpus_fp = sha256_hex("corpus", *texts)
-    key = sha256_hex("domain-dam-v1", model_fingerprint(spec), corpus_fp, canonical_json(asdict(cfg.mlm)),
-                     str(cfg.seed))[:24]
-    folder = home / (name or f"dam-{key}")
-    if not _complete(folder):
-        with timer("adapt:DAM"):
-            adapt_backbone(spec, texts, cfg.mlm, folder, seed=cfg.seed, corpus_fingerprint=corpus_fp,
-                           progress=cfg.progress)
-    return folder
-
-
-def attach_rem(dam: Path, rem: Path, out: Path) -> Path:
-    """A checkpoint = the adapted backbone ``dam`` + the REM files of ``rem`` (copied unchanged)."""
-    if _complete(out):
-        return out
-    with atomic_folder(out) as tmp:
-        for p in dam.iterdir():
-            if p.is_file() and p.name != TRAINING_FILE:
-                shutil.copy2(p, tmp / p.name)
-        for name in (TUNING_JSON, TUNING_WEIGHTS):
-            shutil.copy2(rem / name, tmp / name)
-        atomic_write_json(tmp / TRAINING_FILE, {"kind": "ddr", "complete": True,
-                                                "backbone": read_training(dam), "rem": read_training(rem)})
-    return out
-
-
-def build_systems(spec: ModelSpec, source: Dataset, target: Dataset, cfg: DomainConfig, home: Path, timer: Timer,
-                  names: Optional[Dict[str, str]] = None) -> Dict[str, Optional[Path]]:
-    """Checkpoint folders of ``cfg.systems`` (None for zero-shot), trained where missing.
-    ``names``: folder names per system (and "DAM") under ``home``; default content-keyed names."""
-    names = names or {}
-    folders: Dict[str, Optional[Path]] = {BASELINE: None}
-    for kind in ("DR", "REM"):
-        if kind in cfg.systems or (kind == "REM" and "REM+DAM" in cfg.systems):
-            folders[kind] = _train_system(kind, spec, source, cfg, home, timer, names.get(kind))
-    if "REM+DAM" in cfg.systems:
-        dam = _adapt(spec, target, cfg, home, timer, names.get("DAM"))
-        folders["DAM"] = dam
-        both = names.get("REM+DAM") or f"rem+dam-{dam.name[4:]}-{folders['REM'].name[4:]}"
-        folders["REM+DAM"] = attach_rem(dam, folders["REM"], home / both)
-    return folders
+from bench.training.contrastive import TRAINING_OPTIONS, train_config_from
+from bench.training.ddr import MLM_OPTIONS, mlm_config_from
+from bench.tuning.config import TUNING_OPTIONS, TuningConfig, tuning_config_from
+from suites.domain_systems import (BASELINE, DESCRIPTIONS, PAIRS, SYSTEMS, DomainConfig, attach_rem,  # noqa: F401
+                                   build_systems, ddr_deviations, _checkpoint_home)
 
 
 def run(spec: ModelSpec, dataset: Dataset, source: Dataset, cfg: DomainConfig, out_dir: Optional[Path],
@@ -236,16 +125,21 @@ def run(spec: ModelSpec, dataset: Dataset, source: Dataset, cfg: DomainConfig, o
                      "rem": (cfg.tuning if cfg.tuning is not None else _default_tuning()).for_method("rem")},
         "notes": ["drop_rate = (zero-shot - system) / zero-shot: a gain is a negative drop",
                   "DR and REM are trained on every judged source query; REM+DAM uses no target labels"],
+        "deviations": ddr_deviations(spec, cfg, read_training(folders["DAM-source"]) if "DAM-source" in folders
+                                     else None),
         "per_query_file": "per_query.csv",
     }
     per_query_text = per_query_csv(rows, names)
+    pairs = [(a, b) for a, b in PAIRS if a in systems and b in systems]
     if cfg.statistics is not None and len(systems) > 1:
-        from bench.evaluation.stats import variation_statistics
+        from bench.evaluation.stats import pair_statistics, variation_statistics
 
         with timer("statistics"):
             df = pd.read_csv(io.StringIO(per_query_text), dtype={"set": str, "qid": str})
             st = variation_statistics(df, systems, names, seed=cfg.seed, original=BASELINE, **cfg.statistics)
             result["statistics"] = st
+            if pairs:
+                result["pairwise"] = pair_statistics(df, pairs, names, seed=cfg.seed, **cfg.statistics)
     timings = {"seconds": {k: round(v, 4) for k, v in sorted(timer.seconds.items())}, "executor": executor.name,
                "training_seconds": {s: _seconds(rec) for s, rec in records.items()}}
     if out_dir is not None:
@@ -257,15 +151,26 @@ def run(spec: ModelSpec, dataset: Dataset, source: Dataset, cfg: DomainConfig, o
 
 
 def _training_summary(rec: Optional[dict]) -> Optional[dict]:
-    """Parameter counts, steps, time and the loss curve of a system's training (DAM and REM for REM+DAM)."""
+    """Parameter counts, steps, time and the loss curve of a system's training (for REM+DAM: the
+    target DAM, the REM and the source DAM; for a DAM also its MLM head, warm-up and probe losses)."""
     if not rec:
         return None
     if rec.get("kind") == "ddr":
-        return {"backbone": _training_summary(rec.get("backbone")), "rem": _training_summary(rec.get("rem"))}
+        out = {"backbone": _training_summary(rec.get("backbone")), "rem": _training_summary(rec.get("rem"))}
+        if rec.get("source_backbone"):
+            out["source_backbone"] = _training_summary(rec["source_backbone"])
+        return out
     log = rec.get("log") or {}
-    return {"kind": rec.get("kind"), "recipe": rec.get("recipe"), "method": (rec.get("method") or {}).get("name"),
-            "parameters": rec.get("parameters"), "steps": log.get("steps"),
-            "loss_curve": [round(d["loss"], 6) for d in log.get("losses", [])]}
+    out = {"kind": rec.get("kind"), "recipe": rec.get("recipe"), "method": (rec.get("method") or {}).get("name"),
+           "parameters": rec.get("parameters"), "steps": log.get("steps"),
+           "loss_curve": [round(d["loss"], 6) for d in log.get("losses", [])]}
+    if rec.get("kind") == "ddr-dam":
+        warm = rec.get("head_warmup") or {}
+        out.update(role=rec.get("role"), mlm_head=rec.get("mlm_head"), init=rec.get("init"),
+                   mlm_loss=rec.get("mlm_loss"),
+                   head_warmup={"steps": warm.get("steps"), "stopped": warm.get("stopped"),
+                                "target": warm.get("target")})
+    return out
 
 
 def _default_tuning():
@@ -314,12 +219,15 @@ def run_cli(args, spec: ModelSpec, dataset: Dataset, out_dir: Path, executor, me
                        tuning=tuning_config_from(args),
                        mlm=mlm_config_from(args),
                        batch_size=args.batch_size, progress=not args.no_progress,
-                       statistics={"test": args.test, "correction": args.correction})
+                       statistics={"test": args.test, "correction": args.correction},
+                       notify=lambda line: print(f"bench: {line}", file=sys.stderr))
     t0 = time.perf_counter()
     print(f"bench: {spec.name}, source {source.name} -> target {dataset.name}, suite domain, systems "
           f"{', '.join(cfg.systems)}, seed {cfg.seed}", file=sys.stderr)
     out = run(spec, dataset, source, cfg, out_dir, executor=executor)
     print(domain_table(out["result"]))
+    for line in out["result"].get("deviations", []):
+        print(f"deviation from DDR: {line}")
     print(f"\nwall time {time.perf_counter() - t0:.0f} s")
     print(f"result: {Path(out_dir) / 'result.json'}  per-query: {Path(out_dir) / 'per_query.csv'}")
     return 0
@@ -349,6 +257,22 @@ def domain_table(result: dict) -> str:
     if h:
         lines.append(f"* = significant vs zero-shot: {h['test']} ({h['sidedness']}), {h['correction']} correction "
                      f"over the systems of a measure, alpha {h['alpha']}")
+    pw = result.get("pairwise") or {}
+    if pw.get("pairs"):
+        lines += ["", "DDR's claims, paired on the same queries (delta = system - reference, corrected p):",
+                  f"{'pair':<18} " + " ".join(f"{n:>22}" for n in names)]
+        for e in pw["pairs"]:
+            cells = []
+            for n in names:
+                c = pw["comparisons"][e["name"]][n]
+                p_ = c.get("p_corrected")
+                star = "*" if c.get("significant") else " "
+                cells.append((f"{c['delta']:+.4f} (p {p_:.3g}){star}" if p_ is not None
+                              else f"{c['delta']:+.4f} (p -) ").rjust(22))
+            lines.append(f"{e['name']:<18} " + " ".join(cells))
+        ph = pw["header"]
+        lines.append(f"* = significant: {ph['test']} ({ph['sidedness']}), {ph['correction']} correction over the "
+                     f"{len(pw['pairs'])} pairs of a measure (a family of its own), alpha {ph['alpha']}")
     return "\n".join(lines)
 
 

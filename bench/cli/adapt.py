@@ -1,8 +1,9 @@
 """`bench adapt --recipe ddr --model CKPT --source SRC --target TGT --out DIR`: DDR checkpoints.
 
-Writes three checkpoint folders under DIR, each usable as ``--model``:
-``rem`` (CKPT frozen + REM trained on SRC), ``dam`` (CKPT's backbone adapted to TGT's corpus by
-MLM) and ``rem+dam`` (the same REM on the adapted backbone). Finished folders are reused.
+Writes four checkpoint folders under DIR, each usable as ``--model``, in DDR's order:
+``dam-source`` (CKPT's backbone adapted to SRC's corpus by MLM), ``rem`` (REM trained on SRC with
+the source DAM frozen, on that backbone), ``dam`` (the source DAM adapted further to TGT's corpus)
+and ``rem+dam`` (the same REM on the target DAM). Finished folders are reused.
 """
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from bench.models.spec import resolve_model
 from bench.training.contrastive import train_config_from
 from bench.training.ddr import MLM_OPTIONS, mlm_config_from
 from bench.tuning.config import tuning_config_from
-from suites.domain import DomainConfig, build_systems
+from bench.models.checkpoint import read_training
+from suites.domain_systems import DomainConfig, build_systems, ddr_deviations
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -51,10 +53,14 @@ def run(args) -> int:
     cfg = DomainConfig(seed=args.seed, systems=("zero-shot", "REM", "REM+DAM"), train=train_config_from(args),
                        rem_lr=args.rem_lr, tuning=tuning_config_from(args),
                        mlm=mlm_config_from(args),
-                       batch_size=args.batch_size, progress=not args.no_progress).validate()
-    print(f"bench adapt: ddr from {spec.name}, REM on {source.name}, DAM on {target.name}'s corpus", file=sys.stderr)
+                       batch_size=args.batch_size, progress=not args.no_progress,
+                       notify=lambda line: print(f"bench adapt: {line}", file=sys.stderr)).validate()
+    print(f"bench adapt: ddr from {spec.name}: source DAM on {source.name}'s corpus, REM on {source.name}'s labels, "
+          f"target DAM on {target.name}'s corpus", file=sys.stderr)
     folders = build_systems(spec, source, target, cfg, Path(args.out), Timer(),
-                            names={"REM": "rem", "DAM": "dam", "REM+DAM": "rem+dam"})
-    for key in ("REM", "DAM", "REM+DAM"):
-        print(f"{key:<8} {folders[key]}")
+                            names={"DAM-source": "dam-source", "REM": "rem", "DAM": "dam", "REM+DAM": "rem+dam"})
+    for key in ("DAM-source", "REM", "DAM", "REM+DAM"):
+        print(f"{key:<10} {folders[key]}")
+    for line in ddr_deviations(spec, cfg, read_training(folders["DAM-source"])):
+        print(f"deviation from DDR: {line}")
     return 0

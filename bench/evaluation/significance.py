@@ -189,6 +189,46 @@ def variation_statistics(per_query: Any, sets: List[str], measures: List[str], *
     return to_jsonable(out)
 
 
+def pair_statistics(per_query: Any, pairs: List[Tuple[str, str]], measures: List[str], *, test: str = "t-test",
+                    correction: str = "holm", seed: int = 0, bootstrap: int = DEFAULT_BOOTSTRAP, alpha: float = 0.05,
+                    n_resamples: int = DEFAULT_RESAMPLES, confidence: float = 0.95, alternative: str = "two-sided",
+                    interval: str = DEFAULT_CI) -> Dict[str, Any]:
+    """Paired statistics of named pairs ``(system, reference)`` of sets (domain suite: DDR's claims
+    REM+DAM vs DR and REM+DAM vs REM), each computed exactly as :func:`variation_statistics`
+    computes a set against its reference (d = system - reference per query), then corrected over
+    the pairs of one measure (one family per measure, separate from the families against the
+    suite's baseline). Returns ``{"header", "pairs": [{"name", "system", "reference"}],
+    "measures", "comparisons": {"SYSTEM vs REFERENCE": {measure: comparison}}}``."""
+    if correction not in CORRECTIONS:
+        raise ValueError(f"unknown correction {correction!r}; choose one of {', '.join(CORRECTIONS)}")
+    comps: Dict[str, Dict[str, Any]] = {}
+    entries = []
+    for system, reference in pairs:
+        name = f"{system} vs {reference}"
+        one = variation_statistics(per_query, [system], measures, test=test, correction="none", seed=seed,
+                                   bootstrap=bootstrap, alpha=alpha, original=reference, n_resamples=n_resamples,
+                                   confidence=confidence, alternative=alternative, interval=interval)
+        comps[name] = one["comparisons"][system]
+        entries.append({"name": name, "system": system, "reference": reference})
+    sizes: Dict[str, int] = {}
+    for m in measures:
+        raw = [comps[e["name"]][m]["p_value"] for e in entries]
+        raw = [np.nan if p is None else p for p in raw]
+        adj = adjust_pvalues(raw, correction)
+        sizes[m] = family_size(raw)
+        for e, p in zip(entries, adj):
+            c = comps[e["name"]][m]
+            c["p_corrected"] = float(p)
+            c["significant"] = bool(np.isfinite(p) and p < alpha)
+    header = statistics_header(test=test, correction=correction, seed=seed, bootstrap=bootstrap, alpha=alpha,
+                               family="per measure: the pairs listed, on one measure (separate from the "
+                                      "comparisons with the baseline)",
+                               n_resamples=n_resamples, confidence=confidence, baseline="reference", other="system",
+                               alternative=alternative, interval=interval)
+    header["family_size"] = sizes
+    return to_jsonable({"header": header, "pairs": entries, "measures": list(measures), "comparisons": comps})
+
+
 def to_jsonable(obj: Any) -> Any:
     """Recursively convert numpy scalars/arrays and tuples; non-finite floats become None."""
     if isinstance(obj, dict):

@@ -89,6 +89,7 @@ from bench.evaluation.multiplicity import (
 from bench.evaluation.correction import CORRECTIONS, CORRECTION_DESCRIPTIONS, adjust_pvalues, family_size
 from bench.evaluation.strata import macro_weights, weighted_sign_flip_test
 from bench.evaluation.significance import (
+    pair_statistics,
     paired_values,
     sidedness,
     statistics_header,
@@ -147,6 +148,7 @@ __all__ = [
     "CORRECTION_DESCRIPTIONS",
     "adjust_pvalues",
     "family_size",
+    "pair_statistics",
     "paired_values",
     "sidedness",
     "statistics_header",

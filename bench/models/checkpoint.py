@@ -65,7 +65,7 @@ def check_saveable(method: str) -> None:
 
 
 def save_checkpoint(module, tokenizer, spec: ModelSpec, folder: Path, training: dict, method: str = "full-tune",
-                    backbone=None, extra_files: Optional[dict] = None) -> Path:
+                    backbone=None, extra_files: Optional[dict] = None, extra_tensors: Optional[dict] = None) -> Path:
     """Write ``module`` (the tuned encoder of ``method``) as a checkpoint folder. For methods that
     keep the backbone frozen (adapters, IAA, REM), ``backbone`` is the untouched model they were
     attached to; its weights are saved beside the method's own tensors."""
@@ -92,6 +92,10 @@ def save_checkpoint(module, tokenizer, spec: ModelSpec, folder: Path, training: 
         atomic_write_json(tmp / TRAINING_FILE, training)
         for name, text in (extra_files or {}).items():
             (tmp / name).write_text(text, encoding="utf-8")
+        for name, tensors in (extra_tensors or {}).items():  # {file name: {tensor name: torch tensor}}
+            from safetensors.torch import save_file
+
+            save_file(dict(tensors), str(tmp / name))
     return folder
 
 

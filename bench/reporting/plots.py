@@ -178,7 +178,8 @@ def loss_curves(run: Run) -> Dict[str, List[float]]:
         curves[f"{run.model_name} ({own.get('recipe') or own.get('kind')})"] = own["loss_curve"]
     for e in run.sets:
         tr = e.get("training") or {}
-        for part, t in ((None, tr), ("DAM", tr.get("backbone") or {}), ("REM", tr.get("rem") or {})):
+        for part, t in ((None, tr), ("source DAM", tr.get("source_backbone") or {}), ("DAM", tr.get("backbone") or {}),
+                        ("REM", tr.get("rem") or {})):
             if t.get("loss_curve"):
                 curves[e["name"] if part is None else f"{e['name']}: {part}"] = t["loss_curve"]
     return curves

@@ -15,6 +15,31 @@ from typing import Annotated, Any, Dict, List, Optional, TypedDict, Union
 # header (bench.results.writer.result_header)
 
 
+class MlmLoss(TypedDict, total=False):
+    """DAM: the probe MLM loss at three points (bench.training.mlm_head)."""
+
+    initial: Annotated[Optional[float], "before the head warm-up"]
+    after_warmup: Annotated[Optional[float], "after the head warm-up (= initial when none ran)"]
+    final: Annotated[Optional[float], "after the MLM training"]
+    ln_vocab: Annotated[float, "ln V, the loss of a uniform guess over the vocabulary"]
+    probe: Annotated[str, "what the probe loss is measured on"]
+
+
+class HeadWarmup(TypedDict, total=False):
+    """DAM: the MLM head's warm-up (head only, backbone frozen)."""
+
+    steps: Annotated[Optional[int], "warm-up steps run"]
+    stopped: Annotated[Optional[str], "why it stopped: target reached, plateau, step cap, or not needed"]
+    target: Annotated[Optional[str], "the stop criterion in words"]
+
+
+class DamInit(TypedDict, total=False):
+    """DAM: the model its MLM training started from."""
+
+    model: Annotated[str, "name (a target DAM: the source DAM)"]
+    fingerprint: Annotated[str, "its model fingerprint"]
+
+
 class ModelTraining(TypedDict, total=False):
     """What drbench recorded when it trained a checkpoint (absent for a model it did not train)."""
 
@@ -29,6 +54,12 @@ class ModelTraining(TypedDict, total=False):
     parameters: Annotated[Optional[Dict[str, Any]], "parameter counts (total, trainable)"]
     steps: Annotated[Optional[int], "optimizer steps taken"]
     loss_curve: Annotated[List[float], "loss of every step, rounded to 6 decimals"]
+    role: Annotated[Optional[str], "DAM: source or target corpus"]
+    mlm_head: Annotated[Optional[str], "DAM: where the MLM head came from (the checkpoint's own, the source DAM's, "
+                                       "or initialised from the seed)"]
+    init: Annotated[Optional[DamInit], "DAM: the model its MLM training started from"]
+    mlm_loss: Annotated[Optional[MlmLoss], "DAM: probe MLM loss initial / after the head warm-up / final"]
+    head_warmup: Annotated[Optional[HeadWarmup], "DAM: the MLM head's warm-up"]
 
 
 class DdrTraining(TypedDict, total=False):
@@ -36,6 +67,8 @@ class DdrTraining(TypedDict, total=False):
 
     backbone: Annotated[Optional[ModelTraining], "the domain-adaptive MLM stage (DAM)"]
     rem: Annotated[Optional[ModelTraining], "the REM module trained on top of it"]
+    source_backbone: Annotated[Optional[ModelTraining], "the source DAM (MLM on the source corpus) REM was trained "
+                                                        "on and the target DAM started from"]
 
 
 class ModelLengths(TypedDict):
@@ -211,6 +244,24 @@ class SetsStatistics(TypedDict, total=False):
     comparisons: Annotated[Dict[str, Dict[str, Comparison]], "set: {measure: comparison}"]
 
 
+class PairEntry(TypedDict):
+    """One tested pair of sets."""
+
+    name: Annotated[str, "SYSTEM vs REFERENCE"]
+    system: Annotated[str, "the set claimed better"]
+    reference: Annotated[str, "the set it is compared with"]
+
+
+class PairwiseStatistics(TypedDict, total=False):
+    """Paired statistics of named pairs of sets (bench.evaluation.significance.pair_statistics)."""
+
+    header: Annotated[SetsStatisticsHeader, "the test, sidedness, correction (family: the pairs of one measure)"]
+    pairs: Annotated[List[PairEntry], "the pairs, in order"]
+    measures: Annotated[List[str], "the measures compared"]
+    comparisons: Annotated[Dict[str, Dict[str, Comparison]], "pair name: {measure: comparison}; mean_original is the "
+                                                            "reference's mean, mean_variation the system's"]
+
+
 # --------------------------------------------------------------------------------------------
 # the "sets" layout
 
@@ -324,3 +375,6 @@ class SetsResult(_SetsRequired, total=False):
     baseline: Annotated[str, "domain: the reference set (zero-shot)"]
     source_dataset: Annotated[DatasetEntry, "domain: the dataset the systems were trained on"]
     settings: Annotated[Dict[str, Any], "domain: training settings (train, rem_lr, mlm, rem)"]
+    pairwise: Annotated[PairwiseStatistics, "domain: DDR's claims as paired tests (REM+DAM vs DR, REM+DAM vs REM)"]
+    deviations: Annotated[List[str], "domain: the deviations from DDR active in the run (ids as in "
+                                     "docs/methods.md)"]

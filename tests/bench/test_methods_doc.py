@@ -61,3 +61,46 @@ def test_iaa_table_matches_the_code():
         check_config("iaa-s", cfg)
     with pytest.raises(BenchError):
         check_config("iaa-s", TuningConfig(iaa_budget=-1.0))
+
+
+def _ddr_rows() -> list:
+    text = DOC.read_text(encoding="utf-8")
+    body = text[text.index("## DDR"):]
+    nxt = body.find("\n## ", 3)
+    body = body if nxt < 0 else body[:nxt]
+    rows = []
+    for line in body.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("|") and len(cells) == 4 and not set(cells[0]) <= {"-"} and cells[0] != "paper says":
+            rows.append(cells)
+    return rows
+
+
+def _e(x: float) -> str:
+    """A learning rate as the table writes it: 1e-5, 5e-4."""
+    return f"{x:.0e}".replace("e-0", "e-")
+
+
+def test_ddr_table_matches_the_code():
+    from bench.training.contrastive import TrainConfig
+    from bench.training.ddr import MLMConfig
+    from bench.training.mlm_head import PLATEAU_TOL
+    from suites.domain_systems import DEVIATION_TEXT, PAIRS
+
+    rows = _ddr_rows()
+    by_id = {r[3].split("`")[1]: r for r in rows if r[3].startswith("`DDR-")}
+    assert set(by_id) == set(DEVIATION_TEXT)  # every deviation a run can print has its row, and no more
+    mlm, train = MLMConfig(), TrainConfig()
+    budget = by_id["DDR-1"][1]
+    assert f"{mlm.epochs} epoch over its corpus at lr {_e(mlm.lr)}, batch {mlm.batch_size}, sequence {mlm.max_length}" \
+        in budget
+    assert f"over {mlm.warmup_ratio * 100:g} % of the steps" in budget
+    assert f"REM and DR {train.epochs} epoch, {train.hard_negatives} hard negative" in budget
+    assert f"REM lr {_e(DEFAULT_LR['rem'])}" in budget
+    head = by_id["DDR-2"][1]
+    assert f"AdamW lr {_e(mlm.head_warmup_lr)}" in head
+    assert f"< {mlm.head_warmup_target:g} ln V" in head and f"< {PLATEAU_TOL * 100:g} %" in head
+    assert f"every {mlm.head_warmup_check_every} steps" in head and f"or {mlm.head_warmup_max_steps} steps" in head
+    assert f"({mlm.probe_texts} corpus texts" in head
+    claims = next(r for r in rows if r[0].startswith("Claim:"))
+    assert all(f"`{a} vs {b}`" in claims[1] for a, b in PAIRS)

@@ -39,7 +39,8 @@ def _cfg(**kw):
 
     return DomainConfig(measures=parse_measures("RR@10 nDCG@10"), progress=False,
                         train=TrainConfig(batch_size=2, max_steps=2, lr=1e-3, hard_negatives=1, negative_depth=3),
-                        mlm=MLMConfig(batch_size=2, max_steps=2, lr=1e-3), **kw)
+                        mlm=MLMConfig(batch_size=2, max_steps=2, lr=1e-3, head_warmup_max_steps=4,
+                                      head_warmup_check_every=2, head_warmup_lr=1e-2, probe_texts=4), **kw)
 
 
 def test_domain_suite_end_to_end(domain_setup, tmp_path):
@@ -59,39 +60,60 @@ def test_domain_suite_end_to_end(domain_setup, tmp_path):
     assert rem["method"] == "rem" and 0 < rem["parameters"]["trainable_share"] < 0.5
     both = next(s for s in r["sets"] if s["name"] == "REM+DAM")["training"]
     assert both["backbone"]["kind"] == "ddr-dam" and both["rem"]["method"] == "rem"
-    assert "zero-shot" in domain_table(r)
+    assert both["source_backbone"]["role"] == "source" and both["backbone"]["role"] == "target"
+    assert both["backbone"]["init"]["fingerprint"] != both["source_backbone"]["init"]["fingerprint"]
+    assert both["source_backbone"]["mlm_head"].startswith("initialised")  # tiny BERT has no MLM head
+    assert both["backbone"]["mlm_head"].startswith("the source DAM's")
+    assert both["backbone"]["head_warmup"]["steps"] == 0  # a trained head is not warmed up again
+    for dam in (both["source_backbone"], both["backbone"]):
+        assert set(dam["mlm_loss"]) >= {"initial", "after_warmup", "final", "ln_vocab"}
+    assert [d[:6] for d in r["deviations"]] == ["DDR-1:", "DDR-2:", "DDR-3:"]
+    table = domain_table(r)
+    assert "zero-shot" in table
+    assert "REM+DAM vs DR" in table and "REM+DAM vs REM" in table
+    assert "t-test (two-sided), holm correction over the 2 pairs of a measure" in table
+    from bench.results.schema import ResultFile
+
+    ResultFile.from_path(out / "result.json", strict=True)  # every new key (pairwise, deviations, mlm_loss) declared
     run_ = load_run(out)
     assert set(run_.per_query["set"]) == set(SYSTEMS)
     from bench.reporting.plots import loss_curves
     from bench.reporting.report import report
 
-    assert set(loss_curves(run_)) == {"DR", "REM", "REM+DAM: DAM", "REM+DAM: REM"}
+    assert set(loss_curves(run_)) == {"DR", "REM", "REM+DAM: source DAM", "REM+DAM: DAM", "REM+DAM: REM"}
     page = report(out, plots=True)
     assert 'alt="training loss"' in page and "delta [95% CI]" in page and "<h2>Headline</h2>" in page
     # a rerun reuses the trained checkpoints and gives byte-identical files
     first = (out / "result.json").read_bytes(), (out / "per_query.csv").read_bytes()
     again = run(spec, target, source, _cfg(), tmp_path / "run2")
-    assert "train:DR" not in again["timings"]["seconds"] and "adapt:DAM" not in again["timings"]["seconds"]
+    assert not [k for k in again["timings"]["seconds"] if k.startswith(("train:", "adapt:"))]
     assert ((tmp_path / "run2" / "result.json").read_bytes(), (tmp_path / "run2" / "per_query.csv").read_bytes()) \
         == first
 
 
 def test_rem_on_adapted_backbone_uses_the_same_rem_weights(domain_setup, tmp_path):
+    """DDR's order: REM sits on the frozen source DAM (its backbone is the source DAM's, byte for
+    byte), and REM+DAM is the target DAM + the very same REM tensors."""
     from safetensors.numpy import load_file
 
-    from bench.core.paths import cache_home
-    from suites.domain import run
+    from bench.core.timing import Timer
+    from bench.models.checkpoint import read_training
+    from bench.models.spec import model_fingerprint, spec_from_folder
+    from suites.domain import build_systems
 
     spec, source, target = domain_setup
-    run(spec, target, source, _cfg(systems=("zero-shot", "REM", "REM+DAM")), None)
-    home = cache_home() / "checkpoints"
-    rem = next(p for p in home.iterdir() if p.name.startswith("rem-"))
-    both = next(p for p in home.iterdir() if p.name.startswith("rem+dam-"))
-    dam = next(p for p in home.iterdir() if p.name.startswith("dam-"))
-    a, b = load_file(str(rem / "tuning.safetensors")), load_file(str(both / "tuning.safetensors"))
+    cfg = _cfg(systems=("zero-shot", "REM", "REM+DAM"))
+    f = build_systems(spec, source, target, cfg, tmp_path / "home", Timer())
+    assert set(f) == {"zero-shot", "DAM-source", "REM", "DAM", "REM+DAM"}
+    a, b = load_file(str(f["REM"] / "tuning.safetensors")), load_file(str(f["REM+DAM"] / "tuning.safetensors"))
     assert a.keys() == b.keys() and all((a[k] == b[k]).all() for k in a)
-    assert (both / "model.safetensors").read_bytes() == (dam / "model.safetensors").read_bytes()
-    assert json.loads((both / "training.json").read_text())["kind"] == "ddr"
+    assert (f["REM+DAM"] / "model.safetensors").read_bytes() == (f["DAM"] / "model.safetensors").read_bytes()
+    assert (f["REM"] / "model.safetensors").read_bytes() == (f["DAM-source"] / "model.safetensors").read_bytes()
+    assert not (f["REM+DAM"] / "mlm_head.safetensors").exists()
+    src_fp = model_fingerprint(spec_from_folder(f["DAM-source"]))
+    assert read_training(f["REM"])["source_fingerprint"] == src_fp
+    assert read_training(f["DAM"])["init"]["fingerprint"] == src_fp
+    assert json.loads((f["REM+DAM"] / "training.json").read_text())["kind"] == "ddr"
 
 
 def test_same_source_and_target_is_refused(domain_setup):
@@ -125,9 +147,9 @@ def test_adapt_command_writes_three_checkpoints(tiny_bert, beir_dir, tmp_path):
     out = tmp_path / "ddr"
     rc = main(["adapt", "--model", str(tiny_bert), "--source", str(beir_dir), "--target", str(target), "--out", str(out),
                "--max-steps", "1", "--train-batch-size", "2", "--mlm-max-steps", "1", "--mlm-batch-size", "2",
-               "--no-progress"])
+               "--mlm-head-warmup-steps", "2", "--no-progress"])
     assert rc == 0
-    assert {p.name for p in out.iterdir() if not p.name.startswith(".")} == {"rem", "dam", "rem+dam"}
+    assert {p.name for p in out.iterdir() if not p.name.startswith(".")} == {"dam-source", "rem", "dam", "rem+dam"}
     spec = resolve_model(str(out / "rem+dam"))
     from bench.encoding.encoder import Encoder
 
@@ -148,3 +170,45 @@ def test_domain_runs_are_not_gated_and_report_names_the_baseline(domain_setup, t
         run_gate(tmp_path / "r", tmp_path / "r")
     md = report(tmp_path / "r", fmt="md")
     assert "d = system - zero-shot" in md and "ORIGINAL" not in md
+
+
+def test_pairwise_rows_equal_scipy_on_the_per_query_values(domain_setup, tmp_path):
+    """DDR's claims: the p-values of REM+DAM vs DR / vs REM are scipy's paired t-test on the
+    per-query values written to per_query.csv, Holm-corrected over the two pairs of a measure."""
+    import numpy as np
+    import pandas as pd
+    from scipy import stats
+    from statsmodels.stats.multitest import multipletests
+
+    from suites.domain import run
+
+    spec, source, target = domain_setup
+    r = run(spec, target, source, _cfg(), tmp_path / "r")["result"]
+    df = pd.read_csv(tmp_path / "r" / "per_query.csv", dtype={"qid": str})
+    pw = r["pairwise"]
+    assert [p["name"] for p in pw["pairs"]] == ["REM+DAM vs DR", "REM+DAM vs REM"]
+    assert pw["header"]["test"] == "t-test" and pw["header"]["sidedness"] == "two-sided"
+    assert pw["header"]["correction"] == "holm" and pw["header"]["family_size"]["RR@10"] <= 2
+    for m in r["measures"]:
+        raw = []
+        for pair in pw["pairs"]:
+            a = df[df["set"] == pair["reference"]].set_index("qid")[m]
+            b = df[df["set"] == pair["system"]].set_index("qid")[m].loc[a.index]
+            c = pw["comparisons"][pair["name"]][m]
+            assert c["delta"] == pytest.approx(float(np.mean(b - a)))
+            if np.all(b.to_numpy() == a.to_numpy()):
+                assert c["p_value"] == 1.0  # all differences zero: p = 1 by the documented convention
+            else:
+                assert c["p_value"] == pytest.approx(stats.ttest_rel(b, a).pvalue, rel=1e-9)
+            raw.append(c["p_value"])
+        adj = multipletests(raw, method="holm")[1]
+        got = [pw["comparisons"][p["name"]][m]["p_corrected"] for p in pw["pairs"]]
+        assert got == pytest.approx(list(adj), rel=1e-9)
+
+
+def test_no_pairs_without_the_ddr_systems(domain_setup, tmp_path):
+    from suites.domain import run
+
+    spec, source, target = domain_setup
+    r = run(spec, target, source, _cfg(systems=("zero-shot", "DR")), None)["result"]
+    assert "pairwise" not in r and r["deviations"] == []
