@@ -187,6 +187,47 @@ def _subsets_html(result: dict) -> List[str]:
     return out + ([f"<p class=\"legend\">{M.esc(foot)}</p>"] if foot else [])
 
 
+# --------------------------------------------------------------------------- named pairs (domain: DDR's claims)
+
+def _pair_block(result: dict) -> Any:
+    """(intro, columns, rows, footer) of a run's ``pairwise`` comparisons, or None."""
+    pw = result.get("pairwise") or {}
+    if not pw.get("pairs"):
+        return None
+    measures = list(pw.get("measures") or result.get("measures") or [])
+    cols = [("pair", "pair", "text")] + [(m, f"{m}: delta [95% CI], p corrected", "num") for m in measures]
+    rows_ = []
+    for e in pw["pairs"]:
+        row = {"pair": e["name"]}
+        for m in measures:
+            c = pw["comparisons"][e["name"]].get(m) or {}
+            mark = M.sig_mark(c.get("significant"), c.get("delta"))
+            row[m] = f"{M.with_ci(M.f4(c.get('delta')), c.get('delta_ci'))}, p {M.pval(c.get('p_corrected'))} {mark}".rstrip()
+        rows_.append(row)
+    h = pw.get("header") or {}
+    foot = (f"delta = system - reference on the same queries; {h.get('test', '?')} ({h.get('sidedness', '?')}), "
+            f"{h.get('correction', '?')} correction over the {len(pw['pairs'])} pairs of a measure (a family of its "
+            f"own, separate from the comparisons with {result.get('reference') or 'the baseline'}), alpha {h.get('alpha', '?')}")
+    return "The paper's claims, as paired comparisons:", cols, rows_, foot
+
+
+def _pairs_md(result: dict) -> List[str]:
+    block = _pair_block(result)
+    if block is None:
+        return []
+    intro, cols, body, foot = block
+    return ["### Pairs", "", M.md_cell(intro), ""] + M.md_table(cols, body) + ["", M.md_cell(foot), ""]
+
+
+def _pairs_html(result: dict) -> List[str]:
+    block = _pair_block(result)
+    if block is None:
+        return []
+    intro, cols, body, foot = block
+    return ["<h2>Pairs</h2>", f"<p class=\"meta\">{M.esc(intro)}</p>", M.html_table(cols, body),
+            f"<p class=\"legend\">{M.esc(foot)}</p>"]
+
+
 # --------------------------------------------------------------------------- Markdown
 
 def detail_columns(data: ReportData) -> List[M.Column]:
@@ -210,6 +251,7 @@ def render_markdown(data: ReportData) -> str:
         lines += M.md_table(detail_columns(data), rows(data, measure))
         lines.append("")
     lines += [M.md_cell(DETAIL_LEGEND.format(b=data.baseline)), ""]
+    lines += _pairs_md(run.result)
     lines += _subsets_md(run.result)
     ml = method_lines(data)
     if ml:
@@ -246,6 +288,7 @@ def render_html(data: ReportData, plots: bool = True) -> str:
         body.append(f"<h3>{e(measure)}</h3>")
         body.append(M.html_table(detail_columns(data), rows(data, measure), row_class=lambda r: r.get("cls", "")))
     body.append(f"<p class=\"legend\">{e(DETAIL_LEGEND.format(b=data.baseline))}</p>")
+    body += _pairs_html(data.run.result)
     body += _subsets_html(data.run.result)
     if plots and data.measures and data.sets:
         body.append("<h2>Plots</h2>")

@@ -266,3 +266,32 @@ def test_fewshot_refuses_recomputation_options(capsys):
     assert main(["report", str(FEWSHOT), "--format", "md", "--test", "wilcoxon"]) == 2
     err = capsys.readouterr().err
     assert "--test" in err and "few-shot" in err and "Traceback" not in err
+
+
+def test_domain_pairs_are_rendered_with_their_corrected_p():
+    """The domain suite's pairwise block (DDR's claims REM+DAM vs DR / vs REM) was in the console and
+    result only; the report shows each pair's delta, interval and corrected p, and names the family."""
+    import numpy as np
+    import pandas as pd
+
+    from bench.evaluation.significance import pair_statistics
+    from bench.reporting import markup as M
+    from bench.reporting.report import _pair_block, _pairs_html, _pairs_md
+
+    rng = np.random.default_rng(3)
+    base = rng.random(40)
+    rows = [{"set": s, "qid": f"q{i}", "nDCG@10": float(v)}
+            for s, vals in (("DR", base), ("REM", base - 0.05), ("REM+DAM", base + 0.1 * rng.random(40)))
+            for i, v in enumerate(vals)]
+    pw = pair_statistics(pd.DataFrame(rows), [("REM+DAM", "DR"), ("REM+DAM", "REM")], ["nDCG@10"])
+    result = {"pairwise": pw, "measures": ["nDCG@10"], "reference": "zero-shot"}
+    intro, cols, body, foot = _pair_block(result)
+    assert [r["pair"] for r in body] == ["REM+DAM vs DR", "REM+DAM vs REM"]
+    for r in body:
+        c = pw["comparisons"][r["pair"]]["nDCG@10"]
+        assert f"{c['delta']:.4f}" in r["nDCG@10"] and "p " in r["nDCG@10"]
+        assert (M.SIG_BETTER in r["nDCG@10"]) == bool(c["significant"])
+    assert "holm correction over the 2 pairs" in foot
+    assert any("REM+DAM vs REM" in line for line in _pairs_md(result))
+    assert "<h2>Pairs</h2>" in "".join(_pairs_html(result))
+    assert _pair_block({"measures": ["nDCG@10"]}) is None
