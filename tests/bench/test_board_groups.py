@@ -15,7 +15,7 @@ from bench.evaluation.droprate import compare_drop_rates
 from bench.reporting.compare import compare
 from bench.reporting.leaderboard import build
 from bench.results.suite import suite_named
-from runfactory import synthetic_values, write_run
+from runfactory import synthetic_values, write_per_query, write_run
 
 FEWSHOT = Path(__file__).resolve().parents[2] / "results" / "runs" / "minilm-l6__chatterbot__fewshot__s0"
 
@@ -35,7 +35,7 @@ def _fewshot_copy(tmp_path, name, degrade=False):
                 hit += 1
                 parts[3] = "0.0" if hit % 2 else parts[3]
             out.append(",".join(parts))
-        (dst / "per_query.csv").write_text("\n".join(out) + "\n")
+        write_per_query(dst, "\n".join(out) + "\n")
     return dst
 
 
