@@ -55,7 +55,13 @@ HEAD_COLS: List[M.Column] = [("label", "setting", "text")] + [
 
 def headline_rows(result: Dict[str, Any]) -> List[M.Row]:
     zs = result.get("zero_shot") or {}
-    rows: List[M.Row] = [{"label": ZERO, "cls": "base", **{s: x100(zs.get(s)) for s in SPLITS}}]
+    refs = result.get("references") or {}
+    basic = "basic_learned" in refs and refs.get("zero_shot") == "basic-learned"
+    rows: List[M.Row] = [{"label": f"{ZERO} (basic-learned)" if basic else ZERO, "cls": "base",
+                          **{s: x100(zs.get(s)) for s in SPLITS}}]
+    ck = refs.get("checkpoint") if basic else None
+    if isinstance(ck, dict):  # FewDR's reference is the basic-learned model; the raw checkpoint beside it
+        rows.append({"label": "checkpoint (raw, not a reference)", "cls": "", **{s: x100(ck.get(s)) for s in SPLITS}})
     for st in settings(result):
         r: M.Row = {"label": st["label"], "cls": ""}
         for s in SPLITS:

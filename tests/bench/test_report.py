@@ -133,7 +133,8 @@ def test_fewshot_headline_has_the_runs_numbers(run):
     r = json.loads((run / "result.json").read_text())
     md = report(run, "md")
     rows = {c[0]: c for c in _table(md, "### Headline", "### Per class")}
-    assert rows["zero-shot"][1] == f"{100 * r['zero_shot']['novel']:.1f}"
+    zs = "zero-shot (basic-learned)" if (r.get("references") or {}).get("zero_shot") == "basic-learned" else "zero-shot"
+    assert rows[zs][1] == f"{100 * r['zero_shot']['novel']:.1f}"
     n = 0
     for m, mo in r["methods"].items():
         for k, e in mo["k"].items():
@@ -299,3 +300,13 @@ def test_domain_pairs_are_rendered_with_their_corrected_p():
     assert any("REM+DAM vs REM" in line for line in _pairs_md(result))
     assert "<h2>Pairs</h2>" in "".join(_pairs_html(result))
     assert _pair_block({"measures": ["nDCG@10"]}) is None
+
+
+def test_fewshot_report_names_the_basic_learned_reference_and_shows_the_checkpoint():
+    """FewDR's zero-shot reference is the basic-learned model; the raw checkpoint is shown beside it."""
+    r = json.loads((FEWSHOT / "result.json").read_text())
+    md = report(FEWSHOT, "md")
+    assert "zero-shot (basic-learned)" in md
+    ck = r["references"]["checkpoint"]
+    row = next(line for line in md.splitlines() if line.startswith("| checkpoint (raw"))
+    assert f"{100 * ck['novel']:.1f}" in row and f"{100 * ck['base']:.1f}" in row
