@@ -3,12 +3,11 @@ run, so `bench --help` stays fast (no torch, faiss or spaCy at start-up)."""
 from __future__ import annotations
 
 import argparse
-import errno
 import importlib
 import sys
 from pathlib import Path
 from typing import List, Optional
-from bench.core.errors import BenchError
+from bench.core.errors import WRITE_ERRNOS, BenchError
 from bench.core.registry import UnknownName
 from bench.core.versions import __version__
 
@@ -68,10 +67,6 @@ def main(argv: Optional[List[str]] = None) -> int:
             raise  # not a write the user can fix (a bug): keep the traceback
         print(f"bench {args.command}: error: {message}", file=sys.stderr)
         return 2
-
-
-#: errors of a write the user can fix by freeing space or choosing another folder
-WRITE_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EROFS, errno.EPERM)
 
 
 def write_error_message(exc: OSError) -> Optional[str]:

@@ -1,7 +1,12 @@
 """Errors a user can act on. Each says what was wrong, where (file and line) and what to do."""
 from __future__ import annotations
 
+import errno
 from typing import Optional
+
+#: errno values of a write the user can fix by freeing space or choosing another folder (disk full,
+#: quota, permission, read-only file system)
+WRITE_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EROFS, errno.EPERM)
 
 
 class BenchError(Exception):

@@ -6,14 +6,13 @@ text-keyed store, so a text encoded once is never encoded again, across sets and
 from __future__ import annotations
 
 import contextlib
-import errno
 import hashlib
 from pathlib import Path
 from typing import Dict, Iterator, Optional, Sequence, Tuple
 
 import numpy as np
 
-from bench.core.errors import BenchError
+from bench.core.errors import WRITE_ERRNOS, BenchError
 from bench.core.io import atomic_path, clean_orphans, sha256_hex
 from bench.core.paths import cache_home
 from bench.encoding.encoder import Encoder
@@ -32,7 +31,7 @@ def cache_write_errors(folder: Path) -> Iterator[None]:
         yield
     except OSError as exc:
         in_folder = exc.filename is not None and str(exc.filename).startswith(str(folder))
-        if not in_folder and exc.errno not in (errno.ENOSPC, errno.EACCES, errno.EROFS, errno.EDQUOT, errno.EPERM):
+        if not in_folder and exc.errno not in WRITE_ERRNOS:
             raise  # not a cache write (e.g. a model file): the caller's message applies
         raise BenchError(f"cannot write the embedding cache in {folder}: {exc.strerror or exc}. Fix: free space "
                          f"there, or set DRBENCH_HOME to a writable folder") from exc

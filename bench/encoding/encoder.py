@@ -81,21 +81,26 @@ class Encoder:
         dense = self.dense()
         return int(dense[-2].out_features) if dense is not None else int(model.config.hidden_size)
 
-    def encode_batch(self, texts: Sequence[str]) -> np.ndarray:
-        """Encode one batch (no sorting, no cache): float32 array of shape (len(texts), dim)."""
+    def _forward(self, texts: Sequence[str], padding, max_length: int) -> np.ndarray:
+        """One forward pass (tokenise, model, pool, Dense): float32 array (len(texts), dim)."""
         import torch
 
         model, tok = self.load()
-        batch = tok([self.prefix + t for t in texts], padding=True, truncation=True, max_length=self.max_length,
+        batch = tok([self.prefix + t for t in texts], padding=padding, truncation=True, max_length=max_length,
                     return_tensors="pt").to(self.device)
         with torch.inference_mode():
             out = model(**batch).last_hidden_state
             emb = pool(out, batch["attention_mask"], self.spec, self.dense())
-        self.n_encoded += len(texts)
         return emb.float().cpu().numpy()
 
-    def length_order(self, texts: Sequence[str]) -> np.ndarray:
-        """Indices sorting texts by descending token count (ties by position: stable)."""
+    def encode_batch(self, texts: Sequence[str]) -> np.ndarray:
+        """Encode one batch (no sorting, no cache): float32 array of shape (len(texts), dim)."""
+        emb = self._forward(texts, True, self.max_length)
+        self.n_encoded += len(texts)
+        return emb
+
+    def token_lengths(self, texts: Sequence[str]) -> np.ndarray:
+        """Each text's token count after truncation (special tokens included)."""
         _, tok = self.load()
         lengths = np.empty(len(texts), dtype=np.int64)
         step = 1024  # tokenised in chunks: only the lengths are kept, never every text's token ids
@@ -103,7 +108,11 @@ class Encoder:
             ids = tok([self.prefix + t for t in texts[start:start + step]], add_special_tokens=True,
                       truncation=True, max_length=self.max_length)["input_ids"]
             lengths[start:start + len(ids)] = [len(x) for x in ids]
-        return np.argsort(-lengths, kind="stable")
+        return lengths
+
+    def length_order(self, texts: Sequence[str]) -> np.ndarray:
+        """Indices sorting texts by descending token count (ties by position: stable)."""
+        return np.argsort(-self.token_lengths(texts), kind="stable")
 
     def encode_into(self, texts: Sequence[str], out: np.ndarray, desc: str = "") -> None:
         """Encode ``texts`` in length-sorted batches, writing row i of ``out`` for text i."""
@@ -134,18 +143,12 @@ class Encoder:
         pass of a length is filled with copies of its first text, whose rows are discarded).
         Rows of a pass do not interact, so a text's vector is a function of the text alone.
         """
-        import torch
-
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         if not len(texts):
             return out
-        model, tok = self.load()
-        ids = tok([self.prefix + t for t in texts], add_special_tokens=True, truncation=True,
-                  max_length=self.max_length)["input_ids"]
-        padded = [min(-(-len(x) // LENGTH_STEP) * LENGTH_STEP, self.max_length or len(x)) for x in ids]
         groups: dict = {}
-        for i, n in enumerate(padded):
-            groups.setdefault(n, []).append(i)
+        for i, n in enumerate(self.token_lengths(texts)):
+            groups.setdefault(min(-(-int(n) // LENGTH_STEP) * LENGTH_STEP, self.max_length or int(n)), []).append(i)
         bar = progress(total=len(texts), desc=desc or f"encode {plural(self.role)}", unit="text",
                        enabled=self.progress)
         for length in sorted(groups):
@@ -153,15 +156,8 @@ class Encoder:
             for start in range(0, len(rows), self.batch_size):
                 part = rows[start:start + self.batch_size]
                 fill = part + [part[0]] * (self.batch_size - len(part))
-                batch = tok([self.prefix + texts[i] for i in fill], padding="max_length", truncation=True,
-                            max_length=length, return_tensors="pt").to(self.device)
-                with torch.inference_mode():
-                    hidden = model(**batch).last_hidden_state
-                    emb = pool(hidden, batch["attention_mask"], self.spec, self.dense())
-                out[part] = emb[:len(part)].float().cpu().numpy()
+                out[part] = self._forward([texts[i] for i in fill], "max_length", length)[:len(part)]
                 self.n_encoded += len(part)
                 bar.update(len(part))
         bar.close()
         return out
-
-
