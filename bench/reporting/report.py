@@ -165,25 +165,29 @@ def _subset_blocks(result: dict) -> List[Any]:
     return out
 
 
-def _subsets_md(result: dict) -> List[str]:
+def _subsets_section(result: dict) -> Any:
     blocks = _subset_blocks(result)
-    if not blocks:
+    return ("Subsets", SUBSETS_INTRO, blocks, subsets_footer(result)) if blocks else None
+
+
+def _section_md(section: Any) -> List[str]:
+    """An extra section (heading, intro, tables of (title or None, columns, rows), footer) in Markdown."""
+    if section is None:
         return []
-    out = ["### Subsets", "", M.md_cell(SUBSETS_INTRO), ""]
-    for title, cols, body in blocks:
-        out += [f"**{M.md_cell(title)}**", ""] + M.md_table(cols, body) + [""]
-    foot = subsets_footer(result)
+    heading, intro, tables, foot = section
+    out = [f"### {heading}", "", M.md_cell(intro), ""]
+    for title, cols, body in tables:
+        out += ([f"**{M.md_cell(title)}**", ""] if title else []) + M.md_table(cols, body) + [""]
     return out + ([M.md_cell(foot), ""] if foot else [])
 
 
-def _subsets_html(result: dict) -> List[str]:
-    blocks = _subset_blocks(result)
-    if not blocks:
+def _section_html(section: Any) -> List[str]:
+    if section is None:
         return []
-    out = ["<h2>Subsets</h2>", f"<p class=\"meta\">{M.esc(SUBSETS_INTRO)}</p>"]
-    for title, cols, body in blocks:
-        out += [f"<h3>{M.esc(title)}</h3>", M.html_table(cols, body)]
-    foot = subsets_footer(result)
+    heading, intro, tables, foot = section
+    out = [f"<h2>{M.esc(heading)}</h2>", f"<p class=\"meta\">{M.esc(intro)}</p>"]
+    for title, cols, body in tables:
+        out += ([f"<h3>{M.esc(title)}</h3>"] if title else []) + [M.html_table(cols, body)]
     return out + ([f"<p class=\"legend\">{M.esc(foot)}</p>"] if foot else [])
 
 
@@ -211,21 +215,20 @@ def _pair_block(result: dict) -> Any:
     return "The paper's claims, as paired comparisons:", cols, rows_, foot
 
 
-def _pairs_md(result: dict) -> List[str]:
+def _pairs_section(result: dict) -> Any:
     block = _pair_block(result)
     if block is None:
-        return []
+        return None
     intro, cols, body, foot = block
-    return ["### Pairs", "", M.md_cell(intro), ""] + M.md_table(cols, body) + ["", M.md_cell(foot), ""]
+    return "Pairs", intro, [(None, cols, body)], foot
+
+
+def _pairs_md(result: dict) -> List[str]:
+    return _section_md(_pairs_section(result))
 
 
 def _pairs_html(result: dict) -> List[str]:
-    block = _pair_block(result)
-    if block is None:
-        return []
-    intro, cols, body, foot = block
-    return ["<h2>Pairs</h2>", f"<p class=\"meta\">{M.esc(intro)}</p>", M.html_table(cols, body),
-            f"<p class=\"legend\">{M.esc(foot)}</p>"]
+    return _section_html(_pairs_section(result))
 
 
 # --------------------------------------------------------------------------- Markdown
@@ -252,7 +255,7 @@ def render_markdown(data: ReportData) -> str:
         lines.append("")
     lines += [M.md_cell(DETAIL_LEGEND.format(b=data.baseline)), ""]
     lines += _pairs_md(run.result)
-    lines += _subsets_md(run.result)
+    lines += _section_md(_subsets_section(run.result))
     ml = method_lines(data)
     if ml:
         lines += ["### Statistics", ""] + [f"- {M.md_cell(x)}" for x in ml] + [""]
@@ -289,7 +292,7 @@ def render_html(data: ReportData, plots: bool = True) -> str:
         body.append(M.html_table(detail_columns(data), rows(data, measure), row_class=lambda r: r.get("cls", "")))
     body.append(f"<p class=\"legend\">{e(DETAIL_LEGEND.format(b=data.baseline))}</p>")
     body += _pairs_html(data.run.result)
-    body += _subsets_html(data.run.result)
+    body += _section_html(_subsets_section(data.run.result))
     if plots and data.measures and data.sets:
         body.append("<h2>Plots</h2>")
         for name, fn in (("mean per set", plot_means), ("per-query scatter", plot_scatter),
