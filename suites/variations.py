@@ -25,6 +25,7 @@ from bench.search.exact import TIE_BREAK
 from bench.core.progress import stage
 from bench.encoding.executor import LocalExecutor
 from bench.evaluation.measures import per_query
+from bench.evaluation.stats import variation_statistics
 from bench.reporting.tables import subsets_table, variations_table
 from bench.results.writer import per_query_csv, result_header, write_run
 from bench.search.ann import IndexConfig
@@ -201,12 +202,14 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
         "per_query_file": "per_query.csv",
     }
     per_query_text = per_query_csv(rows, names, None if match is None else label_column(ok_sets, match))
-    if cfg.statistics is not None:
+    per_query_df = _per_query_frame(per_query_text) if cfg.statistics is not None else None  # parsed once
+    if per_query_df is not None:
         with timer("statistics"):
-            result["statistics"] = _statistics(per_query_text, [e["name"] for e in var_ok], names, cfg)
+            result["statistics"] = variation_statistics(per_query_df, [e["name"] for e in var_ok], names, seed=cfg.seed,
+                                                        **cfg.statistics)
     with timer("subsets"):
         values = {vs.name: outputs[vs.name][1] for vs in ok_sets}
-        result["subsets"] = subsets(ok_sets, values, names, ORIGINAL, per_query_text, cfg.seed, cfg.statistics, match)
+        result["subsets"] = subsets(ok_sets, values, names, ORIGINAL, per_query_df, cfg.seed, cfg.statistics, match)
         if match is not None:
             result["human_labels"] = human_labels(ok_sets, ORIGINAL, label_files, match)
     timings = {"seconds": {k: round(v, 4) for k, v in sorted(timer.seconds.items())},
@@ -231,17 +234,13 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
     return {"result": result, "per_query": per_query_text, "timings": timings, "sets": sets}
 
 
-def _statistics(per_query_text: str, var_sets: List[str], names: List[str], cfg: VariationsConfig) -> Optional[dict]:
-    try:
-        from bench.evaluation.stats import variation_statistics
-    except ImportError:
-        return None
+def _per_query_frame(per_query_text: str):
+    """The per-query table as the statistics read it (ids and labels as text)."""
     import io
 
     import pandas as pd
 
-    df = pd.read_csv(io.StringIO(per_query_text), dtype={"set": str, "qid": str})
-    return variation_statistics(df, var_sets, names, seed=cfg.seed, **cfg.statistics)
+    return pd.read_csv(io.StringIO(per_query_text), dtype={"set": str, "qid": str, "label": str})
 
 
 def _mean(values) -> float:

@@ -17,10 +17,10 @@ correction and seed); each subset is its own correction family per measure.
 """
 from __future__ import annotations
 
-import io
 from typing import Dict, List, Optional, Sequence
 
 from bench.evaluation.intervals import drop_rate, wilson_ci
+from bench.evaluation.stats import variation_statistics
 from bench.evaluation.paired import finite_or_none
 from perturb.labels import LabelFile, LabelMatch
 
@@ -73,18 +73,12 @@ def label_column(sets, match: LabelMatch) -> Dict[str, Dict[str, str]]:
     return {vs.name: {q: "1" if v else "0" for q, v in match.by_set.get(vs.name, {}).items()} for vs in sets}
 
 
-def _statistics(per_query_text: str, members: Dict[str, List[str]], original: str, names: List[str],
+def _statistics(df, members: Dict[str, List[str]], original: str, names: List[str],
                 seed: int, options: Optional[dict]) -> Optional[dict]:
-    """The run's paired statistics on the subset: ORIGINAL and each set restricted to its queries."""
-    if options is None:
+    """The run's paired statistics on the subset: ORIGINAL and each set restricted to its queries
+    (``df``: the run's per-query table, None when the run computes no statistics)."""
+    if df is None or options is None:
         return None
-    try:
-        from bench.evaluation.stats import variation_statistics
-    except ImportError:
-        return None
-    import pandas as pd
-
-    df = pd.read_csv(io.StringIO(per_query_text), dtype={"set": str, "qid": str, "label": str})
     keep = df["set"] == original
     for s, qids in members.items():
         keep |= (df["set"] == s) & df["qid"].isin(set(qids))
@@ -95,7 +89,7 @@ def _statistics(per_query_text: str, members: Dict[str, List[str]], original: st
 
 
 def subsets(ok_sets, values: Dict[str, Dict[str, Dict[str, float]]], names: List[str], original: str,
-            per_query_text: str, seed: int, statistics: Optional[dict], match: Optional[LabelMatch]) -> dict:
+            per_query, seed: int, statistics: Optional[dict], match: Optional[LabelMatch]) -> dict:
     """The ``subsets`` block of result.json: applied-only always, valid-only when labels were given."""
     var_sets = [vs for vs in ok_sets if vs.name != original]
     kinds = [APPLIED_ONLY] + ([VALID_ONLY] if match is not None else [])
@@ -105,7 +99,7 @@ def subsets(ok_sets, values: Dict[str, Dict[str, Dict[str, float]]], names: List
         entries = {vs.name: subset_entry(values[original], values[vs.name], members[vs.name], names)
                    for vs in var_sets}
         out[kind] = {"description": DESCRIPTIONS[kind], "sets": entries,
-                     "statistics": _statistics(per_query_text, members, original, names, seed, statistics)}
+                     "statistics": _statistics(per_query, members, original, names, seed, statistics)}
     return out
 
 
