@@ -10,6 +10,7 @@ from bench.tuning.plans import describe
 from suites.fewshot_config import schedule_text
 from suites.fewshot_metrics import BASIC, CHECKPOINT, FULL, SPLITS, ZERO
 from bench.core.io import atomic_path
+from bench.reporting.tables import grid
 
 
 # --------------------------------------------------------------------------------------------
@@ -68,10 +69,7 @@ def fewshot_table(result: dict) -> str:
             f = mo[FULL]
             rows.append([f"{m} full-shot", pct(f["base"]), pct(f["novel"]), pct(f["all"]), "-", "-", "-",
                          p_of(FULL)])
-    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
-    lines = ["  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
-             for r in [header] + rows]
-    lines.insert(1, "-" * len(lines[0]))
+    lines = grid(header, rows)
     d = result["dataset"]
     plan = result["plan"]
     sizes = plan["class_sizes"]

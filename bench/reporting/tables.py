@@ -31,10 +31,7 @@ def variations_table(result: dict) -> str:
     for key, s in (result.get("summary") or {}).items():
         rows.append([key, f"{len(s['sets'])} sets"] + [_fmt(s["metrics"][n]) for n in names] +
                     [_fmt(s["drop_rate"][n], pct=True) for n in names])
-    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
-    lines = ["  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
-             for r in [header] + rows]
-    lines.insert(1, "-" * len(lines[0]))
+    lines = grid(header, rows)
     m = result["model"]["name"]
     d = result["dataset"]
     title = f"{m} on {d['name']} ({d['n_judged_queries']} queries, {d['n_docs']} docs), seed {result['seed']}"
@@ -59,7 +56,9 @@ def variations_table(result: dict) -> str:
     return "\n".join(out)
 
 
-def _grid(header: List[str], rows: List[List[str]]) -> List[str]:
+def grid(header: List[str], rows: List[List[str]]) -> List[str]:
+    """Console table lines: the first column left-aligned, the others right-aligned, a rule under
+    the header."""
     widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
     lines = ["  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
              for r in [header] + rows]
@@ -119,7 +118,7 @@ def subsets_table(result: dict) -> str:
         return ""
     out = [SUBSETS_INTRO]
     for title, header, rows in tables:
-        out += ["", title] + _grid(header, rows)
+        out += ["", title] + grid(header, rows)
     foot = subsets_footer(result)
     return "\n".join(out + (["", foot] if foot else []))
 
