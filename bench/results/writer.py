@@ -92,13 +92,18 @@ def begin_run(out_dir: Path, owned: Sequence[str] = ()) -> None:
                 old.unlink()
 
 
+def write_per_query(out_dir: Path, per_query_text: str) -> None:
+    """``per_query.csv`` and its checksum file beside it, each replaced atomically."""
+    atomic_write_text(Path(out_dir) / "per_query.csv", per_query_text)
+    atomic_write_text(Path(out_dir) / PER_QUERY_SUM, per_query_checksum(per_query_text.encode("utf-8")))
+
+
 def write_run(out_dir: Path, result: dict, per_query_text: str, timings: dict) -> None:
     """Write a run folder. ``result.json`` is written last, so a folder with a result.json is
     complete; every file is replaced atomically."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(out_dir / "per_query.csv", per_query_text)
-    atomic_write_text(out_dir / PER_QUERY_SUM, per_query_checksum(per_query_text.encode("utf-8")))
+    write_per_query(out_dir, per_query_text)
     atomic_write_json(out_dir / "timings.json", timings)
     atomic_write_json(out_dir / "result.json", result)
 

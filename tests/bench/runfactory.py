@@ -156,15 +156,3 @@ def synthetic_values(seed: int, n: int = 200, sets: Sequence[str] = ("MISSPELL",
         frac = (drops or {}).get(s, 0.3)
         out[s] = {m: degrade(rng_for(seed, "degrade", key, s, m), base[m], frac) for m in measures}
     return out
-
-
-def write_per_query(folder, text: str) -> None:
-    """Replace a copied run's per_query.csv as a real (other) run would have written it: with its
-    checksum file, so the candidate is refused for its numbers, not for a checksum mismatch."""
-    from pathlib import Path
-
-    from bench.results.writer import PER_QUERY_SUM, per_query_checksum
-
-    folder = Path(folder)
-    (folder / "per_query.csv").write_text(text)
-    (folder / PER_QUERY_SUM).write_text(per_query_checksum(text.encode("utf-8")))

@@ -15,7 +15,8 @@ from bench.evaluation.droprate import compare_drop_rates
 from bench.reporting.compare import compare
 from bench.reporting.leaderboard import build
 from bench.results.suite import suite_named
-from runfactory import synthetic_values, write_per_query, write_run
+from bench.results.writer import write_per_query
+from runfactory import synthetic_values, write_run
 
 FEWSHOT = Path(__file__).resolve().parents[2] / "results" / "runs" / "minilm-l6__chatterbot__fewshot__s0"
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from bench.cli.main import main
-from runfactory import write_per_query
+from bench.results.writer import write_per_query
 
 FEWSHOT = Path(__file__).resolve().parents[2] / "results" / "runs" / "minilm-l6__chatterbot__fewshot__s0"
 pytestmark = pytest.mark.skipif(not FEWSHOT.exists(), reason="committed few-shot run missing")
