@@ -41,6 +41,7 @@ from typing import Optional
 
 from bench.core.errors import BenchError
 from bench.core.options import option
+from bench.core.paths import checkpoint_home
 from bench.core.timing import Timer
 from bench.data.collections import load_dataset
 from bench.data.model import Dataset
@@ -57,7 +58,7 @@ from bench.training.contrastive import TRAINING_OPTIONS, train_config_from
 from bench.training.ddr import MLM_OPTIONS, mlm_config_from
 from bench.tuning.config import TUNING_OPTIONS, TuningConfig, tuning_config_from
 from suites.domain_systems import (BASELINE, DESCRIPTIONS, PAIRS, SYSTEMS, DomainConfig, attach_rem,  # noqa: F401
-                                   build_systems, ddr_deviations, _checkpoint_home)
+                                   build_systems, ddr_deviations)
 
 
 def run(spec: ModelSpec, dataset: Dataset, source: Dataset, cfg: DomainConfig, out_dir: Optional[Path],
@@ -76,7 +77,7 @@ def run(spec: ModelSpec, dataset: Dataset, source: Dataset, cfg: DomainConfig, o
         raise BenchError("--source and --dataset are the same collection; the domain suite measures transfer")
     executor = executor or LocalExecutor()
     timer = Timer()
-    folders = build_systems(spec, source, dataset, cfg, _checkpoint_home(cfg.cache_root), timer)
+    folders = build_systems(spec, source, dataset, cfg, checkpoint_home(cfg.cache_root), timer)
     systems = [s for s in SYSTEMS if s in cfg.systems]
     qids = dataset.judged_query_ids()
     texts = [dataset.queries[q].text for q in qids]

@@ -9,7 +9,6 @@ from typing import Callable, Dict, Optional, Sequence
 
 from bench.core.errors import BenchError
 from bench.core.io import atomic_write_json, canonical_json, sha256_hex
-from bench.core.paths import cache_home
 from bench.core.timing import Timer
 from bench.data.model import Dataset
 from bench.evaluation.measures import Measure
@@ -57,10 +56,6 @@ class DomainConfig:
         if BASELINE not in self.systems:
             raise BenchError("the systems must include zero-shot (the baseline of every test)")
         return self
-
-
-def _checkpoint_home(cache_root: Optional[Path]) -> Path:
-    return Path(cache_root).parent / "checkpoints" if cache_root else cache_home() / "checkpoints"
 
 
 def _complete(folder: Path) -> bool:

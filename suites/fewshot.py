@@ -70,7 +70,9 @@ from bench.training.dual import build_dual_encoder
 from bench.tuning.config import METHOD_DESCRIPTIONS, method_deviations
 from bench.core.seeding import rng_for
 from suites.fewshot_sampler import FewShotPlan, build_plan
-from suites.fewshot_basic import BASIC_METHOD, basic_checkpoint, checkpoint_home, planned_steps
+from bench.core.paths import checkpoint_home
+from bench.training.contrastive import planned_steps
+from suites.fewshot_basic import BASIC_METHOD, basic_checkpoint
 from suites.fewshot_config import FEWSHOT_OPTIONS, PAPER_SCHEDULE, FewShotConfig, active_deviations, config_from, schedule_text
 from suites.fewshot_metrics import CHECKPOINT, FULL, MEASURE, MEASURE_DEFINITION, SPLITS, ZERO, boosting_gradient, hits_at, statistics_block, summarise_setting, summarise_trials, vs_reference
 from suites.fewshot_result import per_query_csv, per_query_rows, summary

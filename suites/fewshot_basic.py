@@ -17,11 +17,10 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from pathlib import Path
-from typing import Optional, Sequence, Tuple
+from typing import Sequence, Tuple
 
 from bench.core.errors import BenchError
 from bench.core.io import canonical_json, sha256_hex
-from bench.core.paths import cache_home
 from bench.core.versions import __version__
 from bench.models.checkpoint import read_training, save_checkpoint
 from bench.models.spec import ModelSpec, model_fingerprint
@@ -31,17 +30,6 @@ from bench.tuning.config import TuningConfig
 
 BASIC_METHOD = "full-tune"
 BASIC_RECORD_KIND = "fewshot-basic"
-
-
-def planned_steps(n_examples: int, train: TrainConfig) -> int:
-    """Optimizer steps of one training run on ``n_examples`` (as the training loop counts them)."""
-    total = ((n_examples + train.batch_size - 1) // train.batch_size) * train.epochs
-    return min(total, train.max_steps) if train.max_steps is not None else total
-
-
-def checkpoint_home(cache_root: Optional[Path]) -> Path:
-    """Where trained checkpoints are kept (beside the embedding cache, as the domain suite does)."""
-    return Path(cache_root).parent / "checkpoints" if cache_root else cache_home() / "checkpoints"
 
 
 def basic_key(spec: ModelSpec, dataset_fingerprint: str, examples: Sequence[Example], train: TrainConfig,

@@ -18,6 +18,13 @@ def cache_home() -> Path:
     return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "drbench"
 
 
+def checkpoint_home(cache_root: Optional[Path] = None) -> Path:
+    """Where the suites keep the checkpoints they train (few-shot basic learning, the domain
+    suite's systems): ``checkpoints/`` beside the embedding cache ``cache_root`` when one is
+    given, else under the cache home."""
+    return Path(cache_root).parent / "checkpoints" if cache_root else cache_home() / "checkpoints"
+
+
 def check_writable_folder(path: Path, what: str, fix: str) -> Path:
     """Refuse, before any work, a folder that cannot be created or written: an existing file, a
     path under a file, or a folder (or nearest existing parent) without write permission. Nothing

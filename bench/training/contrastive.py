@@ -153,6 +153,12 @@ def relevance_mask(pairs: Sequence, cols: Sequence[str]):
     return mask
 
 
+def planned_steps(n_examples: int, cfg: TrainConfig) -> int:
+    """Optimizer steps of one run of :func:`train_dual_encoder` on ``n_examples``."""
+    total = ((n_examples + cfg.batch_size - 1) // cfg.batch_size) * cfg.epochs
+    return min(total, cfg.max_steps) if cfg.max_steps is not None else total
+
+
 def train_dual_encoder(dual, examples: Sequence[Example], doc_text: Callable[[str], str], cfg: TrainConfig,
                        seed: int, *, passage_lookup: Optional[Callable[[Sequence[str]], np.ndarray]] = None,
                        query_lookup: Optional[Callable[[Sequence[str]], np.ndarray]] = None,
@@ -179,10 +185,7 @@ def train_dual_encoder(dual, examples: Sequence[Example], doc_text: Callable[[st
     torch.manual_seed(torch_seed(seed, "train", dual.method))
     order_rng = rng_for(seed, "fewshot-train-order", dual.method)
     n = len(examples)
-    steps_per_epoch = (n + cfg.batch_size - 1) // cfg.batch_size
-    total = steps_per_epoch * cfg.epochs
-    if cfg.max_steps is not None:
-        total = min(total, cfg.max_steps)
+    total = planned_steps(n, cfg)
     opt = make_optimizer(dual.trainable_parameters(), lr, cfg.weight_decay)
     sched = linear_schedule(opt, total, cfg.warmup_ratio)
     log = TrainLog(seed=int(seed))

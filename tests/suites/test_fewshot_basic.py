@@ -17,7 +17,8 @@ from bench.core.timing import Timer
 from bench.search.retriever import make_retriever
 from bench.training.contrastive import TrainConfig
 from suites.fewshot import run
-from suites.fewshot_basic import basic_key, planned_steps
+from bench.training.contrastive import planned_steps
+from suites.fewshot_basic import basic_key
 from suites.fewshot_config import FEWSHOT_OPTIONS, PAPER_SCHEDULE, FewShotConfig, active_deviations, config_from
 from suites.fewshot_metrics import hits_at
 from suites.fewshot_output import fewshot_table
