@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from bench.core.errors import DataError
 from bench.core.io import sha256_hex
@@ -55,6 +55,30 @@ def import_rodr_tsv(path: PathLike, name: str, originals: Optional[Dict[str, str
                         applied=applied, details=details, source=f"rodr:{path.name}")
 
 
+def csv_records(path: Path, content: str, columns,
+                strip_names: bool = False) -> Iterator[Tuple[int, Dict[str, str]]]:
+    """(line, {column: cell}) of each non-blank row of a comma-separated file whose header holds
+    ``columns`` (with ``strip_names``, header names compared without surrounding spaces); an empty
+    file, a missing column or a row with another number of fields is an error naming the file and
+    line."""
+    reader = csv.reader(io.StringIO(content, newline=""))
+    header = [c.strip() if strip_names else c for c in next(reader, [])]
+    if not header:
+        raise DataError("empty file", str(path), 1, f"expected the header {','.join(columns)}")
+    missing = [c for c in columns if c not in header]
+    if missing:
+        raise DataError(f"missing columns {missing}", str(path), 1, f"the header must contain {','.join(columns)}")
+    col = {c: header.index(c) for c in columns}
+    for row in reader:
+        line = reader.line_num
+        if not row or all(not c.strip() for c in row):
+            continue
+        if len(row) != len(header):
+            raise DataError(f"expected {len(header)} comma-separated fields, found {len(row)}", str(path), line,
+                            "quote fields that contain commas")
+        yield line, {c: row[col[c]] for c in columns}
+
+
 PENHA_COLUMNS = ("dataset", "q_id", "method", "transformation_type", "original_query", "variation", "valid",
                  "follow_category")
 
@@ -78,27 +102,11 @@ def import_penha_csv(path: PathLike, valid_only: bool = True) -> List[VariationS
     """
     path = Path(path)
     raw, content = _read_utf8(path)
-    reader = csv.reader(io.StringIO(content, newline=""))
-    try:
-        header = next(reader)
-    except StopIteration:
-        raise DataError("empty file", str(path), 1, f"expected the header {','.join(PENHA_COLUMNS)}")
-    missing = [c for c in PENHA_COLUMNS if c not in header]
-    if missing:
-        raise DataError(f"missing columns {missing}", str(path), 1, f"the header must contain {','.join(PENHA_COLUMNS)}")
-    col = {c: header.index(c) for c in PENHA_COLUMNS}
     by_method: Dict[str, Dict[str, tuple]] = {}
     dups: Dict[str, int] = {}
     datasets: Dict[str, set] = {}
     types: Dict[str, set] = {}
-    for row in reader:
-        line = reader.line_num
-        if not row or all(not c.strip() for c in row):
-            continue
-        if len(row) != len(header):
-            raise DataError(f"expected {len(header)} fields, found {len(row)}", str(path), line,
-                            "quote fields that contain commas")
-        get = {c: row[col[c]] for c in PENHA_COLUMNS}
+    for line, get in csv_records(path, content, PENHA_COLUMNS):
         valid = _bool_cell(get["valid"], path, line, "valid")
         follow = _bool_cell(get["follow_category"], path, line, "follow_category")
         if valid_only and not valid:

@@ -19,13 +19,13 @@ each reason for leaving a label out is counted and reported.
 from __future__ import annotations
 
 import csv
-import io
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from bench.core.errors import BenchError, DataError
 from bench.core.io import sha256_hex
+from perturb.importers import csv_records
 from perturb.sets import _read_utf8, unescape_field
 
 PathLike = Union[str, Path]
@@ -118,21 +118,12 @@ def _read_sample(path: Path, raw: bytes, content: str) -> LabelFile:
 
 def _read_penha(path: Path, raw: bytes, content: str) -> LabelFile:
     out = LabelFile(path, "penha-csv", sha256_hex(raw), 0)
-    reader = csv.reader(io.StringIO(content, newline=""))
-    header = [c.strip() for c in next(reader)]
-    col = {c: header.index(c) for c in PENHA_LABEL_COLUMNS}
-    for row in reader:
-        k = reader.line_num
-        if not row or all(not c.strip() for c in row):
-            continue
-        if len(row) != len(header):
-            raise DataError(f"expected {len(header)} comma-separated fields, found {len(row)}", str(path), k,
-                            "quote fields that contain commas")
+    for k, row in csv_records(path, content, PENHA_LABEL_COLUMNS, strip_names=True):
         out.rows += 1
-        val = parse_label(row[col["valid"]], path, k)
+        val = parse_label(row["valid"], path, k)
         if val is not None:
-            out.labels.append(Label(_need(row[col["method"]], "method", path, k), _need(row[col["q_id"]], "q_id", path, k),
-                                    row[col["variation"]], val, f"{path}:{k}"))
+            out.labels.append(Label(_need(row["method"], "method", path, k), _need(row["q_id"], "q_id", path, k),
+                                    row["variation"], val, f"{path}:{k}"))
     return out
 
 
