@@ -1,0 +1,166 @@
+"""Labelled development sets of candidate variations, and the curves thresholds are chosen on.
+
+A generator that *generates, then verifies* (issue 22) scores each candidate variation of a query
+and picks one, seeded, among the candidates whose score passes a threshold. Choosing that
+threshold needs labelled candidates: a **development set** is a TSV (``docs/validity/dev-*.tsv``)
+with one labelled candidate a row:
+
+``generator, style, qid, original, variation, detail, score, split, valid, reason``
+
+* ``style``: the query style the query comes from (``keyword-title``, ``long-question``,
+  ``web-query``, ``chat-question``, ...), so every figure can be given per style;
+* ``score``: the verifier's score of the candidate (higher = more likely to keep the need);
+* ``split``: ``tune`` or ``held`` (:func:`split_of`: a hash of style and qid, so every candidate
+  of one query lands in one half and the split does not depend on the order of rows);
+* ``valid``: 1 when the candidate keeps the query's information need, 0 when not, labelled
+  before any threshold was tuned, with a one-line ``reason``.
+
+:func:`curve` gives, for each threshold, the *applicability* (share of the queries with at least
+one labelled candidate passing) and the *validity* (expected share of valid picks, a pick being
+uniform among the passing candidates, as the generators pick). :func:`held_validity` gives the
+held-back half's validity at the chosen threshold with its Wilson 95% interval.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+from bench.core.errors import DataError
+from bench.evaluation.intervals import wilson_ci
+
+COLUMNS = ("generator", "style", "qid", "original", "variation", "detail", "score", "split", "valid", "reason")
+PathLike = Union[str, Path]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    generator: str
+    style: str
+    qid: str
+    original: str
+    variation: str
+    detail: str
+    score: float
+    split: str
+    valid: bool
+    reason: str
+
+    @property
+    def query(self) -> Tuple[str, str]:
+        return (self.style, self.qid)
+
+
+def split_of(style: str, qid: str) -> str:
+    """``tune`` or ``held``: half the queries each, by a hash of (style, qid)."""
+    digest = hashlib.sha256(f"{style}\0{qid}".encode("utf-8")).digest()
+    return "tune" if digest[0] % 2 == 0 else "held"
+
+
+def read_devset(path: PathLike) -> List[Candidate]:
+    """Read a development set; a bad row names the file and line."""
+    path = Path(path)
+    out: List[Candidate] = []
+    with open(path, encoding="utf-8", newline="") as fh:
+        reader = csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
+        header = next(reader, None)
+        if header is None or tuple(header) != COLUMNS:
+            raise DataError(f"expected the header {' '.join(COLUMNS)}", str(path), 1,
+                            "write the file with perturb.devset.write_devset")
+        for line, row in enumerate(reader, start=2):
+            if not row:
+                continue
+            if len(row) != len(COLUMNS):
+                raise DataError(f"{len(row)} tab-separated fields, expected {len(COLUMNS)}", str(path), line,
+                                "remove tabs inside fields")
+            rec = dict(zip(COLUMNS, row))
+            if rec["valid"] not in ("0", "1"):
+                raise DataError(f"valid is {rec['valid']!r}, expected 1 or 0", str(path), line, "label the row 1 or 0")
+            if rec["split"] not in ("tune", "held"):
+                raise DataError(f"split is {rec['split']!r}, expected tune or held", str(path), line,
+                                "use perturb.devset.split_of")
+            try:
+                score = float(rec["score"])
+            except ValueError:
+                raise DataError(f"score {rec['score']!r} is not a number", str(path), line, "write a number") from None
+            out.append(Candidate(rec["generator"], rec["style"], rec["qid"], rec["original"], rec["variation"],
+                                 rec["detail"], score, rec["split"], rec["valid"] == "1", rec["reason"]))
+    return out
+
+
+def write_devset(path: PathLike, rows: Iterable[Candidate]) -> None:
+    """Write rows in a stable order (generator, style, qid, variation); tabs/newlines in fields refused."""
+    rows = sorted(rows, key=lambda c: (c.generator, c.style, c.qid, c.variation))
+    lines = ["\t".join(COLUMNS)]
+    for c in rows:
+        fields = [c.generator, c.style, c.qid, c.original, c.variation, c.detail, f"{c.score:.6g}", c.split,
+                  "1" if c.valid else "0", c.reason]
+        if any(("\t" in f) or ("\n" in f) for f in fields):
+            raise ValueError(f"tab or newline inside a field of {c.qid!r}")
+        lines.append("\t".join(fields))
+    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Point:
+    threshold: float
+    applicability: float  # share of queries with >= 1 passing candidate
+    validity: float  # expected share of valid picks among the applied queries (nan when none applied)
+    n_queries: int
+    n_applied: int
+
+
+def _by_query(rows: Sequence[Candidate]) -> Dict[Tuple[str, str], List[Candidate]]:
+    out: Dict[Tuple[str, str], List[Candidate]] = {}
+    for c in rows:
+        out.setdefault(c.query, []).append(c)
+    return out
+
+
+def point(rows: Sequence[Candidate], threshold: float) -> Point:
+    """Applicability and validity at one threshold (a candidate passes when score >= threshold)."""
+    groups = _by_query(rows)
+    applied, valid_mass = 0, 0.0
+    for cands in groups.values():
+        passing = [c for c in cands if c.score >= threshold]
+        if passing:
+            applied += 1
+            valid_mass += sum(c.valid for c in passing) / len(passing)
+    n = len(groups)
+    return Point(float(threshold), applied / n if n else float("nan"),
+                 valid_mass / applied if applied else float("nan"), n, applied)
+
+
+def curve(rows: Sequence[Candidate], thresholds: Optional[Sequence[float]] = None) -> List[Point]:
+    """One :class:`Point` per threshold (default: every distinct score, ascending)."""
+    if thresholds is None:
+        thresholds = sorted({c.score for c in rows})
+    return [point(rows, t) for t in thresholds]
+
+
+def choose(rows: Sequence[Candidate], min_validity: float = 0.9) -> Optional[Point]:
+    """The lowest threshold (most applicable point) whose validity is >= ``min_validity``."""
+    ok = [p for p in curve(rows) if p.n_applied and p.validity >= min_validity]
+    return max(ok, key=lambda p: (p.applicability, -p.threshold)) if ok else None
+
+
+def held_validity(rows: Sequence[Candidate], threshold: float, confidence: float = 0.95
+                  ) -> Tuple[int, int, Tuple[float, float]]:
+    """Valid and total passing candidates of the held-back half at ``threshold``, with a Wilson CI.
+
+    Counted over passing candidates (each a possible pick), not over queries."""
+    passing = [c for c in rows if c.split == "held" and c.score >= threshold]
+    k = sum(c.valid for c in passing)
+    return k, len(passing), wilson_ci(k, len(passing), confidence)
+
+
+def curve_table(points: Sequence[Point], chosen: Optional[float] = None) -> str:
+    """A Markdown table of a curve (for docs/methods.md), the chosen threshold marked."""
+    lines = ["| threshold | applicability | validity | queries applied |", "|---:|---:|---:|---:|"]
+    for p in points:
+        mark = " **chosen**" if chosen is not None and p.threshold == chosen else ""
+        val = "n/a" if p.n_applied == 0 else f"{100 * p.validity:.1f}%"
+        lines.append(f"| {p.threshold:.3g}{mark} | {100 * p.applicability:.1f}% | {val} | {p.n_applied}/{p.n_queries} |")
+    return "\n".join(lines)
