@@ -137,8 +137,8 @@ class Leaderboard:
         return "\n".join(out) + "\n"
 
 
-def _group_names(runs: Sequence[Run], metric: Optional[str], notes: List[str]) -> List[str]:
-    """Group name of every run (module docstring)."""
+def _group_names(runs: Sequence[Run], metric: Optional[str], notes: List[str], log) -> List[str]:
+    """Group name of every run (module docstring); each note on a group apart is logged too."""
     names = [""] * len(runs)
     by: Dict[tuple, List[int]] = {}
     for i, r in enumerate(runs):
@@ -153,6 +153,7 @@ def _group_names(runs: Sequence[Run], metric: Optional[str], notes: List[str]) -
             if gi > 1:
                 notes.append(f"group {name} ({', '.join(runs[idx[m]].model_name for m in g.members)}) is ranked "
                              f"apart from group {base}: not comparable (the gate's rule): {g.reason}")
+                log(notes[-1])  # on the console too, not only in the Markdown
     return names
 
 
@@ -242,7 +243,7 @@ def build(paths: Sequence[Any], *, metrics: Optional[Sequence[str]] = None, rank
     runs = kept
     if not runs:
         raise DataError("no run with leaderboard rows given")
-    groups = _group_names(runs, first, notes)
+    groups = _group_names(runs, first, notes, log)
     entries: List[Dict[str, Any]] = []
     series: List[Any] = []
     seen: Dict[tuple, Run] = {}
