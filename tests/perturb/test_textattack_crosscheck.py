@@ -48,5 +48,5 @@ def test_typo_swap_is_a_textattack_neighbouring_swap():
     gen = Misspell(types=("typos",))
     for s in range(200):
         p = gen.perturb("clearance", rng_for(s, "MISSPELL", "q"))
-        if p.detail.startswith("typos:swap"):
+        if p.detail.startswith("swap: "):
             assert p.text in set(ta._get_replacement_words("clearance"))
