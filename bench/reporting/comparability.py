@@ -38,6 +38,9 @@ def check_compatible(baseline: Run, candidate: Run, metric: str) -> List[str]:
         raise differ("seed", baseline.seed, candidate.seed)
     if baseline.dataset_fingerprint != candidate.dataset_fingerprint:
         raise differ("dataset fingerprint", baseline.dataset_fingerprint, candidate.dataset_fingerprint)
+    pb, pc = (r.result.get("protocol", "validated") for r in (baseline, candidate))
+    if pb != pc:  # the set fingerprints differ too; this names why (--protocol validated vs rodr)
+        raise differ("variation protocol (--protocol)", pb, pc)
     for run in (baseline, candidate):
         if metric not in run.measures:
             raise DataError(f"metric {metric!r} not measured (measures: {', '.join(run.measures)})",
