@@ -46,7 +46,7 @@ PAPER_GENERATORS.register("SWAPWORDS", "perturb.paper:PaperSwapWords")
 PROTOCOLS = {"validated": GENERATORS, "rodr": PAPER_GENERATORS}
 DEFAULT_PROTOCOL = "validated"
 PROTOCOL_DESCRIPTIONS = {
-    "validated": "the validated operations (an edit that would change the information need is not made)",
+    "validated": "the validated operations: no edit that would change the information need",
     "rodr": "the paper's unconstrained operations",
 }
 

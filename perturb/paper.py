@@ -343,8 +343,11 @@ class PaperBackTranslate(Generator):
         return f"{self.name}[{self.translator.pivot},{self.translator.backend}]"
 
     def config(self) -> dict:
-        return rodr_config("round trip through a pivot language, unchecked", source="eng", **self.translator.config(),
-                           whitespace="collapsed", case="as translated")
+        cfg = rodr_config("round trip through a pivot language, unchecked", source="eng", **self.translator.config(),
+                          whitespace="collapsed", case="as translated")
+        if self.translator.marks:
+            cfg["unknown_marks"] = "removed from the output (nothing is refused)"
+        return cfg
 
     def resources(self) -> List[Resource]:
         return self.translator.resources()
