@@ -30,10 +30,11 @@ from bench.reporting.tables import subsets_table, variations_table
 from bench.results.writer import per_query_csv, result_header, write_run
 from bench.search.ann import IndexConfig
 from bench.search.exact import trec_id_problem
-from perturb import GENERATORS, PAPER_ORDER
+from perturb import DEFAULT_PROTOCOL, GENERATORS, PAPER_ORDER, PROTOCOLS
 from perturb.labels import check_match, match_labels, read_label_files
 from perturb.sets import VariationSet, generate, read_tsv
 from suites.variations_subsets import human_labels, label_column, subsets
+from suites.variations_protocol import protocol_report, run_protocol
 
 
 @dataclass
@@ -51,6 +52,7 @@ class VariationsConfig:
     index: Optional[object] = None  # bench.search.ann.IndexConfig; None: exact (faiss.IndexFlatIP)
     shard_size: Optional[int] = None  # corpus shard size (None: bench.encoding.shards.DEFAULT_SHARD_SIZE)
     labels: Sequence[Path] = ()  # human validity label files (perturb.labels): valid-only figures
+    protocol: str = DEFAULT_PROTOCOL  # perturb.PROTOCOLS: "validated", or "rodr" (the paper's unconstrained operations)
 
 
 def _original_set(qids: List[str], texts: List[str]):
@@ -83,6 +85,9 @@ def build_sets(dataset: Dataset, cfg: VariationsConfig, timer: Timer):
     sets = [_original_set(qids, texts)]
     notes: List[str] = []
     if cfg.variations_dir is not None:
+        if cfg.protocol != DEFAULT_PROTOCOL:
+            raise BenchError(f"--protocol {cfg.protocol} chooses the generators; frozen sets (--variations) carry "
+                             f"their own protocol in their config. Remove one of the two options")
         folder = Path(cfg.variations_dir)
         files = sorted(folder.glob("*.tsv"))
         if not files:
@@ -107,7 +112,7 @@ def build_sets(dataset: Dataset, cfg: VariationsConfig, timer: Timer):
     items = list(zip(qids, texts))
     for name in names:
         with timer(f"generate:{name}"), stage(f"generating {name}: {len(items)} queries", cfg.progress):
-            sets.append(generate(name, items, cfg.seed))
+            sets.append(generate(name, items, cfg.seed, protocol=cfg.protocol))
     return sets, notes
 
 
@@ -195,6 +200,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
         "retrieval": {"top_k": cfg.top_k, "index": retriever.index_name, "similarity": retriever.similarity,
                       "tie_break": TIE_BREAK, **retriever.index_record(cfg.top_k),
                       **({"recall_vs_exact": approximation} if approximation is not None else {})},
+        "protocol": run_protocol(sets[1:], cfg.protocol, cfg.variations_dir is not None),
         "sets": set_entries,
         "missing_sets": missing,
         "summary": summary,
@@ -249,6 +255,10 @@ def _mean(values) -> float:
 
 
 VARIATIONS_OPTIONS = (
+    option("--protocol", default=DEFAULT_PROTOCOL, choices=list(PROTOCOLS),
+           help="validated: the validated operations (default); rodr: the paper's unconstrained TextFlint / "
+                "TextAttack operations, to compare with RoDR's tables (same set names, other fingerprints: a gate "
+                "never compares the two)"),
     option("--generators", default=None, help="comma-separated subset of the variation sets (default: all eight)"),
     option("--variations", type=Path, default=None,
            help="evaluate frozen variation sets from this folder (written by `bench perturb` or imported)"),
@@ -331,11 +341,13 @@ class VariationsSuite(Suite):
                                variations_dir=values.variations, write_runs=values.trec_runs,
                                batch_size=values.batch_size, progress=not values.no_progress,
                                statistics={"test": values.test, "correction": values.correction},
-                               index=index, shard_size=values.shard_size, labels=label_paths(values.labels))
+                               index=index, shard_size=values.shard_size, labels=label_paths(values.labels),
+                               protocol=values.protocol)
         print(f"bench: {spec.name} on {dataset.name} ({len(dataset.corpus)} docs, "
               f"{len(dataset.judged_query_ids())} judged queries), suite {self.name}, seed {values.seed}",
               file=sys.stderr)
         out = run(spec, dataset, cfg, out_dir, executor=executor)
+        print(protocol_report(out["result"], out["sets"]))
         print(variations_table(out["result"]))
         print(f"\n{subsets_table(out['result'])}")
         line = approximation_line(out["result"])

@@ -71,6 +71,10 @@ def check_compatible(baseline: Run, candidate: Run, metric: str) -> List[str]:
         raise differ("dataset fingerprint", baseline.dataset_fingerprint, candidate.dataset_fingerprint,
                      f"evaluate both models on the same dataset (baseline: {baseline.dataset_name!r}, candidate: "
                      f"{candidate.dataset_name!r}; the same name with another fingerprint means other content)")
+    pb, pc = (r.result.get("protocol", "validated") for r in (baseline, candidate))
+    if pb != pc:  # the set fingerprints differ too; this names why (--protocol validated vs rodr)
+        raise differ("variation protocol (--protocol)", pb, pc,
+                     f"re-run the candidate with --protocol {pb}, or " + frozen_sets_fix(baseline, candidate))
     for run in (baseline, candidate):
         if metric not in run.measures:
             raise DataError(f"metric {metric!r} not measured (measures: {', '.join(run.measures)})",

@@ -24,6 +24,7 @@ from bench.reporting.reportdata import ReportData, ReportOptions, build
 from bench.reporting.tables import SUBSETS_INTRO, subset_tables, subsets_footer
 from bench.results.rundir import AVG, load_run
 from bench.results.suite import suite_of
+from perturb import describe_protocol
 
 
 def method_lines(data: ReportData) -> List[str]:
@@ -242,6 +243,8 @@ def render_markdown(data: ReportData) -> str:
     lines = [f"## drbench report: {M.md_cell(run.model_name)} on {M.md_cell(run.dataset_name)}", ""]
     lines.append(f"suite `{run.suite}`, seed {run.seed}, dataset fingerprint `{run.dataset_fingerprint[:12]}`, "
                  f"model fingerprint `{run.model_fingerprint[:12]}`, drbench {run.result.get('drbench_version', '?')}")
+    if run.result.get("protocol"):
+        lines += ["", M.md_cell(describe_protocol(str(run.result["protocol"])))]
     lines += ["", "### Headline", ""]
     lines += [M.md_cell(x) for x in summary_lines(data)]
     lines.append("")
@@ -273,7 +276,9 @@ def _meta(data: ReportData) -> str:
     return (f"<p class=\"meta\">suite <b>{e(run.suite)}</b>, seed {e(run.seed)}, dataset {e(run.dataset_name)} "
             f"({e(ds.get('split', ''))}, {e(ds.get('n_queries', '?'))} queries, fingerprint "
             f"<code>{e(run.dataset_fingerprint[:12])}</code>), model fingerprint <code>{e(run.model_fingerprint[:12])}"
-            f"</code>, drbench {e(run.result.get('drbench_version', '?'))}</p>")
+            f"</code>, drbench {e(run.result.get('drbench_version', '?'))}</p>"
+            + (f"<p class=\"meta\">{e(describe_protocol(str(run.result['protocol'])))}</p>"
+               if run.result.get("protocol") else ""))
 
 
 def render_html(data: ReportData, plots: bool = True) -> str:

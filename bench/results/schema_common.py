@@ -363,6 +363,9 @@ class SetsResult(_SetsRequired, total=False):
 
     retrieval: Annotated[Retrieval, "how documents were retrieved"]
     missing_sets: Annotated[List[str], "names of the sets whose status is not ok"]
+    protocol: Annotated[str, "variations: the generators' protocol: validated (the default) or rodr (the paper's "
+                             "unconstrained operations); for frozen sets (--variations) the protocols their configs "
+                             "record, joined with '+' (imported: none recorded)"]
     summary: Annotated[Dict[str, SetsSummary], "name: average over sets (VARIATIONS (AVG.))"]
     notes: Annotated[List[str], "notes of the run (frozen sets aligned, protocol remarks, ...)"]
     per_query_file: Annotated[str, "the per-query table beside this file (per_query.csv)"]
