@@ -205,6 +205,8 @@ def set_figures(run: Any) -> Dict[str, dict]:
     run's own figures, else recomputed from per_query.csv / variations/*.tsv ("from" says which),
     else None values (shown as "n/a")."""
     reference = str(run.result.get("baseline") or "ORIGINAL")
+    if reference != "ORIGINAL":  # the domain suite compares systems on the same queries: nothing is applied
+        return {}
     pq = getattr(run, "per_query", None)
     tsv: Optional[Dict[str, Dict[str, int]]] = None
     out: Dict[str, dict] = {}
@@ -264,10 +266,11 @@ def average_line(block: Optional[dict], measures: Sequence[str]) -> List[str]:
         lines.append("  left out: " + ", ".join(f"{k} ({v})" for k, v in excl.items()))
     for m, d in (block.get("excluded_by_measure") or {}).items():
         lines.append(f"  left out on {m}: " + ", ".join(f"{k} ({v})" for k, v in d.items()))
-    und = {m: k for m, k in (block.get("n_undefined") or {}).items() if k}
+    und = {m: (block.get("n_undefined") or {}).get(m) for m in measures if (block.get("n_undefined") or {}).get(m)}
     lines.append(f"  interval: {block.get('interval', AVG_INTERVAL)} bootstrap, B = {block.get('B')}, queries "
                  "resampled once per replicate, every set's applied-only drop rate recomputed"
-                 + (("; replicates left out (a set without a changed query): "
+                 + (("; replicates left out (an averaged set with no changed query, or ORIGINAL scoring 0 on them, "
+                     "in the resample): "
                      + ", ".join(f"{m} {k}" for m, k in und.items())) if und else "")
                  + (f"; {block['recomputed']}" if block.get("recomputed") else ""))
     return lines
