@@ -138,10 +138,11 @@ def subset_tables(result: dict) -> List[Tuple[str, List[str], List[List[str]]]]:
 def subsets_footer(result: dict) -> str:
     blocks = result.get("subsets") or {}
     head = next((b["statistics"]["header"] for b in blocks.values() if b.get("statistics")), None)
+    low = _low_footer(result) if blocks else ""
     if not head:
-        return ""
+        return low
     return (f"* = significant at alpha {head['alpha']}: {head['sidedness']} {head['test']} vs ORIGINAL on the same "
-            f"queries; {head['correction']} correction within each subset and measure.")
+            f"queries; {head['correction']} correction within each subset and measure." + (f" {low}" if low else ""))
 
 
 def subsets_table(result: dict) -> str:
@@ -153,13 +154,13 @@ def subsets_table(result: dict) -> str:
     for title, header, rows in tables:
         out += ["", title] + grid(header, rows)
     foot = subsets_footer(result)
-    return "\n".join(out + (["", foot] if foot else []) + _low_footer(result))
+    return "\n".join(out + (["", foot] if foot else []))
 
 
-def _low_footer(result: dict) -> List[str]:
+def _low_footer(result: dict) -> str:
     low = [e for e in result["sets"] if e.get("status") == "ok" and e["name"] != "ORIGINAL" and AP.is_low(_share(e))]
-    return ["", f"{AP.LOW_MARK} = applicability below {AP.LOW_APPLICABILITY:.0%}: "
-            + "; ".join(f"{e['label']}: {AP.low_note(e.get('n_applied'), _share(e))}" for e in low)] if low else []
+    return (f"{AP.LOW_MARK} = applicability below {AP.LOW_APPLICABILITY:.0%}: "
+            + "; ".join(f"{e['label']}: {AP.low_note(e.get('n_applied'), _share(e))}" for e in low)) if low else ""
 
 
 def _label_table(result: dict, labels: dict) -> Tuple[str, List[str], List[List[str]]]:
