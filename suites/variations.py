@@ -27,6 +27,7 @@ from bench.encoding.executor import LocalExecutor
 from bench.evaluation.measures import per_query
 from bench.evaluation.stats import variation_statistics
 from bench.reporting.tables import subsets_table, variations_table
+from bench.results import applicability as AP
 from bench.results.writer import per_query_csv, result_header, write_run
 from bench.search.ann import IndexConfig
 from bench.search.exact import trec_id_problem
@@ -184,6 +185,9 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
         entry.update(fingerprint=vs.fingerprint(), n_applied=int(sum(vs.applied)), n_evaluated=len(vs.qids),
                      metrics=metrics,
                      drop_rate=None if vs.name == ORIGINAL else {n: _drop(orig_metrics[n], metrics[n]) for n in names})
+        if vs.name != ORIGINAL:
+            entry.update(applicability=AP.share(entry["n_applied"], entry["n_evaluated"]),
+                         edit_types=AP.count_edit_types(vs.details, vs.applied))
         set_entries.append(entry)
         for i, q in enumerate(vs.qids):
             rows.append((vs.name, q, int(vs.applied[i]), [values[n][q] for n in names]))
@@ -192,7 +196,9 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
     if var_ok:
         avg = {n: _mean(e["metrics"][n] for e in var_ok) for n in names}
         summary[AVG] = {"sets": [e["name"] for e in var_ok], "metrics": avg,
-                        "drop_rate": {n: _drop(orig_metrics[n], avg[n]) for n in names}}
+                        "drop_rate": {n: _drop(orig_metrics[n], avg[n]) for n in names},
+                        "applied_only": _applied_average(outputs, sets[0].qids,
+                                                         [vs for vs in ok_sets if vs.name != ORIGINAL], names, cfg.seed)}
     missing = [e["name"] for e in set_entries if e["status"] != "ok"]
     result = {
         **result_header("variations", spec, dataset, cfg.seed),
@@ -202,6 +208,8 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
                       **({"recall_vs_exact": approximation} if approximation is not None else {})},
         "protocol": run_protocol(sets[1:], cfg.protocol, cfg.variations_dir is not None),
         "sets": set_entries,
+        "applicability": {"threshold": AP.LOW_APPLICABILITY, "definition": AP.DEFINITION,
+                          "low_sets": [e["name"] for e in var_ok if AP.is_low(e["applicability"])]},
         "missing_sets": missing,
         "summary": summary,
         "notes": notes,
@@ -238,6 +246,18 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
                                    f"drbench-{safe_name(spec.name, 'model')}")
             write_run(out_dir, result, per_query_text, timings)
     return {"result": result, "per_query": per_query_text, "timings": timings, "sets": sets}
+
+
+def _applied_average(outputs, qids: List[str], var_sets, names: List[str], seed: int) -> dict:
+    """The applied-only companion of VARIATIONS (AVG.) (bench.results.applicability), on ORIGINAL's queries."""
+    base = outputs[ORIGINAL][1]
+    orig = {n: [base[n][q] for q in qids] for n in names}
+    sets = []
+    for vs in var_sets:
+        flags = dict(zip(vs.qids, vs.applied))
+        values = outputs[vs.name][1]
+        sets.append((vs.name, [bool(flags.get(q)) for q in qids], {n: [values[n][q] for q in qids] for n in names}))
+    return AP.applied_only_average(orig, sets, names, seed)
 
 
 def _per_query_frame(per_query_text: str):

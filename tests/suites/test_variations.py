@@ -55,6 +55,25 @@ def test_end_to_end_tiny_model(tiny_bert, beir_dir, tmp_path):
         assert s["drop_rate"]["nDCG@10"] == pytest.approx((orig - s["metrics"]["nDCG@10"]) / orig)
     # EXTRAPUNC changes every query
     assert res["sets"][1]["n_applied"] == 5
+    # applicability, edit types and the applied-only average are recorded and declared in the schema
+    from bench.results import applicability as AP
+    from bench.results.schema import ResultFile
+
+    ResultFile.from_path(tmp_path / "run" / "result.json", strict=True)
+    assert "applicability" not in res["sets"][0]
+    for s, vs in zip(res["sets"][1:-1], out["sets"][1:-1]):
+        assert s["applicability"] == s["n_applied"] / s["n_evaluated"]
+        assert s["edit_types"] == AP.count_edit_types(vs.details, vs.applied)
+        assert sum(s["edit_types"].values()) == s["n_applied"]
+    assert res["sets"][1]["edit_types"] == {"appended": 5}
+    assert res["applicability"]["threshold"] == AP.LOW_APPLICABILITY
+    assert res["applicability"]["low_sets"] == [s["name"] for s in res["sets"][1:-1] if s["applicability"] < 0.3]
+    ao = res["summary"][AVG]["applied_only"]
+    assert ao["sets"] == [s["name"] for s in res["sets"][1:-1] if s["n_applied"]]
+    for m in res["measures"]:
+        own = [res["subsets"]["applied_only"]["sets"][s]["drop_rate"][m] for s in ao["sets"]]
+        own = [d for d in own if d is not None]
+        assert ao["drop_rate"][m] == (pytest.approx(sum(own) / len(own)) if own else None)
     assert (tmp_path / "run" / "variations" / "EXTRAPUNC.tsv").exists()
     assert "seconds" in json.loads((tmp_path / "run" / "timings.json").read_text())
 
