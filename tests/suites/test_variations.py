@@ -98,8 +98,17 @@ def test_corpus_encoded_once_and_query_texts_never_twice(tiny_bert, beir_dir, tm
     sets = run(spec, ds, _cfg(tmp_path / "x"), None)["sets"]
     distinct = {t for vs in sets if vs.status == "ok" for t in vs.texts}
     assert first["queries_encoded"] == len(distinct)
+    # every set's texts are searched (after one pass over the distinct texts that encodes them)
+    assert first["query_lookups"] >= sum(len(vs.texts) for vs in sets if vs.status == "ok")
+    # cold cache: nothing served from disk; every distinct text encoded once, every other look-up reused
+    assert first["query_cache_hits"] == 0
+    assert first["query_vectors_reused"] == first["query_lookups"] - len(distinct)
     second = run(spec, ds, _cfg(tmp_path), None)["timings"]["encoding"]
     assert second["passages_encoded"] == 0 and second["queries_encoded"] == 0
+    # warm cache: each distinct text served from disk once, the other look-ups reused in memory
+    assert second["query_cache_hits"] == len(distinct)
+    assert second["query_lookups"] == first["query_lookups"]
+    assert second["query_vectors_reused"] == first["query_vectors_reused"]
 
 
 def test_frozen_sets_give_the_same_numbers(tiny_bert, beir_dir, tmp_path):
