@@ -76,27 +76,30 @@ class SwapWords(_spacy.SpacyGenerator, Generator):
 
     # ------------------------------------------------------------------ generate, then verify
     def scored(self, doc, text: str):
-        """Every candidate pair: (i, j, score, reason) over ``doc``'s tokens."""
+        """Every candidate exchange: (sa, ea, sb, eb, score, reason), character spans of ``text``."""
         return candidates(doc, text)
 
-    def apply_pair(self, doc, text: str, i: int, j: int) -> str:
-        a, b = doc[i], doc[j]
-        out = _swap(text, a.idx, a.idx + len(a.text), b.idx, b.idx + len(b.text))
-        wa, wb = text[a.idx: a.idx + len(a.text)], text[b.idx: b.idx + len(b.text)]
-        if a.idx == 0 and case_style(text) in ("lower", "mixed") and wa[:1].isupper() and wa[1:].islower() \
-                and wb.islower():  # a sentence-initial capital stays at the start
-            out = wb[:1].upper() + wb[1:] + out[len(wb): b.idx + len(wb) - len(wa)] + wa.lower() + \
-                out[b.idx + len(wb) - len(wa) + len(wa):]
+    def apply(self, doc, text: str, sa: int, ea: int, sb: int, eb: int) -> str:
+        """``text`` with the two spans exchanged; a sentence-initial capital stays at the start
+        ("How do I ..." -> "In a microwave how do I ...") unless the first word is "I" or a name."""
+        out = _swap(text, sa, ea, sb, eb)
+        if sa != 0 or case_style(text) not in ("lower", "mixed"):
+            return out
+        first = doc[0]
+        word = text[:len(first.text)]
+        if word[:1].isupper() and word[1:].islower() and word != "I" and first.pos_ != "PROPN" and \
+                text[sb:sb + 1].islower():
+            pos = (eb - sb) + (sb - ea)  # where the first word lands
+            out = out[:1].upper() + out[1:pos] + out[pos].lower() + out[pos + 1:]
         return out
 
     def _perturb_doc(self, doc, text: str, rng: np.random.Generator) -> Perturbation:
-        passing = [c for c in self.scored(doc, text) if c[2] >= self.min_score]
+        passing = [c for c in self.scored(doc, text) if c[4] >= self.min_score]
         if not passing:
             return Perturbation(text, False, "")
-        i, j, score, reason = passing[int(rng.integers(len(passing)))]
-        wa, wb = _spacy.original(doc[i], text), _spacy.original(doc[j], text)
-        return Perturbation(self.apply_pair(doc, text, i, j), True,
-                            f"swapped {wa!r} <-> {wb!r} ({reason}, score {score:g})")
+        sa, ea, sb, eb, score, reason = passing[int(rng.integers(len(passing)))]
+        return Perturbation(self.apply(doc, text, sa, ea, sb, eb), True,
+                            f"swapped {text[sa:ea]!r} <-> {text[sb:eb]!r} ({reason}, score {score:g})")
 
     def _perturb(self, text, rng):
         if self.mode == "random":

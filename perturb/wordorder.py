@@ -33,11 +33,22 @@ from __future__ import annotations
 from typing import List, Tuple
 
 from perturb._text import is_abbreviation, stopwords
+from perturb.phraseorder import phrase_candidates
 
 CLASSES = {"NOUN": "N", "PROPN": "N", "VERB": "V", "ADJ": "A", "ADV": "R"}
 LEFT_MODIFIERS = ("compound", "amod", "nmod", "poss", "nummod", "advmod", "npadvmod")
 EVIDENCE = (
     (1.0, "coordinated"),
+    (0.9, "coordinated phrases"),
+    (0.85, "sibling prepositional phrases"),
+    (0.85, "adverb moved"),
+    (0.8, "subject and auxiliary (copula)"),
+    (0.8, "subject and auxiliary (modal)"),
+    (0.6, "subject and auxiliary (copula, complement after)"),
+    (0.5, "subject and auxiliary (do)"),
+    (0.6, "subject and auxiliary (yes/no)"),
+    (0.4, "subject and auxiliary (yes/no, do)"),
+    (0.7, "prepositional phrase fronted"),
     (0.8, "co-modifiers"),
     (0.5, "adjective and its noun"),
     (0.4, "verb and its bare subject/object"),
@@ -124,7 +135,7 @@ def evidence(doc, i: int, j: int) -> Tuple[float, str]:
     return SCORE_OF[reason], reason
 
 
-def candidates(doc, text: str) -> List[Tuple[int, int, float, str]]:
+def word_candidates(doc, text: str) -> List[Tuple[int, int, float, str]]:
     """Every pair of swappable tokens with differing words: (i, j, score, reason), i < j."""
     idx = [t.i for t in doc if swappable(t, text)]
     out = []
@@ -134,4 +145,16 @@ def candidates(doc, text: str) -> List[Tuple[int, int, float, str]]:
             wj = text[doc[j].idx: doc[j].idx + len(doc[j].text)]
             if wi.lower() != wj.lower():
                 out.append((i, j, *evidence(doc, i, j)))
+    return out
+
+
+def candidates(doc, text: str) -> List[Tuple[int, int, int, int, float, str]]:
+    """Every candidate exchange of two character spans ``(sa, ea, sb, eb, score, reason)``, ``ea <= sb``:
+    the word pairs above and the phrase reorderings of :mod:`perturb.phraseorder`."""
+    out = []
+    for i, j, score, reason in word_candidates(doc, text):
+        a, b = doc[i], doc[j]
+        out.append((a.idx, a.idx + len(a.text), b.idx, b.idx + len(b.text), score, reason))
+    for sa, ea, sb, eb, reason in phrase_candidates(doc, text):
+        out.append((sa, ea, sb, eb, SCORE_OF[reason], reason))
     return out
