@@ -74,13 +74,13 @@ def candidates(gen_name: str, per_style: int):
                 rng = query_rng(SEED, gen_name + "-dev", t)
                 if gen_name == "SWAPWORDS":
                     cs = gen.scored(d, t)
-                    hi = [c for c in cs if c[2] >= 0.3]
-                    lo = [c for c in cs if c[2] < 0.3]
+                    hi = [c for c in cs if c[4] >= 0.3]
+                    lo = [c for c in cs if c[4] < 0.3]
                     pick = [hi[k] for k in sorted(rng.permutation(len(hi))[:3])] + \
                         ([lo[int(rng.integers(len(lo)))]] if lo else [])
-                    for i, j, score, reason in pick:
-                        rows.append((style, q, t, gen.apply_pair(d, t, i, j),
-                                     f"swapped {d[i].text!r} <-> {d[j].text!r} ({reason})", score))
+                    for sa, ea, sb, eb, score, reason in pick:
+                        rows.append((style, q, t, gen.apply(d, t, sa, ea, sb, eb),
+                                     f"swapped {t[sa:ea]!r} <-> {t[sb:eb]!r} ({reason})", score))
                 else:
                     for start, end, new, how, score in gen.scored(d, t)[:4]:
                         rows.append((style, q, t, t[:start] + new + t[end:], how, score))
@@ -99,8 +99,8 @@ def score_of(gen, style_queries, original: str, variation: str):
 
     doc = _spacy.parse([tagging_copy(original)])[0]
     if gen.name == "SWAPWORDS":
-        found = [(c[2], f"{doc[c[0]].text} <-> {doc[c[1]].text}: {c[3]}") for c in gen.scored(doc, original)
-                 if gen.apply_pair(doc, original, c[0], c[1]) == variation]
+        found = [(c[4], f"{original[c[0]:c[1]]} <-> {original[c[2]:c[3]]}: {c[5]}") for c in gen.scored(doc, original)
+                 if gen.apply(doc, original, *c[:4]) == variation]
     else:
         found = [(c[4], c[3]) for c in gen.scored(doc, original) if original[:c[0]] + c[2] + original[c[1]:] == variation]
     if not found:
