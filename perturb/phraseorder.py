@@ -36,6 +36,7 @@ FOCUS_ADVERBS = frozenset("even also still always never already ever only just r
 DEGREE = frozenset("much many long often far old big".split())
 WH = frozenset("what which who whom whose when where why how".split())
 Span = Tuple[int, int]
+BRACKETS = (("(", ")"), ("[", "]"), ("{", "}"))
 
 
 def _tok_span(doc, i: int, j: int) -> Span:
@@ -54,8 +55,9 @@ def _clean(text: str, a: Span, b: Span) -> bool:
     for s, e in (a, b):
         if s > 0 and text[s - 1] in "-/'" or e < len(text) and text[e] in "-/'":
             return False
-        if not any(ch.isalnum() for ch in text[s:e]):
-            return False
+        piece = text[s:e]
+        if not any(ch.isalnum() for ch in piece) or any(piece.count(o) != piece.count(c) for o, c in BRACKETS):
+            return False  # a span that opens a bracket must close it: "(i.e. the change)" moves whole
     return True
 
 
