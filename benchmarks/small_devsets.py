@@ -129,6 +129,48 @@ def build(gen_name: str, labels_path: str, out_path: str) -> None:
     write_devset(out_path, rows)
 
 
+def applicability(seed: int = SEED) -> Dict[str, Dict[str, Tuple[int, int]]]:
+    """style -> generator -> (changed, eligible) over the whole development collections.
+
+    Eligible: SWAPWORDS every query of two words or more; TRANSTENSE a token the tagger calls a
+    finite verb, auxiliary or modal (VBD VBZ VBP MD); NOSTOPWORD a whole-token NLTK stop word."""
+    import re as _re
+
+    from perturb import _spacy, make
+    from perturb._text import stopwords, tagging_copy
+
+    stops = stopwords()
+    out: Dict[str, Dict[str, Tuple[int, int]]] = {}
+    for style, qs in styles().items():
+        items = [(q, t) for q, t in qs]
+        docs = _spacy.parse([tagging_copy(t) for _, t in items])
+        eligible = {
+            "SWAPWORDS": [len(t.split()) >= 2 for _, t in items],
+            "TRANSTENSE": [any(tok.tag_ in ("VBD", "VBZ", "VBP", "MD") for tok in d) for d in docs],
+            "NOSTOPWORD": [any(_re.sub(r"^[^\w']+|[^\w']+$", "", w).lower() in stops for w in t.split())
+                           for _, t in items],
+        }
+        out[style] = {}
+        for name, elig in eligible.items():
+            done = make(name).perturb_batch(items, seed)
+            out[style][name] = (sum(p.applied for p, e in zip(done, elig) if e), sum(elig))
+    return out
+
+
+def kind_scores(devset_path: str, generator: str = "SWAPWORDS"):
+    """Each evidence kind's Laplace-smoothed validity on the tuning half: (valid + 1) / (labelled + 2),
+    the scores of perturb.wordorder.EVIDENCE (the detail ends with ": <kind>")."""
+    from perturb.devset import read_devset
+
+    counts: Dict[str, List[int]] = {}
+    for r in read_devset(devset_path):
+        if r.split == "tune" and r.generator == generator:
+            c = counts.setdefault(r.detail.rsplit(": ", 1)[1], [0, 0])
+            c[0] += r.valid
+            c[1] += 1
+    return {k: (round((v + 1) / (n + 2), 2), v, n) for k, (v, n) in sorted(counts.items())}
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "styles":
         for k, v in styles().items():
@@ -136,5 +178,11 @@ if __name__ == "__main__":
     elif sys.argv[1] == "dump":
         for n, r in enumerate(candidates(sys.argv[2], int(sys.argv[3]))):
             print(n, r[0][:5], repr(r[2]), "=>", repr(r[3]), "|", r[4], "|", r[5], sep="\t")
+    elif sys.argv[1] == "applicability":
+        for style, per in applicability().items():
+            print(style, *(f"{g} {c}/{n} = {100 * c / max(n, 1):.1f}%" for g, (c, n) in per.items()), sep="\t")
+    elif sys.argv[1] == "kinds":
+        for k, (score, v, n) in kind_scores(sys.argv[2]).items():
+            print(f"{score:.2f}\t{v}/{n}\t{k}")
     elif sys.argv[1] == "build":
         build(sys.argv[2], sys.argv[3], sys.argv[4])

@@ -33,6 +33,7 @@ from perturb._text import stopwords
 
 FOCUS_ADVERBS = frozenset("even also still always never already ever only just really yet almost "
                           "merely simply mostly nearly hardly barely rather quite usually".split())
+ARGUMENT_PREPS = frozenset({"of", "like", "than", "as"})
 DEGREE = frozenset("much many long often far old big".split())
 WH = frozenset("what which who whom whose when where why how".split())
 Span = Tuple[int, int]
@@ -84,8 +85,10 @@ def _sibling_preps(doc):
         preps = [c for c in h.children if c.dep_ == "prep" and c.i > h.i]
         for p1, p2 in zip(preps, preps[1:]):
             if p2.left_edge.i == p1.right_edge.i + 1 and p1.right_edge.i > p1.i and p2.right_edge.i > p2.i:
+                # an "of" phrase is the argument of the noun before it: moved, it attaches to another noun
+                kind = " (of)" if ARGUMENT_PREPS & {p1.lower_, p2.lower_} else ""
                 yield (_tok_span(doc, p1.left_edge.i, p1.right_edge.i),
-                       _tok_span(doc, p2.left_edge.i, p2.right_edge.i), "sibling prepositional phrases")
+                       _tok_span(doc, p2.left_edge.i, p2.right_edge.i), "sibling prepositional phrases" + kind)
 
 
 def _adverbs(doc, text: str):
@@ -125,11 +128,17 @@ def _subject_aux(doc):
     if s.left_edge.i != aux.i + 1:
         return
     kind = "copula" if head is aux else ("modal" if aux.tag_ == "MD" or aux.lemma_ in ("be", "have") else "do")
+    if any(t.tag_ in ("VBN", "JJ") and t.i > s.i and t.head.i >= s.i for t in doc[s.i + 1: s.right_edge.i + 1]
+           if t.dep_ in ("acl", "amod", "advcl", "relcl")):
+        kind += ", predicate in the subject"  # "what is a community of ants called": the parse ate the predicate
+    elif not kind.startswith("copula") and s.right_edge.i == words[-1].i:
+        kind += ", subject to the end"  # "does a membrane theory exist ..." -> "... does": no verb left after it
     if kind == "copula" and s.right_edge.i < words[-1].i and any(
             t.dep_ not in ("punct",) for t in doc[s.right_edge.i + 1:] if t.head is aux):
         kind = "copula, complement after"  # "what is X like" -> "what X is like"
     if k == 0:
-        kind = "yes/no, do" if kind == "do" else "yes/no"
+        kind = ("yes/no, do" if kind.startswith("do") else "yes/no") + kind[kind.index(","):] if "," in kind and \
+            not kind.startswith("copula, complement") else ("yes/no, do" if kind == "do" else "yes/no")
     yield _tok_span(doc, aux.i, aux.i), _tok_span(doc, s.left_edge.i, s.right_edge.i), f"subject and auxiliary ({kind})"
 
 
@@ -142,8 +151,10 @@ def _fronted_pp(doc):
         return  # a noun's prepositional phrase does not move to the front of a title
     for p in root.children:
         if p.dep_ == "prep" and p.i > root.i and p.right_edge.i == words[-1].i and p.right_edge.i > p.i:
+            kind = " (argument)" if p.lower_ in ARGUMENT_PREPS or any(
+                t.pos_ == "VERB" for t in doc[p.i + 1: p.right_edge.i + 1]) else ""  # "get rid of", a clause
             yield _tok_span(doc, words[0].i, p.i - 1), _tok_span(doc, p.i, p.right_edge.i), \
-                "prepositional phrase fronted"
+                "prepositional phrase fronted" + kind
 
 
 def phrase_candidates(doc, text: str) -> List[Tuple[int, int, int, int, str]]:
