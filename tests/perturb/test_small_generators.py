@@ -32,8 +32,8 @@ def test_verified_swap_never_crosses_a_preposition():
     assert "HEAT OF EFFECTS AND PRESSURE ON BOUNDARY LAYERS" not in outs
     outs = {p.text for p in _outs(make("SWAPWORDS"), "what is the effect of heat on cracks") if p.applied}
     assert outs == {"what the effect of heat on cracks is"}  # a phrase reordering, never "heat of effect"
-    p = make("SWAPWORDS").perturb("how are dna and rna similar", query_rng(0, "SWAPWORDS", "x"))
-    assert p.applied and p.text == "how are rna and dna similar"
+    outs = {p.text for p in _outs(make("SWAPWORDS"), "how are dna and rna similar") if p.applied}
+    assert outs <= {"how are rna and dna similar", "how dna and rna are similar"} and len(outs) == 2
 
 
 def test_swapwords_config_records_mode():
