@@ -33,7 +33,7 @@ def test_verified_swap_never_crosses_a_preposition():
     outs = {p.text for p in _outs(make("SWAPWORDS"), "what is the effect of heat on cracks") if p.applied}
     assert outs == {"what the effect of heat on cracks is"}  # a phrase reordering, never "heat of effect"
     outs = {p.text for p in _outs(make("SWAPWORDS"), "how are dna and rna similar") if p.applied}
-    assert outs <= {"how are rna and dna similar", "how dna and rna are similar"} and len(outs) == 2
+    assert outs == {"how dna and rna are similar"}  # "rna and dna" scores 0.67 (1/1 labelled), under 0.78
 
 
 def test_swapwords_config_records_mode():
