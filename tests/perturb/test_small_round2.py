@@ -61,6 +61,26 @@ def test_phrase_kind_scores_rank_below_the_word_evidence_they_were_not_measured_
     assert make("SWAPWORDS").config()["operations"].startswith("two words exchanged (the paper)")
 
 
+def test_swapwords_kind_scores_are_the_smoothed_tuning_half_validity():
+    from pathlib import Path
+
+    from perturb.devset import read_devset
+    from perturb.wordorder import SCORE_OF
+
+    rows = read_devset(Path(__file__).resolve().parents[2] / "docs" / "validity" / "dev-SWAPWORDS.tsv")
+    counts = {}
+    for r in rows:
+        if r.split == "tune":
+            c = counts.setdefault(r.detail.rsplit(": ", 1)[1], [0, 0])
+            c[0] += r.valid
+            c[1] += 1
+    assert len(rows) >= 200 and len({r.style for r in rows}) >= 4
+    for kind, (v, n) in counts.items():
+        assert SCORE_OF[kind] == pytest.approx((v + 1) / (n + 2), abs=0.006), kind
+    for kind in set(SCORE_OF) - set(counts):
+        assert SCORE_OF[kind] == 0.5, kind  # no tuning label: the prior
+
+
 def test_swapwords_batch_matches_single_and_is_deterministic():
     texts = ["where can i buy cheap shoes", "Are you a robot?", "THE EFFECT OF HEAT ON CRACKS IN STEEL ."]
     gen = make("SWAPWORDS", min_score=0.5)
