@@ -56,8 +56,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write("bench gate: WARNING: INCONCLUSIVE - no regression beyond the margins is shown, but neither "
                          "is non-inferiority; this is not evidence that the candidate holds"
                          + (" (exit 1: --strict)" if args.strict else " (exit 0; --strict makes it 1)") + "\n")
-    for w in verdict.warnings:
-        sys.stderr.write(f"bench gate: warning: {w}\n")
+    # the low-power warnings are in the verdict above (stdout), once: not repeated here
     if args.output:
         if args.append:
             with open(args.output, "a", encoding="utf-8") as fh:
