@@ -10,6 +10,7 @@ from bench.core.errors import BenchError
 from bench.core.io import atomic_write_json, atomic_write_text
 from bench.evaluation.stats import DEFAULT_RESAMPLES, TESTS
 from bench.reporting.gate import CORRECTIONS, FAMILIES, GateOptions, run_gate
+from bench.cli.options import read_metric
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -39,7 +40,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    opts = GateOptions(metric=args.metric, max_drop_rate=args.max_drop_rate, max_regression=args.max_regression,
+    opts = GateOptions(metric=read_metric(args.metric), max_drop_rate=args.max_drop_rate, max_regression=args.max_regression,
                        alpha=args.alpha, correction=args.correction, family=args.family, test=args.test,
                        seed=args.seed, n_resamples=args.resamples, strict=args.strict)
     try:

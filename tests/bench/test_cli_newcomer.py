@@ -69,3 +69,17 @@ def test_the_api_is_quiet_unless_verbose(beir_dir, tmp_path, capsys):
     bench.evaluate(model="bm25", dataset=str(beir_dir), generators=["EXTRAPUNC"], out=tmp_path / "b", top_k=5,
                    verbose=True, no_progress=True)
     assert "drop MRR@10" in capsys.readouterr().out
+
+
+def test_report_compare_and_gate_read_a_trec_eval_metric_name(beir_dir, tmp_path, capsys):
+    run = tmp_path / "r"
+    assert main(["evaluate", "--model", "bm25", "--dataset", str(beir_dir), "--generators", "EXTRAPUNC",
+                 "--out", str(run), "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["report", str(run), "--format", "md", "--no-plots", "--metric", "ndcg_cut_10"]) == 0
+    got = capsys.readouterr()
+    assert "--metric ndcg_cut_10 read as nDCG@10 (trec_eval name)" in got.err and "Largest drop on nDCG@10" in got.out
+    assert main(["compare", str(run), str(run), "--metric", "recip_rank"]) == 2  # read as RR: not measured here
+    assert "metric 'RR' not measured" in capsys.readouterr().err
+    assert main(["gate", "--baseline", str(run), "--candidate", str(run), "--metric", "recall_100"]) == 0
+    assert "read as R@100" in capsys.readouterr().err
