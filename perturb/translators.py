@@ -15,7 +15,7 @@ import shutil
 import subprocess
 import threading
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence
 
 from perturb.base import Resource, ResourceMissing
 
@@ -146,10 +146,9 @@ class ApertiumTranslator(Translator):
         table: Dict[str, Optional[str]]
         stages = _analysis_stages(mode) if self.stable_check else None
         if stages is not None:
-            unstable, late = self._state_changing(mode, unique, stages)
+            unstable = self._state_changing(mode, unique, stages)
             table = dict.fromkeys(unstable)
-            # texts that change the tagger's state go last: no text after them has an unknown word
-            keep = [t for t in unique if t not in unstable and t not in late] + sorted(late)
+            keep = [t for t in unique if t not in unstable]
             if keep:
                 table.update(self._translate_ordered(mode, keep))
         elif self.stable_check and len(unique) > 1:
@@ -160,29 +159,23 @@ class ApertiumTranslator(Translator):
             table = dict(self._translate_ordered(mode, unique))
         return [table.get(t, t) for t in clean]
 
-    def _state_changing(self, mode: str, unique: Sequence[str], stages: List[List[str]]) -> Tuple[set, set]:
-        """(unstable, late): the texts holding both a word whose ambiguity class the tagger of
-        ``mode`` does not know and an unknown word (dropped), and those holding such a word but no
-        unknown word (translated after all the others, so the state they leave reaches no unknown
-        word). The tagger's state only changes how it tags unknown words (the open class)."""
+    def _state_changing(self, mode: str, unique: Sequence[str], stages: List[List[str]]) -> set:
+        """The texts holding a word whose ambiguity class the tagger of ``mode`` does not know (both
+        that word's own tag and later unknown words' tags depend on what came before)."""
         data = "\n\n".join(unique) + "\n"
         analysed = self._call(mode, data, ["apertium-destxt"]).stdout.decode("utf-8", "replace")
         if not stages:  # no statistical tagger in this mode
-            return set(), set()
+            return set()
         for step in stages[:-1]:
             analysed = self._call(mode, analysed, step).stdout.decode("utf-8", "replace")
         tagged = self._call(mode, analysed, stages[-1])
         new_class = set(_NEW_CLASS.findall(tagged.stderr.decode("utf-8", "replace")))
         if not new_class:
-            return set(), set()
+            return set()
         parts = _PARAGRAPH.split(analysed)
         if len(parts) < len(unique):  # out of step: treat every text with such a word form as unstable
-            return {t for t in unique if any(w in t for w in new_class)}, set()
-        unstable, late = set(), set()
-        for t, part in zip(unique, parts):
-            if new_class & set(_surface_forms(part)):
-                (unstable if _UNKNOWN.search(part) else late).add(t)
-        return unstable, late
+            return {t for t in unique if any(w in t for w in new_class)}
+        return {t for t, part in zip(unique, parts) if new_class & set(_surface_forms(part))}
 
     def _translate_ordered(self, mode: str, unique: Sequence[str]) -> Dict[str, str]:
         """One call for ``unique`` in the given order. A first paragraph ``0`` goes before them all,
@@ -209,7 +202,6 @@ class ApertiumTranslator(Translator):
 SENTINEL = "0"  # the paragraph sent first in every call (see _translate_ordered)
 _NEW_CLASS = re.compile(r"^Word '(.*)'\.$", re.M)  # apertium-tagger -d: "A new ambiguity class was found" ... "Word 'x'."
 _PARAGRAPH = re.compile(r"\[[ \t]*\n\n[ \t]*\]")  # the superblank apertium-destxt makes of a blank line
-_UNKNOWN = re.compile(r"/\*")  # an lt-proc analysis of an unknown word: ^form/*form$
 _LU_SURFACE = re.compile(r"\^((?:\\.|[^/$\\])*)")
 
 

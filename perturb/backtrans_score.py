@@ -1,0 +1,195 @@
+"""Generate, then verify, for BACKTRANS through several Apertium pivots (:mod:`perturb.backtrans`).
+
+**Candidates** of one query: each pivot's whole round trip, and each *single word-level edit* of a
+round trip applied alone to the query (edits: the ``difflib`` opcodes between the query's and
+the round trip's token sequences, case-folded), since a whole round trip often has one bad edit
+among good ones. Candidates with the same text are one candidate proposed by several pivots.
+
+**Score** of a candidate: the score of its *weakest* edit, each edit scored on explicit evidence
+(:data:`WEIGHTS`, all in one table):
+
+* pivot-language leak in the new words (apertium marks, wordfreq): ``leak`` (strong negative);
+* article inserted, dropped or swapped (a/an/the): ``article``; ``which`` <-> ``what``: ``wh``;
+* one word for one word: ``synonym`` when WordNet puts the old word's first sense among the new
+  word's two first senses in the same inflection, ``related`` when they share a sense among the
+  three first of each, ``form`` when one lemma in another form, else ``other_word``; plus
+  ``pos_changed`` when no part of speech is shared (lemminflect), and ``rare`` / ``very_rare``
+  when the new word's English Zipf frequency is under 3 / 2;
+* a function word for a function word: ``function_word``; a function word dropped or added:
+  ``function_indel``; a leading ``it`` added (the pivot's dummy subject): ``leading_it``;
+* a content word dropped / added: ``content_lost`` / ``content_added``; several words rebuilt:
+  ``reordered`` when the content lemmas are kept ("robot body" -> "body of robot"), else
+  ``rebuilt``;
+* ``agreement`` per further pivot proposing the same edit (at most two).
+
+A candidate passes when its score is >= the threshold chosen on the labelled tuning half of
+``docs/validity/dev-BACKTRANS.tsv`` (:data:`THRESHOLD`, :mod:`perturb.devset`).
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from typing import Dict, List, Sequence, Set, Tuple
+
+from perturb._text import collapse_spaces, stopwords, zipf
+from perturb.backtrans_rules import _forms, same_lemma, synonym_same_form
+from perturb.lexicon import ranked_synsets
+
+WEIGHTS: Dict[str, float] = {
+    "leak": -6.0, "article": 1.0, "wh": 1.0, "synonym": 2.0, "related": 1.0, "form": 0.0,
+    "other_word": -2.5, "pos_changed": -1.0, "rare": -1.0, "very_rare": -1.0, "function_word": -0.5,
+    "function_indel": -1.0, "leading_it": -2.0, "content_lost": -3.0, "content_added": -2.5,
+    "reordered": -1.0, "rebuilt": -3.0, "agreement": 1.0,
+}
+THRESHOLD = 0.0  # chosen on the tuning half of docs/validity/dev-BACKTRANS.tsv (docs/methods-parts/bt.md)
+ARTICLES = frozenset({"a", "an", "the"})
+WH = frozenset({"what", "which"})
+DETERMINERS = ARTICLES | frozenset("my our your his her its their this that these those some any no each every".split())
+_TOKEN = re.compile(r"\w+(?:['-]\w+)*|[^\w\s]")
+
+
+@dataclass(frozen=True)
+class Edit:
+    start: int  # token span [start, end) of the query replaced by ``new``
+    end: int
+    new: Tuple[str, ...]  # case-folded tokens of the round trip
+
+
+@dataclass
+class Candidate:
+    text: str
+    edits: Tuple[Edit, ...]
+    pivots: Set[str]
+    score: float = 0.0
+    reasons: Tuple[str, ...] = ()
+
+    def detail(self, old: Sequence[str]) -> str:
+        shown = ", ".join(f"{' '.join(old[e.start:e.end]) or '^'!r}->{' '.join(e.new) or '_'!r}" for e in self.edits)
+        return f"pivot:{'+'.join(sorted(self.pivots))} score {self.score:.2f} edits: {shown}"
+
+
+def tokens(text: str) -> List[Tuple[str, int, int]]:
+    return [(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+
+
+def edits_of(query: str, back: str) -> List[Edit]:
+    a = [t.lower() for t, _, _ in tokens(query)]
+    b = [t.lower() for t, _, _ in tokens(back)]
+    ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    return [Edit(i1, i2, tuple(b[j1:j2])) for tag, i1, i2, j1, j2 in ops if tag != "equal"]
+
+
+def apply_edits(query: str, edits: Sequence[Edit]) -> str:
+    """The query with ``edits`` applied (character spans of its tokens replaced, right to left)."""
+    toks = tokens(query)
+    out = query
+    for e in sorted(edits, key=lambda e: e.start, reverse=True):
+        new = _join(e.new)
+        if e.start < e.end:
+            s, t = toks[e.start][1], toks[e.end - 1][2]
+        else:
+            s = t = toks[e.start][1] if e.start < len(toks) else len(query)
+            new = (new + " ") if e.start < len(toks) else (" " + new)
+        out = out[:s] + new + out[t:]
+    return collapse_spaces(out)
+
+
+def _join(words: Sequence[str]) -> str:
+    text = " ".join(words)
+    return re.sub(r" ([,.;:?!)])", r"\1", text)
+
+
+def _words(toks: Sequence[str]) -> List[str]:
+    return [t for t in toks if t[:1].isalpha()]
+
+
+def _upos(word: str) -> Set[str]:
+    return {u for u, _, _ in _forms(word)}
+
+
+def _related(a: str, b: str) -> bool:
+    sa = {s.name() for pos in "nvar" for s in ranked_synsets(a, pos)[:3]}
+    return bool(sa & {s.name() for pos in "nvar" for s in ranked_synsets(b, pos)[:3]})
+
+
+def score_edit(old: Sequence[str], edit: Edit, leaks: Set[str], n_pivots: int) -> Tuple[float, List[str]]:
+    """Score of one edit (old: the query's case-folded tokens) and the evidence names used."""
+    sw = stopwords()
+    before, after = _words(old[edit.start:edit.end]), _words(edit.new)
+    why: List[str] = []
+    if any(w in leaks for w in after):
+        why.append("leak")
+    elif not before and not after:
+        why.append("function_word")  # punctuation only
+    elif set(before) | set(after) <= ARTICLES:
+        nxt = old[edit.end] if edit.end < len(old) else ""
+        why.append("function_indel" if not before and nxt in DETERMINERS else "article")
+    elif before and after and set(before) <= WH and set(after) <= WH:
+        why.append("wh")
+    elif not before and after == ["it"] and edit.start == 0:
+        why.append("leading_it")
+    elif len(before) == 1 and len(after) == 1:
+        a, b = before[0], after[0]
+        if a in sw and b in sw:
+            why.append("function_word")
+        elif a in sw or b in sw:
+            why.append("rebuilt")
+        else:
+            why.append("synonym" if synonym_same_form(a, b) else "form" if same_lemma(a, b)
+                       else "related" if _related(a, b) else "other_word")
+            if not _upos(a) & _upos(b):
+                why.append("pos_changed")
+            if zipf(b) < 3.0:
+                why.append("rare")
+            if zipf(b) < 2.0:
+                why.append("very_rare")
+    else:
+        ca = [w for w in before if w not in sw]
+        cb = [w for w in after if w not in sw]
+        if not cb and ca:
+            why.append("content_lost")
+        elif not ca and cb:
+            why.append("content_added")
+        elif not ca and not cb:
+            why.append("function_indel" if not before or not after or len(before) != len(after) else "function_word")
+        elif sorted(ca) == sorted(cb) or all(any(same_lemma(x, y) for y in cb) for x in ca) and len(ca) == len(cb):
+            why.append("reordered")
+        else:
+            why.append("rebuilt")
+    agree = min(2, max(0, n_pivots - 1))
+    why += ["agreement"] * agree
+    return sum(WEIGHTS[w] for w in why), why
+
+
+def candidates(query: str, backs: Dict[str, str], leaks: Dict[str, Set[str]]) -> List[Candidate]:
+    """Scored candidates of ``query`` from the round trips ``backs`` (pivot -> back text, marks
+    stripped, whitespace collapsed) and each pivot's leaked words (case-folded)."""
+    old = [t.lower() for t, _, _ in tokens(query)]
+    per_pivot = {p: edits_of(query, b) for p, b in sorted(backs.items())}
+    proposers: Dict[Edit, Set[str]] = {}
+    for p, eds in per_pivot.items():
+        for e in eds:
+            proposers.setdefault(e, set()).add(p)
+    all_leaks = set().union(*leaks.values()) if leaks else set()
+    scored = {e: score_edit(old, e, all_leaks, len(ps)) for e, ps in proposers.items()}
+    out: Dict[str, Candidate] = {}
+
+    def add(edits: Tuple[Edit, ...], pivots: Set[str]) -> None:
+        if not edits:
+            return
+        text = apply_edits(query, edits)
+        if " ".join(text.lower().split()) == " ".join(query.lower().split()):
+            return
+        low = min(scored[e][0] for e in edits)
+        why = tuple(sorted({w for e in edits for w in scored[e][1]}))
+        have = out.get(text)
+        if have is None:
+            out[text] = Candidate(text, edits, set(pivots), low, why)
+        else:
+            have.pivots |= pivots
+    for p, eds in per_pivot.items():
+        add(tuple(eds), {p})
+    for e, ps in sorted(proposers.items(), key=lambda kv: (kv[0].start, kv[0].end, kv[0].new)):
+        add((e,), ps)
+    return sorted(out.values(), key=lambda c: c.text)
