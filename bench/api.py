@@ -57,7 +57,12 @@ class RunResult:
     @property
     def summary(self) -> Any:
         """``"sets"`` layout: one row per set (index: set name) with a column per measure, a
-        ``drop <measure>`` column per measure, ``n_applied`` and ``status``. ``"fewshot"`` layout:
+        ``drop <measure>`` column per measure, ``n_applied``, ``n_evaluated``, ``applicability``
+        (share of judged queries the generator changed), ``low_applicability`` (below
+        bench.results.applicability.LOW_APPLICABILITY) and ``status``; then the rows VARIATIONS
+        (AVG.) and, for a variations run, "VARIATIONS (AVG.) applied-only" (the mean of the sets'
+        applied-only drop rates) with its 95% bootstrap interval in ``drop <measure> low`` /
+        ``high`` (the whole block, method and B included, in ``df.attrs["applied_only"]``). ``"fewshot"`` layout:
         the headline table (one row per class group: all, base, novel)."""
         import pandas as pd
 
@@ -103,17 +108,42 @@ def _folder(run: Union[RunResult, PathLike]) -> Path:
 
 
 def _sets_table(run: Run, pd: Any) -> Any:
+    from bench.results import applicability as AP
+    from bench.results.rundir import AVG
+
+    figures = AP.set_figures(run)
+    ms = run.measures
     rows: List[Dict[str, Any]] = []
     for s in run.sets:
         row: Dict[str, Any] = {"set": s.get("name")}
         metrics, drops = s.get("metrics") or {}, s.get("drop_rate") or {}
-        row.update({m: metrics.get(m) for m in run.measures})
-        row.update({f"drop {m}": drops.get(m) for m in run.measures})
-        row["n_applied"] = s.get("n_applied")
+        row.update({m: metrics.get(m) for m in ms})
+        row.update({f"drop {m}": drops.get(m) for m in ms})
+        f = figures.get(str(s.get("name"))) or {}
+        row["n_applied"] = s.get("n_applied", f.get("n_applied"))
+        row["n_evaluated"] = s.get("n_evaluated", f.get("n_evaluated"))
+        row["applicability"] = f.get("applicability")
+        row["low_applicability"] = f.get("low") if f else None
         row["status"] = s.get("status", "ok")
         rows.append(row)
-    cols = ["set"] + run.measures + [f"drop {m}" for m in run.measures] + ["n_applied", "status"]
-    return pd.DataFrame(rows, columns=cols).set_index("set")
+    avg = (run.result.get("summary") or {}).get(AVG)
+    if avg:
+        rows.append({"set": AVG, **{m: (avg.get("metrics") or {}).get(m) for m in ms},
+                     **{f"drop {m}": (avg.get("drop_rate") or {}).get(m) for m in ms}, "status": "ok"})
+    ao = AP.applied_average_of(run)
+    if ao:
+        ci = ao.get("drop_rate_ci") or {}
+        rows.append({"set": AP.APPLIED_AVG, **{f"drop {m}": (ao.get("drop_rate") or {}).get(m) for m in ms},
+                     **{f"drop {m} low": (ci.get(m) or [None, None])[0] for m in ms},
+                     **{f"drop {m} high": (ci.get(m) or [None, None])[1] for m in ms}, "status": "ok"})
+    cols = (["set"] + ms + [f"drop {m}" for m in ms] + ["n_applied", "n_evaluated", "applicability",
+                                                         "low_applicability", "status"]
+            + ([c for m in ms for c in (f"drop {m} low", f"drop {m} high")] if ao else []))
+    df = pd.DataFrame(rows, columns=cols).set_index("set")
+    for c in ("n_applied", "n_evaluated"):
+        df[c] = df[c].astype("Int64")  # counts stay integers beside the average rows' empty cells
+    df.attrs["applied_only"] = ao
+    return df
 
 
 def _fewshot_table(result: Dict[str, Any], pd: Any) -> Any:

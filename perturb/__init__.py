@@ -30,6 +30,40 @@ GENERATORS.register("NOSTOPWORD", "perturb.stopwords:NoStopword")
 GENERATORS.register("SWAPWORDS", "perturb.swapwords:SwapWords")
 
 
-def make(name: str, **kwargs):
-    """Instantiate the generator registered under ``name``."""
-    return GENERATORS.get(name)(**kwargs)
+# The paper protocol (--protocol rodr): the same eight set names, run as RoDR's TextFlint /
+# TextAttack operations define them, without the validity constraints (perturb/paper*.py).
+PAPER_GENERATORS: Registry = Registry("rodr-protocol generator")
+PAPER_GENERATORS.register("MISSPELL", "perturb.paper:PaperMisspell")
+PAPER_GENERATORS.register("EXTRAPUNC", "perturb.paper:PaperExtraPunc")
+PAPER_GENERATORS.register("BACKTRANS", "perturb.paper:PaperBackTranslate")
+PAPER_GENERATORS.register("SWAPSYN-GLOVE", "perturb.paper_swap:PaperSwapSynGlove")
+PAPER_GENERATORS.register("SWAPSYN-WNET", "perturb.paper_swap:PaperSwapSynWordNet")
+PAPER_GENERATORS.register("TRANSTENSE", "perturb.paper:PaperTransTense")
+PAPER_GENERATORS.register("NOSTOPWORD", "perturb.paper:PaperNoStopword")
+PAPER_GENERATORS.register("SWAPWORDS", "perturb.paper:PaperSwapWords")
+
+#: protocol -> the registry of its generators (``validated`` is the default everywhere)
+PROTOCOLS = {"validated": GENERATORS, "rodr": PAPER_GENERATORS}
+DEFAULT_PROTOCOL = "validated"
+PROTOCOL_DESCRIPTIONS = {
+    "validated": "the validated operations: no edit that would change the information need",
+    "rodr": "the paper's unconstrained operations",
+}
+
+
+def describe_protocol(protocol: str) -> str:
+    """The line that names a run's protocol: ``protocol: rodr (the paper's unconstrained operations)``."""
+    what = PROTOCOL_DESCRIPTIONS.get(protocol, "sets read from files, as their configs record them")
+    return f"protocol: {protocol} ({what})"
+
+
+def registry_of(protocol: str) -> Registry:
+    """The generator registry of ``protocol`` ("validated" or "rodr"); ValueError for another."""
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"unknown protocol {protocol!r}; choose from {', '.join(PROTOCOLS)}")
+    return PROTOCOLS[protocol]
+
+
+def make(name: str, protocol: str = DEFAULT_PROTOCOL, **kwargs):
+    """Instantiate the generator registered under ``name`` in ``protocol``'s registry."""
+    return registry_of(protocol).get(name)(**kwargs)

@@ -200,3 +200,38 @@ def wordfreq_resource() -> Resource:
 
 def has_digit(word: str) -> bool:
     return any(c.isdigit() for c in word)
+
+
+# --------------------------------------------------------------------------- abbreviations
+# Dotted abbreviations are one word: "i.e.", "e.g.", "U.S.", "U.S.A." (letter-dot runs) and the
+# common ones that end with a single dot. Used where a word must not be cut at its dots.
+ABBREVIATIONS = ("etc", "vs", "cf", "al", "approx", "dr", "mr", "mrs", "ms", "prof", "st", "no", "fig", "figs",
+                 "eq", "inc", "ltd", "co", "jr", "sr", "dept", "univ", "vol", "ca", "resp", "viz")
+_ABBREV = re.compile(r"(?<![\w.])(?:(?:[A-Za-z]\.)+[A-Za-z]\.?(?!\w)|(?:" + "|".join(ABBREVIATIONS) + r")\.(?=\s|$|[,;:)\]]))",
+                     re.IGNORECASE)
+
+
+def abbreviation_spans(text: str) -> List[Span]:
+    """Spans of the dotted abbreviations of ``text`` (dots included): "i.e.", "U.S.", "etc.", "vs."."""
+    return [m.span() for m in _ABBREV.finditer(text)]
+
+
+def is_abbreviation(word: str) -> bool:
+    """``word`` is one dotted abbreviation ("i.e.", "e.g", "U.S.", "etc.")."""
+    w = word if word.endswith(".") else word + "."
+    m = _ABBREV.fullmatch(w)
+    return m is not None
+
+
+def word_spans_keeping_abbreviations(text: str) -> List[Span]:
+    """:func:`word_spans`, except that each dotted abbreviation is one word, dots included
+    ("(i.e. its" -> "i.e.", "its"; "U.S. policy" -> "U.S.", "policy"), never split at its dots."""
+    abbrevs = abbreviation_spans(text)
+    spans: List[Span] = []
+    last = 0
+    for a, b in abbrevs + [(len(text), len(text))]:
+        spans += [(s + last, e + last) for s, e in word_spans(text[last:a])]
+        if a < b:
+            spans.append((a, b))
+        last = b
+    return spans

@@ -109,3 +109,12 @@ class Generator:
         """Perturb ``(query id, text)`` pairs; per-query rngs (:func:`query_rng`) make the result
         independent of order, ids and batch composition."""
         return [self.perturb(text, query_rng(seed, self.name, text)) for qid, text in items]
+
+
+def edit_type(detail: str) -> str:
+    """The edit type a ``detail`` names: the text before its first ``:`` ("" when it has none).
+
+    Generators whose details follow ``<type>: <edit>`` (MISSPELL: ``ocr: 'systems'->'sy8tems' (s->8)``)
+    can be counted per type from a variation set's detail column."""
+    head, sep, _ = detail.partition(":")
+    return head.strip() if sep else ""

@@ -47,7 +47,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from perturb._text import has_digit, match_case, stopwords, stopwords_resource, word_spans, wordfreq_resource, zipf
-from perturb.base import Generator, Perturbation, Resource, ResourceMissing
+from perturb.base import Generator, Perturbation, Resource, ResourceMissing, edit_type  # noqa: F401 (re-export)
 
 TYPES = ("typos", "ocr", "keyboard", "spelling")
 NLPAUG_INSTALL = "pip install nlpaug==1.1.11"
@@ -181,6 +181,20 @@ def _random_like(ch: str, rng: np.random.Generator, exclude: str = "") -> str:
 
 
 _SPELLING_CACHE: Dict[tuple, Tuple[str, ...]] = {}
+
+
+# The edit types a row's ``detail`` starts with (``<type>: <edit>``, :func:`perturb.base.edit_type`):
+# TextFlint's ``Typos`` split by its four operations, then its ``Ocr``, ``Keyboard`` and
+# ``SpellingError`` types.
+EDIT_TYPES = ("insert", "delete", "substitute", "swap", "ocr", "keyboard", "spelling")
+
+
+def describe(kind: str, how: str, word: str, new: str, fallback_from: str = "") -> str:
+    """The uniform ``<type>: <edit>`` detail of one misspelling, e.g. ``ocr: 'systems'->'sy8tems' (s->8)``."""
+    etype = how if kind == "typos" else kind
+    extra = f" ({how})" if kind in ("ocr", "keyboard") else ""
+    fallback = f" (fallback from {fallback_from})" if fallback_from else ""
+    return f"{etype}: {word!r}->{new!r}{extra}{fallback}"
 
 
 class Misspell(Generator):
@@ -344,7 +358,6 @@ class Misspell(Generator):
                 continue
             new, how = done
             s, e = spans[k]
-            fallback = "" if kind == order[0] else f" (fallback from {order[0]})"
             return Perturbation(text[:s] + new + text[e:], True,
-                                f"{kind}:{how} {words[k]!r}->{new!r}{fallback}")
+                                describe(kind, how, words[k], new, fallback_from="" if kind == order[0] else order[0]))
         return Perturbation(text, False, "")

@@ -30,7 +30,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 from bench.core.errors import DataError
 from bench.core.io import atomic_write_text, sha256_hex
 from bench.core.io import safe_name
-from perturb import GENERATORS, PAPER_ORDER
+from perturb import DEFAULT_PROTOCOL, PAPER_ORDER, registry_of
 from perturb.base import ResourceMissing
 
 PathLike = Union[str, Path]
@@ -107,17 +107,19 @@ class VariationSet:
 
 # --------------------------------------------------------------------------- generation
 def generate(name: str, queries: Sequence[Tuple[str, str]], seed: int, generator=None,
-             cache: bool = True) -> VariationSet:
-    """Run generator ``name`` over ``(qid, text)`` pairs. Never skips silently: a generator that
-    cannot run here gives a set with ``status="missing"`` and the install hint as ``reason``.
-    Variations come from the content cache (:mod:`perturb.cache`) when ``cache``."""
+             cache: bool = True, protocol: str = DEFAULT_PROTOCOL) -> VariationSet:
+    """Run generator ``name`` of ``protocol`` ("validated" or "rodr": :data:`perturb.PROTOCOLS`)
+    over ``(qid, text)`` pairs. Never skips silently: a generator that cannot run here gives a set
+    with ``status="missing"`` and the install hint as ``reason``. Variations come from the content
+    cache (:mod:`perturb.cache`) when ``cache``."""
     qids = [str(q) for q, _ in queries]
     texts = [t for _, t in queries]
     if len(set(qids)) != len(qids):
         dup = next(q for q in qids if qids.count(q) > 1)
         raise ValueError(f"query id {dup!r} appears twice: ids must be unique (they seed the generators)")
-    gen = generator if generator is not None else GENERATORS.get(name)()
-    canonical = GENERATORS.canonical(name) if name in GENERATORS else name
+    registry = registry_of(protocol)
+    gen = generator if generator is not None else registry.get(name)()
+    canonical = registry.canonical(name) if name in registry else name
     try:
         gen.check()
         if cache:
@@ -142,8 +144,18 @@ def _safe_config(gen) -> dict:
         return {"error": str(exc)}
 
 
-def generate_all(queries: Sequence[Tuple[str, str]], seed: int, names: Iterable[str] = None) -> List[VariationSet]:
-    return [generate(n, queries, seed) for n in (PAPER_ORDER if names is None else names)]
+def generate_all(queries: Sequence[Tuple[str, str]], seed: int, names: Iterable[str] = None,
+                 protocol: str = DEFAULT_PROTOCOL) -> List[VariationSet]:
+    return [generate(n, queries, seed, protocol=protocol) for n in (PAPER_ORDER if names is None else names)]
+
+
+def protocol_of(vs: VariationSet) -> str:
+    """The protocol a set was made under: its config's ``protocol`` ("rodr"), "validated" for a set
+    drbench generated without one, "imported" for an imported set without one."""
+    recorded = vs.config.get("protocol") if isinstance(vs.config, dict) else None
+    if recorded:
+        return str(recorded)
+    return DEFAULT_PROTOCOL if vs.source == "generated" else "imported"
 
 
 def applicability_table(sets: Iterable[VariationSet]) -> List[tuple]:

@@ -123,13 +123,15 @@ def flip(tok, word: Optional[str] = None) -> Optional[Tuple[str, str]]:
     return match_case(word, new), how
 
 
-MODAL_SWAP = {"can": "could", "could": "can"}
+MODAL_SWAP = {"can": "could", "could": "can", "would": "will"}
 
 
 def modal_edit(tok, text: str) -> Optional[Tuple[int, int, str, str]]:
     """(start, end, replacement, description) for "can"/"could" and "will + VB", or None."""
     word = _spacy.original(tok, text)
     low = word.lower()
+    if low == "will" and (tok.head.tag_ != "VB" or tok.head.i <= tok.i):
+        return None
     if low in MODAL_SWAP:
         return tok.idx, tok.idx + len(word), match_case(word, MODAL_SWAP[low]), f"modal {low}->{MODAL_SWAP[low]}"
     if low != "will" or tok.dep_ != "aux" or tok.head.tag_ != "VB" or tok.head.i <= tok.i:
@@ -162,33 +164,102 @@ def modal_edit(tok, text: str) -> Optional[Tuple[int, int, str, str]]:
             f"future->present ({person}) {word + between + vword!r}->{new!r}")
 
 
+WH_WORDS = {"what", "which", "who", "whom", "whose", "when", "where", "why", "how"}
+DEFAULT_MIN_SCORE = 0.6  # chosen on the tuning half of docs/validity/dev-TRANSTENSE.tsv (perturb.devset.choose, validity >= 0.9)
+
+
+def _is_question(doc) -> bool:
+    words = [t for t in doc if not t.is_punct]
+    return bool(words) and (words[0].lower_ in WH_WORDS or words[0].pos_ == "AUX" or doc.text.rstrip().endswith("?"))
+
+
+def _keyword_style(doc) -> bool:
+    """No determiner, pronoun or auxiliary anywhere: a keyword title, where a "verb" is usually a
+    participle or a noun ("Government supported agencies", "COSMIC RAY RESULTS")."""
+    return not any(t.pos_ in ("DET", "PRON", "AUX") for t in doc)
+
+
+def _ambiguous_form(tok, low: str) -> bool:
+    """A past form that is also the participle ("supported"), or a present form that is also a
+    plural noun ("results", "flows")."""
+    lm = _lemminflect()
+    if tok.tag_ == "VBD":
+        lemma = verb_lemma(low, "VBD")
+        return bool(lemma) and low in lm.getAllInflections(lemma, upos="VERB").get("VBN", ())
+    return "NOUN" in lm.getAllLemmas(low)
+
+
+def finite_evidence(tok, low: str) -> Tuple[float, str]:
+    """How sure the parse is that ``tok`` is a finite verb (score, reason), higher = surer."""
+    if tok.pos_ == "AUX" or tok.tag_ == "MD":
+        return 1.0, "auxiliary"
+    subj = subject_of(tok)
+    doc = tok.doc
+    if subj is not None and (subj.pos_ == "PRON" or any(c.pos_ == "DET" for c in subj.children) or _is_question(doc)):
+        return 0.8, "verb with a pronoun/determined subject or in a question"
+    ambiguous = _ambiguous_form(tok, low)
+    if subj is not None and not _keyword_style(doc):
+        return (0.6, "verb with a subject") if not ambiguous else (0.4, "participle/noun form with a subject")
+    if subj is not None:
+        return (0.3, "keyword query, verb with a subject") if not ambiguous else (
+            0.2, "keyword query, participle/noun form with a subject")
+    return (0.3, "verb without subject") if not ambiguous else (0.1, "participle/noun form without subject")
+
+
+CONTRACTED_BE = {"'s": ("VBZ", " was"), "'re": ("VBP", " were"), "'m": ("VBP", " was")}
+
+
 class TransTense(_spacy.SpacyGenerator, Generator):
+    """Generate, then verify: every finite verb, auxiliary and modal gives a candidate edit,
+    scored on the evidence that the word really is finite (:func:`finite_evidence`: auxiliaries
+    1.0; main verbs with a pronoun or determined subject 0.8; down to 0.1 for a participle-like
+    form in a keyword title); candidates at ``min_score`` or above pass and one is picked with the
+    query's rng."""
+
     name = "TRANSTENSE"
+
+    def __init__(self, min_score: float = DEFAULT_MIN_SCORE):
+        self.min_score = float(min_score)
 
     def config(self) -> dict:
         return {"pos_model": _spacy.model_name() or "missing", "inflector": "lemminflect (dictionary forms only)",
-                "verbs": list(FINITE), "modals": "can<->could; will+VB -> present",
-                "real_word": "wordfreq zipf > 0", "case": "ALL-CAPS/Title Case tagged lower-cased, case restored"}
+                "verbs": list(FINITE), "modals": "can<->could, will<->would; will+VB -> present",
+                "contracted_be": "'s->was, 're->were, 'm->was", "real_word": "wordfreq zipf > 0",
+                "case": "ALL-CAPS/Title Case tagged lower-cased, case restored",
+                "min_score": self.min_score, "evidence": "auxiliary 1.0, pronoun/determined subject or question 0.8, "
+                "subject 0.6, ambiguous form with subject 0.4, keyword query 0.3/0.2, no subject 0.3/0.1"}
 
     def resources(self) -> List[Resource]:
         return [*_spacy.resources(), _spacy.lemminflect_resource(), wordfreq_resource()]
 
-    def _perturb_doc(self, doc, text: str, rng: np.random.Generator) -> Perturbation:
+    def scored(self, doc, text: str) -> List[Tuple[int, int, str, str, float]]:
+        """Every candidate edit: (start, end, replacement, description, score)."""
         cands = []
         for tok in doc:
             word = _spacy.original(tok, text)
+            low = word.lower()
+            if low in CONTRACTED_BE and tok.lemma_ == "be" and tok.tag_ == CONTRACTED_BE[low][0] and tok.i > 0:
+                new = match_case(word[1:], CONTRACTED_BE[low][1].strip())
+                start = tok.idx
+                cands.append((start, start + len(word), " " + new, f"present->past {word!r}->{new!r}", 1.0))
+                continue
             if not word.isalpha():
                 continue
             if tok.tag_ == "MD":
                 edit = modal_edit(tok, text)
                 if edit is not None:
-                    cands.append(edit)
+                    cands.append((*edit, 1.0))
             elif tok.tag_ in FINITE and tok.pos_ in ("VERB", "AUX"):
                 done = flip(tok, word)
                 if done is not None:
                     new, how = done
-                    cands.append((tok.idx, tok.idx + len(word), new, f"{how} {word!r}->{new!r}"))
+                    score, why = finite_evidence(tok, low)
+                    cands.append((tok.idx, tok.idx + len(word), new, f"{how} {word!r}->{new!r} ({why})", score))
+        return cands
+
+    def _perturb_doc(self, doc, text: str, rng: np.random.Generator) -> Perturbation:
+        cands = [c for c in self.scored(doc, text) if c[4] >= self.min_score]
         if not cands:
             return Perturbation(text, False, "")
-        start, end, new, how = cands[int(rng.integers(len(cands)))]
+        start, end, new, how, _ = cands[int(rng.integers(len(cands)))]
         return Perturbation(text[:start] + new + text[end:], True, how)

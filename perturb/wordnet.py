@@ -19,7 +19,7 @@ from perturb._text import stopwords_resource, wordfreq_resource, zipf
 from perturb.base import Generator, Resource
 from perturb.lexicon import antonyms, base_forms, is_derivation, sense_synonyms
 from perturb.vectors import cosine
-from perturb.wordnet_reader import NLTK_INSTALL, find_wordnet, loaded_meta, wordnet, wordnet_resource
+from perturb.wordnet_reader import NLTK_INSTALL, find_wordnet, wordnet, wordnet_content_sha, wordnet_resource
 from perturb._text import module_resource
 
 SPACY_TO_WN = {"NOUN": "n", "PROPN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
@@ -59,9 +59,9 @@ class SwapSynWordNet(SynonymSwap, Generator):
                "sense": "most frequent sense for the POS in context (cntlist.rev)", "min_zipf": self.min_zipf,
                "min_cosine_glove": self.min_cosine, "min_target_zipf": self.min_target_zipf,
                "pos_in_context": True, "proper_nouns": "excluded", "wordfreq": "3.1.1"}
-        meta = loaded_meta()
-        if found and meta is not None:
-            cfg["wordnet_sha256"] = meta.get("content_sha256", "")[:16]
+        sha = wordnet_content_sha()  # of the files found: the same whether or not WordNet is loaded here
+        if sha is not None:
+            cfg["wordnet_sha256"] = sha
         return cfg
 
     def resources(self) -> List[Resource]:

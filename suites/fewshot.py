@@ -74,7 +74,7 @@ from bench.core.paths import checkpoint_home
 from bench.training.contrastive import planned_steps
 from suites.fewshot_basic import BASIC_METHOD, basic_checkpoint
 from suites.fewshot_config import FEWSHOT_OPTIONS, PAPER_SCHEDULE, FewShotConfig, active_deviations, config_from, schedule_text
-from suites.fewshot_metrics import CHECKPOINT, FULL, MEASURE, MEASURE_DEFINITION, SPLITS, ZERO, boosting_gradient, hits_at, statistics_block, summarise_setting, summarise_trials, vs_reference
+from suites.fewshot_metrics import CHECKPOINT, FULL, MEASURE, MEASURE_DEFINITION, SPLITS, WIN_RULE, ZERO, boosting_gradient, hits_at, statistics_block, summarise_setting, summarise_trials, vs_reference
 from suites.fewshot_result import per_query_csv, per_query_rows, summary
 from suites.fewshot_output import fewshot_table, write_plots
 from bench.encoding.executor import LocalExecutor
@@ -340,8 +340,8 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
             "paper_schedule": PAPER_SCHEDULE,
             "sd": "sample standard deviation over trials (n-1 denominator)",
             "per_query_sd": "per test query, SD (n-1) of its R@10 over trials; averaged over the split's test queries",
-            "winning_ratio": "share of the split's classes whose K-shot R@10 (mean over trials) is strictly greater "
-                             "than zero-shot; per trial: the same with that trial's R@10",
+            "winning_ratio": ("share of the split's classes that win against zero-shot: " + WIN_RULE
+                              + "; per trial: the same with that trial's R@10"),
             "boosting_gradient": "novel R@10 against K (zero-shot = K 0); per_shot = delta R@10 / delta K",
             "embedding_cache": "few-shot and full-shot encoders are never written to the shared embedding cache "
                                "(in-memory only); the basic-learned model is a saved checkpoint folder and caches "

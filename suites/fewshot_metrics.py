@@ -3,6 +3,8 @@ averages, SDs over trials, winning ratio, boosting gradient, and the significanc
 level of the headline (macro-averaged R@10 difference)."""
 from __future__ import annotations
 
+from fractions import Fraction
+from numbers import Real
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
@@ -44,8 +46,15 @@ def hits_at(run: Mapping[str, Sequence[Tuple[str, float]]], qrels: Mapping[str, 
     return out
 
 
+def class_fractions(hits: Mapping[str, float], test_by_class: Mapping[str, Sequence[str]]) -> Dict[str, Fraction]:
+    """Per class the exact mean of its test queries' hits (0/1: hit count / test queries), as a Fraction."""
+    return {c: sum((Fraction(hits[q]) for q in qs), Fraction(0)) / len(qs)
+            for c, qs in sorted(test_by_class.items()) if qs}
+
+
 def class_scores(hits: Mapping[str, float], test_by_class: Mapping[str, Sequence[str]]) -> Dict[str, float]:
-    return {c: float(np.mean([hits[q] for q in qs])) for c, qs in sorted(test_by_class.items()) if qs}
+    """Per class the mean of its test queries' hits, the correctly rounded float of :func:`class_fractions`."""
+    return {c: float(v) for c, v in class_fractions(hits, test_by_class).items()}
 
 
 def macro(per_class: Mapping[str, float], classes: Sequence[str]) -> Optional[float]:
@@ -53,10 +62,16 @@ def macro(per_class: Mapping[str, float], classes: Sequence[str]) -> Optional[fl
     return float(np.mean(vals)) if vals else None
 
 
-def winning_ratio(k_shot: Mapping[str, float], zero_shot: Mapping[str, float], classes: Sequence[str]) -> Optional[float]:
-    """Share of ``classes`` whose K-shot score is strictly greater than zero-shot."""
+WIN_RULE = ("win = the class's K-shot R@10 (mean over trials) is strictly greater than zero-shot's; "
+            "ties: equal hit fractions, compared exactly (as fractions of hit counts, not as rounded floats)")
+
+
+def winning_ratio(k_shot: Mapping[str, Real], zero_shot: Mapping[str, Real], classes: Sequence[str]) -> Optional[float]:
+    """Share of ``classes`` whose K-shot score is strictly greater than zero-shot (:data:`WIN_RULE`).
+    Pass exact scores (:func:`class_fractions`, means of them): floats are compared as they are, so
+    two roundings of one hit fraction would count as a win."""
     cs = [c for c in classes if c in k_shot and c in zero_shot]
-    return float(np.mean([k_shot[c] > zero_shot[c] for c in cs])) if cs else None
+    return sum(Fraction(k_shot[c]) > Fraction(zero_shot[c]) for c in cs) / len(cs) if cs else None
 
 
 def boosting_gradient(points: Sequence[Tuple[int, float]]) -> List[dict]:
@@ -88,9 +103,10 @@ def summarise_trials(trial_hits: Sequence[Mapping[str, float]], zero: Mapping[st
     sc = split_classes(plan)
     sq = split_qids(plan)
     per_trial = [summarise_setting(h, plan) for h in trial_hits]
-    zero_class = class_scores(zero, plan.queries.test)
-    mean_class = {c: float(np.mean([t["per_class"][c] for t in per_trial])) for c in zero_class}
-    out: dict = {"per_class_mean": mean_class}
+    trial_class = [class_fractions(h, plan.queries.test) for h in trial_hits]
+    zero_class = class_fractions(zero, plan.queries.test)
+    mean_class = {c: sum((t[c] for t in trial_class), Fraction(0)) / len(trial_class) for c in zero_class}
+    out: dict = {"per_class_mean": {c: float(v) for c, v in mean_class.items()}}
     for s in SPLITS:
         vals = [t[s] for t in per_trial if t[s] is not None]
         q_sd = [sample_sd([h[q] for h in trial_hits]) for q in sq[s]]
@@ -98,7 +114,7 @@ def summarise_trials(trial_hits: Sequence[Mapping[str, float]], zero: Mapping[st
         out[s] = {"mean": float(np.mean(vals)) if vals else None, "sd": sample_sd(vals), "trials": vals,
                   "per_query_sd": float(np.mean(q_sd)) if q_sd else None}
     out["winning_ratio"] = {s: winning_ratio(mean_class, zero_class, sc[s]) for s in SPLITS}
-    out["winning_ratio_per_trial"] = {s: [winning_ratio(t["per_class"], zero_class, sc[s]) for t in per_trial]
+    out["winning_ratio_per_trial"] = {s: [winning_ratio(t, zero_class, sc[s]) for t in trial_class]
                                       for s in SPLITS}
     return out
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from bench.tuning.plans import describe
 from suites.fewshot_config import schedule_text
-from suites.fewshot_metrics import BASIC, CHECKPOINT, FULL, SPLITS, ZERO
+from suites.fewshot_metrics import BASIC, CHECKPOINT, FULL, SPLITS, WIN_RULE, ZERO
 from bench.core.io import atomic_path
 from bench.reporting.tables import grid
 
@@ -79,7 +79,8 @@ def fewshot_table(result: dict) -> str:
              f"{len(plan['classes']['novel'])} novel classes, {n_test} test queries")
     out = [title, "", *lines, ""]
     out.append("R@10 x100 = share of test queries with a relevant passage in the top 10, macro-averaged over "
-               "classes; ± = sample SD over trials (n-1); win = winning ratio vs zero-shot (classes)")
+               "classes; ± = sample SD over trials (n-1); win = winning ratio vs zero-shot: share of classes that "
+               "win (" + WIN_RULE + ")")
     out.append(f"reference of win, p and boosting gradient: {zs_label}")
     st = (result.get("statistics") or {}).get("header") or {}
     if st:

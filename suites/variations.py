@@ -27,13 +27,15 @@ from bench.encoding.executor import LocalExecutor
 from bench.evaluation.measures import per_query
 from bench.evaluation.stats import variation_statistics
 from bench.reporting.tables import subsets_table, variations_table
+from bench.results import applicability as AP
 from bench.results.writer import per_query_csv, result_header, write_run
 from bench.search.ann import IndexConfig
 from bench.search.exact import trec_id_problem
-from perturb import GENERATORS, PAPER_ORDER
+from perturb import DEFAULT_PROTOCOL, GENERATORS, PAPER_ORDER, PROTOCOLS
 from perturb.labels import check_match, match_labels, read_label_files
 from perturb.sets import VariationSet, generate, read_tsv
 from suites.variations_subsets import human_labels, label_column, subsets
+from suites.variations_protocol import protocol_report, run_protocol
 
 
 @dataclass
@@ -51,6 +53,7 @@ class VariationsConfig:
     index: Optional[object] = None  # bench.search.ann.IndexConfig; None: exact (faiss.IndexFlatIP)
     shard_size: Optional[int] = None  # corpus shard size (None: bench.encoding.shards.DEFAULT_SHARD_SIZE)
     labels: Sequence[Path] = ()  # human validity label files (perturb.labels): valid-only figures
+    protocol: str = DEFAULT_PROTOCOL  # perturb.PROTOCOLS: "validated", or "rodr" (the paper's unconstrained operations)
 
 
 def _original_set(qids: List[str], texts: List[str]):
@@ -83,6 +86,9 @@ def build_sets(dataset: Dataset, cfg: VariationsConfig, timer: Timer):
     sets = [_original_set(qids, texts)]
     notes: List[str] = []
     if cfg.variations_dir is not None:
+        if cfg.protocol != DEFAULT_PROTOCOL:
+            raise BenchError(f"--protocol {cfg.protocol} chooses the generators; frozen sets (--variations) carry "
+                             f"their own protocol in their config. Remove one of the two options")
         folder = Path(cfg.variations_dir)
         files = sorted(folder.glob("*.tsv"))
         if not files:
@@ -107,7 +113,7 @@ def build_sets(dataset: Dataset, cfg: VariationsConfig, timer: Timer):
     items = list(zip(qids, texts))
     for name in names:
         with timer(f"generate:{name}"), stage(f"generating {name}: {len(items)} queries", cfg.progress):
-            sets.append(generate(name, items, cfg.seed))
+            sets.append(generate(name, items, cfg.seed, protocol=cfg.protocol))
     return sets, notes
 
 
@@ -179,6 +185,9 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
         entry.update(fingerprint=vs.fingerprint(), n_applied=int(sum(vs.applied)), n_evaluated=len(vs.qids),
                      metrics=metrics,
                      drop_rate=None if vs.name == ORIGINAL else {n: _drop(orig_metrics[n], metrics[n]) for n in names})
+        if vs.name != ORIGINAL:
+            entry.update(applicability=AP.share(entry["n_applied"], entry["n_evaluated"]),
+                         edit_types=AP.count_edit_types(vs.details, vs.applied))
         set_entries.append(entry)
         for i, q in enumerate(vs.qids):
             rows.append((vs.name, q, int(vs.applied[i]), [values[n][q] for n in names]))
@@ -187,7 +196,9 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
     if var_ok:
         avg = {n: _mean(e["metrics"][n] for e in var_ok) for n in names}
         summary[AVG] = {"sets": [e["name"] for e in var_ok], "metrics": avg,
-                        "drop_rate": {n: _drop(orig_metrics[n], avg[n]) for n in names}}
+                        "drop_rate": {n: _drop(orig_metrics[n], avg[n]) for n in names},
+                        "applied_only": _applied_average(outputs, sets[0].qids,
+                                                         [vs for vs in ok_sets if vs.name != ORIGINAL], names, cfg.seed)}
     missing = [e["name"] for e in set_entries if e["status"] != "ok"]
     result = {
         **result_header("variations", spec, dataset, cfg.seed),
@@ -195,7 +206,10 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
         "retrieval": {"top_k": cfg.top_k, "index": retriever.index_name, "similarity": retriever.similarity,
                       "tie_break": TIE_BREAK, **retriever.index_record(cfg.top_k),
                       **({"recall_vs_exact": approximation} if approximation is not None else {})},
+        "protocol": run_protocol(sets[1:], cfg.protocol, cfg.variations_dir is not None),
         "sets": set_entries,
+        "applicability": {"threshold": AP.LOW_APPLICABILITY, "definition": AP.DEFINITION,
+                          "low_sets": [e["name"] for e in var_ok if AP.is_low(e["applicability"])]},
         "missing_sets": missing,
         "summary": summary,
         "notes": notes,
@@ -234,6 +248,18 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
     return {"result": result, "per_query": per_query_text, "timings": timings, "sets": sets}
 
 
+def _applied_average(outputs, qids: List[str], var_sets, names: List[str], seed: int) -> dict:
+    """The applied-only companion of VARIATIONS (AVG.) (bench.results.applicability), on ORIGINAL's queries."""
+    base = outputs[ORIGINAL][1]
+    orig = {n: [base[n][q] for q in qids] for n in names}
+    sets = []
+    for vs in var_sets:
+        flags = dict(zip(vs.qids, vs.applied))
+        values = outputs[vs.name][1]
+        sets.append((vs.name, [bool(flags.get(q)) for q in qids], {n: [values[n][q] for q in qids] for n in names}))
+    return AP.applied_only_average(orig, sets, names, seed)
+
+
 def _per_query_frame(per_query_text: str):
     """The per-query table as the statistics read it (ids and labels as text)."""
     import io
@@ -249,6 +275,10 @@ def _mean(values) -> float:
 
 
 VARIATIONS_OPTIONS = (
+    option("--protocol", default=DEFAULT_PROTOCOL, choices=list(PROTOCOLS),
+           help="validated: the validated operations (default); rodr: the paper's unconstrained TextFlint / "
+                "TextAttack operations, to compare with RoDR's tables (same set names, other fingerprints: a gate "
+                "never compares the two)"),
     option("--generators", default=None, help="comma-separated subset of the variation sets (default: all eight)"),
     option("--variations", type=Path, default=None,
            help="evaluate frozen variation sets from this folder (written by `bench perturb` or imported)"),
@@ -331,11 +361,13 @@ class VariationsSuite(Suite):
                                variations_dir=values.variations, write_runs=values.trec_runs,
                                batch_size=values.batch_size, progress=not values.no_progress,
                                statistics={"test": values.test, "correction": values.correction},
-                               index=index, shard_size=values.shard_size, labels=label_paths(values.labels))
+                               index=index, shard_size=values.shard_size, labels=label_paths(values.labels),
+                               protocol=values.protocol)
         print(f"bench: {spec.name} on {dataset.name} ({len(dataset.corpus)} docs, "
               f"{len(dataset.judged_query_ids())} judged queries), suite {self.name}, seed {values.seed}",
               file=sys.stderr)
         out = run(spec, dataset, cfg, out_dir, executor=executor)
+        print(protocol_report(out["result"], out["sets"]))
         print(variations_table(out["result"]))
         print(f"\n{subsets_table(out['result'])}")
         line = approximation_line(out["result"])

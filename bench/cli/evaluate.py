@@ -20,7 +20,7 @@ from bench.results.suite import SUITES, suite_named
 from bench.core.paths import check_cache_home, check_writable_folder
 from bench.data.collections import load_dataset
 from bench.encoding.executor import make_executor
-from bench.evaluation.measures import parse_measures
+from bench.evaluation.measures import canonical_measures, parse_measures
 from bench.models.spec import resolve_model
 
 COMMON = (
@@ -151,7 +151,9 @@ NOT_IN_RESULT = frozenset({"out", "executor", "address", "no_progress", "trec_ru
 def default_out(args, suite, model_label: str, dataset_name: str) -> Tuple[Path, List[str]]:
     """The default run folder ``runs/<model>__<dataset>__<suite>__s<seed>`` and, when options that
     can change the result differ from their defaults, ``__h<8 hex>``: the SHA-256 of those options'
-    ``--flag=value`` texts (as given, sorted). Returns the folder and those texts."""
+    ``--flag=value`` texts (sorted; values as given, except ``--metrics``: its canonical spelling,
+    :func:`bench.evaluation.measures.canonical_measures`, so ``mrr@10`` and ``MRR@10`` are one run).
+    Returns the folder and those texts."""
     import hashlib
 
     changed = []
@@ -159,6 +161,10 @@ def default_out(args, suite, model_label: str, dataset_name: str) -> Tuple[Path,
         if o.dest in NOT_IN_RESULT or o.dest in ("model", "name", "dataset", "seed"):
             continue
         value = getattr(args, o.dest, o.default)
+        if o.dest == "metrics":
+            value = canonical_measures(value)
+            if value == canonical_measures(o.default):
+                continue
         if value != o.default:
             changed.append(f"{o.flags[0]}={value}")
     changed = sorted(set(changed))

@@ -11,7 +11,7 @@ from pathlib import Path
 from bench.core.errors import BenchError
 from bench.core.io import atomic_write_text
 from bench.core.paths import check_writable_folder
-from perturb import GENERATORS, PAPER_ORDER
+from perturb import DEFAULT_PROTOCOL, GENERATORS, PAPER_ORDER, PROTOCOLS, describe_protocol
 from perturb.importers import import_penha_csv, import_rodr_tsv
 from perturb.sets import applicability_table, generate, write_sets
 
@@ -21,6 +21,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--split", default=None)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--generators", default=None, help="comma-separated subset (default: all eight)")
+    p.add_argument("--protocol", default=DEFAULT_PROTOCOL, choices=list(PROTOCOLS),
+                   help="validated: the validated operations (default); rodr: the paper's unconstrained "
+                        "TextFlint / TextAttack operations (same set names, other fingerprints)")
     p.add_argument("--out", type=Path, required=True, help="folder for <SET>.tsv files and applicability.csv")
     p.add_argument("--import-penha", type=Path, default=None, help="import a Penha et al. variations CSV instead")
     p.add_argument("--keep-invalid", action="store_true", help="with --import-penha: keep rows judged invalid")
@@ -44,6 +47,8 @@ def run(args) -> int:
         print(label_report(args.import_labels, args.out), end="")
         return 0
     originals = {}
+    if args.protocol != DEFAULT_PROTOCOL and (args.import_penha or args.import_rodr):
+        raise BenchError(f"--protocol {args.protocol} chooses the generators; it does not apply to imported sets")
     if args.import_penha or args.import_rodr:
         if args.import_penha:
             sets = import_penha_csv(args.import_penha, valid_only=not args.keep_invalid)
@@ -66,7 +71,8 @@ def run(args) -> int:
         originals = dict(items)
         names = PAPER_ORDER if not args.generators else [GENERATORS.canonical(g.strip()) for g in
                                                          args.generators.split(",") if g.strip()]
-        sets = [generate(n, items, args.seed) for n in names]
+        sets = [generate(n, items, args.seed, protocol=args.protocol) for n in names]
+        print(describe_protocol(args.protocol))
     rows = applicability_table(sets)
     import csv
     import io

@@ -54,8 +54,15 @@ class EmbeddingCache:
             if folder not in _CLEANED:  # temporary files of writers that died (once per process)
                 _CLEANED.add(folder)
                 clean_orphans(folder)
+        # look-up counts. matrix(): passages, hits = served from disk, misses = encoded. texts(): per
+        # look-up, hits = distinct texts served from the on-disk cache (their first look-up here),
+        # misses = distinct texts encoded here, reused = look-ups of a text already served here
+        # (an earlier call or a duplicate in the same call); lookups = all three together
         self.hits = 0
         self.misses = 0
+        self.reused = 0
+        self.lookups = 0
+        self._served: set = set()
 
     # ---- whole matrices (the corpus) -------------------------------------------------------
     def matrix(self, texts: Sequence[str], desc: str = ""):
@@ -100,8 +107,12 @@ class EmbeddingCache:
         for h, t in zip(hashes, texts):
             if h not in index and h not in new:
                 new[h] = t
+        first = set(hashes) - self._served
+        self._served |= first
+        self.lookups += len(hashes)
         self.misses += len(new)
-        self.hits += len(texts) - len(new)
+        self.hits += len(first) - len(new)
+        self.reused += len(hashes) - len(first)
         if new:
             new_hashes = sorted(new)
             emb = self.encoder.encode_canonical([new[h] for h in new_hashes])

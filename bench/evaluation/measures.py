@@ -143,6 +143,13 @@ def parse_measures(spec) -> List[Measure]:
     return out
 
 
+def canonical_measures(spec) -> str:
+    """The measures of ``spec`` in their canonical spelling, space-separated, in the given order
+    (duplicates removed), e.g. ``"mrr@10, NDCG@10"`` -> ``"MRR@10 nDCG@10"``: the form a run's identity
+    (its default folder's options hash) is computed from."""
+    return " ".join(m.name for m in parse_measures(spec))
+
+
 def per_query(measures: Sequence[Measure], qrels: Mapping[str, Mapping[str, int]],
               run: Mapping[str, Sequence], query_ids: Sequence[str]) -> Dict[str, Dict[str, float]]:
     """``{measure name: {query id: value}}`` for every query in ``query_ids``.

@@ -24,20 +24,57 @@ from bench.results.rundir import ORIGINAL, Run
 from bench.results.suite import suite_of
 
 
+def frozen_sets_fix(baseline: Run, candidate: Run) -> str:
+    """The command that makes the candidate comparable: evaluate it on the baseline's frozen sets."""
+    model = (candidate.result.get("model") or {}).get("name") or "CANDIDATE_MODEL"
+    dataset = (candidate.result.get("dataset") or {}).get("name") or "DATASET"
+    return (f"evaluate the candidate on the baseline's frozen sets: bench evaluate --model {model} --dataset {dataset} "
+            f"--seed {baseline.seed} --variations {baseline.folder / 'variations'} --out NEW_FOLDER "
+            "(then use the new folder)")
+
+
+def config_difference(eb: Dict[str, Any], ec: Dict[str, Any]) -> str:
+    """What differs between two entries of one set, for a reader: the configuration keys that differ
+    (a changed generator or resource), else the label, else the texts themselves."""
+    cb, cc = eb.get("config") or {}, ec.get("config") or {}
+    keys = [k for k in sorted(set(cb) | set(cc)) if cb.get(k) != cc.get(k)]
+    if keys:
+        shown = []
+        for k in keys[:4]:
+            vb = "absent" if k not in cb else repr(cb[k])
+            vc = "absent" if k not in cc else repr(cc[k])
+            shown.append(f"{k}: {vb[:40]} vs {vc[:40]}")
+        more = f" (+{len(keys) - 4} more)" if len(keys) > 4 else ""
+        return "configuration differs in " + "; ".join(shown) + more
+    if eb.get("label") != ec.get("label"):
+        return f"label {eb.get('label')!r} vs {ec.get('label')!r}"
+    return "same configuration, different variation texts (another generator version or resource data)"
+
+
 def check_compatible(baseline: Run, candidate: Run, metric: str) -> List[str]:
-    """Raise IncompatibleRuns when the runs cannot be compared; return the shared ok sets."""
+    """Raise IncompatibleRuns when the runs cannot be compared; return the shared ok sets. Every
+    message ends with the fix (``Fix: ...``)."""
     b, c = baseline.result_path, candidate.result_path
 
-    def differ(what: str, vb: Any, vc: Any) -> IncompatibleRuns:
-        return IncompatibleRuns(f"different {what}: baseline {b} has {vb!r}, candidate {c} has {vc!r}; "
-                                "a gate compares runs of the same suite, seed, dataset and variation sets")
+    def differ(what: str, vb: Any, vc: Any, fix: str, why: str = "") -> IncompatibleRuns:
+        return IncompatibleRuns(f"different {what}: baseline {b} has {vb!r}, candidate {c} has {vc!r}"
+                                + (f" ({why})" if why else "")
+                                + "; a gate compares runs of the same suite, seed, dataset and variation sets. "
+                                f"Fix: {fix}")
 
     if baseline.suite != candidate.suite:
-        raise differ("suite", baseline.suite, candidate.suite)
+        raise differ("suite", baseline.suite, candidate.suite, "gate two runs of one suite")
     if baseline.seed != candidate.seed:
-        raise differ("seed", baseline.seed, candidate.seed)
+        raise differ("seed", baseline.seed, candidate.seed,
+                     f"re-run the candidate with --seed {baseline.seed}, or " + frozen_sets_fix(baseline, candidate))
     if baseline.dataset_fingerprint != candidate.dataset_fingerprint:
-        raise differ("dataset fingerprint", baseline.dataset_fingerprint, candidate.dataset_fingerprint)
+        raise differ("dataset fingerprint", baseline.dataset_fingerprint, candidate.dataset_fingerprint,
+                     f"evaluate both models on the same dataset (baseline: {baseline.dataset_name!r}, candidate: "
+                     f"{candidate.dataset_name!r}; the same name with another fingerprint means other content)")
+    pb, pc = (r.result.get("protocol", "validated") for r in (baseline, candidate))
+    if pb != pc:  # the set fingerprints differ too; this names why (--protocol validated vs rodr)
+        raise differ("variation protocol (--protocol)", pb, pc,
+                     f"re-run the candidate with --protocol {pb}, or " + frozen_sets_fix(baseline, candidate))
     for run in (baseline, candidate):
         if metric not in run.measures:
             raise DataError(f"metric {metric!r} not measured (measures: {', '.join(run.measures)})",
@@ -48,14 +85,18 @@ def check_compatible(baseline: Run, candidate: Run, metric: str) -> List[str]:
         eb, ec = baseline.set_entry(name), candidate.set_entry(name)
         if eb is None or ec is None:
             where = b if eb is None else c
-            raise IncompatibleRuns(f"set {name!r} is absent from {where}: the runs were made with different sets")
+            raise IncompatibleRuns(f"set {name!r} is absent from {where}: the runs were made with different sets. "
+                                   f"Fix: {frozen_sets_fix(baseline, candidate)}")
         sb, sc = eb.get("status", "ok"), ec.get("status", "ok")
         if sb != sc:
             raise IncompatibleRuns(f"set {name!r} is {sb!r} in baseline {b} but {sc!r} in candidate {c}"
                                    + (f" (reason: {eb.get('reason') or ec.get('reason')})"
-                                      if eb.get("reason") or ec.get("reason") else ""))
+                                      if eb.get("reason") or ec.get("reason") else "")
+                                   + ". Fix: install the missing resource (bench doctor) and re-run, or "
+                                   + frozen_sets_fix(baseline, candidate))
         if sb == "ok" and eb.get("fingerprint") != ec.get("fingerprint"):
-            raise differ(f"fingerprint of variation set {name!r}", eb.get("fingerprint"), ec.get("fingerprint"))
+            raise differ(f"fingerprint of variation set {name!r}", eb.get("fingerprint"), ec.get("fingerprint"),
+                         frozen_sets_fix(baseline, candidate), config_difference(eb, ec))
     ok = baseline.ok_sets
     if ORIGINAL not in ok:
         raise DataError("no ORIGINAL set with status ok", str(b))

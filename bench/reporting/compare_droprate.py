@@ -6,6 +6,7 @@ table's correction."""
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import math
 from typing import Any, Dict, List, Sequence, Tuple
@@ -22,6 +23,22 @@ from bench.reporting.csvsafe import csv_cell
 COLUMNS = ("model_a", "model_b", "metric", "n", "n_differing", "drop_a", "drop_b", "difference", "ci_low",
            "ci_high", "confidence", "n_undefined", "p_value", "p_corrected", "significant", "interval_method",
            "test_method", "correction", "note")
+
+
+def content_key(run: Run) -> str:
+    """SHA-256 of the run's per_query.csv: the per-query values its statistics are computed from."""
+    return hashlib.sha256(run.per_query_path.read_bytes()).hexdigest()
+
+
+def pair_key(metric: str, a: Run, b: Run) -> Tuple[str, ...]:
+    """The Monte Carlo key of the pair (a, b): the metric and the two runs' content keys, sorted, so
+    that the pair's resampling stream depends neither on display labels (which grow suffixes when more
+    runs are compared) nor on the order the runs were given in."""
+    return ("compare-drop-rate", metric, *sorted((content_key(a), content_key(b))))
+
+
+KEY_NOTE = ("resampling stream of a pair: seeded by (seed, metric, the two runs' per_query.csv SHA-256, sorted), so a "
+            "pair gets the same interval and p whatever other runs are compared, in either order")
 
 
 def drop_rate_pairs(runs: Sequence[Run], labels: Sequence[str], groups: Sequence[Group], metric: str, *,
@@ -47,7 +64,7 @@ def drop_rate_pairs(runs: Sequence[Run], labels: Sequence[str], groups: Sequence
                 notes.extend(n2)
                 res = compare_drop_rates(ad[ORIGINAL], np.mean([ad[s] for s in var], axis=0), bd[ORIGINAL],
                                          np.mean([bd[s] for s in var], axis=0), B=B, n_resamples=n_resamples,
-                                         seed=seed, key=("compare-drop-rate", metric, labels[i], labels[j]),
+                                         seed=seed, key=pair_key(metric, a, b),
                                          confidence=confidence)
                 out.append({"model_a": labels[i], "model_b": labels[j], "metric": metric, **res.to_dict(),
                             "correction": correction})
@@ -74,7 +91,7 @@ def markdown(rows: Sequence[Dict[str, Any]], metric: str, correction: str, alpha
            "difference = DR(B) - DR(A) (positive: B loses more to the variations)",
            f"- {100 * conf:g}% interval: {rows[0]['interval_method']}",
            f"- p: swap randomization test (per query, A's and B's values exchanged), two-sided; corrected over the "
-           f"{len(rows)} pair(s): {S.CORRECTION_DESCRIPTIONS[correction]}; alpha = {alpha}", "",
+           f"{len(rows)} pair(s): {S.CORRECTION_DESCRIPTIONS[correction]}; alpha = {alpha}", f"- {KEY_NOTE}", "",
            "| A | B | n | DR A | DR B | DR B - DR A | interval | p | p corrected | test |",
            "|---|---|---:|---:|---:|---:|---|---:|---:|---|"]
     for r in rows:

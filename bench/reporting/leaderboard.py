@@ -64,6 +64,7 @@ import numpy as np
 
 from bench.core.errors import DataError
 from bench.evaluation import stats as S
+from bench.results import applicability as AP
 from bench.results.rundir import AVG, ORIGINAL, Run, load_run
 from bench.results.suite import suite_of
 from bench.reporting import leaderboard_rows as LR
@@ -72,6 +73,7 @@ from bench.reporting.csvsafe import csv_cell
 from bench.reporting.leaderboard_md import markdown as _markdown
 from bench.reporting.ranking import pairwise_ranks, rank_method
 
+WIDE_DROP = (("drop", "drop_rate"), ("drop_low", "drop_rate_low"), ("drop_high", "drop_rate_high"))
 ENTRY_COLUMNS = ("rank", "rank_low", "rank_high", "tied", "group", "dataset", "model", "suite", "n_queries",
                  "ranked_on")
 
@@ -106,9 +108,12 @@ class Leaderboard:
         for e in self.entries:
             for row in e["rows"]:
                 cols.append(f"{row['metric']}/{row['set']}")
-        drops = [f"{r['metric']}/{r['set']}/drop" for e in self.entries for r in e["rows"]
-                 if r.get("drop_rate") is not None]
-        return list(ENTRY_COLUMNS) + list(dict.fromkeys(cols)) + list(dict.fromkeys(drops)) + ["model_fingerprint"]
+        drops = [f"{r['metric']}/{r['set']}/{k}" for e in self.entries for r in e["rows"]
+                 for k, key in WIDE_DROP if r.get(key) is not None]
+        shares = [f"applicability/{r['set']}" for e in self.entries for r in e["rows"]
+                  if r.get("applicability") is not None]
+        return (list(ENTRY_COLUMNS) + list(dict.fromkeys(cols)) + list(dict.fromkeys(drops))
+                + list(dict.fromkeys(shares)) + ["model_fingerprint"])
 
     def wide_rows(self) -> List[Dict[str, Any]]:
         out = []
@@ -116,8 +121,11 @@ class Leaderboard:
             w = {k: e.get(k) for k in ENTRY_COLUMNS + ("model_fingerprint",)}
             for row in e["rows"]:
                 w[f"{row['metric']}/{row['set']}"] = row["value"]
-                if row.get("drop_rate") is not None:
-                    w[f"{row['metric']}/{row['set']}/drop"] = row["drop_rate"]
+                for k, key in WIDE_DROP:
+                    if row.get(key) is not None:
+                        w[f"{row['metric']}/{row['set']}/{k}"] = row[key]
+                if row.get("applicability") is not None:
+                    w[f"applicability/{row['set']}"] = row["applicability"]
             out.append(w)
         return out
 
@@ -130,15 +138,18 @@ class Leaderboard:
     def method_text(self) -> str:
         out = ["# drbench leaderboard: method", ""] + [f"- {m}" for m in self.method]
         out += ["", "## Columns (long CSV)", "", f"`{', '.join(LR.LONG_COLUMNS)}`: one row per model x dataset x set x "
-                "metric; `drop_rate` = (M_ORIGINAL - M_set) / M_ORIGINAL; the wide CSV has one row per model and "
-                "group with columns `<metric>/<set>` and `<metric>/<set>/drop`."]
+                "metric; `drop_rate` = (M_ORIGINAL - M_set) / M_ORIGINAL; `applicability` = n_applied / n_evaluated "
+                f"(a set below {AP.LOW_APPLICABILITY:.0%} has `low_applicability` true); `drop_rate_low`/`_high`: the "
+                f"95% interval of {AP.APPLIED_AVG}; the wide CSV has one row per model and "
+                "group with columns `<metric>/<set>`, `<metric>/<set>/drop` (`/drop_low`, `/drop_high`) and "
+                "`applicability/<set>`."]
         if self.notes:
             out += ["", "## Notes", ""] + [f"- {n}" for n in self.notes]
         return "\n".join(out) + "\n"
 
 
-def _group_names(runs: Sequence[Run], metric: Optional[str], notes: List[str]) -> List[str]:
-    """Group name of every run (module docstring)."""
+def _group_names(runs: Sequence[Run], metric: Optional[str], notes: List[str], log) -> List[str]:
+    """Group name of every run (module docstring); each note on a group apart is logged too."""
     names = [""] * len(runs)
     by: Dict[tuple, List[int]] = {}
     for i, r in enumerate(runs):
@@ -153,6 +164,7 @@ def _group_names(runs: Sequence[Run], metric: Optional[str], notes: List[str]) -
             if gi > 1:
                 notes.append(f"group {name} ({', '.join(runs[idx[m]].model_name for m in g.members)}) is ranked "
                              f"apart from group {base}: not comparable (the gate's rule): {g.reason}")
+                log(notes[-1])  # on the console too, not only in the Markdown
     return names
 
 
@@ -242,7 +254,7 @@ def build(paths: Sequence[Any], *, metrics: Optional[Sequence[str]] = None, rank
     runs = kept
     if not runs:
         raise DataError("no run with leaderboard rows given")
-    groups = _group_names(runs, first, notes)
+    groups = _group_names(runs, first, notes, log)
     entries: List[Dict[str, Any]] = []
     series: List[Any] = []
     seen: Dict[tuple, Run] = {}
@@ -288,5 +300,6 @@ def build(paths: Sequence[Any], *, metrics: Optional[Sequence[str]] = None, rank
               "few-shot groups are ranked by the headline (K-shot macro average over all classes of the headline "
               "method and K, per-query values averaged over trials, macro-weighted)",
               "drop rate = (M_ORIGINAL - M_set) / M_ORIGINAL; VARIATIONS (AVG.) = unweighted mean over the variation "
-              "sets with status ok"]
+              "sets with status ok",
+              f"{AP.DEFINITION}; {AP.APPLIED_AVG} = {AP.AVG_DEFINITION}; its interval: {AP.AVG_METHOD}"]
     return Leaderboard(entries, method, notes, metrics)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, List, Optional
 
+from bench.results import applicability as AP
 from bench.results.rundir import AVG, ORIGINAL
 
 
@@ -37,18 +38,44 @@ def _value(e: Dict[str, Any], metric: str, set_name: str, key: str = "value") ->
 
 def _variation_table(entries: List[Dict[str, Any]], metric: str) -> List[str]:
     head = ["rank", "interval", "tied", "model", "group", "n", f"{metric} ORIGINAL", f"{metric} {AVG}",
-            f"drop {AVG}", "largest drop (set)"]
+            f"drop {AVG} (applied-only [95% CI])", "largest drop (set)"]
     out = ["| " + " | ".join(_esc(h) for h in head) + " |", "|---:|---|---|---|---|---:|---:|---:|---:|---|"]
+    low: Dict[str, List[str]] = {}
     for e in entries:
-        drops = [(r["drop_rate"], r["set_label"]) for r in e["rows"]
-                 if r["metric"] == metric and r["set"] not in (ORIGINAL, AVG) and r.get("drop_rate") is not None]
+        drops = [(r["drop_rate"], _set_cell(r)) for r in e["rows"] if r["metric"] == metric
+                 and r["set"] not in (ORIGINAL, AVG, AP.APPLIED_AVG) and r.get("drop_rate") is not None]
+        for r in e["rows"]:
+            if r["metric"] == metric and r.get("low_applicability"):
+                low.setdefault(f"{e['model']} ({e['group']})", []).append(
+                    f"{r['set_label']} {AP.pct(r.get('applicability'))}")
         worst = max(drops, key=lambda x: x[0]) if drops else None
         cells = _rank_cells(e) + [e["model"], e["group"], "" if e.get("n_queries") is None else str(e["n_queries"]),
                                   _num(_value(e, metric, ORIGINAL)), _num(_value(e, metric, AVG)),
-                                  _num(_value(e, metric, AVG, "drop_rate"), True),
-                                  f"{_num(worst[0], True)} ({worst[1]})" if worst else ""]
+                                  _avg_cell(e, metric), f"{_num(worst[0], True)} ({worst[1]})" if worst else ""]
         out.append("| " + " | ".join(_esc(c) for c in cells) + " |")
+    if low:
+        out += ["", _esc(f"{AP.LOW_MARK} = applicability below {AP.LOW_APPLICABILITY:.0%} (share of judged queries "
+                         "the generator changed; its drop rate over all queries is close to 0 by construction): "
+                         + "; ".join(f"{k}: {', '.join(v)}" for k, v in low.items()))]
     return out
+
+
+def _set_cell(r: Dict[str, Any]) -> str:
+    """A set's label, with its applicability and the flag when it is low."""
+    if r.get("low_applicability"):
+        return f"{r['set_label']}, {AP.pct(r.get('applicability'))} applied {AP.LOW_MARK}"
+    return str(r["set_label"])
+
+
+def _avg_cell(e: Dict[str, Any], metric: str) -> str:
+    """The paper's average drop, then the applied-only companion with its interval."""
+    cell = _num(_value(e, metric, AVG, "drop_rate"), True)
+    ao = _value(e, metric, AP.APPLIED_AVG, "drop_rate")
+    if ao is None:
+        return cell
+    lo, hi = _value(e, metric, AP.APPLIED_AVG, "drop_rate_low"), _value(e, metric, AP.APPLIED_AVG, "drop_rate_high")
+    ci = f" [{_num(lo, True)}, {_num(hi, True)}]" if lo is not None and hi is not None else ""
+    return f"{cell} (applied-only {_num(ao, True)}{ci})"
 
 
 def _fewshot_table(entries: List[Dict[str, Any]]) -> List[str]:

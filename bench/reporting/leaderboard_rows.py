@@ -10,12 +10,14 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from bench.core.errors import DataError
+from bench.results import applicability as AP
 from bench.results.rundir import AVG, ORIGINAL, Run, numeric_leaves
 from bench.reporting.comparability import fewshot_settings, fewshot_weights
 
 #: columns of the long CSV, in order
 LONG_COLUMNS = ("group", "dataset", "model", "suite", "set", "set_label", "metric", "value", "drop_rate",
-                "n_queries", "n_applied", "rank", "rank_low", "rank_high", "tied", "ranked_on", "model_fingerprint")
+                "drop_rate_low", "drop_rate_high", "n_queries", "n_applied", "n_evaluated", "applicability",
+                "low_applicability", "rank", "rank_low", "rank_high", "tied", "ranked_on", "model_fingerprint")
 _FEWSHOT_KEY = re.compile(r"^(?P<setting>.+) (?P<split>all|base|novel) (?P<metric>.+)$")
 
 
@@ -24,18 +26,32 @@ def _num(x: Any) -> Optional[float]:
 
 
 def variation_rows(r: Run, metrics: Sequence[str]) -> List[Dict[str, Any]]:
-    """ORIGINAL, every variation set with status ok and VARIATIONS (AVG.), for every metric."""
+    """ORIGINAL, every variation set with status ok (with its applicability and flag), VARIATIONS
+    (AVG.) and its applied-only companion (drop rate and interval; absent when it cannot be
+    computed), for every metric. A run written before applicability was recorded gets it from
+    per_query.csv, else empty cells."""
     out = []
     avg = (r.result.get("summary") or {}).get(AVG) or {}
+    figures = AP.set_figures(r)
+    applied_avg = AP.applied_average_of(r) if r.variation_sets else None
     for m in metrics:
         for s in [ORIGINAL] + r.variation_sets:
             e = r.set_entry(s) or {}
             dr = (e.get("drop_rate") or {}).get(m) if s != ORIGINAL else None
+            f = figures.get(s) or {}
             out.append({"set": s, "set_label": r.label(s), "metric": m, "value": r.metric(s, m), "drop_rate": _num(dr),
-                        "n_applied": e.get("n_applied") if s != ORIGINAL else None})
+                        "n_applied": f.get("n_applied"), "n_evaluated": f.get("n_evaluated"),
+                        "applicability": _num(f.get("applicability")),
+                        "low_applicability": f.get("low") if s != ORIGINAL and f.get("applicability") is not None
+                        else None})
         if r.variation_sets:
             out.append({"set": AVG, "set_label": AVG, "metric": m, "value": _num((avg.get("metrics") or {}).get(m)),
                         "drop_rate": _num((avg.get("drop_rate") or {}).get(m)), "n_applied": None})
+        if applied_avg is not None:
+            lo, hi = ((applied_avg.get("drop_rate_ci") or {}).get(m) or [None, None])
+            out.append({"set": AP.APPLIED_AVG, "set_label": AP.APPLIED_AVG, "metric": m, "value": None,
+                        "drop_rate": _num((applied_avg.get("drop_rate") or {}).get(m)),
+                        "drop_rate_low": _num(lo), "drop_rate_high": _num(hi), "n_applied": None})
     return out
 
 

@@ -17,6 +17,7 @@ from typing import Any, List, Optional
 
 from bench.core.errors import BenchError
 from bench.reporting import markup as M
+from bench.reporting import report_applicability as RA
 from bench.reporting.plots import plot_drop_forest, plot_loss_curves, plot_means, plot_scatter
 from bench.reporting.report_fewshot import render_fewshot
 from bench.reporting.report_power import RULE
@@ -24,6 +25,7 @@ from bench.reporting.reportdata import ReportData, ReportOptions, build
 from bench.reporting.tables import SUBSETS_INTRO, subset_tables, subsets_footer
 from bench.results.rundir import AVG, load_run
 from bench.results.suite import suite_of
+from perturb import describe_protocol
 
 
 def method_lines(data: ReportData) -> List[str]:
@@ -52,13 +54,9 @@ def _mark(data: ReportData, s: str, m: str) -> str:
     return M.sig_mark(c.get("significant"), c.get("delta")) if c else ""
 
 
-def has_applied(data: ReportData) -> bool:
-    """Whether the sets change queries (variations: n_applied > 0 somewhere); a domain run has none."""
-    return any((data.run.set_entry(s) or {}).get("n_applied") for s in data.sets if s != data.baseline)
-
-
 def headline_columns(data: ReportData) -> List[M.Column]:
-    cols: List[M.Column] = [("label", "set", "text")] + ([("applied", "applied", "num")] if has_applied(data) else [])
+    cols: List[M.Column] = [("label", "set", "text")] + ([("applied", "applied (applicability)", "num")]
+                                                         if data.applicability else [])
     for m in data.measures:
         base = data.means.get(data.baseline, {}).get(m)
         cols.append((m, f"{m} drop [95% CI] ({data.baseline} {M.f4(base)})", "num"))
@@ -70,13 +68,12 @@ def headline_rows(data: ReportData) -> List[M.Row]:
     out = []
     for s in [x for x in data.ordered() if x != data.baseline]:
         e = data.run.set_entry(s) or {}
-        r: M.Row = {"set": s, "label": data.run.label(s),
-                    "applied": f"{e.get('n_applied', '')}/{e.get('n_queries', '')}" if "n_applied" in e else ""}
+        r: M.Row = {"set": s, "label": data.run.label(s), "applied": RA.applied_cell(data, s)}
         for m in data.measures:
             c = data.comparison(s, m)
             cell = M.with_ci(M.pct(data.drop(s, m)), c.get("drop_rate_ci") if c else None, M.pct)
             mark = _mark(data, s, m)
-            r[m] = f"{cell} {mark}" if mark else cell
+            r[m] = RA.marked(data, s, f"{cell} {mark}" if mark else cell)
             r["_" + m] = "worse" if mark.endswith("worse") else "better" if mark else ""
         out.append(r)
     return out
@@ -99,33 +96,34 @@ def rows(data: ReportData, measure: str) -> List[M.Row]:
         c = data.comparison(s, measure) if s != data.baseline else None
         n = e.get("n_evaluated", e.get("n_queries", ""))
         r: M.Row = {"set": s, "label": data.run.label(s), "n": str(n),
-                    "applied": f"{e['n_applied']} / {n}" if "n_applied" in e and has_applied(data) else str(n),
+                    "applied": RA.applied_cell(data, s) or str(n),
                     "mean": M.with_ci(M.f4(data.means[s][measure]), data.mean_ci[s][measure]), "cls": ""}
         if s == data.baseline:
             r["cls"] = "base"
         elif c:
             mark = _mark(data, s, measure)
             r.update(delta=M.with_ci(f"{c['delta']:+.4f}" if M.finite(c["delta"]) else "n/a", c["delta_ci"]),
-                     drop=M.with_ci(M.pct(c["drop_rate"]), c["drop_rate_ci"], M.pct),
+                     drop=RA.marked(data, s, M.with_ci(M.pct(c["drop_rate"]), c["drop_rate_ci"], M.pct)),
                      p=M.pval(c["p_value"]), p_adj=M.pval(c["p_corrected"]),
                      sig=f"yes {mark}" if c["significant"] else "no", dz=M.f4(c["d_z"], 3),
                      wtl=f"{c['win']}/{c['tie']}/{c['loss']}", mde=M.f4((data.mde.get(s) or {}).get(measure)),
                      cls=mark.split()[-1] if mark else "")
         else:
-            r["drop"] = M.pct(data.drop(s, measure))
+            r["drop"] = RA.marked(data, s, M.pct(data.drop(s, measure)))
         out.append(r)
     avg = (data.run.result.get("summary") or {}).get(AVG) or {}
     if avg.get("metrics"):
         dr = (avg.get("drop_rate") or {}).get(measure)
         out.append({"set": AVG, "label": AVG, "mean": M.f4(avg["metrics"].get(measure)), "drop": M.pct(dr), "cls": ""})
-    return out
+    extra = RA.average_row(data, measure)
+    return out + ([extra] if extra else [])
 
 
 def summary_lines(data: ReportData) -> List[str]:
     """The headline in words: significant changes per measure and the largest drop."""
     h = (data.statistics or {}).get("header")
     if not h:
-        return [f"No paired statistics: drop rates only, sorted by {data.headline}."]
+        return [f"No paired statistics: drop rates only, sorted by {data.headline}."] + RA.average_lines(data)
     out = []
     what = f"({h['test']}, {h['sidedness']}, {h['correction']} correction, alpha {h['alpha']})"
     parts = []
@@ -146,7 +144,7 @@ def summary_lines(data: ReportData) -> List[str]:
         out.append(f"Largest drop on {m}: {data.run.label(top[0])}, "
                    f"{M.with_ci(M.pct(data.drop(top[0], m)), c.get('drop_rate_ci'), M.pct)}"
                    f"{'' if c.get('significant') else ' (not significant)'}.")
-    return out
+    return out + RA.average_lines(data)
 
 
 LEGEND = ("drop = (M_baseline - M_set) / M_baseline, positive = worse; sorted by drop on {m}, largest first; "
@@ -234,7 +232,7 @@ def _pairs_html(result: dict) -> List[str]:
 # --------------------------------------------------------------------------- Markdown
 
 def detail_columns(data: ReportData) -> List[M.Column]:
-    return [c if c[0] != "applied" or has_applied(data) else ("applied", "n", "num") for c in DETAIL_COLUMNS]
+    return [c if c[0] != "applied" or data.applicability else ("applied", "n", "num") for c in DETAIL_COLUMNS]
 
 
 def render_markdown(data: ReportData) -> str:
@@ -242,6 +240,8 @@ def render_markdown(data: ReportData) -> str:
     lines = [f"## drbench report: {M.md_cell(run.model_name)} on {M.md_cell(run.dataset_name)}", ""]
     lines.append(f"suite `{run.suite}`, seed {run.seed}, dataset fingerprint `{run.dataset_fingerprint[:12]}`, "
                  f"model fingerprint `{run.model_fingerprint[:12]}`, drbench {run.result.get('drbench_version', '?')}")
+    if run.result.get("protocol"):
+        lines += ["", M.md_cell(describe_protocol(str(run.result["protocol"])))]
     lines += ["", "### Headline", ""]
     lines += [M.md_cell(x) for x in summary_lines(data)]
     lines.append("")
@@ -249,6 +249,9 @@ def render_markdown(data: ReportData) -> str:
         lines += [f"> **small-n warning:** {M.md_cell(w)}", ""]
     lines += M.md_table(headline_columns(data), headline_rows(data))
     lines += ["", M.md_cell(LEGEND.format(m=data.headline, w=M.SIG_WORSE, b=M.SIG_BETTER)), ""]
+    low = RA.low_lines(data)
+    if low:
+        lines += [f"> **low applicability:** {M.md_cell(low[0])}"] + [f"> - {M.md_cell(x)}" for x in low[1:]] + [""]
     for measure in data.measures:
         lines += [f"### {M.md_cell(measure)}", ""]
         lines += M.md_table(detail_columns(data), rows(data, measure))
@@ -256,6 +259,7 @@ def render_markdown(data: ReportData) -> str:
     lines += [M.md_cell(DETAIL_LEGEND.format(b=data.baseline)), ""]
     lines += _pairs_md(run.result)
     lines += _section_md(_subsets_section(run.result))
+    lines += _section_md(RA.edit_types_section(data))
     ml = method_lines(data)
     if ml:
         lines += ["### Statistics", ""] + [f"- {M.md_cell(x)}" for x in ml] + [""]
@@ -273,7 +277,9 @@ def _meta(data: ReportData) -> str:
     return (f"<p class=\"meta\">suite <b>{e(run.suite)}</b>, seed {e(run.seed)}, dataset {e(run.dataset_name)} "
             f"({e(ds.get('split', ''))}, {e(ds.get('n_queries', '?'))} queries, fingerprint "
             f"<code>{e(run.dataset_fingerprint[:12])}</code>), model fingerprint <code>{e(run.model_fingerprint[:12])}"
-            f"</code>, drbench {e(run.result.get('drbench_version', '?'))}</p>")
+            f"</code>, drbench {e(run.result.get('drbench_version', '?'))}</p>"
+            + (f"<p class=\"meta\">{e(describe_protocol(str(run.result['protocol'])))}</p>"
+               if run.result.get("protocol") else ""))
 
 
 def render_html(data: ReportData, plots: bool = True) -> str:
@@ -284,6 +290,10 @@ def render_html(data: ReportData, plots: bool = True) -> str:
     body.append(M.html_table(headline_columns(data), headline_rows(data),
                              cell_class=lambda r, k: r.get("_" + k, "")))
     body.append(f"<p class=\"legend\">{e(LEGEND.format(m=data.headline, w=M.SIG_WORSE, b=M.SIG_BETTER))}</p>")
+    low = RA.low_lines(data)
+    if low:
+        body.append(f"<div class=\"warn\"><b>low applicability:</b> {e(low[0])}<ul>"
+                    + "".join(f"<li>{e(x)}</li>" for x in low[1:]) + "</ul></div>")
     if plots and data.sets:
         body.append(M.img(plot_drop_forest(data), "drop rates"))
     body.append("<h2>Per measure</h2>")
@@ -293,6 +303,7 @@ def render_html(data: ReportData, plots: bool = True) -> str:
     body.append(f"<p class=\"legend\">{e(DETAIL_LEGEND.format(b=data.baseline))}</p>")
     body += _pairs_html(data.run.result)
     body += _section_html(_subsets_section(data.run.result))
+    body += _section_html(RA.edit_types_section(data))
     if plots and data.measures and data.sets:
         body.append("<h2>Plots</h2>")
         for name, fn in (("mean per set", plot_means), ("per-query scatter", plot_scatter),

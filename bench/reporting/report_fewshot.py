@@ -148,6 +148,12 @@ def resolution_warnings(result: Dict[str, Any]) -> List[str]:
             + ". These rows say nothing about whether the setting helps: more test queries (or classes) are needed."]
 
 
+# per-class R@10 values are hit fractions (hits / (test queries x trials)); two distinct ones differ by at
+# least 1 / (product of the denominators), far above this, while two roundings of one fraction differ by ~1e-16
+TIE_TOL = 1e-9
+TIE_RULE = f"ties (not shaded): equal hit fractions, read from the stored floats as within {TIE_TOL:g}"
+
+
 def class_table(result: Dict[str, Any]) -> Tuple[List[M.Column], List[M.Row]]:
     """Per class: split, test / training queries, zero-shot and every setting's R@10 x100."""
     plan = result.get("plan") or {}
@@ -166,7 +172,7 @@ def class_table(result: Dict[str, Any]) -> Tuple[List[M.Column], List[M.Row]]:
         for st in sts:
             v = st["per_class"].get(c)
             r[st["label"]] = x100(v)
-            if M.finite(v) and M.finite(zs.get(c)) and v != zs[c]:
+            if M.finite(v) and M.finite(zs.get(c)) and abs(v - zs[c]) > TIE_TOL:
                 r["_" + st["label"]] = "better" if v > zs[c] else "worse"
         rows.append(r)
     return cols, rows
@@ -284,9 +290,12 @@ def render_fewshot(run: Run, fmt: str = "html", plots: bool = True) -> str:
     meta = (f"suite {run.suite}, seed {run.seed}, dataset {run.dataset_name} (fingerprint {run.dataset_fingerprint[:12]}),"
             f" model {run.model_name} (fingerprint {run.model_fingerprint[:12]}), drbench {r.get('drbench_version', '?')}")
     legend = ("R@10 x100, macro over classes; K-shot: mean ± sample SD over trials; delta = setting - zero-shot in "
-              f"points; {M.SIG_WORSE} worse / {M.SIG_BETTER} better = significant after correction")
+              f"points; {M.SIG_WORSE} worse / {M.SIG_BETTER} better = significant after correction; winning ratio = "
+              "share of classes whose K-shot R@10 is strictly above zero-shot's, as recorded in result.json (ties: "
+              "equal hit fractions)")
     ccols, crows = class_table(r)
-    per_class = "R@10 x100 per class (K-shot: mean over trials); shaded: above (green) or below (red) zero-shot"
+    per_class = ("R@10 x100 per class (K-shot: mean over trials); shaded: above (green) or below (red) zero-shot; "
+                 + TIE_RULE)
     title = f"drbench report: {run.model_name} on {run.dataset_name} (few-shot)"
     if fmt == "md":
         L = [f"## {title}", "", meta, "", "### Headline", ""] + summary_lines(r) + [""]

@@ -6,6 +6,7 @@ import numpy as np
 from bench.core.errors import DataError
 from bench.evaluation import stats as S
 from bench.reporting.report_power import mde_table, power_warnings
+from bench.results import applicability as AP
 from bench.results.rundir import ORIGINAL, Run
 
 
@@ -33,6 +34,12 @@ class ReportData:
     order: Dict[str, List[str]] = field(default_factory=dict)  # measure -> other sets, largest drop first
     mde: Dict[str, Dict[str, Optional[float]]] = field(default_factory=dict)  # set -> measure -> MDE
     warnings: List[str] = field(default_factory=list)  # small-n warnings (bench.reporting.report_power)
+    applicability: Dict[str, dict] = field(default_factory=dict)  # variation set -> figures (bench.results.applicability)
+    applied_average: Optional[Dict[str, Any]] = None  # the applied-only companion of VARIATIONS (AVG.)
+
+    def low(self, s: str) -> str:
+        """The low-applicability marker of set ``s`` ("" when it is not flagged)."""
+        return AP.LOW_MARK if (self.applicability.get(s) or {}).get("low") else ""
 
     @property
     def headline(self) -> Optional[str]:
@@ -101,6 +108,9 @@ def build(run: Run, options: Optional[ReportOptions] = None) -> ReportData:
     for s in missing:
         notes.append(f"set {s.get('name')} was not evaluated ({s.get('status')}): {s.get('reason', '')}")
     data = ReportData(run, measures, sets, means, mean_ci, stats, metric, notes, base)
+    if base == ORIGINAL:  # variations: a domain run compares systems, nothing is "applied"
+        data.applicability = AP.set_figures(run)
+        data.applied_average = AP.applied_average_of(run)
     others = [s for s in sets if s != base]
     for m in measures:  # largest drop first; sets without a drop rate last, in result order
         data.order[m] = sorted(others, key=lambda s: (data.drop(s, m) is None, -(data.drop(s, m) or 0.0)))

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import List, Tuple
 
+from bench.results import applicability as AP
+
 
 def _fmt(v, pct: bool = False) -> str:
     if v is None:
@@ -10,27 +12,46 @@ def _fmt(v, pct: bool = False) -> str:
     return f"{100 * v:+.1f}%" if pct else f"{v:.4f}"
 
 
+def _ci(ci) -> str:
+    lo, hi = (list(ci) + [None, None])[:2]
+    return "-" if lo is None or hi is None else f"[{100 * lo:+.1f}, {100 * hi:+.1f}]"
+
+
 def variations_table(result: dict) -> str:
-    """One row per set: measures, drop rates and applicability; missing sets with their reason."""
+    """One row per set: applicability, measures and drop rates (a low-applicability set flagged);
+    the average and its applied-only companion; missing sets with their reason."""
     names: List[str] = result["measures"]
     stats = (result.get("statistics") or {}).get("comparisons") or {}
 
     def mark(set_name: str, measure: str) -> str:
         c = (stats.get(set_name) or {}).get(measure) or {}
         return "*" if c.get("significant") else ""
-    header = ["set", "applied"] + names + [f"drop {n}" for n in names]
-    rows = []
+    header = ["set", "applied", "applicability"] + names + [f"drop {n}" for n in names]
+    rows, flagged = [], []
     for e in result["sets"]:
         if e["status"] != "ok":
             continue
-        applied = "-" if e["name"] == "ORIGINAL" else f"{e['n_applied']}/{e['n_queries']}"
         drops = e.get("drop_rate") or {}
-        rows.append([e["label"], applied] + [_fmt(e["metrics"][n]) for n in names] +
-                    [_fmt(drops.get(n), pct=True) + mark(e["name"], n) if e["name"] != "ORIGINAL" else "-"
-                     for n in names])
+        if e["name"] == "ORIGINAL":
+            rows.append([e["label"], "-", "-"] + [_fmt(e["metrics"][n]) for n in names] + ["-"] * len(names))
+            continue
+        share = _share(e)
+        low = AP.LOW_MARK if AP.is_low(share) else ""
+        if low:
+            flagged.append(f"  {e['label']}: {AP.low_note(e.get('n_applied'), share)}")
+        rows.append([e["label"], f"{e.get('n_applied', '?')}/{e['n_queries']}", AP.pct(share) + low] +
+                    [_fmt(e["metrics"][n]) for n in names] +
+                    [_fmt(drops.get(n), pct=True) + mark(e["name"], n) + low for n in names])
     for key, s in (result.get("summary") or {}).items():
-        rows.append([key, f"{len(s['sets'])} sets"] + [_fmt(s["metrics"][n]) for n in names] +
+        rows.append([key, f"{len(s['sets'])} sets", ""] + [_fmt(s["metrics"][n]) for n in names] +
                     [_fmt(s["drop_rate"][n], pct=True) for n in names])
+        ao = s.get("applied_only")
+        if ao:
+            ci = ao.get("drop_rate_ci") or {}
+            rows.append([AP.APPLIED_AVG, f"{len(ao.get('sets') or [])} sets", ""] + [""] * len(names) +
+                        [_fmt((ao.get("drop_rate") or {}).get(n), pct=True) for n in names])
+            rows.append(["  95% interval", "", ""] + [""] * len(names) +
+                        [_ci((ci.get(n) or [None, None])) for n in names])
     lines = grid(header, rows)
     m = result["model"]["name"]
     d = result["dataset"]
@@ -41,7 +62,11 @@ def variations_table(result: dict) -> str:
         out += ["", "Not run (missing resources):"]
         out += [f"  {e['name']}: {e.get('reason', '')}" for e in missing]
     drop_def = "drop = (M_orig - M_var) / M_orig; queries a generator could not change keep their original text."
-    out += ["", drop_def]
+    out += ["", drop_def, f"applicability = changed queries / judged queries. {AP.low_legend()}:"
+            if flagged else f"applicability = changed queries / judged queries (a set below "
+                            f"{AP.LOW_APPLICABILITY:.0%} would be flagged {AP.LOW_MARK})."] + flagged
+    for s in (result.get("summary") or {}).values():
+        out += AP.average_line(s.get("applied_only"), names)
     header_ = (result.get("statistics") or {}).get("header")
     if header_:
         out.append(f"* = significant at alpha {header_['alpha']}: {header_['sidedness']} {header_['test']} vs ORIGINAL "
@@ -66,6 +91,12 @@ def grid(header: List[str], rows: List[List[str]]) -> List[str]:
     return lines
 
 
+def _share(e: dict):
+    """A set entry's applicability (computed from its counts in a run written before the key)."""
+    v = e.get("applicability")
+    return AP.share(e.get("n_applied"), e.get("n_evaluated", e.get("n_queries"))) if v is None else v
+
+
 def _subset_rows(result: dict, block: dict, names: List[str]) -> List[List[str]]:
     comps = (block.get("statistics") or {}).get("comparisons") or {}
     rows = []
@@ -74,9 +105,11 @@ def _subset_rows(result: dict, block: dict, names: List[str]) -> List[List[str]]
         if s is None:
             continue
         row = [e["label"], str(s["n"])]
+        low = AP.LOW_MARK if AP.is_low(_share(e)) else ""
         for n in names:
             sig = "*" if ((comps.get(e["name"]) or {}).get(n) or {}).get("significant") else ""
-            row += [_fmt(s["metrics_original"][n]), _fmt(s["metrics"][n]), _fmt(s["drop_rate"][n], pct=True) + sig]
+            row += [_fmt(s["metrics_original"][n]), _fmt(s["metrics"][n]),
+                    _fmt(s["drop_rate"][n], pct=True) + sig + low]
         rows.append(row)
     return rows
 
@@ -105,10 +138,11 @@ def subset_tables(result: dict) -> List[Tuple[str, List[str], List[List[str]]]]:
 def subsets_footer(result: dict) -> str:
     blocks = result.get("subsets") or {}
     head = next((b["statistics"]["header"] for b in blocks.values() if b.get("statistics")), None)
+    low = _low_footer(result) if blocks else ""
     if not head:
-        return ""
+        return low
     return (f"* = significant at alpha {head['alpha']}: {head['sidedness']} {head['test']} vs ORIGINAL on the same "
-            f"queries; {head['correction']} correction within each subset and measure.")
+            f"queries; {head['correction']} correction within each subset and measure." + (f" {low}" if low else ""))
 
 
 def subsets_table(result: dict) -> str:
@@ -121,6 +155,12 @@ def subsets_table(result: dict) -> str:
         out += ["", title] + grid(header, rows)
     foot = subsets_footer(result)
     return "\n".join(out + (["", foot] if foot else []))
+
+
+def _low_footer(result: dict) -> str:
+    low = [e for e in result["sets"] if e.get("status") == "ok" and e["name"] != "ORIGINAL" and AP.is_low(_share(e))]
+    return (f"{AP.LOW_MARK} = applicability below {AP.LOW_APPLICABILITY:.0%}: "
+            + "; ".join(f"{e['label']}: {AP.low_note(e.get('n_applied'), _share(e))}" for e in low)) if low else ""
 
 
 def _label_table(result: dict, labels: dict) -> Tuple[str, List[str], List[List[str]]]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Dict, List, Optional, TypedDict, Union
 
+from bench.results.schema_applicability import Applicability, AppliedOnlyAverage
+
 # --------------------------------------------------------------------------------------------
 # header (bench.results.writer.result_header)
 
@@ -284,6 +286,10 @@ class SetEntry(_SetEntryRequired, total=False):
     n_queries: Annotated[int, "queries in the set"]
     n_applied: Annotated[int, "queries the generator changed (0 for ORIGINAL)"]
     n_evaluated: Annotated[int, "queries evaluated (every query, changed or not)"]
+    applicability: Annotated[Optional[float], "variations: n_applied / n_evaluated, the share of the judged queries "
+                                              "the generator changed (variation sets only)"]
+    edit_types: Annotated[Dict[str, int], "variations: edit type (the detail's text before its first ':', else its "
+                                          "first word): changed queries"]
     metrics: Annotated[Dict[str, Optional[float]], "measure: mean over the evaluated queries"]
     drop_rate: Annotated[Optional[Dict[str, Optional[float]]],
                          "measure: (M_reference - M_set) / M_reference, null when M_reference is 0; null for the "
@@ -298,6 +304,8 @@ class SetsSummary(TypedDict, total=False):
     sets: Annotated[List[str], "the sets averaged"]
     metrics: Annotated[Dict[str, Optional[float]], "measure: the average"]
     drop_rate: Annotated[Dict[str, Optional[float]], "measure: drop rate of the average against the reference"]
+    applied_only: Annotated[AppliedOnlyAverage, "variations: the mean of the sets' applied-only drop rates with a "
+                                                "bootstrap interval (the paper's average is kept above)"]
 
 
 class SubsetEntry(TypedDict, total=False):
@@ -363,6 +371,10 @@ class SetsResult(_SetsRequired, total=False):
 
     retrieval: Annotated[Retrieval, "how documents were retrieved"]
     missing_sets: Annotated[List[str], "names of the sets whose status is not ok"]
+    protocol: Annotated[str, "variations: the generators' protocol: validated (the default) or rodr (the paper's "
+                             "unconstrained operations); for frozen sets (--variations) the protocols their configs "
+                             "record, joined with '+' (imported: none recorded)"]
+    applicability: Annotated[Applicability, "variations: the applicability threshold and the sets below it"]
     summary: Annotated[Dict[str, SetsSummary], "name: average over sets (VARIATIONS (AVG.))"]
     notes: Annotated[List[str], "notes of the run (frozen sets aligned, protocol remarks, ...)"]
     per_query_file: Annotated[str, "the per-query table beside this file (per_query.csv)"]

@@ -110,11 +110,18 @@ class DenseRetriever(Retriever):
                 "exact": "faiss inner product over every document (ShardedFlatIndex)", **recall}
 
     def stats(self) -> dict:
+        """Encoding counts for timings.json. Queries, per look-up of a text's vector: ``query_cache_hits``
+        = distinct texts served from the on-disk embedding cache, ``queries_encoded`` = texts encoded
+        in this run, ``query_vectors_reused`` = look-ups served from a vector this run already had
+        (an earlier set, or the pass over all distinct texts before the sets are searched);
+        ``query_lookups`` = all look-ups."""
         return {
             "passages_encoded": self.corpus.passages_encoded,
             "passage_cache_hits": self.corpus.passages_cached,
             "queries_encoded": self.query_encoder.n_encoded,
             "query_cache_hits": self.query_cache.hits,
+            "query_vectors_reused": self.query_cache.reused,
+            "query_lookups": self.query_cache.lookups,
             "corpus_shards": {k: v for k, v in self.corpus.stats().items()
                               if k not in ("passages_encoded", "passages_cached")},
         }

@@ -37,11 +37,22 @@ def test_evaluate_writes_the_same_run_as_the_cli(beir_dir, tmp_path, capsys):
     assert (tmp_path / "api" / "per_query.csv").read_bytes() == (tmp_path / "cli" / "per_query.csv").read_bytes()
     assert r.folder == tmp_path / "api" and r.suite == "variations"
     s = r.summary
-    assert list(s.index) == ["ORIGINAL", "EXTRAPUNC", "MISSPELL"]
+    assert list(s.index) == ["ORIGINAL", "EXTRAPUNC", "MISSPELL", "VARIATIONS (AVG.)", "VARIATIONS (AVG.) applied-only"]
     measures = r.result["measures"]
-    assert list(s.columns) == measures + [f"drop {m}" for m in measures] + ["n_applied", "status"]
+    assert list(s.columns) == (measures + [f"drop {m}" for m in measures]
+                               + ["n_applied", "n_evaluated", "applicability", "low_applicability", "status"]
+                               + [c for m in measures for c in (f"drop {m} low", f"drop {m} high")])
+    for name in ("EXTRAPUNC", "MISSPELL"):
+        e = next(x for x in r.result["sets"] if x["name"] == name)
+        assert s.loc[name, "applicability"] == e["applicability"] == e["n_applied"] / e["n_evaluated"]
+        assert s.loc[name, "low_applicability"] == (e["applicability"] < 0.3)
+    ao = r.result["summary"]["VARIATIONS (AVG.)"]["applied_only"]
+    m0 = measures[0]
+    assert s.loc["VARIATIONS (AVG.) applied-only", f"drop {m0}"] == ao["drop_rate"][m0]
+    assert [s.loc["VARIATIONS (AVG.) applied-only", f"drop {m0} {k}"] for k in ("low", "high")] == ao["drop_rate_ci"][m0]
+    assert s.attrs["applied_only"]["B"] == 1000
     assert s.loc["MISSPELL", measures[0]] == pytest.approx(r.per_query.query("set == 'MISSPELL'")[measures[0]].mean())
-    assert set(r.per_query["set"]) == set(s.index)
+    assert set(r.per_query["set"]) == set(s.index[:3])
     assert "generating" not in capsys.readouterr().err  # no_progress silences the status lines too
 
     loaded = bench.load_run(tmp_path / "cli" / "result.json")

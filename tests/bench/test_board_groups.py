@@ -13,6 +13,8 @@ from bench.cli.evaluate import default_out, namespace
 from bench.cli.main import main
 from bench.evaluation.droprate import compare_drop_rates
 from bench.reporting.compare import compare
+from bench.reporting.compare_droprate import pair_key
+from bench.results.rundir import load_run
 from bench.reporting.leaderboard import build
 from bench.results.suite import suite_named
 from bench.results.writer import write_per_query
@@ -83,7 +85,7 @@ def test_compare_groups_incomparable_runs_and_compares_drop_rates_within_a_group
     ref = compare_drop_rates(va["ORIGINAL"]["MRR@10"], (va["MISSPELL"]["MRR@10"] + va["SWAPWORD"]["MRR@10"]) / 2,
                              vb["ORIGINAL"]["MRR@10"], (vb["MISSPELL"]["MRR@10"] + vb["SWAPWORD"]["MRR@10"]) / 2,
                              B=2000, n_resamples=2000, seed=3,
-                             key=("compare-drop-rate", "MRR@10", "model-a [group 1]", "model-b [group 1]"))
+                             key=pair_key("MRR@10", load_run(a), load_run(b)))
     assert d["difference"] == pytest.approx(ref.difference) and d["p_value"] == pytest.approx(ref.p_value)
     assert (d["ci_low"], d["ci_high"]) == pytest.approx((ref.ci_low, ref.ci_high))
     assert d["ci_low"] <= d["difference"] <= d["ci_high"]

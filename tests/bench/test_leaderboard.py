@@ -79,7 +79,14 @@ def test_leaderboard_long_and_wide_csv_ranks_and_ties(runs):
     long = _read_csv(text)
     a_rows = [r for r in long if r["model"] == "model-a" and r["group"] == "toy-data"]
     assert [(r["set"], r["metric"]) for r in a_rows] == [("ORIGINAL", "MRR@10"), ("MISSPELL", "MRR@10"),
-                                                         ("SWAPWORD", "MRR@10"), ("VARIATIONS (AVG.)", "MRR@10")]
+                                                         ("SWAPWORD", "MRR@10"), ("VARIATIONS (AVG.)", "MRR@10"),
+                                                         ("VARIATIONS (AVG.) applied-only", "MRR@10")]
+    # applicability of every variation set (from the per-query table: the factory's runs predate the key)
+    for r in a_rows[1:3]:
+        assert float(r["applicability"]) == pytest.approx(int(r["n_applied"]) / int(r["n_evaluated"]))
+        assert r["low_applicability"] == ("true" if float(r["applicability"]) < 0.3 else "false")
+    ao = a_rows[4]
+    assert ao["value"] == "" and float(ao["drop_rate_low"]) <= float(ao["drop_rate"]) <= float(ao["drop_rate_high"])
     assert {(r["rank"], r["rank_low"], r["rank_high"]) for r in a_rows} == {("1", "1", "2")}
     orig, mis = v["ORIGINAL"]["MRR@10"].mean(), v["MISSPELL"]["MRR@10"].mean()
     assert float(a_rows[1]["drop_rate"]) == pytest.approx((orig - mis) / orig)

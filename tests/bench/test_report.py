@@ -51,7 +51,7 @@ def test_markdown_values_match_statistics(run_dir):
     detail = md[md.index("### MRR@10"):]
     row = next(l for l in detail.splitlines() if l.startswith("| MISSPELL<script>"))
     cells = [x.strip() for x in row.strip("|").split("|")]
-    assert cells[1] == f"{c['n_applied']} / {c['n']}"
+    assert cells[1] == f"{c['n_applied']}/{c['n']} ({100 * c['n_applied'] / c['n']:.1f}%)"
     assert cells[2].startswith(f"{c['mean_variation']:.4f} [")
     assert cells[3] == f"{c['delta']:+.4f} [{c['delta_ci'][0]:.4f}, {c['delta_ci'][1]:.4f}]"  # CI on one line
     assert cells[4] == f"{100 * c['drop_rate']:.1f}% [{100 * c['drop_rate_ci'][0]:.1f}%, {100 * c['drop_rate_ci'][1]:.1f}%]"

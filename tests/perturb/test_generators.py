@@ -68,7 +68,7 @@ def test_nostopword_cranfield_keeps_content_words(cranfield):
 
 # --------------------------------------------------------------------------- SWAPWORDS
 def test_swapwords_swaps_exactly_two_words(cranfield):
-    gen = generator("SWAPWORDS")
+    gen = type(generator("SWAPWORDS"))(mode="random")
     for qid, text in cranfield[:100]:
         p = gen.perturb(text, rng_for(0, "SWAPWORDS", qid))
         a, b = _words(text), _words(p.text)
@@ -80,7 +80,7 @@ def test_swapwords_swaps_exactly_two_words(cranfield):
 
 
 def test_swapwords_not_applicable():
-    gen = generator("SWAPWORDS")
+    gen = type(generator("SWAPWORDS"))(mode="random")
     for t in ("one", "the the the", "?!", ""):
         assert not gen.perturb(t, rng_for(0, "SWAPWORDS", t)).applied
     p = gen.perturb("a b a", rng_for(0, "SWAPWORDS", "x"))
@@ -90,7 +90,7 @@ def test_swapwords_not_applicable():
 def test_swapwords_pairs_uniform():
     counts = collections.Counter()
     for s in range(3000):
-        p = generator("SWAPWORDS").perturb("a b c d", rng_for(s, "SWAPWORDS", "q"))
+        p = type(generator("SWAPWORDS"))(mode="random").perturb("a b c d", rng_for(s, "SWAPWORDS", "q"))
         counts[p.text] += 1
     assert len(counts) == 6  # all C(4,2) pairs
     assert min(counts.values()) > 3000 / 6 * 0.8
@@ -98,6 +98,8 @@ def test_swapwords_pairs_uniform():
 
 # --------------------------------------------------------------------------- MISSPELL
 def test_misspell_changes_one_word_and_uses_all_types(cranfield):
+    from perturb.misspell import EDIT_TYPES, edit_type
+
     gen = generator("MISSPELL")
     kinds = collections.Counter()
     for qid, text in cranfield:
@@ -105,12 +107,15 @@ def test_misspell_changes_one_word_and_uses_all_types(cranfield):
         assert p.applied
         a, b = text.split(" "), p.text.split(" ")
         assert len(a) == len(b) and sum(x != y for x, y in zip(a, b)) == 1
-        kinds[p.detail.split(":")[0]] += 1
-    assert set(kinds) == {"typos", "ocr", "keyboard", "spelling"}
-    assert min(kinds.values()) > len(cranfield) / 4 * 0.5
+        kinds[edit_type(p.detail)] += 1
+    typos = sum(kinds[t] for t in ("insert", "delete", "substitute", "swap"))
+    assert set(kinds) <= set(EDIT_TYPES) and {"ocr", "keyboard", "spelling"} <= set(kinds)
+    assert min(typos, kinds["ocr"], kinds["keyboard"], kinds["spelling"]) > len(cranfield) / 4 * 0.5
 
 
 def test_misspell_typos_keep_first_and_last_letter():
+    from perturb.base import edit_type
+
     gen = generator("MISSPELL")
     gen_t = type(gen)(types=("typos",))
     ops = collections.Counter()
@@ -118,17 +123,19 @@ def test_misspell_typos_keep_first_and_last_letter():
         p = gen_t.perturb("clearance", rng_for(s, "MISSPELL", "q"))
         assert p.applied and p.text[0] == "c" and p.text[-1] == "e"
         assert abs(len(p.text) - len("clearance")) <= 1
-        ops[p.detail.split(" ")[0]] += 1
-    assert set(ops) == {"typos:insert", "typos:delete", "typos:substitute", "typos:swap"}
+        ops[edit_type(p.detail)] += 1
+    assert set(ops) == {"insert", "delete", "substitute", "swap"}
 
 
 def test_misspell_fallback_when_drawn_type_cannot_apply():
+    from perturb.base import edit_type
+
     gen = generator("MISSPELL")
     # "xqzv" has no spelling-table entry: a draw of "spelling" falls back to another type
     kinds = collections.Counter()
     for s in range(60):
         p = gen.perturb("xqzvk", rng_for(s, "MISSPELL", "q"))
-        assert p.applied and p.detail.split(":")[0] in ("typos", "ocr", "keyboard")
+        assert p.applied and edit_type(p.detail) in ("insert", "delete", "substitute", "swap", "ocr", "keyboard")
         kinds["fallback" in p.detail] += 1
     assert kinds[True] > 0
     assert not gen.perturb("12345", rng_for(0, "MISSPELL", "q")).applied  # numbers are never targets

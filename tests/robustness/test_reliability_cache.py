@@ -150,3 +150,16 @@ def test_the_reserved_file_has_its_blocks_allocated(tiny_bert, tmp_path):
     if os.stat(f).st_blocks * 512 < (1 << 20):
         pytest.skip("this file system does not support posix_fallocate")
     assert os.stat(f).st_blocks * 512 >= 1 << 20
+
+
+def test_query_lookups_count_disk_hits_encodings_and_reuse_apart(tiny_bert, tmp_path):
+    cache, _ = _cache(tiny_bert, tmp_path)
+    cache.texts(["a", "b", "a"])
+    cache.texts(["b", "c"])
+    # cold: nothing from disk; a, b, c encoded once; the second "a" and the second "b" reused
+    assert (cache.hits, cache.misses, cache.reused, cache.lookups) == (0, 3, 2, 5)
+    warm, _ = _cache(tiny_bert, tmp_path)
+    warm.texts(["c", "a", "c"])
+    warm.texts(["a", "d"])
+    # warm: c and a served from disk once each, d encoded, the repeats reused
+    assert (warm.hits, warm.misses, warm.reused, warm.lookups) == (2, 1, 2, 5)

@@ -55,6 +55,25 @@ def test_end_to_end_tiny_model(tiny_bert, beir_dir, tmp_path):
         assert s["drop_rate"]["nDCG@10"] == pytest.approx((orig - s["metrics"]["nDCG@10"]) / orig)
     # EXTRAPUNC changes every query
     assert res["sets"][1]["n_applied"] == 5
+    # applicability, edit types and the applied-only average are recorded and declared in the schema
+    from bench.results import applicability as AP
+    from bench.results.schema import ResultFile
+
+    ResultFile.from_path(tmp_path / "run" / "result.json", strict=True)
+    assert "applicability" not in res["sets"][0]
+    for s, vs in zip(res["sets"][1:-1], out["sets"][1:-1]):
+        assert s["applicability"] == s["n_applied"] / s["n_evaluated"]
+        assert s["edit_types"] == AP.count_edit_types(vs.details, vs.applied)
+        assert sum(s["edit_types"].values()) == s["n_applied"]
+    assert res["sets"][1]["edit_types"] == {"appended": 5}
+    assert res["applicability"]["threshold"] == AP.LOW_APPLICABILITY
+    assert res["applicability"]["low_sets"] == [s["name"] for s in res["sets"][1:-1] if s["applicability"] < 0.3]
+    ao = res["summary"][AVG]["applied_only"]
+    assert ao["sets"] == [s["name"] for s in res["sets"][1:-1] if s["n_applied"]]
+    for m in res["measures"]:
+        own = [res["subsets"]["applied_only"]["sets"][s]["drop_rate"][m] for s in ao["sets"]]
+        own = [d for d in own if d is not None]
+        assert ao["drop_rate"][m] == (pytest.approx(sum(own) / len(own)) if own else None)
     assert (tmp_path / "run" / "variations" / "EXTRAPUNC.tsv").exists()
     assert "seconds" in json.loads((tmp_path / "run" / "timings.json").read_text())
 
@@ -79,8 +98,17 @@ def test_corpus_encoded_once_and_query_texts_never_twice(tiny_bert, beir_dir, tm
     sets = run(spec, ds, _cfg(tmp_path / "x"), None)["sets"]
     distinct = {t for vs in sets if vs.status == "ok" for t in vs.texts}
     assert first["queries_encoded"] == len(distinct)
+    # every set's texts are searched (after one pass over the distinct texts that encodes them)
+    assert first["query_lookups"] >= sum(len(vs.texts) for vs in sets if vs.status == "ok")
+    # cold cache: nothing served from disk; every distinct text encoded once, every other look-up reused
+    assert first["query_cache_hits"] == 0
+    assert first["query_vectors_reused"] == first["query_lookups"] - len(distinct)
     second = run(spec, ds, _cfg(tmp_path), None)["timings"]["encoding"]
     assert second["passages_encoded"] == 0 and second["queries_encoded"] == 0
+    # warm cache: each distinct text served from disk once, the other look-ups reused in memory
+    assert second["query_cache_hits"] == len(distinct)
+    assert second["query_lookups"] == first["query_lookups"]
+    assert second["query_vectors_reused"] == first["query_vectors_reused"]
 
 
 def test_frozen_sets_give_the_same_numbers(tiny_bert, beir_dir, tmp_path):

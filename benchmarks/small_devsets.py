@@ -1,0 +1,140 @@
+"""Development collections of six query styles, and the candidate dumps the labelled development
+sets of SWAPWORDS, TRANSTENSE, MISSPELL, NOSTOPWORD and EXTRAPUNC were drawn from.
+
+Reads /work/shared (development only; the product never does). Usage:
+    python benchmarks/small_devsets.py styles            # queries per style
+    python benchmarks/small_devsets.py applicability     # eligible / changed per style, seed 11
+"""
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from typing import Dict, List, Tuple
+
+import numpy as np
+
+SHARED = "/work/shared/data"
+
+
+def _penha(name: str) -> List[Tuple[str, str]]:
+    seen: Dict[str, str] = {}
+    with open(f"{SHARED}/penha-variations/{name}", encoding="utf-8") as fh:
+        for r in csv.DictReader(fh):
+            seen.setdefault(r["q_id"], r["original_query"])
+    return sorted(seen.items())
+
+
+def styles() -> Dict[str, List[Tuple[str, str]]]:
+    """style -> [(qid, text)]: the development collections of the five query styles (titles twice)."""
+    from bench.data.collections import load_chatterbot
+
+    with open(f"{SHARED}/cranfield/queries.jsonl", encoding="utf-8") as fh:
+        long_q = [(r["_id"], r["text"]) for r in map(json.loads, fh)]
+    with open(f"{SHARED}/cranfield/corpus.jsonl", encoding="utf-8") as fh:
+        titles = [(r["_id"], " ".join(r["title"].split())) for r in map(json.loads, fh) if r.get("title", "").strip()]
+    pick = np.random.default_rng(150).choice(len(titles), size=150, replace=False)
+    titles = [titles[k] for k in sorted(pick)]
+    chat = load_chatterbot()
+    return {
+        "keyword-title": titles,
+        "keyword-title-upper": [(q, t.upper()) for q, t in titles],
+        "long-question": long_q,
+        "chat-question": sorted((q, v.text) for q, v in chat.queries.items()),
+        "web-query": _penha("variations_trec2019_labeled.csv"),
+        "community-question": _penha("variations_antique_labeled.csv"),
+    }
+
+
+LABEL_STYLES = ("keyword-title-upper", "long-question", "chat-question", "web-query", "community-question")
+SEED = 11
+
+
+def _sample(qs, n, key):
+    rng = np.random.default_rng(sum(map(ord, key)))
+    idx = rng.permutation(len(qs))[:n]
+    return [qs[k] for k in sorted(idx)]
+
+
+def candidates(gen_name: str, per_style: int):
+    """Unlabelled candidate rows (style, qid, original, variation, detail, score) for labelling."""
+    from perturb import _spacy, make
+    from perturb._text import tagging_copy
+    from perturb.base import query_rng
+
+    st = styles()
+    gen = make(gen_name)
+    rows = []
+    for style in LABEL_STYLES:
+        qs = st[style]
+        if gen_name in ("SWAPWORDS", "TRANSTENSE"):
+            docs = _spacy.parse([tagging_copy(t) for _, t in qs])
+            pool = [(q, t, d) for (q, t), d in zip(qs, docs) if gen.scored(d, t)]
+            for q, t, d in _sample(pool, per_style, gen_name + style):
+                rng = query_rng(SEED, gen_name + "-dev", t)
+                if gen_name == "SWAPWORDS":
+                    cs = gen.scored(d, t)
+                    hi = [c for c in cs if c[2] >= 0.3]
+                    lo = [c for c in cs if c[2] < 0.3]
+                    pick = [hi[k] for k in sorted(rng.permutation(len(hi))[:3])] + \
+                        ([lo[int(rng.integers(len(lo)))]] if lo else [])
+                    for i, j, score, reason in pick:
+                        rows.append((style, q, t, gen.apply_pair(d, t, i, j),
+                                     f"swapped {d[i].text!r} <-> {d[j].text!r} ({reason})", score))
+                else:
+                    for start, end, new, how, score in gen.scored(d, t)[:4]:
+                        rows.append((style, q, t, t[:start] + new + t[end:], how, score))
+        else:
+            for q, t in _sample(qs, per_style, gen_name + style):
+                p = gen.perturb(t, query_rng(SEED, gen_name, t))
+                if p.applied:
+                    rows.append((style, q, t, p.text, p.detail, 1.0))
+    return rows
+
+
+def score_of(gen, style_queries, original: str, variation: str):
+    """The current verifier's score of a labelled (original, variation) pair."""
+    from perturb import _spacy
+    from perturb._text import tagging_copy
+
+    doc = _spacy.parse([tagging_copy(original)])[0]
+    if gen.name == "SWAPWORDS":
+        found = [(c[2], f"{doc[c[0]].text} <-> {doc[c[1]].text}: {c[3]}") for c in gen.scored(doc, original)
+                 if gen.apply_pair(doc, original, c[0], c[1]) == variation]
+    else:
+        found = [(c[4], c[3]) for c in gen.scored(doc, original) if original[:c[0]] + c[2] + original[c[1]:] == variation]
+    if not found:
+        raise SystemExit(f"no candidate of {original!r} gives {variation!r}")
+    return max(found)
+
+
+def build(gen_name: str, labels_path: str, out_path: str) -> None:
+    """Score the hand-labelled pairs (``style, original, variation, valid, reason[, detail]`` lines, labelled
+    before any threshold was chosen) with the current verifier and write the devset TSV."""
+    from perturb import make
+    from perturb.devset import Candidate, split_of, write_devset
+
+    gen = make(gen_name)
+    qid_of = {(st, t): q for st, qs in styles().items() for q, t in qs}
+    rows = []
+    with open(labels_path, encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                fields = line.rstrip("\n").split("\t")
+                st, orig, var, valid, reason = fields[:5]
+                q = qid_of[(st, orig)]
+                score, detail = (score_of(gen, None, orig, var) if gen_name in ("SWAPWORDS", "TRANSTENSE")
+                                 else (1.0, fields[5]))
+                rows.append(Candidate(gen_name, st, q, orig, var, detail, score, split_of(st, q), valid == "1", reason))
+    write_devset(out_path, rows)
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "styles":
+        for k, v in styles().items():
+            print(k, len(v), v[:2])
+    elif sys.argv[1] == "dump":
+        for n, r in enumerate(candidates(sys.argv[2], int(sys.argv[3]))):
+            print(n, r[0][:5], repr(r[2]), "=>", repr(r[3]), "|", r[4], "|", r[5], sep="\t")
+    elif sys.argv[1] == "build":
+        build(sys.argv[2], sys.argv[3], sys.argv[4])

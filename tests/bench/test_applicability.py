@@ -1,0 +1,152 @@
+"""Applicability of the variation sets (issue 22): the share of changed queries and its flag in
+every output, edit types, and the applied-only companion of VARIATIONS (AVG.) with its bootstrap
+interval, checked against a brute-force recomputation."""
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bench.core.seeding import rng_for
+from bench.evaluation.intervals import bootstrap_index_chunks
+from bench.reporting.report import report
+from bench.reporting.tables import subsets_table, variations_table
+from bench.results import applicability as AP
+from bench.results.rundir import load_run
+from runfactory import synthetic_values, write_run
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_edit_type_is_the_text_before_the_first_colon_else_the_first_word():
+    assert AP.edit_type("ocr:s->8 'sapient'->'8apient'") == "ocr"
+    assert AP.edit_type("keyboard: e->f") == "keyboard"
+    assert AP.edit_type("n:'idea'->'thought' (cos 0.844)") == "n"
+    assert AP.edit_type("appended '..'") == "appended"
+    assert AP.edit_type("via spa (apertium): 'Los robots'") == "via spa (apertium)"
+    assert AP.edit_type(": odd") == ":"  # nothing before the colon: the first word
+    assert AP.edit_type("") is None
+    assert AP.count_edit_types(["ocr:a", "typos:b", "ocr:c", "", "x y"], [1, 1, 1, 1, 0]) == \
+        {"(none)": 1, "ocr": 2, "typos": 1}  # unchanged queries are not counted
+
+
+def _brute_force(orig, sets, m, seed, B):
+    """Every replicate by loops over the same draws: each set's applied-only drop rate on the resample."""
+    n = len(orig[m])
+    reps = []
+    for idx in bootstrap_index_chunks(n, B, rng_for(seed, "bootstrap-applied-only-average", m)):
+        for row in idx:
+            drops = []
+            for _, applied, vals in sets:
+                if not any(applied):
+                    continue  # excluded from the average
+                chosen = [int(i) for i in row if applied[int(i)]]
+                so = sum(orig[m][i] for i in chosen)
+                if not chosen or so == 0:
+                    drops = None
+                    break
+                drops.append((so - sum(vals[m][i] for i in chosen)) / so)
+            if drops is not None:
+                reps.append(sum(drops) / len(drops))
+    point = []
+    for _, applied, vals in sets:
+        idx = [i for i in range(n) if applied[i]]
+        if idx:
+            so = sum(orig[m][i] for i in idx)
+            point.append((so - sum(vals[m][i] for i in idx)) / so)
+    lo, hi = np.percentile(reps, [2.5, 97.5])
+    return sum(point) / len(point), [float(lo), float(hi)], B - len(reps)
+
+
+def _example(n=14):
+    rng = np.random.default_rng(7)
+    orig = {"M": list(rng.uniform(0.2, 1.0, n))}
+    sets = [("ALL", [1] * n, {"M": [v * 0.7 for v in orig["M"]]}),
+            ("HALF", [i % 2 for i in range(n)], {"M": list(rng.uniform(0.0, 1.0, n))}),
+            ("NONE", [0] * n, {"M": list(orig["M"])}),
+            ("ONE", [1 if i == 3 else 0 for i in range(n)], {"M": [0.1 if i == 3 else v for i, v in enumerate(orig["M"])]})]
+    return orig, sets
+
+
+def test_applied_only_average_matches_a_brute_force_recomputation():
+    orig, sets = _example()
+    block = AP.applied_only_average(orig, sets, ["M"], seed=3, B=300)
+    point, ci, undefined = _brute_force(orig, sets, "M", 3, 300)
+    assert block["sets"] == ["ALL", "HALF", "ONE"]
+    assert block["excluded"] == {"NONE": "no changed queries (n_applied = 0)"}  # excluded and named
+    assert block["drop_rate"]["M"] == pytest.approx(point, abs=1e-12)
+    assert block["drop_rate_ci"]["M"] == pytest.approx(ci, abs=1e-12)
+    assert block["n_undefined"]["M"] == undefined > 0  # the set with one changed query is often not drawn
+    assert block["n_sets"]["M"] == 3 and block["B"] == 300 and block["interval"] == "percentile"
+    assert block == AP.applied_only_average(orig, sets, ["M"], seed=3, B=300)  # deterministic
+    assert block["drop_rate_ci"] != AP.applied_only_average(orig, sets, ["M"], seed=4, B=300)["drop_rate_ci"]
+
+
+def test_one_query_and_a_measure_where_original_scores_zero():
+    one = AP.applied_only_average({"M": [0.5]}, [("A", [1], {"M": [0.25]}), ("B", [0], {"M": [0.5]})], ["M"], 0, B=50)
+    assert one["drop_rate"]["M"] == 0.5 and one["drop_rate_ci"]["M"] == [0.5, 0.5]  # n = 1: every resample alike
+    assert one["excluded"] == {"B": "no changed queries (n_applied = 0)"} and one["n_undefined"]["M"] == 0
+    zero = AP.applied_only_average({"M": [0.0, 0.0], "N": [1.0, 1.0]},
+                                   [("A", [1, 1], {"M": [0.0, 0.0], "N": [0.5, 0.5]})], ["M", "N"], 0, B=20)
+    assert zero["drop_rate"] == {"M": None, "N": 0.5} and zero["drop_rate_ci"]["M"] == [None, None]
+    assert "A" in zero["excluded_by_measure"]["M"]
+
+
+def _low_run(tmp_path):
+    vals = synthetic_values(1, n=40, sets=("MISSPELL", "SWAPSYN-WNET"))
+    applied = {"MISSPELL": [1] * 40, "SWAPSYN-WNET": [1 if i < 4 else 0 for i in range(40)]}
+    for i in range(4, 40):  # an unchanged query keeps its score
+        for m in vals["SWAPSYN-WNET"]:
+            vals["SWAPSYN-WNET"][m][i] = vals["ORIGINAL"][m][i]
+    return write_run(tmp_path / "run", vals, applied=applied, statistics=True)
+
+
+def test_console_flags_a_low_applicability_set(tmp_path):
+    result = json.loads((_low_run(tmp_path) / "result.json").read_text())
+    text = variations_table(result)
+    row = next(line for line in text.splitlines() if line.startswith("SWAPSYN-WNET"))
+    assert "4/40" in row and "10.0%!" in row and row.count("!") == 1 + len(result["measures"])
+    assert "SWAPSYN-WNET: drop rate rests on 4 changed queries (10.0% of queries)" in text
+    assert "!" not in next(line for line in text.splitlines() if line.startswith("MISSPELL"))
+
+
+def test_report_of_a_run_written_before_the_figures(tmp_path):
+    run = _low_run(tmp_path)
+    md = report(run, "md")
+    assert "| SWAPSYN-WNET | 4/40 (10.0%) ! |" in md
+    assert "SWAPSYN-WNET: drop rate rests on 4 changed queries (10.0% of queries)" in md
+    block = AP.applied_average_of(load_run(run, per_query=None))
+    assert "from per_query.csv" in block["recomputed"] and block["sets"] == ["MISSPELL", "SWAPSYN-WNET"]
+    assert f"| {AP.APPLIED_AVG} | 2 sets |" in md and "B = 1000" in md
+    html = report(run, "html", plots=False)
+    assert "low applicability" in html and "4/40 (10.0%) !" in html
+    # without the counts and the per-query table nothing can be computed: "n/a", no flag
+    data = json.loads((run / "result.json").read_text())
+    for e in data["sets"]:
+        e.pop("n_applied", None)
+    (run / "result.json").write_text(json.dumps(data), encoding="utf-8")
+    (run / "per_query.csv").unlink()
+    md = report(run, "md")
+    assert "| SWAPSYN-WNET | n/a |" in md and "low applicability" not in md and AP.APPLIED_AVG not in md
+
+
+def test_committed_runs_get_applicability_and_edit_types(tmp_path):
+    src = ROOT / "results" / "runs" / "bm25__cranfield__variations__s0"
+    if not src.is_dir():
+        pytest.skip("committed runs not present")
+    run = Path(shutil.copytree(src, tmp_path / "run"))
+    result = json.loads((run / "result.json").read_text())
+    backtrans = next(e for e in result["sets"] if e["name"] == "BACKTRANS")
+    md = report(run, "md", plots=False)
+    share = 100 * backtrans["n_applied"] / backtrans["n_evaluated"]
+    assert f"{backtrans['n_applied']}/{backtrans['n_evaluated']} ({share:.1f}%) !" in md
+    from perturb.sets import read_tsv
+
+    vs = read_tsv(run / "variations" / "MISSPELL.tsv")
+    counts = AP.count_edit_types(vs.details, vs.applied)
+    assert sum(counts.values()) == sum(vs.applied) and len(counts) > 1
+    table = md[md.index("### Edit types"):]
+    for t, k in counts.items():
+        assert f"| {t} | {k} |" in table
+    assert f"{AP.LOW_MARK} = applicability below 30%: {backtrans['label']}: drop rate rests on" in subsets_table(result)

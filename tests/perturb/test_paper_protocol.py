@@ -1,0 +1,175 @@
+"""--protocol rodr: the paper's unconstrained operations (perturb/paper.py, perturb/paper_swap.py).
+
+Each operation is checked on real queries for what the paper's tools do (and the validated
+generators refuse): stop words and numbers misspelt, a rare WordNet sense, a GloVe antonym, a verb
+changed alone, stop words cut out of compounds, an unchecked round trip. Plus determinism, and
+fingerprints that differ from the validated sets of the same name."""
+from __future__ import annotations
+
+import pytest
+
+from bench.core.seeding import rng_for
+from perturb import GENERATORS, PAPER_GENERATORS, PAPER_ORDER, PROTOCOLS, describe_protocol, make
+from perturb._text import stopwords, word_spans
+from perturb.base import ResourceMissing
+from perturb.sets import format_tsv, generate, protocol_of
+from perturb_helpers import SECURITY
+
+QUERIES = [SECURITY, "how do the romans build aqueducts ?", "WHAT SIMILARITY LAWS MUST BE OBEYED",
+           "papers on shock-sound wave interaction .", "is there a 1994 report on high speed flow and/or heat",
+           "Have you heard the news?"]
+ITEMS = [(str(i), q) for i, q in enumerate(QUERIES)]
+
+
+def rodr(name: str, **kwargs):
+    gen = make(name, protocol="rodr", **kwargs)
+    try:
+        gen.check()
+    except ResourceMissing as exc:  # the same strict policy as the validated generators' tests
+        pytest.fail(f"{name} (rodr) cannot run here: {exc}")
+    return gen
+
+
+def words(text):
+    return [text[s:e] for s, e in word_spans(text)]
+
+
+def test_registry_has_the_eight_sets_under_the_same_names():
+    assert PAPER_GENERATORS.names() == list(PAPER_ORDER)
+    assert set(PROTOCOLS) == {"validated", "rodr"} and PROTOCOLS["validated"] is GENERATORS
+    for name in PAPER_ORDER:
+        gen = make(name, protocol="rodr")
+        assert gen.name == name
+        assert type(gen).__module__ in ("perturb.paper", "perturb.paper_swap")
+        assert gen.config()["protocol"] == "rodr" and "protocol" not in make(name).config()
+    assert make("BACKTRANS", protocol="rodr").label.startswith("BACKTRANS[")
+    with pytest.raises(ValueError, match="unknown protocol"):
+        make("MISSPELL", protocol="textflint")
+    assert describe_protocol("rodr") == "protocol: rodr (the paper's unconstrained operations)"
+
+
+@pytest.mark.parametrize("name", PAPER_ORDER)
+def test_deterministic_and_independent_of_batch_order(name):
+    gen = rodr(name)
+    a = gen.perturb_batch(ITEMS, 3)
+    b = gen.perturb_batch(ITEMS[::-1], 3)[::-1]
+    assert a == b
+    for (_, q), p in zip(ITEMS, a):
+        assert p.applied == (p.text != q) and (bool(p.detail) == p.applied)
+        if p.applied:
+            assert ": " in p.detail  # "<type>: <edit>"
+    one = generate(name, ITEMS, 3, cache=False, protocol="rodr")
+    two = generate(name, ITEMS, 3, cache=False, protocol="rodr")
+    assert format_tsv(one) == format_tsv(two)
+
+
+@pytest.mark.parametrize("name", ["EXTRAPUNC", "SWAPWORDS", "NOSTOPWORD"])
+def test_fingerprints_differ_from_the_validated_set_of_the_same_name(name):
+    paper = generate(name, ITEMS, 0, cache=False, protocol="rodr")
+    valid = generate(name, ITEMS, 0, cache=False)
+    assert paper.name == valid.name == name and paper.status == valid.status == "ok"
+    assert paper.fingerprint() != valid.fingerprint()
+    assert protocol_of(paper) == "rodr" and protocol_of(valid) == "validated"
+
+
+def test_misspell_targets_any_word_stop_words_and_numbers_included():
+    gen = rodr("MISSPELL")
+    stops = stopwords()
+    hit_stop = hit_number = 0
+    for s in range(300):
+        q = "is there a 1994 report"
+        p = gen.perturb(q, rng_for(s, "MISSPELL", q))
+        assert p.applied
+        changed = [a for a, b in zip(words(q), words(p.text)) if a != b] or words(q)
+        hit_stop += any(w.lower() in stops for w in changed)
+        hit_number += "1994" not in p.text
+    assert hit_stop > 0 and hit_number > 0  # the validated MISSPELL refuses both
+
+
+def test_misspell_keyboard_offers_digits_specials_and_the_other_case():
+    gen = rodr("MISSPELL", types=("keyboard",))
+    new_chars = set()
+    for s in range(300):
+        p = gen.perturb("clearance", rng_for(s, "MISSPELL", "k"))
+        assert p.applied and len(p.text) == len("clearance")
+        new_chars |= {b for a, b in zip("clearance", p.text) if a != b}
+    assert any(c.isdigit() for c in new_chars) and any(c.isupper() for c in new_chars)
+    assert any(not c.isalnum() for c in new_chars)
+
+
+def test_misspell_typos_keep_first_and_last_character():
+    gen = rodr("MISSPELL", types=("typos",))
+    for s in range(200):
+        p = gen.perturb("aqueducts", rng_for(s, "MISSPELL", "t"))
+        assert p.applied and p.text[0] == "a" and p.text[-1] == "s"
+        assert p.detail.split(":")[0] == "typos"
+
+
+def test_wordnet_swap_draws_any_sense_of_any_word():
+    gen = rodr("SWAPSYN-WNET")
+    assert {"commission", "steering"} <= set(gen.candidates("direction"))  # rare senses: the protocol
+    assert "gamey" in gen.candidates("high") and "king" in gen.candidates("power")
+    seen = set()
+    q = "the direction of power"
+    for s in range(200):
+        p = gen.perturb(q, rng_for(s, "SWAPSYN-WNET", q))
+        diff = [(a, b) for a, b in zip(words(q), words(p.text)) if a != b]
+        assert len(diff) == 1 and diff[0][0] in ("direction", "power")  # never a stop word
+        assert diff[0][1] in gen.candidates(diff[0][0])
+        seen.add(diff[0][1])
+    assert len(seen) > 10
+
+
+def test_glove_swap_takes_a_near_neighbour_antonyms_included():
+    gen = rodr("SWAPSYN-GLOVE")
+    nbrs = dict(gen._neighbours("high"))
+    assert "low" in nbrs  # the nearest neighbour is the antonym: the validated set refuses it
+    assert len(nbrs) <= 50 and all(c >= 0.8 for c in nbrs.values())
+    p = gen.perturb("HIGH SPEED FLOW", rng_for(0, "SWAPSYN-GLOVE", "x"))
+    assert p.applied and p.text.isupper()  # the word's case pattern is taken
+
+
+def test_glove_neighbours_do_not_depend_on_the_batch():
+    from perturb import paper_swap
+
+    gen = rodr("SWAPSYN-GLOVE")
+    paper_swap._NEIGHBOURS.clear()
+    gen.prepare(["flow"])
+    alone = gen._neighbours("flow")
+    paper_swap._NEIGHBOURS.clear()
+    gen.prepare(["speed", "heat", "wave", "flow", "report", "security", "people"])
+    assert gen._neighbours("flow") == alone
+
+
+def test_tense_changes_a_verb_alone():
+    gen = rodr("TRANSTENSE")
+    q = "how do the romans build aqueducts ?"
+    outs = {gen.perturb(q, rng_for(s, "TRANSTENSE", q)).text for s in range(40)}
+    assert "how do the romans built aqueducts ?" in outs  # VB changed without its auxiliary
+    assert "how did the romans build aqueducts ?" in outs
+
+
+def test_nostopword_removes_words_inside_compounds_too():
+    gen = rodr("NOSTOPWORD")
+    p = gen.perturb("heat and/or (it) flow", rng_for(0, "NOSTOPWORD", "x"))
+    assert p.text == "heat / () flow"
+    assert not gen.perturb("what is it", rng_for(0, "NOSTOPWORD", "y")).applied  # nothing would remain
+
+
+def test_swapwords_exchanges_two_words():
+    gen = rodr("SWAPWORDS")
+    for s in range(50):
+        p = gen.perturb(SECURITY, rng_for(s, "SWAPWORDS", "x"))
+        a, b = words(SECURITY), words(p.text)
+        assert sorted(a) == sorted(b) and sum(x != y for x, y in zip(a, b)) == 2
+
+
+def test_backtranslation_is_the_unchecked_round_trip():
+    gen = rodr("BACKTRANS")
+    q = "Have you heard the news?"
+    mid, back = gen.round_trip([q])[0]
+    p = gen.perturb_batch([("1", q)], 0)[0]
+    assert back is not None and p.text == back and p.applied
+    valid = make("BACKTRANS")
+    if valid.translator.backend == gen.translator.backend:
+        assert not valid.perturb_batch([("1", q)], 0)[0].applied  # the validated set refuses this round trip
