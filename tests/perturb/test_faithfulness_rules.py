@@ -79,9 +79,14 @@ def test_backtrans_old_rules_accepted_what_the_structure_rule_refuses():
 def test_backtrans_spacing_only_output_not_applied(monkeypatch):
     from perturb.backtrans import BackTranslate
 
+    # the verified (several-pivot) path: every pivot's round trip differs from the query in spacing only
     gen = BackTranslate(backend="apertium")
-    monkeypatch.setattr(gen, "translate_round_trip", lambda texts: [("x", t.replace(".", " .")) for t in texts])
+    monkeypatch.setattr(gen, "check", lambda: None)
+    monkeypatch.setattr(gen, "_round_trips", lambda sent: {p: [("x", t.replace(".", " .")) for t in sent]
+                                                            for p in gen.pivots})
     assert not gen.perturb_batch([("1", "The cake is a lie.")], 0)[0].applied
+    # the single-pivot path (Marian, or one unverified pivot)
+    assert not gen._result("The cake is a lie.", "x", "The cake is a lie .").applied
 
 
 # --------------------------------------------------------------------------- apertium independence
