@@ -28,6 +28,7 @@ A candidate passes when its score is >= the threshold chosen on the labelled tun
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Dict, List, Sequence, Set, Tuple
@@ -162,6 +163,22 @@ def score_edit(old: Sequence[str], edit: Edit, leaks: Set[str], n_pivots: int) -
     return sum(WEIGHTS[w] for w in why), why
 
 
+MAX_SUBSETS = 5  # a round trip of at most this many edits gives every subset of them as a candidate
+
+
+def combinations_of(edits: Sequence[Edit]) -> List[Tuple[Edit, ...]]:
+    """The multi-edit candidates of one round trip: every subset of two or more of its edits (the
+    whole round trip included) when it has at most :data:`MAX_SUBSETS` edits, else the whole round
+    trip and every pair. A subset passes when all its edits pass, so a round trip with one bad edit
+    among good ones still offers the good ones together."""
+    eds = tuple(edits)
+    sizes = range(2, len(eds) + 1) if len(eds) <= MAX_SUBSETS else (2,)
+    out = [c for k in sizes for c in itertools.combinations(eds, k)]
+    if len(eds) > MAX_SUBSETS or len(eds) == 1:
+        out.append(eds)
+    return out
+
+
 def candidates(query: str, backs: Dict[str, str], leaks: Dict[str, Set[str]]) -> List[Candidate]:
     """Scored candidates of ``query`` from the round trips ``backs`` (pivot -> back text, marks
     stripped, whitespace collapsed) and each pivot's leaked words (case-folded)."""
@@ -189,7 +206,8 @@ def candidates(query: str, backs: Dict[str, str], leaks: Dict[str, Set[str]]) ->
         else:
             have.pivots |= pivots
     for p, eds in per_pivot.items():
-        add(tuple(eds), {p})
+        for combo in combinations_of(eds):
+            add(combo, {p})
     for e, ps in sorted(proposers.items(), key=lambda kv: (kv[0].start, kv[0].end, kv[0].new)):
         add((e,), ps)
     return sorted(out.values(), key=lambda c: c.text)
