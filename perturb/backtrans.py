@@ -294,7 +294,7 @@ class BackTranslate(Generator):
             back = trip[1]
             leaks[p] = {w.lower().lstrip("*#@") for w in pivot_leaks(sent, back, p, True)}
             backs[p] = collapse_spaces(strip_marks(back))
-        return backtrans_score.candidates(sent, backs, leaks)
+        return backtrans_score.candidates(sent, backs, leaks, original=text)
 
     def _verified_batch(self, texts: Sequence[str], seed: int) -> List[Perturbation]:
         sent = [t.lower() if case_style(t) in ("upper", "title") else t for t in texts]

@@ -36,17 +36,21 @@ from typing import Dict, List, Sequence, Set, Tuple
 from perturb._text import collapse_spaces, stopwords, zipf
 from perturb.backtrans_rules import _forms, same_lemma, synonym_same_form
 from perturb.lexicon import ranked_synsets
+from perturb import backtrans_evidence as ev
 
 WEIGHTS: Dict[str, float] = {
-    "leak": -6.0, "article": 1.0, "wh": 1.0, "synonym": 2.0, "related": 1.0, "form": 0.0,
-    "other_word": -2.5, "pos_changed": -1.0, "rare": -1.0, "very_rare": -1.0, "function_word": -0.5,
-    "function_indel": -1.0, "leading_it": -2.0, "content_lost": -3.0, "content_added": -2.5,
+    "leak": -6.0, "name": -6.0, "pronoun": -4.0, "question_form": -3.0, "article": 1.0, "wh": 1.0,
+    "article_in_term": -3.0, "leading_it": 0.0, "inner_it": 0.0, "spelling": 2.0, "form": 0.0,
+    "derivation": -4.0, "synonym": 1.0, "related": 0.0, "other_word": -2.5, "sense_strong": 1.0,
+    "sense_mid": 0.0, "sense_weak": -1.5, "in_term": -1.5, "pos_changed": -1.5, "rare": -1.0,
+    "function_word": -0.5, "function_indel": -1.0, "content_lost": -3.0, "content_added": -2.5,
     "reordered": -1.0, "rebuilt": -3.0, "agreement": 1.0,
 }
 THRESHOLD = 0.0  # chosen on the tuning half of docs/validity/dev-BACKTRANS.tsv (docs/methods-parts/bt.md)
 ARTICLES = frozenset({"a", "an", "the"})
 WH = frozenset({"what", "which"})
-DETERMINERS = ARTICLES | frozenset("my our your his her its their this that these those some any no each every".split())
+AUX = frozenset("do does did".split())
+DETERMINERS = frozenset({"only"}) | ARTICLES | frozenset("my our your his her its their this that these those some any no each every".split())
 _TOKEN = re.compile(r"\w+(?:['-]\w+)*|[^\w\s]")
 
 
@@ -114,38 +118,70 @@ def _related(a: str, b: str) -> bool:
     return bool(sa & {s.name() for pos in "nvar" for s in ranked_synsets(b, pos)[:3]})
 
 
-def score_edit(old: Sequence[str], edit: Edit, leaks: Set[str], n_pivots: int) -> Tuple[float, List[str]]:
+@dataclass(frozen=True)
+class Context:
+    """What the scorer knows about the query besides its tokens: name and term positions."""
+    names: frozenset = frozenset()
+    near_names: frozenset = frozenset()
+    terms: frozenset = frozenset()
+
+
+def context_of(old: Sequence[str], original: Sequence[str], mixed_case: bool) -> Context:
+    core, near = ev.name_positions(old, original, mixed_case)
+    return Context(frozenset(core), frozenset(near), frozenset(ev.term_positions(old)))
+
+
+def score_edit(old: Sequence[str], edit: Edit, leaks: Set[str], n_pivots: int,
+               ctx: Context = Context()) -> Tuple[float, List[str]]:
     """Score of one edit (old: the query's case-folded tokens) and the evidence names used."""
-    sw = stopwords()
+    sw = ev.function_words()
     before, after = _words(old[edit.start:edit.end]), _words(edit.new)
+    span = set(range(edit.start, edit.end))
+    prev = old[edit.start - 1] if edit.start > 0 else ""
     why: List[str] = []
     if any(w in leaks for w in after):
         why.append("leak")
+    elif span & ctx.names:
+        why.append("name")  # a name is never translated
     elif not before and not after:
         why.append("function_word")  # punctuation only
+    elif ev.pronoun_change(before, after):
+        why.append("pronoun")
     elif set(before) | set(after) <= ARTICLES:
         nxt = old[edit.end] if edit.end < len(old) else ""
-        why.append("function_indel" if not before and nxt in DETERMINERS else "article")
+        inside = not before and prev[:1].isalpha() and (prev not in sw or prev == "s")  # "american the women"
+        why.append("article_in_term" if inside else
+                   "function_indel" if not before and nxt in DETERMINERS else "article")
     elif before and after and set(before) <= WH and set(after) <= WH:
         why.append("wh")
-    elif not before and after == ["it"] and edit.start == 0:
-        why.append("leading_it")
+    elif not before and after == ["it"]:
+        why.append("leading_it" if edit.start == 0 else "inner_it")
+    elif before and not after and edit.start == 0 and set(before) <= AUX:
+        why.append("question_form")  # "Do you get mad" -> "you get mad"
     elif len(before) == 1 and len(after) == 1:
         a, b = before[0], after[0]
         if a in sw and b in sw:
             why.append("function_word")
         elif a in sw or b in sw:
             why.append("rebuilt")
+        elif ev.spelling_variant(a, b):
+            why.append("name" if edit.start in ctx.near_names else "spelling")
+        elif same_lemma(a, b):
+            why.append("form")
+        elif ev.derived(a, b):
+            why.append("derivation")
         else:
-            why.append("synonym" if synonym_same_form(a, b) else "form" if same_lemma(a, b)
-                       else "related" if _related(a, b) else "other_word")
-            if not _upos(a) & _upos(b):
-                why.append("pos_changed")
-            if zipf(b) < 3.0:
-                why.append("rare")
-            if zipf(b) < 2.0:
-                why.append("very_rare")
+            why.append("synonym" if synonym_same_form(a, b) else "related" if _related(a, b) else "other_word")
+            share = ev.shared_sense(a, b)
+            why.append("sense_strong" if share >= 0.3 else "sense_weak" if share < 0.1 else "sense_mid")
+            if edit.start in ctx.terms:
+                why.append("in_term")
+        if a not in sw and b not in sw and not _upos(a) & _upos(b):
+            why.append("pos_changed")
+        if b not in sw and zipf(b) < 3.0:
+            why.append("rare")
     else:
+        sw = stopwords()
         ca = [w for w in before if w not in sw]
         cb = [w for w in after if w not in sw]
         if not cb and ca:
@@ -158,8 +194,7 @@ def score_edit(old: Sequence[str], edit: Edit, leaks: Set[str], n_pivots: int) -
             why.append("reordered")
         else:
             why.append("rebuilt")
-    agree = min(2, max(0, n_pivots - 1))
-    why += ["agreement"] * agree
+    why += ["agreement"] * min(2, max(0, n_pivots - 1))
     return sum(WEIGHTS[w] for w in why), why
 
 
@@ -179,7 +214,7 @@ def combinations_of(edits: Sequence[Edit]) -> List[Tuple[Edit, ...]]:
     return out
 
 
-def candidates(query: str, backs: Dict[str, str], leaks: Dict[str, Set[str]]) -> List[Candidate]:
+def candidates(query: str, backs: Dict[str, str], leaks: Dict[str, Set[str]], original: str = "") -> List[Candidate]:
     """Scored candidates of ``query`` from the round trips ``backs`` (pivot -> back text, marks
     stripped, whitespace collapsed) and each pivot's leaked words (case-folded)."""
     old = [t.lower() for t, _, _ in tokens(query)]
@@ -189,7 +224,11 @@ def candidates(query: str, backs: Dict[str, str], leaks: Dict[str, Set[str]]) ->
         for e in eds:
             proposers.setdefault(e, set()).add(p)
     all_leaks = set().union(*leaks.values()) if leaks else set()
-    scored = {e: score_edit(old, e, all_leaks, len(ps)) for e, ps in proposers.items()}
+    orig = [t for t, _, _ in tokens(original)] if original else []
+    mixed = len(orig) == len(old) and any(t[:1].isupper() for t in orig) and not all(
+        t.isupper() for t in orig if t[:1].isalpha())
+    ctx = context_of(old, orig if mixed else old, mixed)
+    scored = {e: score_edit(old, e, all_leaks, len(ps), ctx) for e, ps in proposers.items()}
     out: Dict[str, Candidate] = {}
 
     def add(edits: Tuple[Edit, ...], pivots: Set[str]) -> None:
