@@ -50,6 +50,10 @@ PREPOSITIONS = frozenset("toward towards among amongst upon within inside during
                          "versus vs amid".split())
 
 
+SIMPLE_PREPOSITIONS = frozenset("in on at of from to by for with into onto toward towards among between within inside "
+                                "during while upon about over under below above across through".split())
+
+
 def function_words() -> frozenset:
     """NLTK's stop words and the prepositions it lacks ("toward", "among", "during", "like")."""
     return frozenset(stopwords()) | PREPOSITIONS

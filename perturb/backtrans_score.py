@@ -43,7 +43,7 @@ WEIGHTS: Dict[str, float] = {
     "article_in_term": -3.0, "leading_it": 0.0, "inner_it": 0.0, "spelling": 2.0, "form": 0.0,
     "derivation": -4.0, "synonym": 1.0, "related": 0.0, "other_word": -2.5, "sense_strong": 1.0,
     "sense_mid": 0.0, "sense_weak": -1.5, "in_term": -1.5, "pos_changed": -1.5, "rare": -1.0,
-    "function_word": -0.5, "function_indel": -1.0, "content_lost": -3.0, "content_added": -2.5,
+    "function_word": -0.5, "preposition": 0.0, "function_indel": -1.0, "content_lost": -3.0, "content_added": -2.5,
     "reordered": -1.0, "rebuilt": -3.0, "agreement": 1.0,
 }
 THRESHOLD = 0.0  # chosen on the tuning half of docs/validity/dev-BACKTRANS.tsv (docs/methods-parts/bt.md)
@@ -160,7 +160,9 @@ def score_edit(old: Sequence[str], edit: Edit, leaks: Set[str], n_pivots: int,
         why.append("question_form")  # "Do you get mad" -> "you get mad"
     elif len(before) == 1 and len(after) == 1:
         a, b = before[0], after[0]
-        if a in sw and b in sw:
+        if a in ev.SIMPLE_PREPOSITIONS and b in ev.SIMPLE_PREPOSITIONS:
+            why.append("preposition")  # "toward"->"to", "between"->"among", "on"->"in"
+        elif a in sw and b in sw:
             why.append("function_word")
         elif a in sw or b in sw:
             why.append("rebuilt")
