@@ -267,13 +267,17 @@ class BackTranslate(Generator):
         (mid, back), = self.translate_round_trip([text])
         return self._result(text, mid, back)
 
-    def _round_trips(self, sent: Sequence[str]) -> Dict[str, List[Optional[tuple]]]:
+    def _round_trips(self, sent: Sequence[str], warm=None) -> Dict[str, List[Optional[tuple]]]:
         """pivot -> (pivot text, back text) per sent text (None: not sent or unstable); one apertium
-        call per pivot and direction."""
+        call per pivot and direction, the pivots in parallel threads (each waits on its own
+        processes; results are gathered per pivot, so the order of completion does not matter).
+        ``warm`` (optional) runs in this thread meanwhile (loading the scorer's lexicons)."""
+        from concurrent.futures import ThreadPoolExecutor
+
         self.check()
-        out: Dict[str, List[Optional[tuple]]] = {}
         idx = [i for i, t in enumerate(sent) if t.strip()]
-        for tr in self._translators:
+
+        def one(tr) -> List[Optional[tuple]]:
             mid = tr.to_pivot([sent[i] for i in idx]) if idx else []
             mid = [None if m is None else strip_marks(m) for m in mid]
             ok = [k for k, m in enumerate(mid) if m is not None]
@@ -282,8 +286,13 @@ class BackTranslate(Generator):
             for k, b in zip(ok, back):
                 if b is not None:
                     res[idx[k]] = (mid[k], b)
-            out[tr.pivot] = res
-        return out
+            return res
+
+        with ThreadPoolExecutor(max_workers=max(1, len(self._translators))) as pool:
+            futures = {tr.pivot: pool.submit(one, tr) for tr in self._translators}
+            if warm is not None and idx:
+                warm()
+            return {p: f.result() for p, f in futures.items()}
 
     def verified_candidates(self, text: str, sent: str, trips: Dict[str, Optional[tuple]]):
         """Scored candidates of ``sent`` (the text as sent) from its round trips."""
@@ -298,7 +307,7 @@ class BackTranslate(Generator):
 
     def _verified_batch(self, texts: Sequence[str], seed: int) -> List[Perturbation]:
         sent = [t.lower() if case_style(t) in ("upper", "title") else t for t in texts]
-        trips = self._round_trips(sent)
+        trips = self._round_trips(sent, warm=backtrans_score.warm)
         out = []
         for i, (text, s) in enumerate(zip(texts, sent)):
             cands = self.verified_candidates(text, s, {p: r[i] for p, r in trips.items()})

@@ -17,7 +17,7 @@ the query's own spelling:
 """
 from __future__ import annotations
 
-from typing import Dict, List, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from perturb._text import stopwords
 from perturb.lexicon import is_derivation, is_proper_noun, ranked_synsets, sense_share
@@ -25,14 +25,16 @@ from perturb.lexicon import is_derivation, is_proper_noun, ranked_synsets, sense
 _SHARE: Dict[Tuple[str, str], float] = {}
 
 
-def name_positions(tokens: Sequence[str], original: Sequence[str], mixed_case: bool) -> Tuple[Set[int], Set[int]]:
+def name_positions(tokens: Sequence[str], original: Sequence[str], mixed_case: bool,
+                   only: Optional[Set[int]] = None) -> Tuple[Set[int], Set[int]]:
     """Indices of ``tokens`` (case-folded) that are names, and of the content words next to them
     (which may be part of the name: "robert *gray*"); ``original``: the same tokens in the query's
-    own case, used when the query is in mixed case (capitals mean something)."""
+    own case, used when the query is in mixed case (capitals mean something). ``only``: the
+    positions worth looking at (near an edit); the others are not looked up."""
     sw = stopwords()
     core = set()
     for i, t in enumerate(tokens):
-        if not t[:1].isalpha() or t in sw:
+        if (only is not None and i not in only) or not t[:1].isalpha() or t in sw:
             continue
         first = i == 0 or not tokens[i - 1][:1].isalnum()  # sentence or clause start
         if is_proper_noun(t) or (mixed_case and original[i][:1].isupper() and not first):

@@ -31,7 +31,7 @@ import difflib
 import itertools
 import re
 from dataclasses import dataclass
-from typing import Dict, List, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from perturb._text import collapse_spaces, stopwords, zipf
 from perturb.backtrans_rules import _forms, same_lemma, synonym_same_form
@@ -126,8 +126,19 @@ class Context:
     terms: frozenset = frozenset()
 
 
-def context_of(old: Sequence[str], original: Sequence[str], mixed_case: bool) -> Context:
-    core, near = ev.name_positions(old, original, mixed_case)
+def warm() -> None:
+    """Load the lexicons the scorer reads (WordNet, SemCor counts, lemminflect, wordfreq), so a batch
+    can load them while its round trips run."""
+    from perturb.lexicon import sense_counts
+
+    ranked_synsets("flow", "n")
+    sense_counts()
+    same_lemma("flows", "flow")
+    zipf("flow")
+
+
+def context_of(old: Sequence[str], original: Sequence[str], mixed_case: bool, touched: Optional[Set[int]] = None) -> Context:
+    core, near = ev.name_positions(old, original, mixed_case, touched)
     return Context(frozenset(core), frozenset(near), frozenset(ev.term_positions(old)))
 
 
@@ -229,7 +240,8 @@ def candidates(query: str, backs: Dict[str, str], leaks: Dict[str, Set[str]], or
     orig = [t for t, _, _ in tokens(original)] if original else []
     mixed = len(orig) == len(old) and any(t[:1].isupper() for t in orig) and not all(
         t.isupper() for t in orig if t[:1].isalpha())
-    ctx = context_of(old, orig if mixed else old, mixed)
+    touched = {i for e in proposers for i in range(e.start - 2, max(e.end, e.start + 1) + 2)}
+    ctx = context_of(old, orig if mixed else old, mixed, touched)
     scored = {e: score_edit(old, e, all_leaks, len(ps), ctx) for e, ps in proposers.items()}
     out: Dict[str, Candidate] = {}
 
