@@ -44,8 +44,11 @@ def breakdown(gen, table, threshold):
             if passing:
                 why["applied"] += 1
                 evid = set().union(*(set(c.reasons) for c in passing))
-                weak = evid <= {"article", "wh", "agreement", "leading_it", "inner_it", "function_word", "function_indel"}
-                kinds["only function-word edits pass" if weak else "a content-word edit passes"] += 1
+                fw = {"article", "wh", "agreement", "leading_it", "inner_it", "function_word", "function_indel",
+                      "preposition"}
+                kinds["only function-word edits pass" if evid <= fw else
+                      "function words and spelling variants only" if evid <= fw | {"spelling"} else
+                      "a content-word edit (synonym, form) passes"] += 1
             elif all(t is None for t in trips):
                 why["no round trip (unstable in every pivot)"] += 1
             elif not cands:

@@ -206,7 +206,7 @@ class BackTranslate(Generator):
     def config(self) -> dict:
         if self.verified:
             return {"source": "eng", "backend": "apertium", "pivots": {t.pivot: t.config() for t in self._translators},
-                    "candidates": "each pivot's round trip and each single edit (difflib) alone",
+                    "candidates": "each edit (difflib) of a round trip alone and every subset of one round trip's edits",
                     "score": "weakest edit's evidence sum", "weights": dict(backtrans_score.WEIGHTS),
                     "threshold": backtrans_score.THRESHOLD, "pick": "uniform among passing (query_rng)",
                     "sent": "ALL-CAPS and Title Case queries lower-cased", "case": "query case style restored"}

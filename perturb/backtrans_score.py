@@ -1,29 +1,35 @@
 """Generate, then verify, for BACKTRANS through several Apertium pivots (:mod:`perturb.backtrans`).
 
-**Candidates** of one query: each pivot's whole round trip, and each *single word-level edit* of a
-round trip applied alone to the query (edits: the ``difflib`` opcodes between the query's and
-the round trip's token sequences, case-folded), since a whole round trip often has one bad edit
-among good ones. Candidates with the same text are one candidate proposed by several pivots.
+**Candidates** of one query: the word-level edits of each pivot's round trip (the ``difflib``
+opcodes between the query's and the round trip's token sequences, case-folded), each applied
+alone, and every subset of two or more of one round trip's edits (the whole round trip included;
+pairs only beyond :data:`MAX_SUBSETS` edits), since a round trip often has one bad edit among good
+ones. Candidates with the same text are one candidate proposed by several pivots.
 
 **Score** of a candidate: the score of its *weakest* edit, each edit scored on explicit evidence
-(:data:`WEIGHTS`, all in one table):
+(:data:`WEIGHTS`, all in one table; the lexical tests are in :mod:`perturb.backtrans_evidence`):
 
-* pivot-language leak in the new words (apertium marks, wordfreq): ``leak`` (strong negative);
-* article inserted, dropped or swapped (a/an/the): ``article``; ``which`` <-> ``what``: ``wh``;
-* one word for one word: ``synonym`` when WordNet puts the old word's first sense among the new
-  word's two first senses in the same inflection, ``related`` when they share a sense among the
-  three first of each, ``form`` when one lemma in another form, else ``other_word``; plus
-  ``pos_changed`` when no part of speech is shared (lemminflect), and ``rare`` / ``very_rare``
-  when the new word's English Zipf frequency is under 3 / 2;
-* a function word for a function word: ``function_word``; a function word dropped or added:
-  ``function_indel``; a leading ``it`` added (the pivot's dummy subject): ``leading_it``;
-* a content word dropped / added: ``content_lost`` / ``content_added``; several words rebuilt:
-  ``reordered`` when the content lemmas are kept ("robot body" -> "body of robot"), else
+* ``leak``: a pivot-language word among the new words (apertium marks, wordfreq);
+* ``name``: the edit touches a name (a word WordNet knows only as a proper noun, a capitalised
+  word inside a mixed-case query) or respells a word next to one ("robert gray" -> "grey");
+* ``pronoun``: a personal pronoun lost or added; ``question_form``: a leading do/does/did dropped;
+* ``article`` (a/an/the inserted, dropped or swapped), ``article_in_term`` (inserted after a
+  content word: "african american the women"), ``function_indel`` (inserted before another
+  determiner or "only"); ``wh``: which <-> what; ``leading_it`` / ``inner_it``: a dummy "it" added;
+* one word for one word: ``preposition`` (one for another), ``function_word`` (other function
+  words), ``spelling`` (a spelling variant), ``form`` (one lemma in another form), ``derivation``
+  (another word of the family: "fluid" -> "fluent"), else ``synonym`` (WordNet: the old word's first
+  sense among the new word's two first, same inflection), ``related`` (a shared sense among the
+  three first) or ``other_word``, with ``sense_strong`` / ``sense_mid`` / ``sense_weak`` from the
+  SemCor share of the shared sense (>= 0.3, else >= 0.1, else less), ``in_term`` when the word is
+  inside a multi-word term, ``pos_changed`` and ``rare`` (Zipf under 3);
+* several words: ``content_lost`` / ``content_added`` / ``reordered`` (content lemmas kept) /
   ``rebuilt``;
 * ``agreement`` per further pivot proposing the same edit (at most two).
 
-A candidate passes when its score is >= the threshold chosen on the labelled tuning half of
-``docs/validity/dev-BACKTRANS.tsv`` (:data:`THRESHOLD`, :mod:`perturb.devset`).
+The weights were set by reading the tuning half's misfires (docs/methods-parts/bt.md), never
+the held half's. A candidate passes when its score is >= :data:`THRESHOLD`, chosen on the
+labelled tuning half of ``docs/validity/dev-BACKTRANS.tsv`` (:mod:`perturb.devset`).
 """
 from __future__ import annotations
 

@@ -82,7 +82,7 @@ def test_backtrans_spacing_only_output_not_applied(monkeypatch):
     # the verified (several-pivot) path: every pivot's round trip differs from the query in spacing only
     gen = BackTranslate(backend="apertium")
     monkeypatch.setattr(gen, "check", lambda: None)
-    monkeypatch.setattr(gen, "_round_trips", lambda sent: {p: [("x", t.replace(".", " .")) for t in sent]
+    monkeypatch.setattr(gen, "_round_trips", lambda sent, warm=None: {p: [("x", t.replace(".", " .")) for t in sent]
                                                             for p in gen.pivots})
     assert not gen.perturb_batch([("1", "The cake is a lie.")], 0)[0].applied
     # the single-pivot path (Marian, or one unverified pivot)
