@@ -51,11 +51,14 @@ from perturb.base import Generator, Perturbation, Resource, ResourceMissing, set
 from perturb.translators import APERTIUM_INSTALL, MARIAN_INSTALL, ApertiumTranslator, MarianTranslator, Translator
 from perturb._text import stopwords
 from perturb.backtrans_rules import structure_changes
+from perturb import backtrans_score
+from perturb.base import query_rng
 
 _MARKED = re.compile(r"(?<![\w*#@])([*#@])(\w[\w'-]*)")
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _SPACE = re.compile(r"\s+")
-PIVOT_WFLANG = {"spa": "es", "deu": "de"}
+PIVOT_WFLANG = {"spa": "es", "deu": "de", "cat": "ca", "hbs": "sh", "glg": "pt"}
+APERTIUM_PIVOTS = ("epo", "glg", "spa")  # the default Apertium pivots (docs/methods-parts/bt.md)
 
 
 _LEMMAS: Dict[str, frozenset] = {}
@@ -164,30 +167,49 @@ class BackTranslate(Generator):
     keep_content = True  # refuse round trips that lose, add or mistranslate a content word
     keep_structure = True  # refuse round trips that change a term, a function word or a word form
 
-    def __init__(self, backend: Optional[str] = None, pivot: Optional[str] = None, **translator_kwargs):
-        """``backend`` is "marian", "apertium" or None (Marian German if its weights exist, else Apertium)."""
+    def __init__(self, backend: Optional[str] = None, pivot: Optional[str] = None,
+                 pivots: Optional[Sequence[str]] = None, **translator_kwargs):
+        """``backend`` is "marian", "apertium" or None (Marian German if its weights exist, else Apertium).
+        Apertium round-trips through every pivot of ``pivots`` (default :data:`APERTIUM_PIVOTS`, or
+        ``pivot`` alone) and verifies the candidates (:mod:`perturb.backtrans_score`)."""
+        self.pivots: List[str] = list(pivots) if pivots else [pivot] if pivot else list(APERTIUM_PIVOTS)
         if backend is None:
             marian = MarianTranslator(**({"pivot": pivot} if pivot else {}), **translator_kwargs)
             if marian.available():
                 self.translator: Translator = marian
             else:
-                apertium = ApertiumTranslator()
+                apertium = ApertiumTranslator(self.pivots[0])
                 self.translator = apertium if apertium.available() else marian
             self._alternatives = [MarianTranslator(), ApertiumTranslator()]
         elif backend == "marian":
             self.translator = MarianTranslator(**({"pivot": pivot} if pivot else {}), **translator_kwargs)
             self._alternatives = []
         elif backend == "apertium":
-            self.translator = ApertiumTranslator(**({"pivot": pivot} if pivot else {}), **translator_kwargs)
+            self.translator = ApertiumTranslator(self.pivots[0], **translator_kwargs)
             self._alternatives = []
         else:
             raise ValueError(f"unknown back-translation backend {backend!r}; choose marian or apertium")
+        self._translators = ([ApertiumTranslator(p) for p in self.pivots]
+                             if isinstance(self.translator, ApertiumTranslator) else [self.translator])
+
+    @property
+    def verified(self) -> bool:
+        """Apertium: generate candidates through every pivot, then verify (score >= threshold)."""
+        return self.translator.backend == "apertium"
 
     @property
     def label(self) -> str:
+        if self.verified:
+            return f"{self.name}[{'+'.join(sorted(self.pivots))},apertium]"
         return f"{self.name}[{self.translator.pivot},{self.translator.backend}]"
 
     def config(self) -> dict:
+        if self.verified:
+            return {"source": "eng", "backend": "apertium", "pivots": {t.pivot: t.config() for t in self._translators},
+                    "candidates": "each edit (difflib) of a round trip alone and every subset of one round trip's edits",
+                    "score": "weakest edit's evidence sum", "weights": dict(backtrans_score.WEIGHTS),
+                    "threshold": backtrans_score.THRESHOLD, "pick": "uniform among passing (query_rng)",
+                    "sent": "ALL-CAPS and Title Case queries lower-cased", "case": "query case style restored"}
         return {"source": "eng", **self.translator.config(),
                 "reject": "pivot-language leaks (apertium marks, wordfreq en/pivot)",
                 "content_words": "each kept (same lemma or WordNet synonym in the top-2 senses)" if self.keep_content
@@ -198,10 +220,10 @@ class BackTranslate(Generator):
                 "case": "query case style restored"}
 
     def resources(self) -> List[Resource]:
-        return self.translator.resources() + [wordfreq_resource()]
+        return [r for t in self._translators for r in t.resources()] + [wordfreq_resource()]
 
     def check(self) -> None:
-        if self.translator.available():
+        if all(t.available() for t in self._translators):
             return
         if self._alternatives:
             raise ResourceMissing(
@@ -240,9 +262,67 @@ class BackTranslate(Generator):
         return Perturbation(out, True, f"via {self.translator.pivot} ({self.translator.backend}): {mid!r}")
 
     def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
+        if self.verified:
+            return self._verified_batch([text], 0)[0]
         (mid, back), = self.translate_round_trip([text])
         return self._result(text, mid, back)
 
+    def _round_trips(self, sent: Sequence[str], warm=None) -> Dict[str, List[Optional[tuple]]]:
+        """pivot -> (pivot text, back text) per sent text (None: not sent or unstable); one apertium
+        call per pivot and direction, the pivots in parallel threads (each waits on its own
+        processes; results are gathered per pivot, so the order of completion does not matter).
+        ``warm`` (optional) runs in this thread meanwhile (loading the scorer's lexicons)."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.check()
+        idx = [i for i, t in enumerate(sent) if t.strip()]
+
+        def one(tr) -> List[Optional[tuple]]:
+            mid = tr.to_pivot([sent[i] for i in idx]) if idx else []
+            mid = [None if m is None else strip_marks(m) for m in mid]
+            ok = [k for k, m in enumerate(mid) if m is not None]
+            back = tr.from_pivot([mid[k] for k in ok]) if ok else []
+            res: List[Optional[tuple]] = [None] * len(sent)
+            for k, b in zip(ok, back):
+                if b is not None:
+                    res[idx[k]] = (mid[k], b)
+            return res
+
+        with ThreadPoolExecutor(max_workers=max(1, len(self._translators))) as pool:
+            futures = {tr.pivot: pool.submit(one, tr) for tr in self._translators}
+            if warm is not None and idx:
+                warm()
+            return {p: f.result() for p, f in futures.items()}
+
+    def verified_candidates(self, text: str, sent: str, trips: Dict[str, Optional[tuple]]):
+        """Scored candidates of ``sent`` (the text as sent) from its round trips."""
+        backs, leaks = {}, {}
+        for p, trip in sorted(trips.items()):
+            if trip is None:
+                continue
+            back = trip[1]
+            leaks[p] = {w.lower().lstrip("*#@") for w in pivot_leaks(sent, back, p, True)}
+            backs[p] = collapse_spaces(strip_marks(back))
+        return backtrans_score.candidates(sent, backs, leaks, original=text)
+
+    def _verified_batch(self, texts: Sequence[str], seed: int) -> List[Perturbation]:
+        sent = [t.lower() if case_style(t) in ("upper", "title") else t for t in texts]
+        trips = self._round_trips(sent, warm=backtrans_score.warm)
+        out = []
+        for i, (text, s) in enumerate(zip(texts, sent)):
+            cands = self.verified_candidates(text, s, {p: r[i] for p, r in trips.items()})
+            passing = [c for c in cands if c.score >= backtrans_score.THRESHOLD]
+            if not passing:
+                out.append(Perturbation(text, False, ""))
+                continue
+            pick = passing[int(query_rng(seed, self.name, text).integers(len(passing)))]
+            old = [t.lower() for t, _, _ in backtrans_score.tokens(s)]
+            result = apply_case_style(pick.text, case_style(text))
+            out.append(settle(text, Perturbation(result, True, pick.detail(old))))
+        return out
+
     def perturb_batch(self, items, seed):
         texts = [t for _, t in items]
+        if self.verified:
+            return self._verified_batch(texts, seed)
         return [settle(t, self._result(t, m, b)) for t, (m, b) in zip(texts, self.translate_round_trip(texts))]

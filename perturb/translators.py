@@ -20,12 +20,20 @@ from typing import Dict, List, Optional, Sequence
 from perturb.base import Resource, ResourceMissing
 
 APERTIUM_INSTALL = "apt-get install apertium apertium-eng-spa"
+
+
+def apertium_install(pivot: str) -> str:
+    return f"apt-get install apertium {APERTIUM_PACKAGES[pivot]}"
 MARIAN_INSTALL = ("put Helsinki-NLP/opus-mt-en-de and opus-mt-de-en in the Hugging Face cache (online: "
                   "huggingface-cli download Helsinki-NLP/opus-mt-en-de Helsinki-NLP/opus-mt-de-en) or point "
                   "$DRBENCH_MARIAN_EN_DE / $DRBENCH_MARIAN_DE_EN at local folders; needs pip install sentencepiece")
 MARIAN_IDS = {"deu": ("Helsinki-NLP/opus-mt-en-de", "Helsinki-NLP/opus-mt-de-en")}
 MARIAN_ENV = {"deu": ("DRBENCH_MARIAN_EN_DE", "DRBENCH_MARIAN_DE_EN")}
-APERTIUM_PAIRS = {"spa": ("eng-spa", "spa-eng")}
+APERTIUM_PAIRS = {"spa": ("eng-spa", "spa-eng"), "cat": ("eng-cat", "cat-eng"), "glg": ("en-gl", "gl-en"),
+                  "epo": ("en-eo", "eo-en"), "hbs": ("eng-hbs", "hbs-eng")}
+# The Debian package of each pivot's language data (its version goes into config()).
+APERTIUM_PACKAGES = {"spa": "apertium-eng-spa", "cat": "apertium-eng-cat", "glg": "apertium-en-gl",
+                     "epo": "apertium-eo-en", "hbs": "apertium-hbs-eng"}
 # Characters that would end a line for apertium (or Python's splitlines) inside one query.
 _LINE_BREAKS = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00]")
 
@@ -85,8 +93,8 @@ class ApertiumTranslator(Translator):
                        install="" if self.executable else APERTIUM_INSTALL)
         have = self.modes()
         pair_ok = fwd in have and back in have
-        pair = Resource(f"apertium-eng-{self.pivot} ({fwd}, {back})", pair_ok,
-                        where="apertium -l" if pair_ok else "", install="" if pair_ok else APERTIUM_INSTALL)
+        pair = Resource(f"{APERTIUM_PACKAGES[self.pivot]} ({fwd}, {back})", pair_ok,
+                        where="apertium -l" if pair_ok else "", install="" if pair_ok else apertium_install(self.pivot))
         return [exe, pair]
 
     def config(self) -> dict:
@@ -97,7 +105,7 @@ class ApertiumTranslator(Translator):
         cfg["stable_check"] = ("texts with a word of an ambiguity class the tagger does not know dropped"
                                if self.stable_check else "off")
         if self._version is None:
-            self._version = _debian_version(f"apertium-eng-{self.pivot}")
+            self._version = _debian_version(APERTIUM_PACKAGES[self.pivot])
         cfg["version"] = self._version
         return cfg
 
@@ -152,11 +160,15 @@ class ApertiumTranslator(Translator):
         return [table.get(t, t) for t in clean]
 
     def _state_changing(self, mode: str, unique: Sequence[str], stages: List[List[str]]) -> set:
-        """The texts holding a word whose ambiguity class the tagger of ``mode`` does not know."""
+        """The texts holding a word whose ambiguity class the tagger of ``mode`` does not know (both
+        that word's own tag and later unknown words' tags depend on what came before)."""
         data = "\n\n".join(unique) + "\n"
         analysed = self._call(mode, data, ["apertium-destxt"]).stdout.decode("utf-8", "replace")
-        analysed = self._call(mode, analysed, stages[0]).stdout.decode("utf-8", "replace")
-        tagged = self._call(mode, analysed, stages[1])
+        if not stages:  # no statistical tagger in this mode
+            return set()
+        for step in stages[:-1]:
+            analysed = self._call(mode, analysed, step).stdout.decode("utf-8", "replace")
+        tagged = self._call(mode, analysed, stages[-1])
         new_class = set(_NEW_CLASS.findall(tagged.stderr.decode("utf-8", "replace")))
         if not new_class:
             return set()
@@ -166,13 +178,18 @@ class ApertiumTranslator(Translator):
         return {t for t, part in zip(unique, parts) if new_class & set(_surface_forms(part))}
 
     def _translate_ordered(self, mode: str, unique: Sequence[str]) -> Dict[str, str]:
-        data = "\n\n".join(unique) + "\n"
+        """One call for ``unique`` in the given order. A first paragraph ``0`` goes before them all,
+        so every text follows a paragraph break, alone as in a batch (apertium capitalises the
+        first word after one: "kio estas" alone, "Kio estas" second)."""
+        data = SENTINEL + "\n\n" + "\n\n".join(unique) + "\n"
         out = self._call(mode, data).stdout.decode("utf-8", "replace")
         if out.endswith("\n"):
             out = out[:-1]
         parts = out.split("\n\n")
-        if len(parts) != len(unique) or any("\n" in p for p in parts):
-            parts = [self._call(mode, t + "\n").stdout.decode("utf-8", "replace").rstrip("\n") for t in unique]
+        if len(parts) != len(unique) + 1 or parts[0].strip() != SENTINEL or any("\n" in p for p in parts):
+            parts = [SENTINEL] + [self._call(mode, SENTINEL + "\n\n" + t + "\n").stdout.decode("utf-8", "replace")
+                                  .rstrip("\n").split("\n\n", 1)[-1] for t in unique]
+        parts = parts[1:]
         return dict(zip(unique, parts))
 
     def to_pivot(self, texts):
@@ -182,8 +199,9 @@ class ApertiumTranslator(Translator):
         return self._run(APERTIUM_PAIRS[self.pivot][1], texts)
 
 
+SENTINEL = "0"  # the paragraph sent first in every call (see _translate_ordered)
 _NEW_CLASS = re.compile(r"^Word '(.*)'\.$", re.M)  # apertium-tagger -d: "A new ambiguity class was found" ... "Word 'x'."
-_PARAGRAPH = re.compile(r"\[\n\n\]")  # the superblank apertium-destxt makes of a blank line
+_PARAGRAPH = re.compile(r"\[[ \t]*\n\n[ \t]*\]")  # the superblank apertium-destxt makes of a blank line
 _LU_SURFACE = re.compile(r"\^((?:\\.|[^/$\\])*)")
 
 
@@ -193,9 +211,11 @@ def _surface_forms(stream: str) -> List[str]:
 
 
 def _analysis_stages(mode: str, modes_dir: Optional[Path] = None) -> Optional[List[List[str]]]:
-    """The morphological analyser and the tagger of an installed apertium mode (from its ``.mode``
-    file), the tagger with ``-d`` so it reports words of unknown ambiguity classes; None when the
-    mode file is not found or does not start with ``lt-proc | apertium-tagger -g``."""
+    """The steps of an installed apertium mode (from its ``.mode`` file) up to its statistical
+    tagger: the morphological analyser, any constraint grammar (``cg-proc``), then the tagger with
+    ``-d`` so it reports words of unknown ambiguity classes. [] when the mode has no
+    ``apertium-tagger`` (a constraint grammar alone: no such state); None when the mode file is
+    not found or does not start with ``lt-proc``."""
     import shlex
 
     roots = [modes_dir] if modes_dir else [Path("/usr/share/apertium/modes"), Path("/usr/local/share/apertium/modes")]
@@ -204,10 +224,15 @@ def _analysis_stages(mode: str, modes_dir: Optional[Path] = None) -> Optional[Li
         if not path.is_file():
             continue
         steps = [shlex.split(step.replace("$1", "").replace("$2", "")) for step in
-                 path.read_text(encoding="utf-8").split("|")[:2]]
-        if len(steps) == 2 and steps[0][:1] == ["lt-proc"] and steps[1][:2] == ["apertium-tagger", "-g"]:
-            return [steps[0], ["apertium-tagger", "-d", *steps[1][1:]]]
-        return None
+                 path.read_text(encoding="utf-8").split("|")]
+        if not steps or steps[0][:1] != ["lt-proc"]:
+            return None
+        for k, step in enumerate(steps):
+            if step[:1] == ["apertium-tagger"] and step[1:2] and step[1].startswith("-g"):
+                return steps[:k] + [["apertium-tagger", "-d", *step[1:]]]
+            if step[:1] not in (["lt-proc"], ["cg-proc"]):
+                return []
+        return []
     return None
 
 

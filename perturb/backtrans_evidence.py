@@ -1,0 +1,129 @@
+"""Lexical evidence for scoring BACKTRANS edits (:mod:`perturb.backtrans_score`), each a small,
+inspectable test on WordNet (with SemCor sense counts, :mod:`perturb.lexicon`), lemminflect and
+the query's own spelling:
+
+* :func:`name_positions`: tokens of the query that belong to a name (a name is never translated):
+  a word WordNet knows only as a capitalised noun ("robert", "jamaica"), a word capitalised inside
+  a mixed-case query ("Lead Pipe"); and the content words next to such a word, where a spelling
+  change is a name change ("robert *gray*" -> "grey");
+* :func:`term_positions`: content words inside a multi-word term (two or more adjacent content
+  words, "base pressure", "aileron buzz"), where a synonym of one word rarely keeps the term;
+* :func:`derived`: another word of the same family ("fluid" -> "fluent", "elliptic" ->
+  "elliptical", "base" -> "basic", "live" -> "alive"): a derivation, not a synonym;
+* :func:`spelling_variant`: one word in another spelling ("analyzed"/"analysed", "color"/"colour");
+* :func:`shared_sense`: how much of each word's SemCor usage the sense they share covers
+  ("velocity"/"speed": 1.0 and 0.66; "stress"/"tension": 0.06 and 0.47; "force"/"strength": 0.19
+  and 0.07); the smaller share is the evidence that the query's sense is the shared one.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+from perturb._text import stopwords
+from perturb.lexicon import is_derivation, is_proper_noun, ranked_synsets, sense_share
+
+_SHARE: Dict[Tuple[str, str], float] = {}
+
+
+def name_positions(tokens: Sequence[str], original: Sequence[str], mixed_case: bool,
+                   only: Optional[Set[int]] = None) -> Tuple[Set[int], Set[int]]:
+    """Indices of ``tokens`` (case-folded) that are names, and of the content words next to them
+    (which may be part of the name: "robert *gray*"); ``original``: the same tokens in the query's
+    own case, used when the query is in mixed case (capitals mean something). ``only``: the
+    positions worth looking at (near an edit); the others are not looked up."""
+    sw = stopwords()
+    core = set()
+    for i, t in enumerate(tokens):
+        if (only is not None and i not in only) or not t[:1].isalpha() or t in sw:
+            continue
+        first = i == 0 or not tokens[i - 1][:1].isalnum()  # sentence or clause start
+        if is_proper_noun(t) or (mixed_case and original[i][:1].isupper() and not first):
+            core.add(i)
+    near = set()
+    for i in core:
+        for j in (i - 1, i + 1):
+            if 0 <= j < len(tokens) and tokens[j][:1].isalpha() and tokens[j] not in sw and j not in core:
+                near.add(j)
+    return core, near
+
+
+PREPOSITIONS = frozenset("toward towards among amongst upon within inside during via onto across along around behind "
+                         "beside besides beyond near per since unlike like despite throughout underneath till unto "
+                         "versus vs amid".split())
+
+
+SIMPLE_PREPOSITIONS = frozenset("in on at of from to by for with into onto toward towards among between within inside "
+                                "during while upon about over under below above across through".split())
+
+
+def function_words() -> frozenset:
+    """NLTK's stop words and the prepositions it lacks ("toward", "among", "during", "like")."""
+    return frozenset(stopwords()) | PREPOSITIONS
+
+
+def term_positions(tokens: Sequence[str]) -> Set[int]:
+    """Indices of content words with a content-word neighbour (inside a multi-word term)."""
+    sw = function_words()
+    content = [t[:1].isalpha() and t not in sw for t in tokens]
+    return {i for i in range(len(tokens)) if content[i] and ((i > 0 and content[i - 1]) or
+                                                              (i + 1 < len(tokens) and content[i + 1]))}
+
+
+def _prefix(a: str, b: str) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
+
+
+def spelling_variant(a: str, b: str) -> bool:
+    """Same word, another spelling: at most two letters differ (edit distance) and the words share
+    their most frequent WordNet sense."""
+    if a == b or abs(len(a) - len(b)) > 2:
+        return False
+    if _distance(a, b) > 2:
+        return False
+    sa = {s.name() for p in "nvar" for s in ranked_synsets(a, p)[:1]}
+    return bool(sa & {s.name() for p in "nvar" for s in ranked_synsets(b, p)[:1]})
+
+
+def _distance(a: str, b: str) -> int:
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]
+
+
+def derived(a: str, b: str) -> bool:
+    """``b`` is another word of ``a``'s family (not a spelling variant, checked first by the
+    caller): WordNet derivation links or a shared stem, a shared beginning of all but two letters
+    of the shorter word, or one word inside the other ("live"/"alive")."""
+    if is_derivation(a, b):
+        return True
+    short = min(len(a), len(b))
+    return (short >= 4 and _prefix(a, b) >= max(3, short - 2)) or (short >= 4 and (a in b or b in a))
+
+
+def shared_sense(a: str, b: str) -> float:
+    """The largest, over senses shared by ``a`` and ``b`` (one part of speech), of the smaller of
+    the two words' SemCor shares of that sense (:func:`perturb.lexicon.sense_share`); 0.0 when
+    they share no sense or SemCor has no counts for one of them."""
+    key = (a, b)
+    if key not in _SHARE:
+        best = 0.0
+        for pos in "nvar":
+            sb = {s.name() for s in ranked_synsets(b, pos)}
+            for syn in ranked_synsets(a, pos):
+                if syn.name() in sb:
+                    best = max(best, min(sense_share(a, pos, syn.name()), sense_share(b, pos, syn.name())))
+        _SHARE[key] = best
+    return _SHARE[key]
+
+
+def pronoun_change(before: List[str], after: List[str]) -> bool:
+    """A personal pronoun lost or added ("can you write" -> "can write", "us" -> "we")."""
+    pro = ("i", "you", "we", "they", "he", "she", "me", "us", "them", "him", "her")
+    return any(before.count(p) != after.count(p) for p in pro)

@@ -1,0 +1,272 @@
+"""Generate, then verify, for BACKTRANS through several Apertium pivots (:mod:`perturb.backtrans`).
+
+**Candidates** of one query: the word-level edits of each pivot's round trip (the ``difflib``
+opcodes between the query's and the round trip's token sequences, case-folded), each applied
+alone, and every subset of two or more of one round trip's edits (the whole round trip included;
+pairs only beyond :data:`MAX_SUBSETS` edits), since a round trip often has one bad edit among good
+ones. Candidates with the same text are one candidate proposed by several pivots.
+
+**Score** of a candidate: the score of its *weakest* edit, each edit scored on explicit evidence
+(:data:`WEIGHTS`, all in one table; the lexical tests are in :mod:`perturb.backtrans_evidence`):
+
+* ``leak``: a pivot-language word among the new words (apertium marks, wordfreq);
+* ``name``: the edit touches a name (a word WordNet knows only as a proper noun, a capitalised
+  word inside a mixed-case query) or respells a word next to one ("robert gray" -> "grey");
+* ``pronoun``: a personal pronoun lost or added; ``question_form``: a leading do/does/did dropped;
+* ``article`` (a/an/the inserted, dropped or swapped), ``article_in_term`` (inserted after a
+  content word: "african american the women"), ``function_indel`` (inserted before another
+  determiner or "only"); ``wh``: which <-> what; ``leading_it`` / ``inner_it``: a dummy "it" added;
+* one word for one word: ``preposition`` (one for another), ``function_word`` (other function
+  words), ``spelling`` (a spelling variant), ``form`` (one lemma in another form), ``derivation``
+  (another word of the family: "fluid" -> "fluent"), else ``synonym`` (WordNet: the old word's first
+  sense among the new word's two first, same inflection), ``related`` (a shared sense among the
+  three first) or ``other_word``, with ``sense_strong`` / ``sense_mid`` / ``sense_weak`` from the
+  SemCor share of the shared sense (>= 0.3, else >= 0.1, else less), ``in_term`` when the word is
+  inside a multi-word term, ``pos_changed`` and ``rare`` (Zipf under 3);
+* several words: ``content_lost`` / ``content_added`` / ``reordered`` (content lemmas kept) /
+  ``rebuilt``;
+* ``agreement`` per further pivot proposing the same edit (at most two).
+
+The weights were set by reading the tuning half's misfires (docs/methods-parts/bt.md), never
+the held half's. A candidate passes when its score is >= :data:`THRESHOLD`, chosen on the
+labelled tuning half of ``docs/validity/dev-BACKTRANS.tsv`` (:mod:`perturb.devset`).
+"""
+from __future__ import annotations
+
+import difflib
+import itertools
+import re
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+from perturb._text import collapse_spaces, stopwords, zipf
+from perturb.backtrans_rules import _forms, same_lemma, synonym_same_form
+from perturb.lexicon import ranked_synsets
+from perturb import backtrans_evidence as ev
+
+WEIGHTS: Dict[str, float] = {
+    "leak": -6.0, "name": -6.0, "pronoun": -4.0, "question_form": -3.0, "article": 1.0, "wh": 1.0,
+    "article_in_term": -3.0, "leading_it": 0.0, "inner_it": 0.0, "spelling": 2.0, "form": 0.0,
+    "derivation": -4.0, "synonym": 1.0, "related": 0.0, "other_word": -2.5, "sense_strong": 1.0,
+    "sense_mid": 0.0, "sense_weak": -1.5, "in_term": -1.5, "pos_changed": -1.5, "rare": -1.0,
+    "function_word": -0.5, "preposition": 0.0, "function_indel": -1.0, "content_lost": -3.0, "content_added": -2.5,
+    "reordered": -1.0, "rebuilt": -3.0, "agreement": 1.0,
+}
+THRESHOLD = 0.0  # chosen on the tuning half of docs/validity/dev-BACKTRANS.tsv (docs/methods-parts/bt.md)
+ARTICLES = frozenset({"a", "an", "the"})
+WH = frozenset({"what", "which"})
+AUX = frozenset("do does did".split())
+DETERMINERS = frozenset({"only"}) | ARTICLES | frozenset("my our your his her its their this that these those some any no each every".split())
+_TOKEN = re.compile(r"\w+(?:['-]\w+)*|[^\w\s]")
+
+
+@dataclass(frozen=True)
+class Edit:
+    start: int  # token span [start, end) of the query replaced by ``new``
+    end: int
+    new: Tuple[str, ...]  # case-folded tokens of the round trip
+
+
+@dataclass
+class Candidate:
+    text: str
+    edits: Tuple[Edit, ...]
+    pivots: Set[str]
+    score: float = 0.0
+    reasons: Tuple[str, ...] = ()
+
+    def detail(self, old: Sequence[str]) -> str:
+        shown = ", ".join(f"{' '.join(old[e.start:e.end]) or '^'!r}->{' '.join(e.new) or '_'!r}" for e in self.edits)
+        return f"pivot:{'+'.join(sorted(self.pivots))} score {self.score:.2f} edits: {shown}"
+
+
+def tokens(text: str) -> List[Tuple[str, int, int]]:
+    return [(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+
+
+def edits_of(query: str, back: str) -> List[Edit]:
+    a = [t.lower() for t, _, _ in tokens(query)]
+    b = [t.lower() for t, _, _ in tokens(back)]
+    ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    return [Edit(i1, i2, tuple(b[j1:j2])) for tag, i1, i2, j1, j2 in ops if tag != "equal"]
+
+
+def apply_edits(query: str, edits: Sequence[Edit]) -> str:
+    """The query with ``edits`` applied (character spans of its tokens replaced, right to left)."""
+    toks = tokens(query)
+    out = query
+    for e in sorted(edits, key=lambda e: e.start, reverse=True):
+        new = _join(e.new)
+        if e.start < e.end:
+            s, t = toks[e.start][1], toks[e.end - 1][2]
+        else:
+            s = t = toks[e.start][1] if e.start < len(toks) else len(query)
+            new = (new + " ") if e.start < len(toks) else (" " + new)
+        out = out[:s] + new + out[t:]
+    return collapse_spaces(out)
+
+
+def _join(words: Sequence[str]) -> str:
+    text = " ".join(words)
+    return re.sub(r" ([,.;:?!)])", r"\1", text)
+
+
+def _words(toks: Sequence[str]) -> List[str]:
+    return [t for t in toks if t[:1].isalpha()]
+
+
+def _upos(word: str) -> Set[str]:
+    return {u for u, _, _ in _forms(word)}
+
+
+def _related(a: str, b: str) -> bool:
+    sa = {s.name() for pos in "nvar" for s in ranked_synsets(a, pos)[:3]}
+    return bool(sa & {s.name() for pos in "nvar" for s in ranked_synsets(b, pos)[:3]})
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the scorer knows about the query besides its tokens: name and term positions."""
+    names: frozenset = frozenset()
+    near_names: frozenset = frozenset()
+    terms: frozenset = frozenset()
+
+
+def warm() -> None:
+    """Load the lexicons the scorer reads (WordNet, SemCor counts, lemminflect, wordfreq), so a batch
+    can load them while its round trips run."""
+    from perturb.lexicon import sense_counts
+
+    ranked_synsets("flow", "n")
+    sense_counts()
+    same_lemma("flows", "flow")
+    zipf("flow")
+
+
+def context_of(old: Sequence[str], original: Sequence[str], mixed_case: bool, touched: Optional[Set[int]] = None) -> Context:
+    core, near = ev.name_positions(old, original, mixed_case, touched)
+    return Context(frozenset(core), frozenset(near), frozenset(ev.term_positions(old)))
+
+
+def score_edit(old: Sequence[str], edit: Edit, leaks: Set[str], n_pivots: int,
+               ctx: Context = Context()) -> Tuple[float, List[str]]:
+    """Score of one edit (old: the query's case-folded tokens) and the evidence names used."""
+    sw = ev.function_words()
+    before, after = _words(old[edit.start:edit.end]), _words(edit.new)
+    span = set(range(edit.start, edit.end))
+    prev = old[edit.start - 1] if edit.start > 0 else ""
+    why: List[str] = []
+    if any(w in leaks for w in after):
+        why.append("leak")
+    elif span & ctx.names:
+        why.append("name")  # a name is never translated
+    elif not before and not after:
+        why.append("function_word")  # punctuation only
+    elif ev.pronoun_change(before, after):
+        why.append("pronoun")
+    elif set(before) | set(after) <= ARTICLES:
+        nxt = old[edit.end] if edit.end < len(old) else ""
+        inside = not before and prev[:1].isalpha() and (prev not in sw or prev == "s")  # "american the women"
+        why.append("article_in_term" if inside else
+                   "function_indel" if not before and nxt in DETERMINERS else "article")
+    elif before and after and set(before) <= WH and set(after) <= WH:
+        why.append("wh")
+    elif not before and after == ["it"]:
+        why.append("leading_it" if edit.start == 0 else "inner_it")
+    elif before and not after and edit.start == 0 and set(before) <= AUX:
+        why.append("question_form")  # "Do you get mad" -> "you get mad"
+    elif len(before) == 1 and len(after) == 1:
+        a, b = before[0], after[0]
+        if a in ev.SIMPLE_PREPOSITIONS and b in ev.SIMPLE_PREPOSITIONS:
+            why.append("preposition")  # "toward"->"to", "between"->"among", "on"->"in"
+        elif a in sw and b in sw:
+            why.append("function_word")
+        elif a in sw or b in sw:
+            why.append("rebuilt")
+        elif ev.spelling_variant(a, b):
+            why.append("name" if edit.start in ctx.near_names else "spelling")
+        elif same_lemma(a, b):
+            why.append("form")
+        elif ev.derived(a, b):
+            why.append("derivation")
+        else:
+            why.append("synonym" if synonym_same_form(a, b) else "related" if _related(a, b) else "other_word")
+            share = ev.shared_sense(a, b)
+            why.append("sense_strong" if share >= 0.3 else "sense_weak" if share < 0.1 else "sense_mid")
+            if edit.start in ctx.terms:
+                why.append("in_term")
+        if a not in sw and b not in sw and not _upos(a) & _upos(b):
+            why.append("pos_changed")
+        if b not in sw and zipf(b) < 3.0:
+            why.append("rare")
+    else:
+        sw = stopwords()
+        ca = [w for w in before if w not in sw]
+        cb = [w for w in after if w not in sw]
+        if not cb and ca:
+            why.append("content_lost")
+        elif not ca and cb:
+            why.append("content_added")
+        elif not ca and not cb:
+            why.append("function_indel" if not before or not after or len(before) != len(after) else "function_word")
+        elif sorted(ca) == sorted(cb) or all(any(same_lemma(x, y) for y in cb) for x in ca) and len(ca) == len(cb):
+            why.append("reordered")
+        else:
+            why.append("rebuilt")
+    why += ["agreement"] * min(2, max(0, n_pivots - 1))
+    return sum(WEIGHTS[w] for w in why), why
+
+
+MAX_SUBSETS = 5  # a round trip of at most this many edits gives every subset of them as a candidate
+
+
+def combinations_of(edits: Sequence[Edit]) -> List[Tuple[Edit, ...]]:
+    """The multi-edit candidates of one round trip: every subset of two or more of its edits (the
+    whole round trip included) when it has at most :data:`MAX_SUBSETS` edits, else the whole round
+    trip and every pair. A subset passes when all its edits pass, so a round trip with one bad edit
+    among good ones still offers the good ones together."""
+    eds = tuple(edits)
+    sizes = range(2, len(eds) + 1) if len(eds) <= MAX_SUBSETS else (2,)
+    out = [c for k in sizes for c in itertools.combinations(eds, k)]
+    if len(eds) > MAX_SUBSETS or len(eds) == 1:
+        out.append(eds)
+    return out
+
+
+def candidates(query: str, backs: Dict[str, str], leaks: Dict[str, Set[str]], original: str = "") -> List[Candidate]:
+    """Scored candidates of ``query`` from the round trips ``backs`` (pivot -> back text, marks
+    stripped, whitespace collapsed) and each pivot's leaked words (case-folded)."""
+    old = [t.lower() for t, _, _ in tokens(query)]
+    per_pivot = {p: edits_of(query, b) for p, b in sorted(backs.items())}
+    proposers: Dict[Edit, Set[str]] = {}
+    for p, eds in per_pivot.items():
+        for e in eds:
+            proposers.setdefault(e, set()).add(p)
+    all_leaks = set().union(*leaks.values()) if leaks else set()
+    orig = [t for t, _, _ in tokens(original)] if original else []
+    mixed = len(orig) == len(old) and any(t[:1].isupper() for t in orig) and not all(
+        t.isupper() for t in orig if t[:1].isalpha())
+    touched = {i for e in proposers for i in range(e.start - 2, max(e.end, e.start + 1) + 2)}
+    ctx = context_of(old, orig if mixed else old, mixed, touched)
+    scored = {e: score_edit(old, e, all_leaks, len(ps), ctx) for e, ps in proposers.items()}
+    out: Dict[str, Candidate] = {}
+
+    def add(edits: Tuple[Edit, ...], pivots: Set[str]) -> None:
+        if not edits:
+            return
+        text = apply_edits(query, edits)
+        if " ".join(text.lower().split()) == " ".join(query.lower().split()):
+            return
+        low = min(scored[e][0] for e in edits)
+        why = tuple(sorted({w for e in edits for w in scored[e][1]}))
+        have = out.get(text)
+        if have is None:
+            out[text] = Candidate(text, edits, set(pivots), low, why)
+        else:
+            have.pivots |= pivots
+    for p, eds in per_pivot.items():
+        for combo in combinations_of(eds):
+            add(combo, {p})
+    for e, ps in sorted(proposers.items(), key=lambda kv: (kv[0].start, kv[0].end, kv[0].new)):
+        add((e,), ps)
+    return sorted(out.values(), key=lambda c: c.text)

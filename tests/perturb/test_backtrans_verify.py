@@ -1,0 +1,118 @@
+"""BACKTRANS generate-then-verify (issue 22): candidates from several Apertium pivots, scored on
+explicit evidence, one picked (seeded) among those passing the threshold."""
+import pytest
+
+from perturb.backtrans_score import THRESHOLD, candidates
+
+
+def _best(query, backs, leaks=None):
+    cands = candidates(query, backs, leaks or {})
+    return {c.text: c.score for c in cands}
+
+
+def test_synonym_agreed_by_two_pivots_passes_and_garbled_round_trip_fails():
+    q = "What is the largest planet in our solar system?"
+    s = _best(q, {"spa": "What is the biggest planet in our solar system?",
+                  "glg": "Than it is the biggest planet in the our solar system?"})
+    assert s["What is the biggest planet in our solar system?"] >= THRESHOLD
+    assert s["than it is the biggest planet in the our solar system?"] < THRESHOLD
+    assert s["What is the largest planet in the our solar system?"] < THRESHOLD  # article before "our"
+
+
+@pytest.mark.parametrize("query,back,leaks", [
+    ("what papers are available on the buckling of empty cylindrical shells under non-uniform pressure .",
+     "what papers are available on the buckling of empty cylindrical shells below presiónnouniforme .",
+     {"presiónnouniforme"}),
+    ("how can one detect transition phenomena in boundary layers .",
+     "how can one detects phenomena of transition in layers of border .", set()),
+    ("who is spider man", "who is aranea man", {"aranea"}),
+    ("what is the theoretical heat transfer rate at the stagnation point of a blunt body .",
+     "what is the tax of transfer of theoretical heat in the point of stagnation of a blunt body .", set()),
+])
+def test_real_bad_round_trips_refused_by_score(query, back, leaks):
+    s = _best(query, {"spa": back}, {"spa": leaks})
+    assert s.get(" ".join(back.split()), -99) < THRESHOLD
+
+
+def test_article_and_form_edits_accepted():
+    s = _best("what is a active margin", {"spa": "what is an active margin"})
+    assert s["what is an active margin"] >= THRESHOLD
+    s = _best("material properties of photoelastic materials .", {"glg": "material properties of photoelastic material ."})
+    assert max(s.values()) >= THRESHOLD
+
+
+def _gen():
+    from perturb.backtrans import BackTranslate
+
+    gen = BackTranslate(backend="apertium")
+    if not all(t.available() for t in gen._translators):
+        pytest.skip("apertium pivots not installed")
+    return gen
+
+
+def test_label_config_and_determinism():
+    gen = _gen()
+    assert gen.label == "BACKTRANS[epo+glg+spa,apertium]"
+    cfg = gen.config()
+    assert set(cfg["pivots"]) == {"epo", "glg", "spa"} and cfg["threshold"] == THRESHOLD
+    assert all(v["version"] for v in cfg["pivots"].values())
+    items = [("1", "What is the largest planet in our solar system?"), ("2", "INVESTIGATION OF FREE TURBULENT MIXING ."),
+             ("3", "what is a active margin"), ("4", "material properties of photoelastic materials .")]
+    a, b = gen.perturb_batch(items, 3), gen.perturb_batch(items, 3)
+    assert a == b and sum(p.applied for p in a) >= 2
+    assert all(p.text.isupper() for p in a[1:2])  # the ALL-CAPS style is kept
+    assert all(p.detail.startswith("pivot:") for p in a if p.applied)
+    alone = [gen.perturb_batch([it], 3)[0] for it in items]
+    assert alone == a
+
+
+@pytest.mark.parametrize("query,back,bad", [
+    ("a sublayer for fluid injection into the incompressible turbulent boundary layer .",
+     "a sublayer for fluent injection into the incompressible turbulent boundary layer .", "derivation"),
+    ("base pressure in supersonic flow .", "basic pressure in supersonic flow .", "derivation"),
+    ("who is robert gray", "who is robert grey", "name"),
+    ("how did african american women get the right to vote",
+     "how did african american the women get the right to vote", "article_in_term"),
+    ("can you write a regex in Python?", "can write a regex in Python?", "pronoun"),
+    ("Do you get mad", "you get mad", "question_form"),
+])
+def test_misfires_of_the_first_round_now_refused(query, back, bad):
+    cands = candidates(query, {"spa": back}, {}, original=query)
+    whole = [c for c in cands if c.text.lower() == back.lower()]
+    assert whole and whole[0].score < THRESHOLD and bad in whole[0].reasons
+
+
+def test_a_name_capitalised_in_a_mixed_case_query_is_not_translated():
+    q = "The Candlestick, Lead Pipe, Knife and Rope are weapons in Clue?"
+    cands = candidates(q, {"spa": "The Candlestick, Lead tube, Knife and Rope are weapons in Clue?"}, {}, original=q)
+    assert all(c.score < THRESHOLD and "name" in c.reasons for c in cands)
+
+
+def test_good_edits_of_one_round_trip_combine_and_a_bad_one_is_left_out():
+    q = "what are the effects of a small amount of gas on the characteristics of boundary layers ."
+    back = "which are the effects of small amount of gas on the characteristics of limaj deposits ."
+    s = _best(q, {"epo": back}, {"epo": {"limaj"}})
+    assert s["which are the effects of small amount of gas on the characteristics of boundary layers ."] >= THRESHOLD
+    assert s[back] < THRESHOLD
+
+
+def test_synonym_in_the_query_sense_passes_and_a_weak_sense_does_not():
+    s = _best("reaction tests of turbine nozzles for supersonic velocities .",
+              {"spa": "reaction tests of turbine nozzles for supersonic speeds .",
+               "glg": "reaction tests of turbine nozzles for supersonic speeds ."})
+    assert s["reaction tests of turbine nozzles for supersonic speeds ."] >= THRESHOLD
+    s = _best("what general solutions for the stresses in shells are available .",
+              {"spa": "what general solutions for the tensions in shells are available ."})
+    assert s["what general solutions for the tensions in shells are available ."] < THRESHOLD
+
+
+def test_the_dev_set_has_a_reason_per_pair_and_the_threshold_meets_its_tuning_half():
+    from pathlib import Path
+
+    from perturb.devset import point, read_devset
+
+    rows = read_devset(Path(__file__).resolve().parents[2] / "docs/validity/dev-BACKTRANS.tsv")
+    assert len(rows) >= 200 and len({c.style for c in rows}) >= 4
+    assert len({c.reason for c in rows}) >= 0.8 * len(rows)  # one-line reasons, not a generic label
+    p = point([c for c in rows if c.split == "tune"], THRESHOLD)
+    assert p.validity >= 0.95
