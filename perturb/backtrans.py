@@ -228,7 +228,7 @@ class BackTranslate(Generator):
         if self._alternatives:
             raise ResourceMissing(
                 "BACKTRANS: no offline translation backend. Either Marian German "
-                f"({MARIAN_INSTALL}) or Apertium Spanish ({APERTIUM_INSTALL})."
+                f"({MARIAN_INSTALL}) or Apertium with the Esperanto, Galician and Spanish pivots ({APERTIUM_INSTALL})."
             )
         super().check()
 

@@ -19,7 +19,7 @@ from typing import Dict, List, Optional, Sequence
 
 from perturb.base import Resource, ResourceMissing
 
-APERTIUM_INSTALL = "apt-get install apertium apertium-eng-spa"
+APERTIUM_INSTALL = "apt-get install apertium apertium-eng-spa apertium-en-gl apertium-eo-en"
 
 
 def apertium_install(pivot: str) -> str:
