@@ -74,7 +74,7 @@ def draws_section(result: dict) -> Any:
     foot = ("95% CI: variance-components t interval (draws nested in queries: the delta-method t interval on the "
             "per-query means over draws, which carry both the query and the draw variance). Worst of N: per query the "
             "lowest value over the draws, then the mean; it grows with N. Draw share: the part of the drop rate's "
-            "sampling variance that comes from the draw, with one draw per query and with this run's draws. " + RULE)
+            "sampling variance that comes from the draw, with one draw per query and with this run's draws. Rule: " + RULE + ".")
     return "Generation draws", intro, tables, foot
 
 
