@@ -36,6 +36,7 @@ from perturb.labels import check_match, match_labels, read_label_files
 from perturb.sets import VariationSet, generate, read_tsv
 from suites.variations_subsets import human_labels, label_column, subsets
 from suites.variations_protocol import protocol_report, run_protocol
+from suites import variations_draws as DR
 
 
 @dataclass
@@ -54,6 +55,7 @@ class VariationsConfig:
     shard_size: Optional[int] = None  # corpus shard size (None: bench.encoding.shards.DEFAULT_SHARD_SIZE)
     labels: Sequence[Path] = ()  # human validity label files (perturb.labels): valid-only figures
     protocol: str = DEFAULT_PROTOCOL  # perturb.PROTOCOLS: "validated", or "rodr" (the paper's unconstrained operations)
+    generation_seeds: Optional[Sequence[int]] = None  # None: one draw with the run seed (suites.variations_draws)
 
 
 def _original_set(qids: List[str], texts: List[str]):
@@ -111,9 +113,11 @@ def build_sets(dataset: Dataset, cfg: VariationsConfig, timer: Timer):
         return sets, notes
     names = list(cfg.generators) if cfg.generators is not None else list(PAPER_ORDER)
     items = list(zip(qids, texts))
+    seeds = DR.effective_seeds(cfg.generation_seeds, cfg.seed) or [cfg.seed]
     for name in names:
         with timer(f"generate:{name}"), stage(f"generating {name}: {len(items)} queries", cfg.progress):
-            sets.append(generate(name, items, cfg.seed, protocol=cfg.protocol))
+            drawn = [generate(name, items, s, protocol=cfg.protocol) for s in seeds]
+        sets.append(drawn[0] if len(seeds) == 1 else DR.combine(drawn, seeds, texts))
     return sets, notes
 
 
@@ -140,6 +144,9 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
     executor = executor or LocalExecutor()
     if cfg.write_runs and out_dir is not None:
         check_trec_ids(dataset)  # before any encoding: a bad id would only fail at the very end
+    gen_seeds = DR.effective_seeds(cfg.generation_seeds, cfg.seed)
+    if gen_seeds is not None and len(gen_seeds) > 1:
+        DR.check_options(cfg)
     label_files = read_label_files(cfg.labels) if cfg.labels else None  # every row checked before any work
     timer = Timer()
     measures = list(cfg.measures)
@@ -167,9 +174,11 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
             values = per_query(measures, qrels, run_, vs.qids)
         return run_, values
 
-    retriever.prepare([t for vs in ok_sets for t in vs.texts])
+    eval_sets = DR.evaluated_sets(ok_sets)  # a set drawn with several seeds: its draws
+    retriever.prepare([t for vs in eval_sets for t in vs.texts])
     approximation = retriever.recall_vs_exact(sets[0].qids, sets[0].texts, cfg.top_k)
-    outputs = dict(zip([vs.name for vs in ok_sets], executor.map(evaluate, ok_sets)))
+    outputs = dict(zip([vs.name for vs in eval_sets], executor.map(evaluate, eval_sets)))
+    DR.add_combined(outputs, ok_sets, names)  # per-query means over the draws
 
     orig_metrics = {n: _mean(outputs[ORIGINAL][1][n].values()) for n in names}
     set_entries, rows = [], []
@@ -188,9 +197,11 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
         if vs.name != ORIGINAL:
             entry.update(applicability=AP.share(entry["n_applied"], entry["n_evaluated"]),
                          edit_types=AP.count_edit_types(vs.details, vs.applied))
+            entry.update(DR.entry_update(vs, outputs, ORIGINAL, names))  # several draws: edit types of all, "draws"
         set_entries.append(entry)
         for i, q in enumerate(vs.qids):
             rows.append((vs.name, q, int(vs.applied[i]), [values[n][q] for n in names]))
+    rows.extend(DR.draw_rows(ok_sets, outputs, names))
     var_ok = [e for e in set_entries if e["status"] == "ok" and e["name"] != ORIGINAL]
     summary = {}
     if var_ok:
@@ -214,6 +225,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
         "summary": summary,
         "notes": notes,
         "per_query_file": "per_query.csv",
+        **({"generation_seeds": gen_seeds} if gen_seeds is not None else {}),
     }
     per_query_text = per_query_csv(rows, names, None if match is None else label_column(ok_sets, match))
     per_query_df = _per_query_frame(per_query_text) if cfg.statistics is not None else None  # parsed once
@@ -238,10 +250,10 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
 
             begin_run(out_dir, owned=("variations/*.tsv", "runs/*.trec"))
             for vs in sets:
-                if vs.status == "ok" and vs.name != ORIGINAL:
-                    write_tsv(vs, out_dir / "variations" / f"{safe_name(vs.name, 'model')}.tsv")
+                for w in (DR.written_sets(vs) if vs.status == "ok" and vs.name != ORIGINAL else ()):
+                    write_tsv(w, out_dir / "variations" / f"{safe_name(w.name, 'model')}.tsv")
             if cfg.write_runs:
-                for vs in ok_sets:
+                for vs in eval_sets:
                     write_trec_run(outputs[vs.name][0], out_dir / "runs" / f"{safe_name(vs.name, 'model')}.trec",
                                    f"drbench-{safe_name(spec.name, 'model')}")
             write_run(out_dir, result, per_query_text, timings)
@@ -279,6 +291,10 @@ VARIATIONS_OPTIONS = (
            help="validated: the validated operations (default); rodr: the paper's unconstrained TextFlint / "
                 "TextAttack operations, to compare with RoDR's tables (same set names, other fingerprints: a gate "
                 "never compares the two)"),
+    option("--generation-seeds", default=None, metavar="SEEDS",
+           help="draw every variation set once per generation seed: a list (0,1,2,3,4) or a range (0-4). Adds per "
+                "set the drop rate of each draw, their mean and SD, a 95%% interval over queries and draws and the "
+                "worst of N; the paired tests use the per-query means over draws (default: the run seed alone)"),
     option("--generators", default=None, help="comma-separated subset of the variation sets (default: all eight)"),
     option("--variations", type=Path, default=None,
            help="evaluate frozen variation sets from this folder (written by `bench perturb` or imported)"),
@@ -362,7 +378,7 @@ class VariationsSuite(Suite):
                                batch_size=values.batch_size, progress=not values.no_progress,
                                statistics={"test": values.test, "correction": values.correction},
                                index=index, shard_size=values.shard_size, labels=label_paths(values.labels),
-                               protocol=values.protocol)
+                               protocol=values.protocol, generation_seeds=DR.parse_seeds(values.generation_seeds))
         print(f"bench: {spec.name} on {dataset.name} ({len(dataset.corpus)} docs, "
               f"{len(dataset.judged_query_ids())} judged queries), suite {self.name}, seed {values.seed}",
               file=sys.stderr)
@@ -370,6 +386,9 @@ class VariationsSuite(Suite):
         print(protocol_report(out["result"], out["sets"]))
         print(variations_table(out["result"]))
         print(f"\n{subsets_table(out['result'])}")
+        strip = DR.draw_strip(out["result"])
+        if strip:
+            print("\n" + "\n".join(strip))
         line = approximation_line(out["result"])
         if line:
             print(f"\n{line}")

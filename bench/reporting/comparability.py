@@ -22,6 +22,7 @@ from bench.core.errors import DataError, IncompatibleRuns
 from bench.evaluation.strata import macro_weights
 from bench.results.rundir import ORIGINAL, Run
 from bench.results.suite import suite_of
+from bench.reporting.report_draws import RULE, seeds_of
 
 
 def frozen_sets_fix(baseline: Run, candidate: Run) -> str:
@@ -75,6 +76,10 @@ def check_compatible(baseline: Run, candidate: Run, metric: str) -> List[str]:
     if pb != pc:  # the set fingerprints differ too; this names why (--protocol validated vs rodr)
         raise differ("variation protocol (--protocol)", pb, pc,
                      f"re-run the candidate with --protocol {pb}, or " + frozen_sets_fix(baseline, candidate))
+    gb, gc = seeds_of(baseline.result), seeds_of(candidate.result)
+    if gb != gc:  # several draws (--generation-seeds): the set fingerprints differ too; this names why
+        raise differ("generation seeds (--generation-seeds)", gb, gc,
+                     f"re-run the candidate with --generation-seeds {','.join(map(str, gb))}", RULE)
     for run in (baseline, candidate):
         if metric not in run.measures:
             raise DataError(f"metric {metric!r} not measured (measures: {', '.join(run.measures)})",

@@ -32,6 +32,7 @@ from bench.results.rundir import AVG, ORIGINAL, Run, load_run
 from bench.results.suite import suite_of
 from bench.reporting.csvsafe import csv_cell
 from bench.reporting import compare_droprate as DR
+from bench.reporting.report_draws import compare_notes
 from bench.reporting.comparability import check_compatible, comparable_groups, paired_arrays
 
 
@@ -249,6 +250,7 @@ def compare(paths: Sequence[Any], *, metric: Optional[str] = None, baseline: Any
     drops, n3 = DR.drop_rate_pairs(runs, labels, groups, metric, B=resamples, n_resamples=resamples, seed=seed,
                                    confidence=confidence, correction=correction, alpha=alpha)
     notes.extend(n3)
+    notes.extend(compare_notes(runs))  # runs drawn with several generation seeds
     return CompareTable(metric, sets, labels, all_cells, avgs,
                         {"test": test, "correction": correction, "alpha": alpha, "seed": seed,
                          "resamples": resamples, "confidence": confidence},

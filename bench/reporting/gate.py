@@ -39,6 +39,7 @@ from bench.evaluation import stats as S
 from bench.core.errors import DataError, IncompatibleRuns
 from bench.results.rundir import ORIGINAL, Run, load_run
 from bench.results.suite import suite_of
+from bench.reporting.report_draws import draws_note
 from bench.reporting.comparability import (check_compatible, check_fewshot_compatible, fewshot_settings,
                                            fewshot_weights, paired_arrays)
 from bench.reporting.gate_checks import Check
@@ -194,6 +195,7 @@ def run_gate(baseline_path: Any, candidate_path: Any, options: Optional[GateOpti
     verdict.candidate = str(candidate.folder)
     verdict.notes.extend(notes)
     verdict.notes.extend(baseline.notes + candidate.notes)
+    verdict.notes.extend(draws_note(baseline))  # several generation seeds: per-query means, the rule
     skipped = [s.get("name") for s in baseline.sets if s.get("status", "ok") != "ok"]
     if skipped:
         verdict.notes.append(f"sets not evaluated in either run (skipped): {', '.join(map(str, skipped))}")

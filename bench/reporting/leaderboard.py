@@ -72,8 +72,10 @@ from bench.reporting.comparability import comparable_groups
 from bench.reporting.csvsafe import csv_cell
 from bench.reporting.leaderboard_md import markdown as _markdown
 from bench.reporting.ranking import pairwise_ranks, rank_method
+from bench.reporting.report_draws import long_columns
 
-WIDE_DROP = (("drop", "drop_rate"), ("drop_low", "drop_rate_low"), ("drop_high", "drop_rate_high"))
+WIDE_DROP = (("drop", "drop_rate"), ("drop_low", "drop_rate_low"), ("drop_high", "drop_rate_high"),
+             ("drop_draw_sd", "drop_rate_draw_sd"))  # the last: runs with several generation seeds only
 ENTRY_COLUMNS = ("rank", "rank_low", "rank_high", "tied", "group", "dataset", "model", "suite", "n_queries",
                  "ranked_on")
 
@@ -101,7 +103,8 @@ class Leaderboard:
         return [{**{k: e.get(k) for k in keep}, **row} for e in self.entries for row in e["rows"]]
 
     def csv(self) -> str:
-        return table_csv(LR.LONG_COLUMNS, self.long_rows())
+        rows = self.long_rows()
+        return table_csv(long_columns(LR.LONG_COLUMNS, rows), rows)  # + draw columns for several draws only
 
     def wide_columns(self) -> List[str]:
         cols: List[str] = []

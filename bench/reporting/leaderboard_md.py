@@ -62,9 +62,10 @@ def _variation_table(entries: List[Dict[str, Any]], metric: str) -> List[str]:
 
 def _set_cell(r: Dict[str, Any]) -> str:
     """A set's label, with its applicability and the flag when it is low."""
+    sd = "" if r.get("drop_rate_draw_sd") is None else f", SD {100 * r['drop_rate_draw_sd']:.1f} pp over {r['n_draws']} draws"
     if r.get("low_applicability"):
-        return f"{r['set_label']}, {AP.pct(r.get('applicability'))} applied {AP.LOW_MARK}"
-    return str(r["set_label"])
+        return f"{r['set_label']}, {AP.pct(r.get('applicability'))} applied {AP.LOW_MARK}{sd}"
+    return f"{r['set_label']}{sd}"
 
 
 def _avg_cell(e: Dict[str, Any], metric: str) -> str:

@@ -13,6 +13,7 @@ from bench.core.errors import DataError
 from bench.results import applicability as AP
 from bench.results.rundir import AVG, ORIGINAL, Run, numeric_leaves
 from bench.reporting.comparability import fewshot_settings, fewshot_weights
+from bench.reporting.report_draws import leaderboard_extras
 
 #: columns of the long CSV, in order
 LONG_COLUMNS = ("group", "dataset", "model", "suite", "set", "set_label", "metric", "value", "drop_rate",
@@ -43,7 +44,7 @@ def variation_rows(r: Run, metrics: Sequence[str]) -> List[Dict[str, Any]]:
                         "n_applied": f.get("n_applied"), "n_evaluated": f.get("n_evaluated"),
                         "applicability": _num(f.get("applicability")),
                         "low_applicability": f.get("low") if s != ORIGINAL and f.get("applicability") is not None
-                        else None})
+                        else None, **leaderboard_extras(r, s, m)})
         if r.variation_sets:
             out.append({"set": AVG, "set_label": AVG, "metric": m, "value": _num((avg.get("metrics") or {}).get(m)),
                         "drop_rate": _num((avg.get("drop_rate") or {}).get(m)), "n_applied": None})

@@ -18,6 +18,7 @@ from typing import Any, List, Optional
 from bench.core.errors import BenchError
 from bench.reporting import markup as M
 from bench.reporting import report_applicability as RA
+from bench.reporting import report_draws as RD
 from bench.reporting import report_headline as RH
 from bench.reporting.plots import plot_drop_forest, plot_loss_curves, plot_means, plot_scatter
 from bench.reporting.report_fewshot import render_fewshot
@@ -239,6 +240,7 @@ def render_markdown(data: ReportData) -> str:
     lines += _pairs_md(run.result)
     lines += _section_md(_subsets_section(run.result))
     lines += _section_md(RA.edit_types_section(data))
+    lines += _section_md(RD.draws_section(run.result))
     ml = method_lines(data)
     if ml:
         lines += ["### Statistics", ""] + [f"- {M.md_cell(x)}" for x in ml] + [""]
@@ -284,6 +286,7 @@ def render_html(data: ReportData, plots: bool = True) -> str:
     body += _pairs_html(data.run.result)
     body += _section_html(_subsets_section(data.run.result))
     body += _section_html(RA.edit_types_section(data))
+    body += _section_html(RD.draws_section(data.run.result))
     if plots and data.measures and data.sets:
         body.append("<h2>Plots</h2>")
         for name, fn in (("mean per set", plot_means), ("per-query scatter", plot_scatter),

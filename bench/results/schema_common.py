@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Dict, List, Optional, TypedDict, Union
 
 from bench.results.schema_applicability import Applicability, AppliedOnlyAverage
+from bench.results.schema_draws import DrawsBlock
 
 # --------------------------------------------------------------------------------------------
 # header (bench.results.writer.result_header)
@@ -294,6 +295,8 @@ class SetEntry(_SetEntryRequired, total=False):
     drop_rate: Annotated[Optional[Dict[str, Optional[float]]],
                          "measure: (M_reference - M_set) / M_reference, null when M_reference is 0; null for the "
                          "reference set"]
+    draws: Annotated[DrawsBlock, "variations with several generation seeds: the set's draws (its metrics, drop rate "
+                                 "and per-query rows are the means over them)"]
     checkpoint: Annotated[Optional[str], "domain: the trained checkpoint's folder name, null for zero-shot"]
     training: Annotated[Optional[Union[ModelTraining, DdrTraining]], "domain: summary of the system's training"]
 
@@ -378,6 +381,8 @@ class SetsResult(_SetsRequired, total=False):
     summary: Annotated[Dict[str, SetsSummary], "name: average over sets (VARIATIONS (AVG.))"]
     notes: Annotated[List[str], "notes of the run (frozen sets aligned, protocol remarks, ...)"]
     per_query_file: Annotated[str, "the per-query table beside this file (per_query.csv)"]
+    generation_seeds: Annotated[List[int], "variations with --generation-seeds: the seeds the sets were drawn with "
+                                           "(absent: one draw with the run seed)"]
     statistics: Annotated[Optional[SetsStatistics], "paired statistics against the reference set, null when "
                                                     "they could not be computed"]
     subsets: Annotated[Dict[str, SubsetBlock], "variations: extra figures on subsets of each set's queries beside "
