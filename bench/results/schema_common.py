@@ -378,6 +378,8 @@ class SetsResult(_SetsRequired, total=False):
     summary: Annotated[Dict[str, SetsSummary], "name: average over sets (VARIATIONS (AVG.))"]
     notes: Annotated[List[str], "notes of the run (frozen sets aligned, protocol remarks, ...)"]
     per_query_file: Annotated[str, "the per-query table beside this file (per_query.csv)"]
+    per_query_sha256: Annotated[str, "SHA-256 of the per-query table (as in per_query.sha256): readers refuse a "
+                                     "table that does not match it"]
     statistics: Annotated[Optional[SetsStatistics], "paired statistics against the reference set, null when "
                                                     "they could not be computed"]
     subsets: Annotated[Dict[str, SubsetBlock], "variations: extra figures on subsets of each set's queries beside "
