@@ -14,6 +14,8 @@ and returns it loaded. ``bench.load_run`` loads a saved run folder into the same
 """
 from __future__ import annotations
 
+import os
+
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Union
 
@@ -176,6 +178,8 @@ def evaluate(model: str = "minilm-l6", dataset: str = "chatterbot", suite: str =
     ``options``: any option of ``bench evaluate`` by its dest (``generators=["MISSPELL"]``,
     ``top_k=10``, ``seed=1``, ``no_progress=True``); lists are given as lists. The console output
     is printed as on the command line."""
+    if out is not None and (isinstance(out, bool) or not isinstance(out, (str, os.PathLike))):
+        raise BenchError(f"out={out!r}: give the run folder as a str or pathlib.Path (e.g. out='runs/my-run')")
     args = namespace(model=model, dataset=dataset, suite=suite, out=out, **options)
     code, folder = execute(args)
     if code != 0:

@@ -114,3 +114,11 @@ def clean_orphans(folder: PathLike, stale_after: float = 86400.0) -> int:
                 p.unlink()
                 removed += 1
     return removed
+
+
+def visible(text: str) -> bool:
+    """Whether ``text`` has a character one can see: not only white space, zero-width, control or
+    format characters (U+200B, U+200D, U+FEFF ...), which ``str.strip`` keeps."""
+    import unicodedata
+
+    return any(not c.isspace() and unicodedata.category(c) not in ("Cc", "Cf", "Zs", "Zl", "Zp") for c in text)
