@@ -176,7 +176,11 @@ def _read_utf8(path: Path, encoding: str = "utf-8-sig", what: str = "cannot read
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise DataError(f"{what}: {exc}", str(path), None, "check the path") from exc
+        reason = (exc.strerror or str(exc)).lower()  # the message names the file once, not again in the errno text
+        if path.is_dir():
+            raise DataError(f"{what}: a folder, not a file", str(path), None,
+                            "move the folder out, or rename it so that it does not end in .tsv") from exc
+        raise DataError(f"{what}: {reason}", str(path), None, "check the path") from exc
     try:
         return raw, raw.decode(encoding)
     except UnicodeDecodeError as exc:

@@ -35,9 +35,12 @@ def atomic_path(path: PathLike, suffix: str = "") -> Iterator[Path]:
     try:
         yield tmp_path
         os.replace(tmp_path, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             tmp_path.unlink()
+        if isinstance(exc, OSError) and exc.filename is None and exc.errno is not None:
+            # a write() or fsync() failure (disk full) names no file: name the one being written
+            raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
         raise
 
 
