@@ -125,3 +125,13 @@ def visible(text: str) -> bool:
     import unicodedata
 
     return any(not c.isspace() and unicodedata.category(c) not in ("Cc", "Cf", "Zs", "Zl", "Zp") for c in text)
+
+
+def refuse_invisible(text: str, what: str, path: PathLike, lineno: int) -> None:
+    """A DataError (file and line) when ``text`` of ``what`` (e.g. ``query '3'``) is empty or only
+    invisible characters (:func:`visible`)."""
+    if not visible(text):
+        from bench.core.errors import DataError
+
+        raise DataError(f"{what} has empty text" + (" (only invisible characters)" if text.strip() else ""), str(path),
+                        lineno, fix="remove the record or give it text")
