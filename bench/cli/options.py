@@ -51,16 +51,18 @@ MAX_NAME = 100
 
 
 def check_label(value: str, option: str = "--name") -> str:
-    """A model label given on the command line: one visible line, no path (it names the default run
-    folder: ``../x`` would leave ``runs/``, a leading dot would hide it), at most :data:`MAX_NAME`
-    characters. Returns it stripped."""
+    """A model label given on the command line: one visible line (``org/model`` is fine), without a
+    leading dot or ``.`` / ``..`` parts (it names the default run folder, which ``../x`` would hide),
+    at most :data:`MAX_NAME` characters. Returns it stripped."""
     label = value.strip()
     fix = f"give a short label on one line, e.g. {option} my-model"
     if not visible(label) or any(c in label for c in "\n\r\t"):
         raise BenchError(f"{option} {value!r}: give a non-empty label on one line (no zero-width-only text). Fix: {fix}")
-    if "/" in label or "\\" in label or label.startswith("."):
-        raise BenchError(f"{option} {value!r}: a label is not a path (no '/', '\\' or leading '.'): it names the "
-                         f"default run folder. Fix: {fix}, and --out FOLDER for where the run goes")
+    parts = label.replace("\\", "/").split("/")
+    if label.startswith(".") or any(p in (".", "..") for p in parts):
+        raise BenchError(f"{option} {value!r}: a label must not start with '.' or hold a '.' or '..' path part: it "
+                         f"names the default run folder, which would be hidden or outside runs/. Fix: {fix}, and "
+                         f"--out FOLDER for where the run goes")
     if len(label) > MAX_NAME:
         raise BenchError(f"{option}: {len(label)} characters, at most {MAX_NAME} (the label is part of the run "
                          f"folder's name). Fix: {fix}")
