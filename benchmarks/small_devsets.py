@@ -74,13 +74,13 @@ def candidates(gen_name: str, per_style: int):
                 rng = query_rng(SEED, gen_name + "-dev", t)
                 if gen_name == "SWAPWORDS":
                     cs = gen.scored(d, t)
-                    hi = [c for c in cs if c[2] >= 0.3]
-                    lo = [c for c in cs if c[2] < 0.3]
+                    hi = [c for c in cs if c[4] >= 0.3]
+                    lo = [c for c in cs if c[4] < 0.3]
                     pick = [hi[k] for k in sorted(rng.permutation(len(hi))[:3])] + \
                         ([lo[int(rng.integers(len(lo)))]] if lo else [])
-                    for i, j, score, reason in pick:
-                        rows.append((style, q, t, gen.apply_pair(d, t, i, j),
-                                     f"swapped {d[i].text!r} <-> {d[j].text!r} ({reason})", score))
+                    for sa, ea, sb, eb, score, reason in pick:
+                        rows.append((style, q, t, gen.apply(d, t, sa, ea, sb, eb),
+                                     f"swapped {t[sa:ea]!r} <-> {t[sb:eb]!r} ({reason})", score))
                 else:
                     for start, end, new, how, score in gen.scored(d, t)[:4]:
                         rows.append((style, q, t, t[:start] + new + t[end:], how, score))
@@ -99,8 +99,8 @@ def score_of(gen, style_queries, original: str, variation: str):
 
     doc = _spacy.parse([tagging_copy(original)])[0]
     if gen.name == "SWAPWORDS":
-        found = [(c[2], f"{doc[c[0]].text} <-> {doc[c[1]].text}: {c[3]}") for c in gen.scored(doc, original)
-                 if gen.apply_pair(doc, original, c[0], c[1]) == variation]
+        found = [(c[4], f"{original[c[0]:c[1]]} <-> {original[c[2]:c[3]]}: {c[5]}") for c in gen.scored(doc, original)
+                 if gen.apply(doc, original, *c[:4]) == variation]
     else:
         found = [(c[4], c[3]) for c in gen.scored(doc, original) if original[:c[0]] + c[2] + original[c[1]:] == variation]
     if not found:
@@ -129,6 +129,48 @@ def build(gen_name: str, labels_path: str, out_path: str) -> None:
     write_devset(out_path, rows)
 
 
+def applicability(seed: int = SEED) -> Dict[str, Dict[str, Tuple[int, int]]]:
+    """style -> generator -> (changed, eligible) over the whole development collections.
+
+    Eligible: SWAPWORDS every query of two words or more; TRANSTENSE a token the tagger calls a
+    finite verb, auxiliary or modal (VBD VBZ VBP MD); NOSTOPWORD a whole-token NLTK stop word."""
+    import re as _re
+
+    from perturb import _spacy, make
+    from perturb._text import stopwords, tagging_copy
+
+    stops = stopwords()
+    out: Dict[str, Dict[str, Tuple[int, int]]] = {}
+    for style, qs in styles().items():
+        items = [(q, t) for q, t in qs]
+        docs = _spacy.parse([tagging_copy(t) for _, t in items])
+        eligible = {
+            "SWAPWORDS": [len(t.split()) >= 2 for _, t in items],
+            "TRANSTENSE": [any(tok.tag_ in ("VBD", "VBZ", "VBP", "MD") for tok in d) for d in docs],
+            "NOSTOPWORD": [any(_re.sub(r"^[^\w']+|[^\w']+$", "", w).lower() in stops for w in t.split())
+                           for _, t in items],
+        }
+        out[style] = {}
+        for name, elig in eligible.items():
+            done = make(name).perturb_batch(items, seed)
+            out[style][name] = (sum(p.applied for p, e in zip(done, elig) if e), sum(elig))
+    return out
+
+
+def kind_scores(devset_path: str, generator: str = "SWAPWORDS"):
+    """Each evidence kind's Laplace-smoothed validity on the tuning half: (valid + 1) / (labelled + 2),
+    the scores of perturb.wordorder.EVIDENCE (the detail ends with ": <kind>")."""
+    from perturb.devset import read_devset
+
+    counts: Dict[str, List[int]] = {}
+    for r in read_devset(devset_path):
+        if r.split == "tune" and r.generator == generator:
+            c = counts.setdefault(r.detail.rsplit(": ", 1)[1], [0, 0])
+            c[0] += r.valid
+            c[1] += 1
+    return {k: (round((v + 1) / (n + 2), 2), v, n) for k, (v, n) in sorted(counts.items())}
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "styles":
         for k, v in styles().items():
@@ -136,5 +178,11 @@ if __name__ == "__main__":
     elif sys.argv[1] == "dump":
         for n, r in enumerate(candidates(sys.argv[2], int(sys.argv[3]))):
             print(n, r[0][:5], repr(r[2]), "=>", repr(r[3]), "|", r[4], "|", r[5], sep="\t")
+    elif sys.argv[1] == "applicability":
+        for style, per in applicability().items():
+            print(style, *(f"{g} {c}/{n} = {100 * c / max(n, 1):.1f}%" for g, (c, n) in per.items()), sep="\t")
+    elif sys.argv[1] == "kinds":
+        for k, (score, v, n) in kind_scores(sys.argv[2]).items():
+            print(f"{score:.2f}\t{v}/{n}\t{k}")
     elif sys.argv[1] == "build":
         build(sys.argv[2], sys.argv[3], sys.argv[4])

@@ -2,28 +2,17 @@
 
 A *swappable* word is a content word (NOUN, PROPN, VERB, ADJ, ADV: letters only, not an NLTK stop
 word, not a dotted abbreviation, not half of a hyphenated word); stop words and punctuation stay
-in place. Every pair of swappable words is a candidate, scored on what the parse says about the
-two words (spaCy, on the case-normalised copy):
+in place. Every pair of swappable words is a candidate, classed on what the parse says about
+the two words (spaCy, on the case-normalised copy): conjuncts of one coordination ("heat and mass
+transfer" -> "mass and heat transfer"), co-modifier adjectives of one head, an adjective and the
+noun it modifies ("round tubes" -> "tubes round"), a verb and its bare subject/object, a
+compound modifier and its head ("boundary layer" -> "layer boundary"), same or different word
+classes near, far or across a preposition ("X of Y" -> "Y of X"). The phrase reorderings of
+:mod:`perturb.phraseorder` add their own kinds.
 
-====== ====================================================================================
-score  evidence
-====== ====================================================================================
-1.0    conjuncts of one coordination, same word class, neither with its own modifiers
-       ("heat and mass transfer" -> "mass and heat transfer")
-0.8    co-modifiers: two adjectives of the same head, side by side or only "," / "and" between
-       ("large cylindrical tanks" -> "cylindrical large tanks")
-0.5    an adjective and the neighbouring noun it modifies, the noun heading its term
-       ("round tubes" -> "tubes round"; not "low aspect ratio", "durable medical equipment")
-0.4    a verb and its neighbouring subject/object noun without modifiers ("did bagels originate"
-       -> "did originate bagels"): the roles cannot be read the other way round
-0.2    conjuncts of one coordination, same class, at least one with its own modifiers
-0.3    different classes, no preposition between, at most three tokens apart
-0.2    different classes, no preposition between, further apart
-0.1    different classes across a preposition
-0.05   same class, not coordinated (subject and object), or a compound modifier and its head
-       ("boundary layer" -> "layer boundary"): the swap can be read as another need
-0.0    same class across a preposition ("X of Y" -> "Y of X", "A to B" -> "B to A")
-====== ====================================================================================
+Each kind's score is its measured validity on the labelled tuning half of
+``docs/validity/dev-SWAPWORDS.tsv``, Laplace-smoothed (:data:`EVIDENCE`), so the score of a
+candidate is an estimate of the chance that it keeps the need.
 
 The generator keeps candidates scoring at least its threshold (chosen on the labelled tuning half
 of ``docs/validity/dev-SWAPWORDS.tsv``) and picks one, seeded.
@@ -33,21 +22,49 @@ from __future__ import annotations
 from typing import List, Tuple
 
 from perturb._text import is_abbreviation, stopwords
+from perturb.phraseorder import phrase_candidates
 
 CLASSES = {"NOUN": "N", "PROPN": "N", "VERB": "V", "ADJ": "A", "ADV": "R"}
 LEFT_MODIFIERS = ("compound", "amod", "nmod", "poss", "nummod", "advmod", "npadvmod")
+# score = the kind's validity on the tuning half of docs/validity/dev-SWAPWORDS.tsv, Laplace-smoothed:
+# (valid + 1) / (labelled + 2), so a kind with few labels stays near 0.5 (labelled counts in the
+# comments; `python benchmarks/small_devsets.py kinds docs/validity/dev-SWAPWORDS.tsv` recomputes them).
 EVIDENCE = (
-    (1.0, "coordinated"),
-    (0.8, "co-modifiers"),
-    (0.5, "adjective and its noun"),
-    (0.4, "verb and its bare subject/object"),
-    (0.2, "coordinated, with modifiers"),
-    (0.3, "different classes, near"),
-    (0.2, "different classes, far"),
-    (0.1, "different classes across a preposition"),
-    (0.05, "same class, not coordinated"),
-    (0.05, "compound modifier and head"),
-    (0.0, "same class across a preposition"),
+    # two words exchanged (the paper's operation, restricted by the parse)
+    (0.80, "co-modifiers"),  # 3/3
+    (0.80, "verb and its bare subject/object"),  # 3/3
+    (0.75, "adjective and its noun"),  # 17/22
+    (0.67, "coordinated"),  # 1/1
+    (0.27, "compound modifier and head"),  # 2/9
+    (0.25, "coordinated, with modifiers"),  # 0/2
+    (0.22, "same class, not coordinated"),  # 1/7
+    (0.18, "different classes, near"),  # 16/90
+    (0.12, "different classes, far"),  # 0/6
+    (0.05, "same class across a preposition"),  # 0/17
+    (0.04, "different classes across a preposition"),  # 0/21
+    # phrase reorderings (a deviation from the paper: perturb.phraseorder)
+    (0.89, "subject and auxiliary (yes/no)"),  # 7/7
+    (0.88, "prepositional phrase fronted"),  # 6/6
+    (0.83, "subject and auxiliary (copula)"),  # 4/4
+    (0.78, "sibling prepositional phrases"),  # 6/7
+    (0.71, "subject and auxiliary (modal)"),  # 4/5
+    (0.67, "subject and auxiliary (do)"),  # 1/1
+    (0.67, "subject and auxiliary (yes/no, do)"),  # 1/1
+    (0.67, "subject and auxiliary (modal, predicate in the subject)"),  # 1/1
+    (0.67, "subject and auxiliary (yes/no, predicate in the subject)"),  # 1/1
+    (0.50, "subject and auxiliary (copula, predicate in the subject)"),  # 2/4
+    (0.50, "prepositional phrase fronted (argument)"),  # 1/2
+    (0.44, "coordinated phrases"),  # 3/7
+    (0.33, "sibling prepositional phrases (of)"),  # 1/4
+    (0.33, "subject and auxiliary (yes/no, do, predicate in the subject)"),  # 0/1
+    # kinds without a tuning label: 0.5
+    (0.50, "adverb moved"),
+    (0.50, "subject and auxiliary (copula, complement after)"),
+    (0.50, "subject and auxiliary (do, predicate in the subject)"),
+    (0.50, "subject and auxiliary (modal, subject to the end)"),
+    (0.50, "subject and auxiliary (do, subject to the end)"),
+    (0.50, "subject and auxiliary (yes/no, subject to the end)"),
+    (0.50, "subject and auxiliary (yes/no, do, subject to the end)"),
 )
 SCORE_OF = {reason: score for score, reason in EVIDENCE}
 
@@ -124,7 +141,7 @@ def evidence(doc, i: int, j: int) -> Tuple[float, str]:
     return SCORE_OF[reason], reason
 
 
-def candidates(doc, text: str) -> List[Tuple[int, int, float, str]]:
+def word_candidates(doc, text: str) -> List[Tuple[int, int, float, str]]:
     """Every pair of swappable tokens with differing words: (i, j, score, reason), i < j."""
     idx = [t.i for t in doc if swappable(t, text)]
     out = []
@@ -134,4 +151,16 @@ def candidates(doc, text: str) -> List[Tuple[int, int, float, str]]:
             wj = text[doc[j].idx: doc[j].idx + len(doc[j].text)]
             if wi.lower() != wj.lower():
                 out.append((i, j, *evidence(doc, i, j)))
+    return out
+
+
+def candidates(doc, text: str) -> List[Tuple[int, int, int, int, float, str]]:
+    """Every candidate exchange of two character spans ``(sa, ea, sb, eb, score, reason)``, ``ea <= sb``:
+    the word pairs above and the phrase reorderings of :mod:`perturb.phraseorder`."""
+    out = []
+    for i, j, score, reason in word_candidates(doc, text):
+        a, b = doc[i], doc[j]
+        out.append((a.idx, a.idx + len(a.text), b.idx, b.idx + len(b.text), score, reason))
+    for sa, ea, sb, eb, reason in phrase_candidates(doc, text):
+        out.append((sa, ea, sb, eb, SCORE_OF[reason], reason))
     return out

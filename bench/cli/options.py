@@ -67,3 +67,19 @@ def check_label(value: str, option: str = "--name") -> str:
         raise BenchError(f"{option}: {len(label)} characters, at most {MAX_NAME} (the label is part of the run "
                          f"folder's name). Fix: {fix}")
     return label
+
+
+def read_metric(value):
+    """A ``--metric`` given by its trec_eval name (``ndcg_cut_10``) read as ours (``nDCG@10``),
+    said on stderr; any other value is passed on unchanged (the run's measures decide)."""
+    import sys
+
+    from bench.evaluation.measures import parse_measure, trec_eval_notes
+
+    if value is None:
+        return None
+    notes = trec_eval_notes([value])
+    if not notes:
+        return value
+    print(f"bench: --metric {notes[0]}", file=sys.stderr)
+    return str(parse_measure(value))

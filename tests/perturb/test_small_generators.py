@@ -30,9 +30,10 @@ def test_verified_swap_never_crosses_a_preposition():
     text = "EFFECTS OF HEAT AND PRESSURE ON BOUNDARY LAYERS"
     outs = {p.text for p in _outs(gen, text) if p.applied}
     assert "HEAT OF EFFECTS AND PRESSURE ON BOUNDARY LAYERS" not in outs
-    assert not make("SWAPWORDS").perturb("what is the effect of heat on cracks", query_rng(0, "SWAPWORDS", "x")).applied
-    p = make("SWAPWORDS").perturb("how are dna and rna similar", query_rng(0, "SWAPWORDS", "x"))
-    assert p.applied and p.text == "how are rna and dna similar"
+    outs = {p.text for p in _outs(make("SWAPWORDS"), "what is the effect of heat on cracks") if p.applied}
+    assert outs == {"what the effect of heat on cracks is"}  # a phrase reordering, never "heat of effect"
+    outs = {p.text for p in _outs(make("SWAPWORDS"), "how are dna and rna similar") if p.applied}
+    assert outs == {"how dna and rna are similar"}  # "rna and dna" scores 0.67 (1/1 labelled), under 0.78
 
 
 def test_swapwords_config_records_mode():

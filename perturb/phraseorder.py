@@ -1,0 +1,168 @@
+"""Phrase reorderings that keep a query's information need (SWAPWORDS, verified; a deviation
+from the paper, which swaps two single words).
+
+Each candidate exchanges two non-overlapping character spans of the query, everything between
+them staying in place (a move is an exchange with the span it jumps over). The spans are whole
+spaCy subtrees or tokens (parse of the case-normalised copy), so a candidate never cuts a word,
+an abbreviation or a hyphenated word. The kinds, each with its evidence name (the ``reason``):
+
+* ``coordinated phrases``: the two conjuncts of an "A and/or B" coordination, at least one of
+  them longer than a word ("heat transfer and skin friction" -> "skin friction and heat transfer");
+* ``sibling prepositional phrases``: two adjacent prepositional phrases attached to one head
+  ("flights from london to paris" -> "flights to paris from london", "EFFECT OF X ON Y" ->
+  "EFFECT ON Y OF X");
+* ``adverb moved``: an adverb modifying a verb, moved between the verb's end and its start
+  ("how to cook rice quickly" -> "how to quickly cook rice"); focus adverbs ("only", "also",
+  "even", ...) and stop words never move;
+* ``subject and auxiliary``: in a wh-question, the auxiliary or copula after the wh-word moved
+  behind the subject (the order of an embedded question: "where can i buy shoes" -> "where i can
+  buy shoes", "what is the capital of france" -> "what the capital of france is"); split by kind
+  (``copula``, ``modal``, ``do``) because the labels judge them differently;
+* ``prepositional phrase fronted``: a query-final prepositional phrase attached to the main
+  verb, moved to the front ("how do i cook rice in a microwave" -> "in a microwave how do i cook
+  rice").
+
+:func:`phrase_candidates` returns ``(sa, ea, sb, eb, reason)``; the scores of the reasons live
+in :mod:`perturb.wordorder`.
+"""
+from __future__ import annotations
+
+from typing import List, Tuple
+
+from perturb._text import stopwords
+
+FOCUS_ADVERBS = frozenset("even also still always never already ever only just really yet almost "
+                          "merely simply mostly nearly hardly barely rather quite usually".split())
+ARGUMENT_PREPS = frozenset({"of", "like", "than", "as"})
+DEGREE = frozenset("much many long often far old big".split())
+WH = frozenset("what which who whom whose when where why how".split())
+Span = Tuple[int, int]
+BRACKETS = (("(", ")"), ("[", "]"), ("{", "}"))
+
+
+def _tok_span(doc, i: int, j: int) -> Span:
+    """Characters of tokens ``i..j`` (inclusive), punctuation at either end left out."""
+    while i < j and doc[i].is_punct:
+        i += 1
+    while j > i and doc[j].is_punct:
+        j -= 1
+    return doc[i].idx, doc[j].idx + len(doc[j].text)
+
+
+def _clean(text: str, a: Span, b: Span) -> bool:
+    """Both spans non-empty, ordered, apart, and not glued to a word by - / '."""
+    if not (a[0] < a[1] <= b[0] < b[1]):
+        return False
+    for s, e in (a, b):
+        if s > 0 and text[s - 1] in "-/'" or e < len(text) and text[e] in "-/'":
+            return False
+        piece = text[s:e]
+        if not any(ch.isalnum() for ch in piece) or any(piece.count(o) != piece.count(c) for o, c in BRACKETS):
+            return False  # a span that opens a bracket must close it: "(i.e. the change)" moves whole
+    return True
+
+
+def _coordinations(doc):
+    for b in doc:
+        a = b.head
+        if b.dep_ != "conj" or a is b or a.i > b.i:
+            continue
+        if sum(1 for c in a.children if c.dep_ == "conj") != 1:
+            continue  # lists of three or more: leave them
+        cc = [c for c in a.children if c.dep_ == "cc" and a.i < c.i < b.i and c.lower_ in ("and", "or")]
+        if not cc:
+            continue
+        start = a.left_edge.i  # "the A and B": A's determiner travels with A
+        sa = _tok_span(doc, start, cc[0].i - 1)
+        sb = _tok_span(doc, b.left_edge.i, b.right_edge.i)
+        if b.right_edge.i - b.left_edge.i == 0 and cc[0].i - 1 - start == 0:
+            continue  # two single words: the word-level candidate covers it
+        yield sa, sb, "coordinated phrases"
+
+
+def _sibling_preps(doc):
+    for h in doc:
+        preps = [c for c in h.children if c.dep_ == "prep" and c.i > h.i]
+        for p1, p2 in zip(preps, preps[1:]):
+            if p2.left_edge.i == p1.right_edge.i + 1 and p1.right_edge.i > p1.i and p2.right_edge.i > p2.i:
+                # an "of" phrase is the argument of the noun before it: moved, it attaches to another noun
+                kind = " (of)" if ARGUMENT_PREPS & {p1.lower_, p2.lower_} else ""
+                yield (_tok_span(doc, p1.left_edge.i, p1.right_edge.i),
+                       _tok_span(doc, p2.left_edge.i, p2.right_edge.i), "sibling prepositional phrases" + kind)
+
+
+def _adverbs(doc, text: str):
+    stops = stopwords()
+    for adv in doc:
+        v = adv.head
+        low = adv.lower_
+        if (adv.dep_ != "advmod" or adv.pos_ != "ADV" or v.pos_ != "VERB" or low in stops or low in FOCUS_ADVERBS
+                or low in WH or not adv.text.isalpha() or any(c.dep_ == "neg" for c in v.children)):
+            continue
+        if adv.i > v.i + 1 and adv.i == v.right_edge.i:  # "cook rice quickly" -> "quickly cook rice"
+            yield _tok_span(doc, v.i, adv.i - 1), _tok_span(doc, adv.i, adv.i), "adverb moved"
+        elif adv.i == v.i - 1 and v.right_edge.i > v.i:  # "quickly cook rice" -> "cook rice quickly"
+            yield _tok_span(doc, adv.i, adv.i), _tok_span(doc, v.i, v.right_edge.i), "adverb moved"
+
+
+def _subject_aux(doc):
+    words = [t for t in doc if not t.is_punct]
+    if not words:
+        return
+    if words[0].pos_ == "AUX" and words[0].tag_ in ("VBZ", "VBP", "VBD", "MD") and len(words) > 2:
+        k = 0  # "are you a robot" -> "you are a robot": a yes/no question in statement order
+    elif words[0].lower_ not in WH:
+        return
+    else:
+            k = 2 if len(words) > 2 and words[0].lower_ == "how" and words[1].lower_ in DEGREE else 1
+    if k >= len(words):
+        return
+    aux = words[k]
+    if aux.pos_ != "AUX" or aux.tag_ not in ("VBZ", "VBP", "VBD", "MD"):
+        return
+    head = aux if aux.dep_ == "ROOT" else aux.head
+    subj = [c for c in head.children if c.dep_ in ("nsubj", "nsubjpass", "expl") and c.i > aux.i]
+    if not subj:
+        return
+    s = subj[0]
+    if s.left_edge.i != aux.i + 1:
+        return
+    kind = "copula" if head is aux else ("modal" if aux.tag_ == "MD" or aux.lemma_ in ("be", "have") else "do")
+    if any(t.tag_ in ("VBN", "JJ") and t.i > s.i and t.head.i >= s.i for t in doc[s.i + 1: s.right_edge.i + 1]
+           if t.dep_ in ("acl", "amod", "advcl", "relcl")):
+        kind += ", predicate in the subject"  # "what is a community of ants called": the parse ate the predicate
+    elif not kind.startswith("copula") and s.right_edge.i == words[-1].i:
+        kind += ", subject to the end"  # "does a membrane theory exist ..." -> "... does": no verb left after it
+    if kind == "copula" and s.right_edge.i < words[-1].i and any(
+            t.dep_ not in ("punct",) for t in doc[s.right_edge.i + 1:] if t.head is aux):
+        kind = "copula, complement after"  # "what is X like" -> "what X is like"
+    if k == 0:
+        kind = ("yes/no, do" if kind.startswith("do") else "yes/no") + kind[kind.index(","):] if "," in kind and \
+            not kind.startswith("copula, complement") else ("yes/no, do" if kind == "do" else "yes/no")
+    yield _tok_span(doc, aux.i, aux.i), _tok_span(doc, s.left_edge.i, s.right_edge.i), f"subject and auxiliary ({kind})"
+
+
+def _fronted_pp(doc):
+    words = [t for t in doc if not t.is_punct]
+    if len(words) < 4:
+        return
+    root = [t for t in doc if t.dep_ == "ROOT"][0]
+    if root.pos_ not in ("VERB", "AUX"):
+        return  # a noun's prepositional phrase does not move to the front of a title
+    for p in root.children:
+        if p.dep_ == "prep" and p.i > root.i and p.right_edge.i == words[-1].i and p.right_edge.i > p.i:
+            kind = " (argument)" if p.lower_ in ARGUMENT_PREPS or any(
+                t.pos_ == "VERB" for t in doc[p.i + 1: p.right_edge.i + 1]) else ""  # "get rid of", a clause
+            yield _tok_span(doc, words[0].i, p.i - 1), _tok_span(doc, p.i, p.right_edge.i), \
+                "prepositional phrase fronted" + kind
+
+
+def phrase_candidates(doc, text: str) -> List[Tuple[int, int, int, int, str]]:
+    """Every phrase reordering of ``doc`` (a parse of ``text`` or its same-length lower-cased copy)."""
+    out, seen = [], set()
+    for gen in (_coordinations(doc), _sibling_preps(doc), _adverbs(doc, text), _subject_aux(doc), _fronted_pp(doc)):
+        for a, b, reason in gen:
+            if _clean(text, a, b) and (a, b) not in seen and text[a[0]:a[1]].lower() != text[b[0]:b[1]].lower():
+                seen.add((a, b))
+                out.append((a[0], a[1], b[0], b[1], reason))
+    return out
