@@ -14,6 +14,8 @@ and returns it loaded. ``bench.load_run`` loads a saved run folder into the same
 """
 from __future__ import annotations
 
+import os
+
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Union
 
@@ -185,6 +187,8 @@ def evaluate(model: str = "minilm-l6", dataset: str = "chatterbot", suite: str =
     import contextlib
     import io
 
+    if out is not None and (isinstance(out, bool) or not isinstance(out, (str, os.PathLike))):
+        raise BenchError(f"out={out!r}: give the run folder as a str or pathlib.Path (e.g. out='runs/my-run')")
     args = namespace(model=model, dataset=dataset, suite=suite, out=out, **options)
     quiet = contextlib.nullcontext() if verbose else contextlib.redirect_stdout(io.StringIO())
     with quiet:

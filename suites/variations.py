@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from bench.data.model import Dataset
 from bench.core.errors import BenchError
@@ -33,7 +33,7 @@ from bench.search.ann import IndexConfig
 from bench.search.exact import trec_id_problem
 from perturb import DEFAULT_PROTOCOL, GENERATORS, PAPER_ORDER, PROTOCOLS
 from perturb.labels import check_match, match_labels, read_label_files
-from perturb.sets import VariationSet, generate, read_tsv
+from perturb.sets import VariationSet, check_set_names, generate, read_tsv
 from suites.variations_subsets import human_labels, label_column, subsets
 from suites.variations_protocol import protocol_report, run_protocol
 from suites import variations_draws as DR
@@ -96,14 +96,12 @@ def build_sets(dataset: Dataset, cfg: VariationsConfig, timer: Timer):
         if not files:
             raise BenchError(f"{folder}: no variation sets (*.tsv) found. Write them with `bench perturb`.")
         rank = {n: i for i, n in enumerate(PAPER_ORDER)}
-        source = {}
+        named: List[Tuple[str, str, str]] = []
         for path in sorted(files, key=lambda p: (rank.get(p.stem, len(rank)), p.stem)):
             with timer("variations_read"):
                 vs, unknown, missing = _align(read_tsv(path), qids, texts)
-            if vs.name in source:
-                raise BenchError(f"two variation sets are named {vs.name!r}: {source[vs.name]} and {path}. Rename one "
-                                 f"(the set name is in the file's header) or move one out of {folder}")
-            source[vs.name] = path
+            named.append((vs.name, vs.label, str(path)))
+            check_set_names(named)  # reserved, equal or one file name: the error names both sets and files
             if unknown:
                 notes.append(f"{path.name}: {len(unknown)} query ids not among the dataset's judged queries ignored")
             if missing:
@@ -152,8 +150,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
     measures = list(cfg.measures)
     names = [m.name for m in measures]
     sets, notes = build_sets(dataset, cfg, timer)  # before the corpus is encoded: labels are matched to the sets
-    if len({vs.name for vs in sets}) != len(sets):
-        raise BenchError("two variation sets share a name; rename one")
+    check_set_names([(vs.name, vs.label, f"set {vs.name}") for vs in sets[1:]])
     ok_sets = [vs for vs in sets if vs.status == "ok"]
     match = None
     if label_files is not None:
@@ -246,15 +243,15 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
             from bench.core.io import safe_name
             from bench.results.writer import begin_run
             from bench.search.exact import write_trec_run
-            from perturb.sets import write_tsv
+            from perturb.sets import set_file_name, write_tsv
 
             begin_run(out_dir, owned=("variations/*.tsv", "runs/*.trec"))
             for vs in sets:
                 for w in (DR.written_sets(vs) if vs.status == "ok" and vs.name != ORIGINAL else ()):
-                    write_tsv(w, out_dir / "variations" / f"{safe_name(w.name, 'model')}.tsv")
+                    write_tsv(w, out_dir / "variations" / set_file_name(w.name))
             if cfg.write_runs:
                 for vs in eval_sets:
-                    write_trec_run(outputs[vs.name][0], out_dir / "runs" / f"{safe_name(vs.name, 'model')}.trec",
+                    write_trec_run(outputs[vs.name][0], out_dir / "runs" / (set_file_name(vs.name)[:-4] + ".trec"),
                                    f"drbench-{safe_name(spec.name, 'model')}")
             write_run(out_dir, result, per_query_text, timings)
     return {"result": result, "per_query": per_query_text, "timings": timings, "sets": sets}

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Tuple
 
-from bench.cli.options import add_options, check_at_least_one, slug
+from bench.cli.options import add_options, check_at_least_one, check_label, slug
 from bench.core.errors import BenchError
 from bench.core.io import safe_name
 from bench.core.options import option
@@ -221,9 +221,7 @@ def execute(args) -> Tuple[int, Path]:
         passage_prefix=args.passage_prefix, max_query_length=args.max_query_length,
         max_passage_length=args.max_passage_length)
     if args.name is not None:
-        if not args.name.strip() or any(c in args.name for c in "\n\r\t"):
-            raise BenchError(f"--name {args.name!r}: give a non-empty label on one line (e.g. --name my-model)")
-        spec = dataclasses.replace(spec, name=args.name.strip())
+        spec = dataclasses.replace(spec, name=check_label(args.name))
     print(spec.describe(), file=sys.stderr)
     out_fix = "give --out a new or writable folder"
     if args.out is not None:

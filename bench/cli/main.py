@@ -65,21 +65,22 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"bench {args.command}: interrupted; nothing partial was written", file=sys.stderr)
         return 130
     except OSError as exc:
-        message = write_error_message(exc)
+        message = write_error_message(exc, getattr(args, "out", None))
         if message is None:
             raise  # not a write the user can fix (a bug): keep the traceback
         print(f"bench {args.command}: error: {message}", file=sys.stderr)
         return 2
 
 
-def write_error_message(exc: OSError) -> Optional[str]:
+def write_error_message(exc: OSError, out: Optional[Path] = None) -> Optional[str]:
     """The message for an OSError raised while writing (disk full, permission, read-only file
     system) anywhere a more specific message was not given: checkpoints, run folders, Ray
-    workers' shards. Every writer goes through a temporary name, so nothing partial is left."""
+    workers' shards. Every writer goes through a temporary name, so nothing partial is left.
+    An error that names no file is placed in the command's ``--out`` folder when it has one."""
     if exc.errno not in WRITE_ERRNOS:
         return None
     where = Path(exc.filename).parent if exc.filename else None
-    place = f" in {where}" if where else ""
+    place = f" in {where}" if where else (f" in {out} (--out)" if out is not None else "")
     return (f"cannot write{place}: {exc.strerror or exc} (files are written under temporary names and "
             f"renamed when complete, so no half-written file was kept). Fix: free space there, or "
             f"give a writable folder (--out; DRBENCH_HOME for the cache and checkpoints)")

@@ -35,9 +35,12 @@ def atomic_path(path: PathLike, suffix: str = "") -> Iterator[Path]:
     try:
         yield tmp_path
         os.replace(tmp_path, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             tmp_path.unlink()
+        if isinstance(exc, OSError) and exc.filename is None and exc.errno is not None:
+            # a write() or fsync() failure (disk full) names no file: name the one being written
+            raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
         raise
 
 
@@ -114,3 +117,21 @@ def clean_orphans(folder: PathLike, stale_after: float = 86400.0) -> int:
                 p.unlink()
                 removed += 1
     return removed
+
+
+def visible(text: str) -> bool:
+    """Whether ``text`` has a character one can see: not only white space, zero-width, control or
+    format characters (U+200B, U+200D, U+FEFF ...), which ``str.strip`` keeps."""
+    import unicodedata
+
+    return any(not c.isspace() and unicodedata.category(c) not in ("Cc", "Cf", "Zs", "Zl", "Zp") for c in text)
+
+
+def refuse_invisible(text: str, what: str, path: PathLike, lineno: int) -> None:
+    """A DataError (file and line) when ``text`` of ``what`` (e.g. ``query '3'``) is empty or only
+    invisible characters (:func:`visible`)."""
+    if not visible(text):
+        from bench.core.errors import DataError
+
+        raise DataError(f"{what} has empty text" + (" (only invisible characters)" if text.strip() else ""), str(path),
+                        lineno, fix="remove the record or give it text")

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Mapping, Optional, Tuple
 
 from bench.core.errors import DataError
+from bench.core.io import refuse_invisible
 from bench.data.model import Dataset, Doc, Query
 
 
@@ -122,8 +123,7 @@ def read_beir_queries(path: Path) -> Dict[str, Query]:
         qid = _require_id(obj, "_id", path, lineno)
         seen.add(qid, lineno)
         text = _text_field(obj, "text", path, lineno)
-        if not text.strip():
-            raise DataError(f"query {qid!r} has empty text", str(path), lineno, fix="remove the query or give it text")
+        refuse_invisible(text, f"query {qid!r}", path, lineno)
         queries[qid] = Query(text.strip(), _label_of(obj))
     return queries
 
@@ -241,8 +241,7 @@ def _tsv_pairs(path: Path, what: str) -> Iterator[Tuple[str, str]]:
         key, text = parts[0].strip(), "\t".join(parts[1:]).strip()
         if not key:
             raise DataError(f"empty {what} id", str(path), lineno)
-        if not text:
-            raise DataError(f"{what} {key!r} has empty text", str(path), lineno, fix="remove the record or give it text")
+        refuse_invisible(text, f"{what} {key!r}", path, lineno)
         seen.add(key, lineno)
         yield key, text
 

@@ -17,7 +17,8 @@ from bench.core.io import atomic_path, clean_orphans, sha256_hex
 from bench.core.paths import cache_home
 from bench.encoding.encoder import Encoder
 from bench.encoding.integrity import entry_ok, record
-from bench.encoding.shards import DEFAULT_SHARD_SIZE, check_shard_size, encode_corpus, list_chunks, open_entry
+from bench.encoding.shards import (DEFAULT_SHARD_SIZE, check_shard_size, encode_corpus, list_chunks, open_entry,
+                                   reserve_space)
 
 
 _CLEANED: set = set()
@@ -88,7 +89,7 @@ class EmbeddingCache:
                         lines = keys.read_text(encoding="ascii").split()
                     except (OSError, UnicodeDecodeError):
                         continue  # unreadable key list: its texts are encoded again
-                    if not entry_ok(keys.with_suffix(".npy"), len(lines)):
+                    if not entry_ok(keys.with_suffix(".npy"), len(lines), bound=keys):
                         continue
                     for row, line in enumerate(lines):
                         self._index.setdefault(line, (keys.stem, row))
@@ -115,16 +116,24 @@ class EmbeddingCache:
         self.reused += len(hashes) - len(first)
         if new:
             new_hashes = sorted(new)
-            emb = self.encoder.encode_canonical([new[h] for h in new_hashes])
             name = sha256_hex(*new_hashes)[:32]
             folder = self.root / "texts"
+            dim = self.encoder.dim  # loads the model before anything is written
             with cache_write_errors(folder):
+                folder.mkdir(parents=True, exist_ok=True)
+                # written as corpus shards are: a memory-mapped file whose blocks are reserved
+                # before the texts are encoded, so a full disk is a clear error (errno ENOSPC,
+                # naming the folder) before the work, never a short write
                 with atomic_path(folder / f"{name}.npy", suffix=".npy") as tmp:
-                    with open(tmp, "wb") as fh:  # a file object: np.save would append ".npy" to a name
-                        np.save(fh, emb)
-                record(folder / f"{name}.npy")
-                with atomic_path(folder / f"{name}.keys") as tmp:
-                    tmp.write_text("\n".join(new_hashes) + "\n", encoding="ascii")
+                    out = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.float32, shape=(len(new_hashes), dim))
+                    reserve_space(tmp)
+                    emb = self.encoder.encode_canonical([new[h] for h in new_hashes])
+                    out[:] = emb
+                    out.flush()
+                    del out
+                    with atomic_path(folder / f"{name}.keys") as keys_tmp:  # before the matrix is in place
+                        keys_tmp.write_text("\n".join(new_hashes) + "\n", encoding="ascii")
+                record(folder / f"{name}.npy", bound=folder / f"{name}.keys")  # the row index is covered too
             self._chunks[name] = emb
             for row, h in enumerate(new_hashes):
                 index.setdefault(h, (name, row))

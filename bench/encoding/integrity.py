@@ -12,7 +12,9 @@ Check on read (:func:`entry_ok`)
     at most :data:`FULL_HASH_MAX` bytes, the sampled hash for larger ones (a few reads, whatever
     the size). An entry without a sidecar (written before checksums existed, or by a writer that
     died between the entry and its sidecar; the entry itself is renamed into place complete) is
-    accepted when its header and size are right, and its sidecar is recorded then.
+    accepted when its header and size are right, and its sidecar is recorded then. A query chunk's
+    sidecar also holds the SHA-256 of its ``.keys`` file (which text is which row), so a reordered
+    or edited row index is caught like a damaged matrix.
 
 A bad entry is removed with a warning on stderr, and the caller encodes it again. Nothing here
 changes an entry's bytes, so results are identical with or without sidecars.
@@ -60,9 +62,17 @@ def _hashes(path: Path, full: bool = True) -> dict:
     return out
 
 
-def record(path: Path) -> None:
-    """Write the checksum sidecar of a complete entry."""
-    atomic_write_json(sidecar(path), _hashes(Path(path)))
+def _file_sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def record(path: Path, bound: Optional[Path] = None) -> None:
+    """Write the checksum sidecar of a complete entry; ``bound``: a small file that belongs to the
+    entry (the ``.keys`` row index of a query chunk), whose SHA-256 is recorded too."""
+    sums = _hashes(Path(path))
+    if bound is not None:
+        sums["bound"] = {"name": Path(bound).name, "sha256": _file_sha256(Path(bound))}
+    atomic_write_json(sidecar(path), sums)
 
 
 def header_problem(path: Path, rows: Optional[int] = None) -> Optional[str]:
@@ -86,8 +96,9 @@ def header_problem(path: Path, rows: Optional[int] = None) -> Optional[str]:
     return None
 
 
-def entry_problem(path: Path, rows: Optional[int] = None) -> Optional[str]:
-    """What is wrong with a cache entry (header, size, checksum), or None when it can be served."""
+def entry_problem(path: Path, rows: Optional[int] = None, bound: Optional[Path] = None) -> Optional[str]:
+    """What is wrong with a cache entry (header, size, checksum; with ``bound``, the checksum of
+    that file too), or None when it can be served."""
     path = Path(path)
     problem = header_problem(path, rows)
     if problem:
@@ -95,7 +106,7 @@ def entry_problem(path: Path, rows: Optional[int] = None) -> Optional[str]:
     side = sidecar(path)
     if not side.exists():
         with contextlib.suppress(OSError):  # an entry from before checksums: record it now
-            record(path)
+            record(path, bound)
         return None
     try:
         want = json.loads(side.read_text(encoding="utf-8"))
@@ -107,23 +118,29 @@ def entry_problem(path: Path, rows: Optional[int] = None) -> Optional[str]:
         key = "sha256" if full else "sampled"
         if got[key] != want.get(key):
             return f"checksum mismatch ({key})"
+        if bound is not None:
+            if "bound" not in want:  # a sidecar from before the row index was covered: record it now
+                with contextlib.suppress(OSError):
+                    record(path, bound)
+            elif want["bound"].get("sha256") != _file_sha256(bound):
+                return f"{Path(bound).name} does not match its checksum (the text-to-row index was edited)"
     except (OSError, ValueError, AttributeError) as exc:
         return f"unreadable checksum file {side.name} ({exc})"
     return None
 
 
-def entry_ok(path: Path, rows: Optional[int] = None) -> bool:
-    """True when the entry exists and can be served; a bad entry is removed (with its sidecar) with
-    a warning, so that the caller encodes it again."""
+def entry_ok(path: Path, rows: Optional[int] = None, bound: Optional[Path] = None) -> bool:
+    """True when the entry exists and can be served; a bad entry is removed (with its sidecar and
+    ``bound`` file) with a warning, so that the caller encodes it again."""
     path = Path(path)
     if not path.exists():
         return False
-    problem = entry_problem(path, rows)
+    problem = entry_problem(path, rows, bound)
     if problem is None:
         return True
     print(f"drbench: warning: cache entry {path} is damaged: {problem}; removing it and encoding again",
           file=sys.stderr)
-    for p in (path, sidecar(path)):
+    for p in (path, sidecar(path), *([Path(bound)] if bound is not None else [])):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(p)
     return False

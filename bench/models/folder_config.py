@@ -146,6 +146,33 @@ def _pooling(sub: Path, prefixes: bool) -> str:
     return _POOL_MODES[on[0]]
 
 
+#: files from which transformers builds a tokenizer (one of these sets must be complete)
+TOKENIZER_SETS = (("tokenizer.json",), ("vocab.txt",), ("vocab.json", "merges.txt"), ("sentencepiece.bpe.model",),
+                  ("spiece.model",), ("tokenizer.model",))
+
+
+def check_tokenizer_files(folder: Path) -> None:
+    """Refuse a model folder from which no tokenizer can be built (transformers would fail deep
+    inside with ``TypeError: stat: path should be string``)."""
+    folder = Path(folder)
+    if any(all((folder / f).is_file() for f in files) for files in TOKENIZER_SETS):
+        return
+    wanted = " or ".join(" + ".join(files) for files in TOKENIZER_SETS)
+    raise ResourceError(f"{folder}: no tokenizer files (drbench needs {wanted}). Fix: copy the tokenizer files of "
+                        f"the model the weights come from into the folder (tokenizer.save_pretrained(FOLDER))")
+
+
+def backbone_dim(folder: Path) -> Optional[int]:
+    """The encoder's output dimension from ``config.json`` (``hidden_size``, DistilBERT's ``dim`` or
+    ``d_model``), or None when it names none."""
+    path = Path(folder) / "config.json"
+    cfg = read_json(path) if path.is_file() else {}
+    for key in ("hidden_size", "dim", "d_model"):
+        if _whole(cfg.get(key)):
+            return int(cfg[key])
+    return None
+
+
 def st_modules(folder: Path, prefixes: bool = False) -> Dict[str, Any]:
     """``pooling``, ``normalize`` and ``dense`` (module folders, in order) of a sentence-transformers
     folder's ``modules.json``; refused with the reason when drbench cannot apply a module."""
@@ -157,6 +184,7 @@ def st_modules(folder: Path, prefixes: bool = False) -> Dict[str, Any]:
         raise ResourceError(f"{path}: expected a list of modules ({{\"type\": ..., \"path\": ...}})")
     out: Dict[str, Any] = {"normalize": False}
     dense: List[str] = []
+    dim = backbone_dim(folder)  # the vectors' dimension after each module, checked module by module
     stage = 0  # 0: before the encoder, 1: encoder, 2: pooled, 3: normalised
     for i, m in enumerate(modules):
         typ, rel = str(m.get("type", "")), str(m.get("path", "") or "")
@@ -177,10 +205,21 @@ def st_modules(folder: Path, prefixes: bool = False) -> Dict[str, Any]:
             if stage != 1:
                 raise ResourceError(f"{where}: Pooling must follow the Transformer module, once")
             out["pooling"], stage = _pooling(sub, prefixes), 2
+            pooled = read_json(sub / "config.json").get("word_embedding_dimension")
+            if dim is not None and _whole(pooled) and pooled != dim:
+                raise ResourceError(f"{sub / 'config.json'}: word_embedding_dimension {pooled}, but the encoder's "
+                                    f"hidden size is {dim} ({folder / 'config.json'}). Fix: set it to {dim}, or use "
+                                    f"the Pooling module saved with this encoder")
         elif short == "Dense":
             if stage != 2:
                 raise ResourceError(f"{where}: drbench applies Dense between Pooling and Normalize only")
-            dense_config(sub, path, line)
+            cfg = dense_config(sub, path, line)
+            if dim is not None and cfg["in_features"] != dim:  # checked here, not after the corpus is encoded
+                before = "the encoder's hidden size" if not dense else f"the out_features of {dense[-1]}"
+                raise ResourceError(f"{sub / 'config.json'}: in_features {cfg['in_features']}, but {before} is "
+                                    f"{dim}: the module cannot be applied to these vectors. Fix: use the Dense "
+                                    f"module saved with this encoder")
+            dim = cfg["out_features"]
             dense.append(Path(*Path(rel).parts).as_posix())
         elif short == "Normalize":
             if stage != 2:

@@ -18,8 +18,8 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 from bench.core.errors import BenchError, ResourceError
 from bench.core.io import sha256_hex
 from bench.core.registry import Registry, UnknownName
-from bench.models.folder_config import (check_lowercase, folder_lengths, position_limit, read_json, st_modules,
-                                        training_lengths)
+from bench.models.folder_config import (check_lowercase, check_tokenizer_files, folder_lengths, position_limit,
+                                        read_json, st_modules, training_lengths)
 
 __all__ = ["ModelSpec", "position_limit", "spec_from_folder", "resolve_model", "MODELS", "model_fingerprint",
            "encoder_key", "weights_fingerprint"]
@@ -238,6 +238,7 @@ def spec_from_folder(folder: Path, name: Optional[str] = None) -> ModelSpec:
         raise ResourceError(f"model folder {folder} does not exist")
     if not (folder / "config.json").exists():
         raise ResourceError(f"{folder} has no config.json: not a Hugging Face model folder")
+    check_tokenizer_files(folder)
     name = name or folder.resolve().name or str(folder)
     own = folder / "drbench_model.json"
     if own.exists():

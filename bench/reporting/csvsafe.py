@@ -2,29 +2,15 @@
 from __future__ import annotations
 import math
 import numbers
-import re
-import unicodedata
 from typing import Any
 import numpy as np
 
-
-_FORMULA_START = frozenset("=+-@|%\u2212")  # after NFKC; U+2212 MINUS SIGN has no compatibility form
-
-
-_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+from bench.core.sheet import formula_risk
 
 
 def _dangerous_text(text: str) -> bool:
-    """Whether a spreadsheet could read text as a formula (or hide a formula start behind
-    invisible leading characters). See the module docstring for the rule."""
-    if not text:
-        return False
-    c = text[0]
-    if c.isspace() or unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs", "Zs", "Zl", "Zp"):
-        return True
-    if c in _FORMULA_START or unicodedata.normalize("NFKC", c)[:1] in _FORMULA_START:
-        return _NUMBER.fullmatch(text) is None
-    return False
+    """Whether a spreadsheet could read text as a formula (see :func:`bench.core.sheet.formula_risk`)."""
+    return formula_risk(text)
 
 
 def csv_cell(x: Any) -> Any:

@@ -165,41 +165,138 @@ def load_per_query(path: Union[str, Path], measures: Optional[List[str]] = None)
 
 def load_run(path: Union[str, Path], *, per_query: bool = True) -> Run:
     """Load a run folder (or its result.json). ``per_query=True`` requires per_query.csv,
-    ``False`` skips it, ``None`` loads it when present."""
+    ``False`` skips it, ``None`` loads it when present (and always for a run whose result.json
+    records the table's checksum: such a run is not shown without the table its figures come from).
+
+    When the table is loaded it is verified (:func:`verify_per_query`) and so are the figures
+    result.json shows (:func:`verify_figures`): every consumer shows only what per_query.csv backs."""
     folder = _resolve(path)
     result = load_result(folder / "result.json")
     run = Run(folder, result)
     want = per_query
     if want is None:
-        want = (folder / "per_query.csv").is_file()
+        want = (folder / "per_query.csv").is_file() or bool(result.get("per_query_sha256"))
     if want:
-        note = verify_per_query(folder)
+        note = verify_per_query(folder, result)
         if note:
             run.notes.append(note)
         run.per_query = load_per_query(folder / "per_query.csv", run.measures)
+        verify_figures(run)
+    elif per_query is None:
+        run.notes.append(f"{folder / 'result.json'}: figures not verified (no per_query.csv: a run written before "
+                         f"checksums)")
     return run
 
 
-def verify_per_query(folder: Path) -> Optional[str]:
-    """Check per_query.csv against the per_query.sha256 the writer left beside it: a mismatch is a
-    DataError; a run without the checksum file (written before it existed) is accepted, and the
-    returned note says so."""
+def _sha256_file(path: Path) -> str:
     import hashlib
 
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
+
+def verify_per_query(folder: Path, result: Optional[Dict[str, Any]] = None) -> Optional[str]:
+    """Check per_query.csv against the checksum in result.json (``per_query_sha256``, which binds
+    the table to this run's model, dataset and sets) and against the per_query.sha256 beside it.
+    A mismatch is a DataError; for a run whose result.json records the checksum (written by this
+    version) a missing table or checksum file is one too. A run with neither (written before
+    checksums existed) is accepted, and the returned note says so."""
     csv_path, sum_path = folder / "per_query.csv", folder / PER_QUERY_SUM
+    bound = str((result or {}).get("per_query_sha256") or "")
+    fix = "re-run the suite to regenerate the run folder, or restore the run's original per_query.csv and " + PER_QUERY_SUM
+    if bound:
+        if not csv_path.is_file():
+            raise DataError("per_query.csv not found, although result.json records its checksum", str(csv_path),
+                            fix=fix)
+        if not sum_path.is_file():
+            raise DataError(f"{PER_QUERY_SUM} is missing (result.json of this run records the per-query checksum, "
+                            f"so the file was removed)", str(sum_path), fix=fix)
+        got = _sha256_file(csv_path)
+        if got != bound.lower():
+            raise DataError(f"per_query.csv is not the table of this result.json (sha256 {got[:12]}..., result.json "
+                            f"records {bound[:12]}...): edited, or copied from another run (model "
+                            f"{((result or {}).get('model') or {}).get('name', '?')!s}, dataset "
+                            f"{((result or {}).get('dataset') or {}).get('name', '?')!s})", str(csv_path), fix=fix)
     if not sum_path.is_file():
         return f"{csv_path}: not verified (no {PER_QUERY_SUM}: a run written before checksums)"
     if not csv_path.is_file():
         return None  # load_per_query says it is missing
     want = sum_path.read_text(encoding="utf-8", errors="replace").split()
-    got = hashlib.sha256(csv_path.read_bytes()).hexdigest()
+    got = _sha256_file(csv_path)
     if not want or want[0].lower() != got:
         raise DataError(f"per_query.csv does not match its checksum in {PER_QUERY_SUM} (edited or damaged after "
                         f"the run was written; sha256 {got[:12]}..., recorded {(want or ['none'])[0][:12]}...)",
-                        str(csv_path), fix="re-run the suite to regenerate the run folder, or restore the "
-                                           "original per_query.csv")
+                        str(csv_path), fix=fix)
     return None
+
+
+def _close(a: Any, b: float) -> bool:
+    if not isinstance(a, (int, float)) or isinstance(a, bool):
+        return False
+    if not np.isfinite(a) or not np.isfinite(b):
+        return bool(np.isnan(a) and np.isnan(b))
+    return abs(float(a) - b) <= 1e-9 * max(1.0, abs(b))
+
+
+def verify_figures(run: Run) -> None:
+    """The figures result.json shows must be what its per_query.csv gives: for every set with
+    metrics, each measure's mean over the set's rows; its drop rate against ORIGINAL; and the
+    VARIATIONS (AVG.) summary (mean of its sets' metrics, and its drop rate). A difference beyond
+    rounding (1e-9) is a DataError naming the key, the value and what the table gives. Layouts
+    without per-set metrics (few-shot) are left to their own readers."""
+    df = run.per_query
+    if df is None:
+        return
+    where = str(run.result_path)
+    fix = "re-run the suite; a result.json must not be edited by hand"
+    means: Dict[str, Dict[str, float]] = {}
+    for entry in run.sets:
+        metrics = entry.get("metrics")
+        if entry.get("status", "ok") != "ok" or not isinstance(metrics, dict):
+            continue
+        name = str(entry.get("name"))
+        rows = df[df["set"] == name]
+        if rows.empty:
+            raise DataError(f"set {name!r} has metrics in result.json but no rows in per_query.csv", where, fix=fix)
+        means[name] = {}
+        for m, v in metrics.items():
+            if m not in rows.columns:
+                continue
+            got = float(rows[m].to_numpy(dtype=np.float64).mean())
+            means[name][m] = got
+            if not _close(v, got):
+                raise DataError(f"sets / {name} / metrics / {m} is {v!r}, but per_query.csv gives {got!r}", where,
+                                fix=fix)
+    orig = means.get(ORIGINAL, {})
+    for entry in run.sets:
+        name = str(entry.get("name"))
+        drops = entry.get("drop_rate")
+        if name not in means or not isinstance(drops, dict):
+            continue
+        for m, v in drops.items():
+            if m in orig and m in means[name] and orig[m] != 0 and v is not None:
+                got = (orig[m] - means[name][m]) / orig[m]
+                if not _close(v, got):
+                    raise DataError(f"sets / {name} / drop_rate / {m} is {v!r}, but per_query.csv gives {got!r}", where,
+                                    fix=fix)
+    avg = (run.result.get("summary") or {}).get(AVG) if isinstance(run.result.get("summary"), dict) else None
+    if isinstance(avg, dict) and isinstance(avg.get("sets"), list):
+        members = [str(s) for s in avg["sets"]]
+        unknown = [s for s in members if s not in means]
+        if unknown:
+            raise DataError(f"summary / {AVG} / sets names {', '.join(map(repr, unknown))}, which per_query.csv and "
+                            f"the sets do not back", where, fix=fix)
+        for key in ("metrics", "drop_rate"):
+            for m, v in (avg.get(key) or {}).items():
+                if not members or not all(m in means[s] for s in members) or v is None:
+                    continue
+                got = float(sum(means[s][m] for s in members) / len(members))
+                if key == "drop_rate":
+                    if m not in orig or orig[m] == 0:
+                        continue
+                    got = (orig[m] - got) / orig[m]
+                if not _close(v, got):
+                    raise DataError(f"summary / {AVG} / {key} / {m} is {v!r}, but per_query.csv gives {got!r}",
+                                    where, fix=fix)
 
 
 def paired(run_a: Run, set_a: str, run_b: Run, set_b: str, measure: str) -> Tuple[np.ndarray, np.ndarray, List[str]]:

@@ -53,6 +53,33 @@ def check_result(data: Any, layout: str, source: Optional[str] = None, strict: b
         raise DataError(f"{exc.path}: {exc.message}" if exc.path else exc.message, source) from None
 
 
+def content_suite(data: Dict[str, Any]) -> Optional[str]:
+    """The suite a result file's content belongs to, from keys only one suite writes (None when
+    the content does not tell): few-shot (``plan`` and ``methods``), domain (``source_dataset`` or
+    ``pairwise``), variations (a ``VARIATIONS (AVG.)`` summary, ``protocol`` text or ``applicability``)."""
+    if "plan" in data and "methods" in data:
+        return "fewshot"
+    if "source_dataset" in data or "pairwise" in data:
+        return "domain"
+    summary = data.get("summary")
+    if (isinstance(summary, dict) and "VARIATIONS (AVG.)" in summary) or isinstance(data.get("protocol"), str) \
+            or "applicability" in data:
+        return "variations"
+    return None
+
+
+def _check_claimed_suite(data: Dict[str, Any], layout: str, source: Optional[str]) -> None:
+    """A file whose ``suite`` names another suite than its content is refused in those words, not by
+    a schema path of the claimed suite's layout."""
+    claimed = str(data.get("suite", ""))
+    actual = content_suite(data)
+    if actual is None or actual == claimed or claimed not in ("variations", "domain", "fewshot"):
+        return
+    raise DataError(f"result.json says suite {claimed!r}, but its content is a {actual} run (keys only the {actual} "
+                    f"suite writes), not {claimed}", source,
+                    fix=f"restore \"suite\": \"{actual}\" or re-run the suite; a result.json must not be edited by hand")
+
+
 @dataclass
 class ResultFile:
     """A result file: its data (a :data:`ResultData` dict), layout and where it came from.
@@ -70,6 +97,7 @@ class ResultFile:
         before = data.get("schema_version", 0)
         data = migrate(data, source)
         layout = layout_of(data)
+        _check_claimed_suite(data, layout, source)
         check_result(data, layout, source, strict)
         return cls(data, layout, source, before if before != SCHEMA_VERSION else None)
 
@@ -85,7 +113,8 @@ class ResultFile:
     def from_path(cls, path: Union[str, Path], *, strict: bool = False) -> "ResultFile":
         p = Path(path)
         if not p.is_file():
-            raise DataError("result.json not found", str(p), fix="pass a run folder written by `bench evaluate`")
+            what = "not found" if p.name == "result.json" else "result file not found"  # the path names result.json
+            raise DataError(what, str(p), fix="pass a run folder written by `bench evaluate` (it holds result.json)")
         try:
             text = p.read_text(encoding="utf-8")
         except UnicodeDecodeError:

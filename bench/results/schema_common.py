@@ -383,6 +383,8 @@ class SetsResult(_SetsRequired, total=False):
     per_query_file: Annotated[str, "the per-query table beside this file (per_query.csv)"]
     generation_seeds: Annotated[List[int], "variations with --generation-seeds: the seeds the sets were drawn with "
                                            "(absent: one draw with the run seed)"]
+    per_query_sha256: Annotated[str, "SHA-256 of the per-query table (as in per_query.sha256): readers refuse a "
+                                     "table that does not match it"]
     statistics: Annotated[Optional[SetsStatistics], "paired statistics against the reference set, null when "
                                                     "they could not be computed"]
     subsets: Annotated[Dict[str, SubsetBlock], "variations: extra figures on subsets of each set's queries beside "

@@ -362,4 +362,6 @@ class FewshotResult(Header, total=False):
     statistics: Annotated[Optional[FewshotStatistics], "tests against zero-shot"]
     notes: Annotated[List[str], "notes of the plan"]
     per_query_file: Annotated[str, "the per-query table beside this file (per_query.csv)"]
+    per_query_sha256: Annotated[str, "SHA-256 of the per-query table (as in per_query.sha256): readers refuse a "
+                                     "table that does not match it"]
     plots: Annotated[List[str], "plot files written beside this file"]

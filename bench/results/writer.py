@@ -10,7 +10,9 @@ Layout of a run folder (all written atomically, temp file + rename):
   0 (not valid) or empty (no label; always empty for ORIGINAL).
   Measure values are written with ``repr`` of the float (round-trip exact).
 - ``per_query.sha256``: the SHA-256 of ``per_query.csv`` (``sha256sum`` format); ``bench.results.rundir``
-  refuses a per-query table that no longer matches it (a run without it is older and accepted).
+  refuses a per-query table that no longer matches it. The same digest is ``per_query_sha256`` in
+  ``result.json``, which binds the table to the run's model, dataset and sets; for a run that has it,
+  a missing table or checksum file is an error (a run without it is older and accepted with a note).
 - ``timings.json``: wall-clock timings (seconds) of each step; NOT deterministic, so kept apart.
 - ``variations/<SET>.tsv``: the variation sets used (qid, text, applied, detail), see perturb.io.
 - ``runs/<SET>.trec``: optional TREC run files.
@@ -98,14 +100,33 @@ def write_per_query(out_dir: Path, per_query_text: str) -> None:
     atomic_write_text(Path(out_dir) / PER_QUERY_SUM, per_query_checksum(per_query_text.encode("utf-8")))
 
 
+def with_per_query_sha256(result: dict, per_query_text: str) -> dict:
+    """``result`` with ``per_query_sha256`` (the SHA-256 of its per_query.csv) right after
+    ``per_query_file`` (at the end when there is none): result.json names the exact per-query
+    table its figures come from, so a table edited, or copied in from another run together with
+    its ``per_query.sha256``, is refused by every reader (:func:`bench.results.rundir.load_run`)."""
+    import hashlib
+
+    digest = hashlib.sha256(per_query_text.encode("utf-8")).hexdigest()
+    out: dict = {}
+    for k, v in result.items():
+        if k != "per_query_sha256":
+            out[k] = v
+        if k == "per_query_file":
+            out["per_query_sha256"] = digest
+    out.setdefault("per_query_sha256", digest)
+    return out
+
+
 def write_run(out_dir: Path, result: dict, per_query_text: str, timings: dict) -> None:
     """Write a run folder. ``result.json`` is written last, so a folder with a result.json is
-    complete; every file is replaced atomically."""
+    complete; every file is replaced atomically. result.json records the per-query table's
+    SHA-256 (:func:`with_per_query_sha256`)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     write_per_query(out_dir, per_query_text)
     atomic_write_json(out_dir / "timings.json", timings)
-    atomic_write_json(out_dir / "result.json", result)
+    atomic_write_json(out_dir / "result.json", with_per_query_sha256(result, per_query_text))
 
 
 # Reading run folders (with validation) lives in bench.results.rundir.load_run.

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from perturb import make
-from perturb.cache import cache_root, cached_perturb_batch
+from perturb.cache import cache_root, cached_perturb_batch, shard_key
 from perturb.sets import format_tsv, generate
 
 
@@ -57,7 +57,7 @@ def test_corrupt_shard_is_recomputed():
         shard.write_text("{not json", encoding="utf-8")
     stats = {}
     assert cached_perturb_batch(gen, ITEMS, 0, stats) == first and stats["misses"] == 3
-    shard = next((cache_root() / "SWAPWORDS").glob("*.json"))
+    shard = cache_root() / "SWAPWORDS" / f"{shard_key(gen, 0)}.json"  # other tests' shards may share the folder
     assert len(json.loads(shard.read_text(encoding="utf-8"))["entries"]) == 3
 
 
