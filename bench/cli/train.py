@@ -5,6 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 from bench.cli.options import add_training_options, check_at_least_one, slug
+from bench.core.errors import BenchError
 from bench.core.paths import check_cache_home, check_writable_folder
 from bench.data.collections import load_dataset
 from bench.models.loading import refuse_dense
@@ -75,6 +76,9 @@ def run(args) -> int:
     gens = None
     if args.generators:
         gens = [GENERATORS.canonical(g.strip()) for g in args.generators.split(",") if g.strip()]
+    if args.rodr_schedule == "paper" and (args.epochs, args.hard_negatives) != (1, 1):
+        raise BenchError("--rodr-schedule paper sets --epochs 4 and --hard-negatives 7 (RoDR's); leave those "
+                         "options out, or use --rodr-schedule harness to set them yourself")
     cfg = RecipeConfig(recipe=args.recipe, method=args.method, seed=args.seed, w_nll=args.w_nll, w_query=args.w_query,
                        w_passage=args.w_passage, holdout=args.holdout, train_split=args.train_split, generators=gens,
                        save_every=args.save_every, train=train_config_from(args),

@@ -325,6 +325,7 @@ class BasicLearning(TypedDict, total=False):
     novel: Annotated[Optional[float], "macro R@cutoff over the novel classes"]
     all: Annotated[Optional[float], "macro R@cutoff over every class"]
     per_class: Annotated[Dict[str, Optional[float]], "class: mean R@cutoff of its test queries"]
+    query_mean: Annotated[SplitValues, "R@cutoff averaged over the split's test queries (not over classes)"]
     method: Annotated[str, "how it is trained (full-tune)"]
     classes: Annotated[List[str], "the base classes it trains on"]
     n_train_queries: Annotated[int, "training queries (with a relevant passage) used"]

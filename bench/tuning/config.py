@@ -164,6 +164,12 @@ def method_deviations(method: str, cfg: "TuningConfig", lr: float) -> List[str]:
     """The departures from the IAA paper active for ``method`` with these settings and learning
     rate (docs/methods.md, "IAA"): printed with the run and recorded in its result."""
     out = []
+    if method in IAA_METHODS:
+        out.append(f"{method}: the aside modules' skip joins after the spanned unit's own residual + LayerNorm "
+                   f"(placement ours; the paper: the aside connects the component's input and output)")
+    if method in IAA_METHODS and cfg.iaa_inside_share is None:
+        out.append(f"{method}: one hidden size for every inside and aside module (inferred from the paper's "
+                   f"ordering of the variants at equal budget; the paper states no split rule)")
     if method in IAA_METHODS and cfg.iaa_inside_share is not None:
         out.append(f"{method}: --iaa-inside-share {cfg.iaa_inside_share:g} splits the budget by a fixed share "
                    f"(paper: one hidden size for every inside and aside module)")

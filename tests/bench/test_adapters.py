@@ -459,7 +459,9 @@ def test_method_deviations_and_lr_defaults():
 
     assert DEFAULT_LR["full-tune"] == 2e-5
     assert all(DEFAULT_LR[m] == 1e-4 for m in ("bitfit", "prefix", "lora", "adapter", "iaa-s", "iaa-l", "iaa-m"))
-    assert method_deviations("iaa-s", TuningConfig(), PAPER_LR["iaa-s"]) == []
+    default = method_deviations("iaa-s", TuningConfig(), PAPER_LR["iaa-s"])
+    assert len(default) == 2 and "after the spanned unit's own residual + LayerNorm" in default[0]
+    assert "inferred from the paper" in default[1]
     dev = method_deviations("iaa-s", TuningConfig(iaa_inside_share=0.5), 1e-3)
-    assert len(dev) == 2 and "inside-share" in dev[0] and "1e-4" in dev[1].replace("0.0001", "1e-4")
+    assert len(dev) == 3 and "inside-share" in dev[1] and "1e-4" in dev[2].replace("0.0001", "1e-4")
     assert "ours" in method_deviations("rem", TuningConfig(), DEFAULT_LR["rem"])[0]
