@@ -109,7 +109,7 @@ def _folder(run: Union[RunResult, PathLike]) -> Path:
 
 def _sets_table(run: Run, pd: Any) -> Any:
     from bench.results import applicability as AP
-    from bench.results.rundir import AVG
+    from bench.results.rundir import AVG, ORIGINAL
 
     figures = AP.set_figures(run)
     ms = run.measures
@@ -120,7 +120,8 @@ def _sets_table(run: Run, pd: Any) -> Any:
         row.update({m: metrics.get(m) for m in ms})
         row.update({f"drop {m}": drops.get(m) for m in ms})
         f = figures.get(str(s.get("name"))) or {}
-        row["n_applied"] = s.get("n_applied", f.get("n_applied"))
+        reference = s.get("name") == ORIGINAL  # nothing is applied to the reference set: no count
+        row["n_applied"] = None if reference else s.get("n_applied", f.get("n_applied"))
         row["n_evaluated"] = s.get("n_evaluated", f.get("n_evaluated"))
         row["applicability"] = f.get("applicability")
         row["low_applicability"] = f.get("low") if f else None
@@ -170,14 +171,21 @@ def load_run(path: PathLike) -> RunResult:
 
 
 def evaluate(model: str = "minilm-l6", dataset: str = "chatterbot", suite: str = "variations",
-             out: Optional[PathLike] = None, **options: Any) -> RunResult:
+             out: Optional[PathLike] = None, verbose: bool = False, **options: Any) -> RunResult:
     """Run ``suite`` for ``model`` on ``dataset`` as ``bench evaluate`` does and return the run.
 
     ``options``: any option of ``bench evaluate`` by its dest (``generators=["MISSPELL"]``,
-    ``top_k=10``, ``seed=1``, ``no_progress=True``); lists are given as lists. The console output
-    is printed as on the command line."""
+    ``top_k=10``, ``seed=1``, ``no_progress=True``); lists are given as lists. Quiet by default:
+    the console report (the tables ``bench evaluate`` prints on stdout) is not printed, since the
+    returned run holds it (``summary``, ``report()``); progress and status lines (stderr) still
+    show unless ``no_progress=True``. ``verbose=True`` prints the console report as the command does."""
+    import contextlib
+    import io
+
     args = namespace(model=model, dataset=dataset, suite=suite, out=out, **options)
-    code, folder = execute(args)
+    quiet = contextlib.nullcontext() if verbose else contextlib.redirect_stdout(io.StringIO())
+    with quiet:
+        code, folder = execute(args)
     if code != 0:
         raise BenchError(f"suite {args.suite} exited with code {code}; run folder: {folder}")
     return load_run(folder)

@@ -49,7 +49,6 @@ plots ``fewshot_r10.png`` and ``fewshot_winning_ratio.png``.
 from __future__ import annotations
 
 import dataclasses
-
 import sys
 import time
 from dataclasses import dataclass
@@ -65,13 +64,13 @@ from bench.models.spec import ModelSpec
 from bench.core.timing import Timer
 from bench.search.retriever import make_retriever
 from bench.search.exact import TIE_BREAK
-from bench.training.contrastive import (TrainLog, make_examples, mine_negatives, train_dual_encoder)
+from bench.training.contrastive import TrainLog, make_examples, mine_negatives, planned_steps, train_dual_encoder
 from bench.training.dual import build_dual_encoder
 from bench.tuning.config import METHOD_DESCRIPTIONS, method_deviations
 from bench.core.seeding import rng_for
 from suites.fewshot_sampler import FewShotPlan, build_plan
 from bench.core.paths import checkpoint_home
-from bench.training.contrastive import planned_steps
+from suites.fewshot_progress import Overall, plan_line, training_runs
 from suites.fewshot_basic import BASIC_METHOD, basic_checkpoint
 from suites.fewshot_config import FEWSHOT_OPTIONS, PAPER_SCHEDULE, FewShotConfig, active_deviations, config_from, schedule_text
 from suites.fewshot_metrics import CHECKPOINT, FULL, MEASURE, MEASURE_DEFINITION, PROTOCOL_NOTES, SPLITS, WIN_RULE, ZERO, boosting_gradient, hits_at, statistics_block, summarise_setting, summarise_trials, vs_reference
@@ -197,6 +196,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
                           test_ratio=cfg.test_ratio, split_file=cfg.split_file, short_rule=cfg.short_rule,
                           min_usable_novel=cfg.min_usable_novel, seeds=cfg.trial_seeds,
                           min_class_test=cfg.min_class_test)
+    _status(plan_line(plan, cfg.ks, cfg.n_trials, cfg.methods, cfg.full_shot))
     base_q = plan.queries.train_ids(list(plan.classes.base))
     if cfg.basic_learning and not any(g > 0 for q in base_q for g in dataset.qrels.get(q, {}).values()):
         raise BenchError("basic learning has no base-class training query with a relevant passage; give more "
@@ -246,6 +246,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
     unit_log: List[dict] = []
     methods_out: Dict[str, dict] = {}
     checkpoint_summary = summarise_setting(checkpoint_hits, plan)
+    overall = Overall(training_runs(plan, cfg.methods, cfg.full_shot), cfg.progress, executor)
 
     def train_unit(unit: _Unit, c: _Context):
         model, tokenizer = c.load_backbone()
@@ -286,7 +287,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
                     "parameters": dual.parameter_counts(), "tied": dual.tied}
 
         with timer(f"train+eval:{method}"):
-            outputs = executor.map(work, units)
+            outputs = executor.map(overall.wrap(work), units)
         k_out: Dict[str, dict] = {}
         for unit, o in zip(units, outputs):
             hits[unit.set_name] = o["hits"]
@@ -318,6 +319,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
         m_out["encoded_by_tuned_model"] = encoded
         methods_out[method] = m_out
 
+    overall.close()
     zero_summary = summarise_setting(zero, plan)
     rows, set_order = per_query_rows(hits, plan)
     with timer("statistics"):
@@ -344,9 +346,6 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
             "winning_ratio": ("share of the split's classes that win against zero-shot: " + WIN_RULE
                               + "; per trial: the same with that trial's R@10"),
             **PROTOCOL_NOTES,
-            "embedding_cache": "few-shot and full-shot encoders are never written to the shared embedding cache "
-                               "(in-memory only); the basic-learned model is a saved checkpoint folder and caches "
-                               "under its own weights fingerprint",
         },
         "plan": plan.to_dict(),
         "zero_shot": zero_summary,

@@ -35,6 +35,9 @@ PROTOCOL_NOTES = {
     "boosting_gradient": "ours: novel R@10 against K (zero-shot = K 0); per_shot = delta R@10 / delta K",
     "aggregation": "R@10 per split: macro average over classes (our reading); query_mean: mean over test queries",
     "our_choices": list(OUR_CHOICES),
+    "embedding_cache": "few-shot and full-shot encoders are never written to the shared embedding cache "
+                       "(in-memory only); the basic-learned model is a saved checkpoint folder and caches "
+                       "under its own weights fingerprint",
 }
 
 

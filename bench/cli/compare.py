@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from bench.cli.options import check_at_least_one
+from bench.cli.options import check_at_least_one, read_metric
 from bench.core.errors import BenchError
 from bench.core.io import atomic_write_text
 from bench.evaluation.stats import CORRECTIONS, TESTS
@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     check_at_least_one(args, "resamples")
     if not 0 < args.confidence < 1:
         raise BenchError("--confidence must be in (0, 1), e.g. 0.95")
-    table = compare(args.runs, metric=args.metric, baseline=args.baseline, test=args.test,
+    table = compare(args.runs, metric=read_metric(args.metric), baseline=args.baseline, test=args.test,
                     correction=args.correction, alpha=args.alpha, seed=args.seed, resamples=args.resamples,
                     confidence=args.confidence)
     text = table.markdown() if args.format == "md" else table.csv()

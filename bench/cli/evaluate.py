@@ -20,7 +20,7 @@ from bench.results.suite import SUITES, suite_named
 from bench.core.paths import check_cache_home, check_writable_folder
 from bench.data.collections import load_dataset
 from bench.encoding.executor import make_executor
-from bench.evaluation.measures import canonical_measures, parse_measures
+from bench.evaluation.measures import canonical_measures, parse_measures, trec_eval_notes
 from bench.models.spec import resolve_model
 
 COMMON = (
@@ -190,7 +190,18 @@ def _refuse_other_dataset(out: Path, dataset) -> None:
 
 
 def run(args) -> int:
-    return execute(args)[0]
+    import time
+
+    from bench.cli.next_steps import duration, next_steps
+
+    t0 = time.perf_counter()
+    code, out = execute(args)
+    print(f"\ntotal time {duration(time.perf_counter() - t0)} (bench evaluate, start to end)")
+    if code == 0:
+        suite = suite_named(SUITES.canonical(args.suite))
+        changed = default_out(args, suite, "model", "dataset")[1]
+        print("\n".join(next_steps(out, args, suite.name, bool(getattr(suite, "gated", False)), changed)))
+    return code
 
 
 def execute(args) -> Tuple[int, Path]:
@@ -199,6 +210,12 @@ def execute(args) -> Tuple[int, Path]:
     refuse_foreign_options(args, suite)
     check_at_least_one(args, "top_k", "batch_size")
     measures = parse_measures(args.metrics)
+    for note in trec_eval_notes(args.metrics):
+        print(f"bench: --metrics {note}", file=sys.stderr)
+    from bench.cli.next_steps import check_dataset
+    from bench.data.collections import DATASETS
+
+    check_dataset(args.dataset, DATASETS.names())  # before any model or data is loaded
     spec = resolve_model(args.model).with_overrides(
         pooling=args.pooling, similarity=args.similarity, query_prefix=args.query_prefix,
         passage_prefix=args.passage_prefix, max_query_length=args.max_query_length,

@@ -10,6 +10,7 @@ from bench.core.errors import BenchError
 from bench.core.io import atomic_write_json, atomic_write_text
 from bench.evaluation.stats import DEFAULT_RESAMPLES, TESTS
 from bench.reporting.gate import CORRECTIONS, FAMILIES, GateOptions, run_gate
+from bench.cli.options import read_metric
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -39,7 +40,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    opts = GateOptions(metric=args.metric, max_drop_rate=args.max_drop_rate, max_regression=args.max_regression,
+    opts = GateOptions(metric=read_metric(args.metric), max_drop_rate=args.max_drop_rate, max_regression=args.max_regression,
                        alpha=args.alpha, correction=args.correction, family=args.family, test=args.test,
                        seed=args.seed, n_resamples=args.resamples, strict=args.strict)
     try:
@@ -56,8 +57,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write("bench gate: WARNING: INCONCLUSIVE - no regression beyond the margins is shown, but neither "
                          "is non-inferiority; this is not evidence that the candidate holds"
                          + (" (exit 1: --strict)" if args.strict else " (exit 0; --strict makes it 1)") + "\n")
-    for w in verdict.warnings:
-        sys.stderr.write(f"bench gate: warning: {w}\n")
+    # the low-power warnings are in the verdict above (stdout), once: not repeated here
     if args.output:
         if args.append:
             with open(args.output, "a", encoding="utf-8") as fh:

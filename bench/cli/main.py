@@ -13,7 +13,7 @@ from bench.core.versions import __version__
 
 # name -> (module, one-line help). Each module defines `add_arguments(parser)` and `run(args) -> int`.
 COMMANDS = {
-    "evaluate": ("bench.cli.evaluate", "run a suite (variations, fewshot) for a model on a dataset"),
+    "evaluate": ("bench.cli.evaluate", "run a suite ({suites}) for a model on a dataset"),
     "perturb": ("bench.cli.perturb", "write the query-variation sets of a dataset to a folder"),
     "doctor": ("bench.cli.doctor", "list every generator's resources and how to install what is missing"),
     "models": ("bench.cli.listing", "list registered models, datasets, generators and suites"),
@@ -34,7 +34,10 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="bench", description="drbench: robustness and few-shot benchmarks for dense retrievers")
     parser.add_argument("--version", action="version", version=f"drbench {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    from bench.results.suite import SUITES  # names only: the suites' modules are not imported
+
     for name, (module, help_text) in COMMANDS.items():
+        help_text = help_text.replace("{suites}", ", ".join(SUITES.names()))
         p = sub.add_parser(name, help=help_text, description=help_text)
         if name == only:
             importlib.import_module(module).add_arguments(p)

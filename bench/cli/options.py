@@ -44,3 +44,19 @@ def check_at_least_one(args, *dests: str) -> None:
 def slug(name: str) -> str:
     """A model or dataset name as a part of a default output folder name (a path keeps its last part)."""
     return safe_name(Path(name).name if ("/" in name or "\\" in name) else name)
+
+
+def read_metric(value):
+    """A ``--metric`` given by its trec_eval name (``ndcg_cut_10``) read as ours (``nDCG@10``),
+    said on stderr; any other value is passed on unchanged (the run's measures decide)."""
+    import sys
+
+    from bench.evaluation.measures import parse_measure, trec_eval_notes
+
+    if value is None:
+        return None
+    notes = trec_eval_notes([value])
+    if not notes:
+        return value
+    print(f"bench: --metric {notes[0]}", file=sys.stderr)
+    return str(parse_measure(value))

@@ -83,11 +83,11 @@ def run(args) -> int:
     writer.writerows(rows)
     written = write_sets(sets, args.out)  # safe, unique file names inside --out; each read back
     atomic_write_text(args.out / "applicability.csv", buf.getvalue())
-    width = max(len(str(r[1])) for r in rows) if rows else 10
-    print(f"{'set'.ljust(width)}  queries  applied  percent")
-    for r in rows:
-        print(f"{str(r[1]).ljust(width)}  {r[2]:>7}  {r[3]:>7}  {r[4]:>6.1f}%" if isinstance(r[4], (int, float))
-              else f"{str(r[1]).ljust(width)}  {r[2]:>7}  {r[3]:>7}  {r[4]}")
+    from bench.reporting.tables import grid
+
+    print("\n".join(grid(["set", "queries", "applied", "percent"],
+                         [[str(r[1]), str(r[2]), str(r[3]), f"{r[4]:.1f}%" if isinstance(r[4], (int, float))
+                           else str(r[4])] for r in rows])))
     if args.audit is not None:
         from perturb.audit import write_audit
 

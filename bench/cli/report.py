@@ -10,6 +10,7 @@ from bench.evaluation.stats import CORRECTIONS, TESTS
 from bench.reporting.report import report
 from bench.reporting.reportdata import ReportOptions
 from bench.results.rundir import _resolve
+from bench.cli.options import read_metric
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -29,7 +30,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     opts = ReportOptions(test=args.test, correction=args.correction, seed=args.seed, bootstrap=args.bootstrap,
-                         alpha=args.alpha, metric=args.metric)
+                         alpha=args.alpha, metric=read_metric(args.metric))
     text = report(args.run, args.format, opts, plots=not args.no_plots)
     out = args.output
     if out is None and args.format == "html":

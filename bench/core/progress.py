@@ -8,13 +8,18 @@ notebook's captured stderr) plain lines go to stderr at a bounded rate, at most 
     [encode queries] 884/884 (100%) 305.0/s in 00:03
 
 ``enabled=False`` (``--no-progress``) prints nothing in either mode.
+
+A plain line that falls due at an update is printed at the next call (``set_postfix``, the next
+``update`` or ``close``), so it carries the postfix set for that step (``loss`` of step N, not
+N-1), and the last step's line is not printed twice: ``close`` prints the final line instead. A
+loop with nothing to do and no known total (every shard cached) prints no line at all.
 """
 from __future__ import annotations
 
 import sys
 import time
 from contextlib import contextmanager
-from typing import Any, Iterator, Optional, TextIO
+from typing import Any, Iterator, Optional, TextIO, Tuple
 
 #: seconds between two plain progress lines outside a terminal
 INTERVAL = 10.0
@@ -32,6 +37,13 @@ def _is_tty(stream: TextIO) -> bool:
 def _mmss(seconds: float) -> str:
     s = max(0, int(round(seconds)))
     return f"{s // 60:02d}:{s % 60:02d}"
+
+
+def _rate(per_second: float, unit: str) -> str:
+    """``301.2/s``, or ``84.0 s/shard`` when under one per second (never ``0.0/s``)."""
+    if per_second >= 1.0:
+        return f"{per_second:.1f}/s"
+    return f"{1.0 / per_second:.1f} s/{unit}"
 
 
 def plural(word: str) -> str:
@@ -57,43 +69,55 @@ class Progress:
         self.closed = False
         self._bar: Any = None
         self._t0 = self._last = _clock()
+        self._due: Optional[Tuple[int, float]] = None  # (n, time) of a line waiting to be printed
         if self.enabled and (_is_tty(self.stream) if tty is None else tty):
             from tqdm.auto import tqdm
 
             self._bar = tqdm(total=total, initial=initial, desc=desc, unit=unit, leave=False, file=self.stream)
 
     def update(self, n: int = 1) -> None:
-        self.n += int(n)
         if self._bar is not None:
+            self.n += int(n)
             self._bar.update(n)
-        elif self.enabled:
-            now = _clock()
-            if now - self._last >= self.interval:
-                self._last = now
-                self._emit(now, final=False)
+            return
+        if not self.enabled:
+            self.n += int(n)
+            return
+        self._flush()  # a line due at the previous step, with that step's postfix
+        self.n += int(n)
+        now = _clock()
+        if now - self._last >= self.interval and not (self.total and self.n >= self.total):
+            self._last = now
+            self._due = (self.n, now)
 
     def set_postfix(self, **values: Any) -> None:
         self.postfix = ", ".join(f"{k}={v}" for k, v in values.items())
         if self._bar is not None:
             self._bar.set_postfix(**values)
+        elif self.enabled:
+            self._flush()
 
-    def line(self, now: float, final: bool) -> str:
+    def _flush(self) -> None:
+        if self._due is not None:
+            n, when = self._due
+            self._due = None
+            print(self.line(when, final=False, n=n), file=self.stream, flush=True)
+
+    def line(self, now: float, final: bool, n: Optional[int] = None) -> str:
+        n = self.n if n is None else n
         elapsed = max(now - self._t0, 0.0)
-        done = self.n - self.start
+        done = n - self.start
         rate = done / elapsed if elapsed > 0 else 0.0
         if self.total:
-            count = f"{self.n}/{self.total} ({100.0 * self.n / self.total:.0f}%)"
+            count = f"{n}/{self.total} ({100.0 * n / self.total:.0f}%)"
         else:
-            count = f"{self.n} {self.unit if self.n == 1 else plural(self.unit)}"
-        text = f"[{self.desc or 'progress'}] {count}" + (f" {rate:.1f}/s" if done else "")
+            count = f"{n} {self.unit if n == 1 else plural(self.unit)}"
+        text = f"[{self.desc or 'progress'}] {count}" + (f" {_rate(rate, self.unit)}" if done and rate > 0 else "")
         if final:
             text += f" in {_mmss(elapsed)}"
         elif self.total and rate > 0:
-            text += f" ETA {_mmss((self.total - self.n) / rate)}"
+            text += f" ETA {_mmss((self.total - n) / rate)}"
         return text + (f" ({self.postfix})" if self.postfix else "")
-
-    def _emit(self, now: float, final: bool) -> None:
-        print(self.line(now, final), file=self.stream, flush=True)
 
     def close(self) -> None:
         if self.closed:
@@ -102,7 +126,10 @@ class Progress:
         if self._bar is not None:
             self._bar.close()
         elif self.enabled:
-            self._emit(_clock(), final=True)
+            self._due = None  # the final line below says the same, and more
+            if self.n == self.start and not self.total:
+                return  # nothing to do (every shard cached): no "0 shards in 00:00" line
+            print(self.line(_clock(), final=True), file=self.stream, flush=True)
 
     def __enter__(self) -> "Progress":
         return self

@@ -16,6 +16,11 @@ Success    success                     ``success.k``                       requi
 Rprec      R-prec, rprec               ``Rprec``                           none
 =========  ==========================  ==================================  =========
 
+trec_eval's own names are accepted too and read as ours (as ir_measures does), and the reading is
+said (:func:`trec_eval_notes`): ``recip_rank`` -> ``RR``; ``ndcg_cut_10`` / ``ndcg_cut.10`` ->
+``nDCG@10``; ``recall_100`` -> ``R@100``; ``P_10`` -> ``P@10``; ``map_cut_10`` -> ``AP@10``;
+``success_10`` -> ``Success@10``; ``map`` -> ``MAP``; ``ndcg`` -> ``nDCG``; ``Rprec`` -> ``Rprec``.
+
 trec_eval's ``recip_rank`` has no cutoff, and ir_measures' pytrec_eval provider silently drops
 the one of ``RR@k`` (a first relevant document at rank 11 scored 1/11 under ``RR@10``). ``RR@k``
 is therefore computed as ``recip_rank`` on the run cut at rank k, which is what the measure means
@@ -67,6 +72,10 @@ _SPELLINGS: Dict[str, Tuple[str, str]] = {
     "Success": ("Success", "Success"), "success": ("Success", "Success"),
     "Rprec": ("Rprec", "Rprec"), "R-prec": ("Rprec", "Rprec"), "rprec": ("Rprec", "Rprec"),
 }
+# trec_eval's own names: measure[._]cutoff with its cutoff, or the name alone
+_TREC_CUT = {"ndcg_cut": "nDCG", "map_cut": "AP", "recall": "R", "P": "P", "success": "Success"}
+_TREC_FULL = {"recip_rank": "RR", "map": "MAP", "ndcg": "nDCG", "Rprec": "Rprec"}
+_TREC_RE = re.compile(r"^(ndcg_cut|map_cut|recall|P|success)[._](\d+)$")
 _NAME_RE = re.compile(r"^([A-Za-z][A-Za-z-]*)(?:@(\d+))?$")
 _EXAMPLES = "MRR@10, nDCG@10, R@100, AP, P@10, Success@10, Rprec"
 
@@ -107,15 +116,37 @@ class Measure:
         return self.cutoff if self.family == "RR" else None
 
 
+def _from_trec_eval(text: str) -> Optional[str]:
+    """Our name for a trec_eval measure name (``ndcg_cut_10`` -> ``nDCG@10``), else None."""
+    if text in _TREC_FULL:
+        return _TREC_FULL[text]
+    match = _TREC_RE.match(text)
+    return f"{_TREC_CUT[match.group(1)]}@{match.group(2)}" if match else None
+
+
+def trec_eval_notes(spec) -> List[str]:
+    """One line per trec_eval name in ``spec`` that reads as another name of ours:
+    ``recip_rank read as RR (trec_eval name)``."""
+    names = spec.replace(",", " ").split() if isinstance(spec, str) else [str(n) for n in spec]
+    notes = []
+    for n in dict.fromkeys(t.strip() for t in names):
+        ours = _from_trec_eval(n)
+        if ours is not None and ours != n:
+            notes.append(f"{n} read as {parse_measure(ours)} (trec_eval name)")
+    return notes
+
+
 def parse_measure(name: str) -> Measure:
     text = str(name).strip()
+    text = _from_trec_eval(text) or text
     match = _NAME_RE.match(text)
     base = match.group(1) if match else text.partition("@")[0]
     if not match or base not in _SPELLINGS:
-        close = difflib.get_close_matches(base, list(_SPELLINGS), n=1)
-        hint = f" Did you mean {_SPELLINGS[close[0]][1]}?" if close else ""
+        close = difflib.get_close_matches(base, list(_SPELLINGS) + list(_TREC_FULL), n=1)
+        hint = f" Did you mean {_SPELLINGS[close[0]][1] if close[0] in _SPELLINGS else close[0]}?" if close else ""
         raise BenchError(f"unknown measure {text!r}.{hint} Use one of: {_EXAMPLES} "
-                         f"(families {', '.join(_FAMILIES)}; @k is a cutoff >= 1)")
+                         f"(families {', '.join(_FAMILIES)}; @k is a cutoff >= 1), or a trec_eval name: "
+                         f"recip_rank, ndcg_cut_10, recall_100, P_10, map, map_cut_10, success_10, Rprec")
     family, spelling = _SPELLINGS[base]
     fam = _FAMILIES[family]
     cut = match.group(2)

@@ -108,6 +108,13 @@ class Verdict:
         return 0 if self.status == "PASS" else 1
 
     @property
+    def shown_warnings(self) -> List[str]:
+        """The low-power warnings where they change the reading: a PASS or an INCONCLUSIVE verdict
+        (a coarse gate can pass or stay undecided by lack of resolution). A FAIL has shown its
+        regression despite the coarseness, so they are kept in ``warnings`` (and the JSON) only."""
+        return list(self.warnings) if self.status in ("PASS", "INCONCLUSIVE") else []
+
+    @property
     def regressions(self) -> List[Check]:
         return [c for c in self.checks if c.regressed]
 
@@ -130,7 +137,7 @@ class Verdict:
             "verdict": self.status, "passed": self.passed, "exit_code": self.exit_code, "metric": self.metric,
             "family_size": self.family_size, "families": self.families, "weighting": self.weighting,
             "options": asdict(self.options), "baseline": self.baseline, "candidate": self.candidate,
-            "reasons": self.reasons(), "warnings": self.warnings, "header": self.header_lines(),
+            "reasons": self.reasons(), "warnings": self.warnings, "warnings_shown": self.shown_warnings, "header": self.header_lines(),
             "checks": [asdict(c) for c in self.checks], "notes": self.notes,
         })
 

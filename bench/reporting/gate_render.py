@@ -96,7 +96,7 @@ def markdown(v: Any) -> str:
         lines.append("> **INCONCLUSIVE**: no regression beyond the margins is shown, but neither is non-inferiority. "
                      "This is not evidence that the candidate holds.")
         lines += [f"> - {r}" for r in inconclusive_reasons(v)]
-    for w in v.warnings:
+    for w in v.shown_warnings:  # once, and only where they change the reading (not on a FAIL)
         lines += ["", "> [!WARNING]", f"> {w}"]
     lines.append("")
     side = f"{100 * (1 - o.alpha):.0f}% bound"
@@ -132,5 +132,5 @@ def annotations(v: Any) -> List[str]:
         msg = "INCONCLUSIVE: neither a regression beyond the margins nor non-inferiority is shown"
         details = inconclusive_reasons(v)
         out.append(f"::warning {title} INCONCLUSIVE::{_command_escape(msg + ('; ' + '; '.join(details) if details else ''))}")
-    out += [f"::warning {title} power::{_command_escape(w)}" for w in v.warnings]
+    out += [f"::warning {title} power::{_command_escape(w)}" for w in v.shown_warnings]
     return out

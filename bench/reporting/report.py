@@ -18,6 +18,7 @@ from typing import Any, List, Optional
 from bench.core.errors import BenchError
 from bench.reporting import markup as M
 from bench.reporting import report_applicability as RA
+from bench.reporting import report_headline as RH
 from bench.reporting.plots import plot_drop_forest, plot_loss_curves, plot_means, plot_scatter
 from bench.reporting.report_fewshot import render_fewshot
 from bench.reporting.report_power import RULE
@@ -120,35 +121,12 @@ def rows(data: ReportData, measure: str) -> List[M.Row]:
 
 
 def summary_lines(data: ReportData) -> List[str]:
-    """The headline in words: significant changes per measure and the largest drop."""
-    h = (data.statistics or {}).get("header")
-    if not h:
-        return [f"No paired statistics: drop rates only, sorted by {data.headline}."] + RA.average_lines(data)
-    out = []
-    what = f"({h['test']}, {h['sidedness']}, {h['correction']} correction, alpha {h['alpha']})"
-    parts = []
-    for s in data.ordered():
-        hits = [m for m in data.measures if (data.comparison(s, m) or {}).get("significant")]
-        if hits:
-            parts.append(f"{data.run.label(s)}: " + ", ".join(
-                f"{m} {M.with_ci(M.pct(data.drop(s, m)), data.comparison(s, m)['drop_rate_ci'], M.pct)} "
-                f"{_mark(data, s, m)}" for m in hits))
-    if parts:
-        out.append(f"Significant changes vs {data.baseline} {what}, as drop rates: " + "; ".join(parts) + ".")
-    else:
-        out.append(f"No set differs significantly from {data.baseline} on any measure {what}.")
-    m = data.headline
-    top = data.order.get(m or "", [])
-    if top and data.drop(top[0], m) is not None:
-        c = data.comparison(top[0], m) or {}
-        out.append(f"Largest drop on {m}: {data.run.label(top[0])}, "
-                   f"{M.with_ci(M.pct(data.drop(top[0], m)), c.get('drop_rate_ci'), M.pct)}"
-                   f"{'' if c.get('significant') else ' (not significant)'}.")
-    return out + RA.average_lines(data)
+    """The headline in short sentences (:mod:`bench.reporting.report_headline`)."""
+    return RH.headline_lines(data)
 
 
 LEGEND = ("drop = (M_baseline - M_set) / M_baseline, positive = worse; sorted by drop on {m}, largest first; "
-          "{w} worse / {b} better = significant after correction; [..] = 95% interval")
+          "{w} worse / {b} better = significant after correction; [..] = 95% per-comparison interval (see below)")
 
 
 # --------------------------------------------------------------------------- subsets
@@ -243,12 +221,13 @@ def render_markdown(data: ReportData) -> str:
     if run.result.get("protocol"):
         lines += ["", M.md_cell(describe_protocol(str(run.result["protocol"])))]
     lines += ["", "### Headline", ""]
-    lines += [M.md_cell(x) for x in summary_lines(data)]
+    lines += [f"- {M.md_cell(x)}" for x in summary_lines(data)]
     lines.append("")
     for w in data.warnings:
         lines += [f"> **small-n warning:** {M.md_cell(w)}", ""]
     lines += M.md_table(headline_columns(data), headline_rows(data))
     lines += ["", M.md_cell(LEGEND.format(m=data.headline, w=M.SIG_WORSE, b=M.SIG_BETTER)), ""]
+    lines += [f"{M.md_cell(x)}  " for x in RH.interval_footnote(data)] + [""]
     low = RA.low_lines(data)
     if low:
         lines += [f"> **low applicability:** {M.md_cell(low[0])}"] + [f"> - {M.md_cell(x)}" for x in low[1:]] + [""]
@@ -285,11 +264,12 @@ def _meta(data: ReportData) -> str:
 def render_html(data: ReportData, plots: bool = True) -> str:
     e = M.esc
     body = [_meta(data), "<h2>Headline</h2>"]
-    body += [f"<p class=\"headline\">{e(x)}</p>" for x in summary_lines(data)]
+    body.append("<ul class=\"headline\">" + "".join(f"<li>{e(x)}</li>" for x in summary_lines(data)) + "</ul>")
     body += [f"<div class=\"warn\"><b>small-n warning:</b> {e(w)}</div>" for w in data.warnings]
     body.append(M.html_table(headline_columns(data), headline_rows(data),
                              cell_class=lambda r, k: r.get("_" + k, "")))
     body.append(f"<p class=\"legend\">{e(LEGEND.format(m=data.headline, w=M.SIG_WORSE, b=M.SIG_BETTER))}</p>")
+    body += [f"<p class=\"legend\">{e(x)}</p>" for x in RH.interval_footnote(data)]
     low = RA.low_lines(data)
     if low:
         body.append(f"<div class=\"warn\"><b>low applicability:</b> {e(low[0])}<ul>"

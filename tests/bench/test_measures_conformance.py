@@ -170,3 +170,46 @@ def test_every_spelling_round_trips():
         m = parse_measure(name)
         assert parse_measure(str(m)) == m and str(m).startswith(kept)
         assert not math.isnan(hash(m))
+
+
+# trec_eval's own names, each with the pytrec_eval measure it must equal, written out by hand
+# (not derived from our mapping) so that a wrong mapping fails here
+TREC_EVAL_NAMES = {"recip_rank": "recip_rank", "ndcg_cut_10": "ndcg_cut.10", "ndcg_cut.5": "ndcg_cut.5",
+                   "recall_100": "recall.100", "recall.10": "recall.10", "P_10": "P.10", "P.5": "P.5",
+                   "map": "map", "map_cut_10": "map_cut.10", "ndcg": "ndcg", "Rprec": "Rprec",
+                   "success_10": "success.10"}
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(collections())
+def test_every_trec_eval_name_equals_that_trec_eval_measure(data):
+    import pytrec_eval
+
+    qrels, raw = data
+    run = {q: _rank(scores) for q, scores in raw.items()}
+    qids = list(raw)
+    ours = per_query([parse_measure(n) for n in TREC_EVAL_NAMES], qrels, run, qids)
+    judged = {q: d for q, d in qrels.items() if d}
+    runs = {q: d for q, d in raw.items() if d and q in judged}
+    for name, trec in TREC_EVAL_NAMES.items():
+        ev = pytrec_eval.RelevanceEvaluator(judged, {trec})
+        ref = {q: r[trec.replace(".", "_")] for q, r in (ev.evaluate(runs) if runs else {}).items()}
+        column = ours[str(parse_measure(name))]
+        for q in qids:
+            assert column[q] == ref.get(q, 0.0), (name, q)
+
+
+def test_trec_eval_names_read_as_ours_and_say_so():
+    from bench.evaluation.measures import canonical_measures, trec_eval_notes
+
+    assert [str(parse_measure(n)) for n in ("recip_rank", "ndcg_cut_10", "recall_100", "P_10", "map", "success_10",
+                                             "map_cut_5", "Rprec")] == [
+        "RR", "nDCG@10", "R@100", "P@10", "MAP", "Success@10", "AP@5", "Rprec"]
+    # one run identity whichever spelling was given
+    assert canonical_measures("ndcg_cut_10 recall_100") == canonical_measures("nDCG@10 R@100")
+    assert trec_eval_notes("recip_rank, nDCG@10 Rprec P_10") == ["recip_rank read as RR (trec_eval name)",
+                                                                  "P_10 read as P@10 (trec_eval name)"]
+    with pytest.raises(BenchError, match="Did you mean recip_rank"):
+        parse_measure("recip_rnk")
+    with pytest.raises(BenchError, match="at least 1"):
+        parse_measure("ndcg_cut_0")

@@ -46,10 +46,44 @@ def test_a_fast_loop_prints_only_the_final_line(clock):
     assert out.getvalue().splitlines() == ["[corpus shards encoded] 3 shards 1.0/s in 00:03 (loss=0.125)"]
 
 
-def test_a_loop_with_nothing_to_do_still_ends_with_a_line(clock):
+def test_a_loop_with_nothing_to_do_prints_nothing(clock):
     out = io.StringIO()
     P.progress(desc="corpus shards encoded", unit="shard", stream=out).close()
-    assert out.getvalue() == "[corpus shards encoded] 0 shards in 00:00\n"
+    assert out.getvalue() == ""  # every shard cached: no "0 shards in 00:00"
+    P.progress(total=3, desc="encode queries", stream=out).close()
+    assert out.getvalue() == "[encode queries] 0/3 (0%) in 00:00\n"  # a known total that did not run is said
+
+
+def test_the_last_step_is_printed_once_and_a_slow_rate_reads_per_unit(clock):
+    out = io.StringIO()
+    bar = P.progress(desc="corpus shards encoded", unit="shard", stream=out, interval=10)
+    clock.t += 84  # one shard in 84 s: the interval passed, but the final line alone says it
+    bar.update(1)
+    bar.close()
+    assert out.getvalue().splitlines() == ["[corpus shards encoded] 1 shard 84.0 s/shard in 01:24"]
+    out = io.StringIO()
+    bar = P.progress(total=4, desc="encode corpus", unit="text", stream=out, interval=10)
+    for _ in range(4):
+        clock.t += 20
+        bar.update(1)
+    bar.close()
+    assert out.getvalue().splitlines() == ["[encode corpus] 1/4 (25%) 20.0 s/text ETA 01:00",
+                                           "[encode corpus] 2/4 (50%) 20.0 s/text ETA 00:40",
+                                           "[encode corpus] 3/4 (75%) 20.0 s/text ETA 00:20",
+                                           "[encode corpus] 4/4 (100%) 20.0 s/text in 01:20"]
+
+
+def test_a_line_carries_the_postfix_of_its_own_step(clock):
+    out = io.StringIO()
+    bar = P.progress(total=3, desc="train", unit="step", stream=out, interval=10)
+    for step, loss in enumerate(("0.900", "0.500", "0.300"), 1):
+        clock.t += 10
+        bar.update(1)  # as training loops do: update, then the step's loss
+        bar.set_postfix(loss=loss)
+    bar.close()
+    assert out.getvalue().splitlines() == ["[train] 1/3 (33%) 10.0 s/step ETA 00:20 (loss=0.900)",
+                                           "[train] 2/3 (67%) 10.0 s/step ETA 00:10 (loss=0.500)",
+                                           "[train] 3/3 (100%) 10.0 s/step in 00:30 (loss=0.300)"]
 
 
 def test_nothing_is_printed_with_progress_off(clock, capsys):

@@ -136,7 +136,7 @@ def test_cli_evaluate_prints_table_and_reports_errors(tiny_bert, beir_dir, tmp_p
     assert "ORIGINAL" in out and "EXTRAPUNC" in out and "VARIATIONS (AVG.)" in out
     assert (tmp_path / "cli" / "runs" / "ORIGINAL.trec").exists()
     rc = main(["evaluate", "--model", str(tiny_bert), "--dataset", str(tmp_path / "nope")])
-    assert rc == 2 and "no such dataset folder" in capsys.readouterr().err
+    assert rc == 2 and "no such folder" in capsys.readouterr().err
     rc = main(["evaluate", "--model", "minilm-l7"])
     assert rc == 2 and "Did you mean 'minilm-l6'" in capsys.readouterr().err
     rc = main(["evaluate", "--metrics", "Bogus@1"])

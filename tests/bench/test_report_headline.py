@@ -1,0 +1,59 @@
+"""The report's headline: short sentences with VARIATIONS (AVG.) first, the significant sets per
+measure, and a footnote saying that the intervals are per-comparison while the markers are
+corrected (naming an interval that excludes 0 without a marker when there is one)."""
+import json
+from types import SimpleNamespace
+
+import pytest
+
+from bench.reporting import report_headline as RH
+from bench.reporting.report import report
+from bench.reporting.reportdata import ReportOptions
+from runfactory import synthetic_values, write_run
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    vals = synthetic_values(3, n=150, sets=("MISSPELL", "SWAPWORD"), drops={"MISSPELL": 0.5, "SWAPWORD": 0.0})
+    return write_run(tmp_path_factory.mktemp("headline") / "run", vals, statistics=True)
+
+
+def _headline(md):
+    block = md[md.index("### Headline"):].split("\n\n")[1]
+    return [line[2:] for line in block.splitlines()]
+
+
+def test_headline_is_short_sentences_with_the_average_first(run):
+    md = report(run, "md", ReportOptions(bootstrap=200))
+    lines = _headline(md)
+    r = json.loads((run / "result.json").read_text())
+    avg = r["summary"]["VARIATIONS (AVG.)"]["drop_rate"]
+    assert lines[0] == ("VARIATIONS (AVG.) (the paper's headline number: the mean drop rate of the 2 sets over every "
+                        f"query): MRR@10 {100 * avg['MRR@10']:.1f}%, nDCG@10 {100 * avg['nDCG@10']:.1f}%.")
+    assert any(l.startswith("MRR@10: significantly worse than ORIGINAL: MISSPELL ") for l in lines)
+    assert lines[-1].startswith("Tests: t-test (two-sided)") and "Holm correction" in lines[-1]
+    assert all(len(l) < 260 for l in lines)  # one idea per line, no paragraph
+    assert "per-comparison 95% bootstrap intervals" in md and "markers are Holm-corrected" in md
+    html = report(run, "html", ReportOptions(bootstrap=200), plots=False)
+    assert '<ul class="headline"><li>VARIATIONS (AVG.) (the paper' in html and "markers are Holm-corrected" in html
+
+
+def test_without_correction_the_footnote_says_both_are_uncorrected(run):
+    md = report(run, "md", ReportOptions(bootstrap=200, correction="none"))
+    assert "markers are uncorrected too (--correction none)" in md
+
+
+def _data(ci, significant, p_corr):
+    comp = {"drop_rate_ci": ci, "significant": significant, "p_corrected": p_corr, "delta": -0.01}
+    run = SimpleNamespace(label=lambda s: s, result={})
+    return SimpleNamespace(measures=["R@100"], baseline="ORIGINAL", run=run, sets=["ORIGINAL", "EXTRAPUNC"],
+                           statistics={"header": {"correction": "holm", "bootstrap": {"confidence": 0.95}}},
+                           applicability={}, applied_average=None, ordered=lambda m=None: ["ORIGINAL", "EXTRAPUNC"],
+                           comparison=lambda s, m: comp, drop=lambda s, m: 0.014)
+
+
+def test_an_interval_excluding_zero_without_a_marker_is_named():
+    text = RH.interval_footnote(_data([0.001, 0.027], False, 0.2236))[0]
+    assert "(here EXTRAPUNC on R@100: 1.4% [0.1%, 2.7%], p corrected 0.2236)" in text
+    assert "(here" not in RH.interval_footnote(_data([-0.001, 0.027], False, 0.5))[0]
+    assert "(here" not in RH.interval_footnote(_data([0.001, 0.027], True, 0.01))[0]
