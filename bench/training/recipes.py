@@ -207,6 +207,7 @@ def _train_stage(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
                               start=start)
     student = tuned_module(dual)
     settings = tc.resolved(cfg.method, spec.similarity)
+    settings["lr_source"] = cfg.lr_source()  # a recipe's rate is the harness's or RoDR's, never "the IAA paper's"
     lr, tau, n_neg = settings["lr"], settings["temperature"], settings["hard_negatives"]
     cosine = spec.similarity == "cos"
     phases = PHASES[cfg.recipe]

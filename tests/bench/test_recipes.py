@@ -357,6 +357,7 @@ def test_rodr_schedule_deviations_sources_and_the_paper_option(tiny, tmp_path):
     rec = train_recipe(spec, ds, _cfg(steps=1), tmp_path / "r", progress=False)
     assert rec["deviations"] == _cfg().deviations(spec.similarity) and rec["deviations"]
     assert set(rec["hyperparameter_sources"]) >= {"lr", "epochs", "hard_negatives", "temperature"}
+    assert rec["config"]["training"]["lr_source"] == rec["hyperparameter_sources"]["lr"] == "from --lr"
     tc = _cfg().train
     assert rec["loss"]["teacher"]["lengths"] == {"query": tc.max_query_length, "passage": tc.max_passage_length}
 
