@@ -90,14 +90,20 @@ def _adapt(spec: ModelSpec, corpus_of: Dataset, cfg: DomainConfig, home: Path, t
            name: Optional[str] = None, role: str = "target") -> Path:
     """The DAM of ``corpus_of``'s corpus started from ``spec`` (source DAM: the model; target DAM:
     the source DAM), trained unless a finished one with the same key exists."""
+    import dataclasses
+
     texts = [corpus_of.corpus[d].full_text() for d in corpus_of.doc_ids()]
     corpus_fp = sha256_hex("corpus", *texts)
-    key = sha256_hex("domain-dam-v2", model_fingerprint(spec), corpus_fp, canonical_json(asdict(cfg.mlm)),
+    mlm = cfg.mlm
+    if role == "target" and mlm.target_lr is not None:  # the target DAM's own rate
+        mlm = dataclasses.replace(mlm, lr=mlm.target_lr)
+    keyed = {k: v for k, v in asdict(mlm).items() if k != "target_lr"}  # the settings this DAM trains with
+    key = sha256_hex("domain-dam-v2", model_fingerprint(spec), corpus_fp, canonical_json(keyed),
                      str(cfg.seed))[:24]
     folder = home / (name or f"dam-{key}")
     if not _complete(folder):
         with timer("adapt:DAM" if role == "target" else "adapt:DAM-source"):
-            adapt_backbone(spec, texts, cfg.mlm, folder, seed=cfg.seed, corpus_fingerprint=corpus_fp,
+            adapt_backbone(spec, texts, mlm, folder, seed=cfg.seed, corpus_fingerprint=corpus_fp,
                            progress=cfg.progress, role=role, notify=cfg.notify)
     return folder
 
@@ -144,14 +150,17 @@ def build_systems(spec: ModelSpec, source: Dataset, target: Dataset, cfg: Domain
 
 #: Where drbench departs from DDR (Zhan et al., 2022); ids match the DDR table of docs/methods.md.
 DEVIATION_TEXT = {
-    "DDR-1": "training budget: each DAM {mlm_epochs} epoch(s) of MLM at lr {mlm_lr} (linear decay), REM {epochs} "
-             "epoch(s) with {negs} hard negative(s) per query; DDR's released commands train the source DAM 100k "
-             "steps at 5e-5, a target DAM 50k steps at 2e-5 (constant rate after warm-up), REM 5 epochs with 3 "
-             "negatives",
+    "DDR-1": "training budget: each DAM {mlm_epochs} epoch(s) of MLM (linear decay), the source DAM at lr {mlm_lr}, "
+             "the target DAM at lr {target_lr} ({target_note}); DR {epochs} epoch(s) at lr {dr_lr}, REM {epochs} "
+             "epoch(s) at lr {rem_lr}, both batch {batch} with {negs} hard negative(s) per query; DDR's released "
+             "commands train the source DAM 100k steps at 5e-5, a target DAM 50k steps at 2e-5 (a smaller rate "
+             "than the source DAM's; constant rate after warm-up), REM 5 epochs at 2e-5, batch 128 with 3 hard "
+             "negatives per query, and the paper's DR baseline at 1e-5",
     "DDR-2": "the model has no pretrained MLM head: a head is initialised from the seed and warmed up alone "
              "(backbone frozen) before the source DAM's MLM training ({warm})",
     "DDR-3": "REM size: LoRA rank {rank}, parallel adapter width hidden / {pa} on a {hidden}-wide backbone (DDR: "
              "rank 192 and width 768 / 4 on BERT-base)",
+    "DDR-4": "DR and REM start from {model}, {what} (DDR: from the pretrained language model, BERT-base)",
 }
 
 
@@ -163,9 +172,16 @@ def ddr_deviations(spec: ModelSpec, cfg: DomainConfig, source_dam: Optional[dict
     out = []
     if not any(s in cfg.systems for s in ("REM", "REM+DAM")):
         return out
-    tr = cfg.train
-    out.append("DDR-1: " + DEVIATION_TEXT["DDR-1"].format(mlm_epochs=cfg.mlm.epochs, mlm_lr=cfg.mlm.lr,
-                                                          epochs=tr.epochs, negs=tr.hard_negatives))
+    from bench.tuning.config import DEFAULT_LR
+
+    tr, mlm = cfg.train, cfg.mlm
+    target_note = ("--mlm-target-lr" if mlm.target_lr is not None
+                   else "the source DAM's rate: one MLM rate for both DAMs")
+    rem_lr = cfg.rem_lr if cfg.rem_lr is not None else (tr.lr if tr.lr is not None else DEFAULT_LR["rem"])
+    out.append("DDR-1: " + DEVIATION_TEXT["DDR-1"].format(
+        mlm_epochs=mlm.epochs, mlm_lr=f"{mlm.lr:g}", target_lr=f"{(mlm.target_lr or mlm.lr):g}", target_note=target_note,
+        epochs=tr.epochs, dr_lr=f"{(tr.lr if tr.lr is not None else DEFAULT_LR['full-tune']):g}",
+        rem_lr=f"{rem_lr:g}", batch=tr.batch_size, negs=tr.hard_negatives))
     if source_dam and str(source_dam.get("mlm_head", "")).startswith("initialised"):
         warm = source_dam.get("head_warmup") or {}
         loss = source_dam.get("mlm_loss") or {}
@@ -179,6 +195,9 @@ def ddr_deviations(spec: ModelSpec, cfg: DomainConfig, source_dam: Optional[dict
     pa = tuning.get("rem_adapter_reduction")
     if (rank, hidden, pa) != (192, 768, 4):
         out.append("DDR-3: " + DEVIATION_TEXT["DDR-3"].format(rank=rank, pa=pa, hidden=hidden))
+    what = ("a sentence-transformers retriever, already fine-tuned for retrieval"
+            if (spec.resolve_path() / "modules.json").exists() else "not checked to be a plain pretrained language model")
+    out.append("DDR-4: " + DEVIATION_TEXT["DDR-4"].format(model=spec.name, what=what))
     return out
 
 

@@ -73,7 +73,7 @@ from bench.core.paths import checkpoint_home
 from suites.fewshot_progress import Overall, plan_line, training_runs
 from suites.fewshot_basic import BASIC_METHOD, basic_checkpoint
 from suites.fewshot_config import FEWSHOT_OPTIONS, PAPER_SCHEDULE, FewShotConfig, active_deviations, config_from, schedule_text
-from suites.fewshot_metrics import CHECKPOINT, FULL, MEASURE, MEASURE_DEFINITION, SPLITS, WIN_RULE, ZERO, boosting_gradient, hits_at, statistics_block, summarise_setting, summarise_trials, vs_reference
+from suites.fewshot_metrics import CHECKPOINT, FULL, MEASURE, MEASURE_DEFINITION, PROTOCOL_NOTES, SPLITS, WIN_RULE, ZERO, boosting_gradient, hits_at, statistics_block, summarise_setting, summarise_trials, vs_reference
 from suites.fewshot_result import per_query_csv, per_query_rows, summary
 from suites.fewshot_output import fewshot_table, write_plots
 from bench.encoding.executor import LocalExecutor
@@ -194,7 +194,8 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
     with timer("plan"):
         plan = build_plan(dataset, seed=cfg.seed, ks=cfg.ks, n_trials=cfg.n_trials, novel_ratio=cfg.novel_ratio,
                           test_ratio=cfg.test_ratio, split_file=cfg.split_file, short_rule=cfg.short_rule,
-                          min_usable_novel=cfg.min_usable_novel, seeds=cfg.trial_seeds)
+                          min_usable_novel=cfg.min_usable_novel, seeds=cfg.trial_seeds,
+                          min_class_test=cfg.min_class_test)
     _status(plan_line(plan, cfg.ks, cfg.n_trials, cfg.methods, cfg.full_shot))
     base_q = plan.queries.train_ids(list(plan.classes.base))
     if cfg.basic_learning and not any(g > 0 for q in base_q for g in dataset.qrels.get(q, {}).values()):
@@ -344,10 +345,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
             "per_query_sd": "per test query, SD (n-1) of its R@10 over trials; averaged over the split's test queries",
             "winning_ratio": ("share of the split's classes that win against zero-shot: " + WIN_RULE
                               + "; per trial: the same with that trial's R@10"),
-            "boosting_gradient": "novel R@10 against K (zero-shot = K 0); per_shot = delta R@10 / delta K",
-            "embedding_cache": "few-shot and full-shot encoders are never written to the shared embedding cache "
-                               "(in-memory only); the basic-learned model is a saved checkpoint folder and caches "
-                               "under its own weights fingerprint",
+            **PROTOCOL_NOTES,
         },
         "plan": plan.to_dict(),
         "zero_shot": zero_summary,

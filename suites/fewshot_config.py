@@ -28,6 +28,7 @@ class FewShotConfig:
     split_file: Optional[Path] = None
     short_rule: str = "all"
     min_usable_novel: int = 1
+    min_class_test: int = 1  # classes with fewer test queries are left out of every average (ours)
     methods: Sequence[str] = ("qry-tune",)
     basic_learning: bool = True  # FewDR: the zero-shot model is the checkpoint fine-tuned on the base classes
     full_shot: bool = True
@@ -50,6 +51,8 @@ class FewShotConfig:
             raise BenchError("--methods is empty")
         if len(set(self.methods)) != len(self.methods):
             raise BenchError("--methods lists a method twice")
+        if self.min_class_test < 1:
+            raise BenchError("--min-class-test must be at least 1 (1: every class with a test query counts)")
         if self.cutoff < 1:
             raise BenchError("--cutoff must be at least 1")
         self.train.validate()
@@ -84,6 +87,7 @@ FEWSHOT_OPTIONS = (
     option('--test-ratio', type=float, default=0.5, help="share of each class's queries held out for testing (default: 0.5)"),
     option('--short-classes', choices=list(SHORT_RULES), default='all', help="classes with fewer than K training queries: 'all' = use all of them (capped), 'skip' = none at that K (default: all)"),
     option('--min-usable-novel', type=int, default=1, help='run a K only if this many novel classes have K training queries (default: 1)'),
+    option('--min-class-test', type=int, default=1, help='leave classes with fewer than N test queries out of every average, winning ratio and test (recorded in plan.excluded_classes; default: 1, every class)'),
     option('--no-basic-learning', action='store_true', help="skip FewDR's basic learning (a full fine-tune on every base-class training query, the zero-shot model few-shot training starts from); zero-shot is then the raw checkpoint (a deviation, printed and recorded)"),
     option('--basic-learning', action='store_true', help='basic learning (the default; kept so older command lines run)'),
     option('--no-full-shot', action='store_true', help='skip the full-shot upper reference'),
@@ -110,6 +114,7 @@ def config_from(args) -> FewShotConfig:
         trial_seeds=parse_ints(args.trial_seeds, "--trial-seeds") if args.trial_seeds else None,
         novel_ratio=args.novel_ratio, test_ratio=args.test_ratio, split_file=args.class_split,
         short_rule=args.short_classes, min_usable_novel=args.min_usable_novel, methods=methods,
+        min_class_test=getattr(args, 'min_class_test', 1),
         basic_learning=not args.no_basic_learning, full_shot=not args.no_full_shot, cutoff=args.cutoff, train=train,
         tuning=tuning, test=args.fewshot_test, correction=args.correction, n_resamples=args.resamples,
         batch_size=args.batch_size, progress=not args.no_progress, plots=not args.no_plots)

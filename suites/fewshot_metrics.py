@@ -23,7 +23,22 @@ BASIC = "basic"  # results written before basic learning was shared: a method's 
 CHECKPOINT = "checkpoint"  # the raw checkpoint, a second reference when basic learning ran
 MEASURE_DEFINITION = ("FewDR R@{k}: per test query 1 if at least one relevant passage (grade > 0) is among the top {k} "
                       "retrieved from the whole corpus, else 0; per class the mean over its test queries; per split "
-                      "the unweighted mean over its classes (macro average)")
+                      "the unweighted mean over its classes (macro average; our reading of the paper's \"mean "
+                      "R@10\"); query_mean beside it: the mean over the split's test queries")
+#: definitions that are our choices, not the paper's (recorded in protocol, printed under the table)
+OUR_CHOICES = ("R@10 of a split is macro-averaged over its classes: our reading of FewDR's \"mean and SD of R@10\"; "
+               "the query-level mean (query_mean) is reported beside it",
+               "boosting gradient: the slope per shot between consecutive K, zero-shot counted as K = 0",
+               "significance: paired tests against zero-shot with a multiple-testing correction (Holm by default) "
+               "over each method's settings; FewDR reports uncorrected comparisons")
+PROTOCOL_NOTES = {
+    "boosting_gradient": "ours: novel R@10 against K (zero-shot = K 0); per_shot = delta R@10 / delta K",
+    "aggregation": "R@10 per split: macro average over classes (our reading); query_mean: mean over test queries",
+    "our_choices": list(OUR_CHOICES),
+    "embedding_cache": "few-shot and full-shot encoders are never written to the shared embedding cache "
+                       "(in-memory only); the basic-learned model is a saved checkpoint folder and caches "
+                       "under its own weights fingerprint",
+}
 
 
 # --------------------------------------------------------------------------------------------
@@ -91,10 +106,16 @@ def split_qids(plan: FewShotPlan) -> Dict[str, List[str]]:
     return {s: plan.queries.test_ids(sorted(sc[s])) for s in SPLITS}
 
 
+def query_mean(hits: Mapping[str, float], qids: Sequence[str]) -> Optional[float]:
+    """The mean of the hits over ``qids`` (every test query counts once, whatever its class)."""
+    return float(np.mean([hits[q] for q in qids])) if qids else None
+
+
 def summarise_setting(hits: Mapping[str, float], plan: FewShotPlan) -> dict:
     per_class = class_scores(hits, plan.queries.test)
     out = {s: macro(per_class, cs) for s, cs in split_classes(plan).items()}
     out["per_class"] = per_class
+    out["query_mean"] = {s: query_mean(hits, qs) for s, qs in split_qids(plan).items()}
     return out
 
 
@@ -111,8 +132,10 @@ def summarise_trials(trial_hits: Sequence[Mapping[str, float]], zero: Mapping[st
         vals = [t[s] for t in per_trial if t[s] is not None]
         q_sd = [sample_sd([h[q] for h in trial_hits]) for q in sq[s]]
         q_sd = [v for v in q_sd if v is not None]
+        qm = [query_mean(h, sq[s]) for h in trial_hits]
         out[s] = {"mean": float(np.mean(vals)) if vals else None, "sd": sample_sd(vals), "trials": vals,
-                  "per_query_sd": float(np.mean(q_sd)) if q_sd else None}
+                  "per_query_sd": float(np.mean(q_sd)) if q_sd else None,
+                  "query_mean": float(np.mean(qm)) if sq[s] else None}
     out["winning_ratio"] = {s: winning_ratio(mean_class, zero_class, sc[s]) for s in SPLITS}
     out["winning_ratio_per_trial"] = {s: [winning_ratio(t, zero_class, sc[s]) for t in trial_class]
                                       for s in SPLITS}

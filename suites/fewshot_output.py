@@ -42,15 +42,19 @@ def statistics_lines(st: dict) -> List[str]:
 def fewshot_table(result: dict) -> str:
     """Rows: zero-shot, then per method basic / each K / full-shot; R@10 (x100, mean ± SD over
     trials) per split, winning ratio, per-query SD and the corrected p-value (novel)."""
-    header = ["setting", "base R@10", "novel R@10", "all R@10", "win(novel)", "win(all)", "q-SD(novel)",
-              "p(novel)"]
+    header = ["setting", "base R@10", "novel R@10", "all R@10", "q-mean(novel)", "win(novel)", "win(all)",
+              "q-SD(novel)", "p(novel)"]
+
+    def qm(setting):  # the query-level mean of a setting's novel split (results before it: -)
+        return pct((setting.get("query_mean") or {}).get("novel"))
+
     zs = result["zero_shot"]
     refs = result.get("references") or {}
     zs_label = f"{ZERO} ({refs['zero_shot']})" if refs.get("zero_shot") else ZERO
-    rows = [[zs_label, pct(zs["base"]), pct(zs["novel"]), pct(zs["all"]), "-", "-", "-", "-"]]
+    rows = [[zs_label, pct(zs["base"]), pct(zs["novel"]), pct(zs["all"]), qm(zs), "-", "-", "-", "-"]]
     if refs.get("basic_learned"):
         ck = refs["checkpoint"]
-        rows.append([CHECKPOINT, pct(ck["base"]), pct(ck["novel"]), pct(ck["all"]), "-", "-", "-", "-"])
+        rows.append([CHECKPOINT, pct(ck["base"]), pct(ck["novel"]), pct(ck["all"]), qm(ck), "-", "-", "-", "-"])
     comps = ((result.get("statistics") or {}).get("comparisons") or {})
     for m, mo in result["methods"].items():
         def p_of(setting):
@@ -59,15 +63,17 @@ def fewshot_table(result: dict) -> str:
 
         if BASIC in mo:
             b = mo[BASIC]
-            rows.append([f"{m} basic", pct(b["base"]), pct(b["novel"]), pct(b["all"]), "-", "-", "-", p_of(BASIC)])
+            rows.append([f"{m} basic", pct(b["base"]), pct(b["novel"]), pct(b["all"]), qm(b), "-", "-", "-",
+                         p_of(BASIC)])
         for k, e in mo["k"].items():
             wr = e["winning_ratio"]
             rows.append([f"{m} K={k}", pct(e["base"]["mean"], e["base"]["sd"]), pct(e["novel"]["mean"], e["novel"]["sd"]),
-                         pct(e["all"]["mean"], e["all"]["sd"]), pct(wr["novel"]), pct(wr["all"]),
+                         pct(e["all"]["mean"], e["all"]["sd"]), pct(e["novel"].get("query_mean")),
+                         pct(wr["novel"]), pct(wr["all"]),
                          pct(e["novel"]["per_query_sd"]), p_of(f"K={k}")])
         if FULL in mo:
             f = mo[FULL]
-            rows.append([f"{m} full-shot", pct(f["base"]), pct(f["novel"]), pct(f["all"]), "-", "-", "-",
+            rows.append([f"{m} full-shot", pct(f["base"]), pct(f["novel"]), pct(f["all"]), qm(f), "-", "-", "-",
                          p_of(FULL)])
     lines = grid(header, rows)
     d = result["dataset"]
@@ -79,8 +85,15 @@ def fewshot_table(result: dict) -> str:
              f"{len(plan['classes']['novel'])} novel classes, {n_test} test queries")
     out = [title, "", *lines, ""]
     out.append("R@10 x100 = share of test queries with a relevant passage in the top 10, macro-averaged over "
-               "classes; ± = sample SD over trials (n-1); win = winning ratio vs zero-shot: share of classes that "
-               "win (" + WIN_RULE + ")")
+               "classes (our reading of FewDR's \"mean R@10\"); q-mean = the same averaged over the novel test "
+               "queries (K-shot: mean over trials); ± = sample SD over trials (n-1); win = winning ratio vs "
+               "zero-shot: share of classes that win (" + WIN_RULE + ")")
+    for c in (result.get("protocol") or {}).get("our_choices") or []:
+        out.append(f"our choice, not FewDR's: {c}")
+    if plan.get("excluded_classes"):
+        ex = plan["excluded_classes"]
+        out.append(f"--min-class-test {plan['min_class_test']}: {len(ex)} classes left out of every score "
+                   f"({', '.join(f'{c}: {n} test queries' for c, n in ex.items())})")
     out.append(f"reference of win, p and boosting gradient: {zs_label}")
     st = (result.get("statistics") or {}).get("header") or {}
     if st:

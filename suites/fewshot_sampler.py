@@ -103,6 +103,8 @@ class FewShotPlan:
     short_rule: str
     usable: Dict[int, Dict[str, List[str]]]  # K -> {"base": [...], "novel": [...]} (>= K training queries)
     notes: List[str] = field(default_factory=list)
+    min_class_test: int = 1
+    excluded: Dict[str, int] = field(default_factory=dict)  # class -> its test queries, when < min_class_test
 
     def to_dict(self) -> dict:
         return {
@@ -121,6 +123,8 @@ class FewShotPlan:
                                  "capped": dict(sorted(t.capped.items())), "skipped": list(t.skipped)}
                                 for t in ts] for k, ts in sorted(self.trials.items())},
             "notes": list(self.notes),
+            "min_class_test": self.min_class_test,
+            "excluded_classes": dict(sorted(self.excluded.items())),
         }
 
 
@@ -269,7 +273,7 @@ def sample_trial(train: Mapping[str, Sequence[str]], classes: Sequence[str], k: 
 def build_plan(dataset: Dataset, *, seed: int = 0, ks: Sequence[int] = DEFAULT_KS, n_trials: int = DEFAULT_TRIALS,
                novel_ratio: float = 0.5, test_ratio: float = 0.5, split_file: Optional[Path] = None,
                short_rule: str = "all", min_usable_novel: int = 1,
-               seeds: Optional[Sequence[int]] = None) -> FewShotPlan:
+               seeds: Optional[Sequence[int]] = None, min_class_test: int = 1) -> FewShotPlan:
     """Everything the protocol samples, from the dataset and the run seed."""
     labels, unlabelled = class_labels(dataset)
     if not labels:
@@ -290,6 +294,11 @@ def build_plan(dataset: Dataset, *, seed: int = 0, ks: Sequence[int] = DEFAULT_K
     else:
         cs = split_classes(list(by_class), novel_ratio, seed)
     qs = split_queries(by_class, test_ratio, seed)
+    excluded = {c: len(t) for c, t in sorted(qs.test.items()) if len(t) < min_class_test}
+    if excluded:  # still trained on; their test queries take no part in any average, ratio or test
+        qs = QuerySplit(qs.train, {c: (() if c in excluded else t) for c, t in qs.test.items()}, qs.test_ratio)
+        notes.append(f"--min-class-test {min_class_test}: {len(excluded)} classes with fewer test queries left out "
+                     f"of the scores: {', '.join(f'{c} ({n})' for c, n in excluded.items())}")
     test_only = [c for c in sorted(by_class) if not qs.train[c]]
     if test_only:
         notes.append(f"classes with no training query (test only): {', '.join(test_only)}")
@@ -319,4 +328,5 @@ def build_plan(dataset: Dataset, *, seed: int = 0, ks: Sequence[int] = DEFAULT_K
         run_ks.append(k)
         trials[k] = [sample_trial(qs.train, list(cs.base) + list(cs.novel), k, s, j, short_rule)
                      for j, s in enumerate(seeds, start=1)]
-    return FewShotPlan(cs, qs, labels, run_ks, skipped_k, list(seeds), trials, short_rule, usable, notes)
+    return FewShotPlan(cs, qs, labels, run_ks, skipped_k, list(seeds), trials, short_rule, usable, notes,
+                       min_class_test, excluded)

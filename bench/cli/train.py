@@ -5,6 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 from bench.cli.options import add_training_options, check_at_least_one, slug
+from bench.core.errors import BenchError
 from bench.core.paths import check_cache_home, check_writable_folder
 from bench.data.collections import load_dataset
 from bench.models.loading import refuse_dense
@@ -43,6 +44,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--passage-rows", choices=["all", "positives"], default="all",
                    help="rodr: passages that centre the passage-centred KL: every in-batch passage (the paper, "
                         "default) or the positives only")
+    p.add_argument("--rodr-schedule", choices=["harness", "paper"], default="harness",
+                   help="harness: the training options as given (default); paper: RoDR's own schedule, 4 epochs, "
+                        "7 hard negatives, lr 5e-6 (the rate the paper uses most often; an explicit --lr is kept). "
+                        "Every difference from RoDR's settings is printed and recorded")
+    p.add_argument("--variation-sampling", choices=["sets", "changed"], default="sets",
+                   help="sets: a query's variation is drawn uniformly over the variation sets, a set that left it "
+                        "unchanged giving the query itself (the paper, default); changed: only among the sets "
+                        "that changed it (earlier runs; a recorded deviation)")
     p.add_argument("--loss", default="nll", choices=["nll", "margin-mse"],
                    help="baseline recipes: NLL (default) or Margin-MSE distillation from --teacher")
     p.add_argument("--teacher", default=None, help="margin-mse: dense teacher model (default: the starting model)")
@@ -67,19 +76,23 @@ def run(args) -> int:
     gens = None
     if args.generators:
         gens = [GENERATORS.canonical(g.strip()) for g in args.generators.split(",") if g.strip()]
+    if args.rodr_schedule == "paper" and (args.epochs, args.hard_negatives) != (1, 1):
+        raise BenchError("--rodr-schedule paper sets --epochs 4 and --hard-negatives 7 (RoDR's); leave those "
+                         "options out, or use --rodr-schedule harness to set them yourself")
     cfg = RecipeConfig(recipe=args.recipe, method=args.method, seed=args.seed, w_nll=args.w_nll, w_query=args.w_query,
                        w_passage=args.w_passage, holdout=args.holdout, train_split=args.train_split, generators=gens,
                        save_every=args.save_every, train=train_config_from(args),
                        tuning=tuning_config_from(args), loss=args.loss,
                        teacher=resolve_model(args.teacher) if args.teacher else None,
-                       from_dr_oq=args.from_dr_oq, passage_rows=args.passage_rows)
+                       from_dr_oq=args.from_dr_oq, passage_rows=args.passage_rows,
+                       rodr_schedule=args.rodr_schedule, variation_sampling=args.variation_sampling)
     cfg.validate()  # before any training: a bad combination is a usage error (exit 2)
     out = args.out or Path("checkpoints") / f"{slug(spec.name)}__{slug(dataset.name)}__{args.recipe}__s{args.seed}"
     check_writable_folder(out, "--out", "give --out a new or writable folder")
     case = f" ({cfg.case}: {CASES[cfg.case]})" if cfg.case else ""
     print(f"bench train: recipe {args.recipe}{case}, method {args.method}, from {spec.name} on {dataset.name}",
           file=sys.stderr)
-    for d in cfg.deviations():
+    for d in cfg.deviations(spec.similarity):
         print(f"deviation from the paper: {d}", file=sys.stderr)
     rec = train_recipe(spec, dataset, cfg, out, train_dataset=train_ds, batch_size=args.batch_size,
                        progress=not args.no_progress)

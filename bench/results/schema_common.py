@@ -52,6 +52,8 @@ class ModelTraining(TypedDict, total=False):
                                    "(DR_OQ first, then RoDR from it)"]
     weights: Annotated[Optional[Dict[str, float]], "rodr: loss weights used (w_nll, w_query, w_passage)"]
     deviations: Annotated[List[str], "departures from the recipe's paper active in its training (docs/methods.md)"]
+    hyperparameter_sources: Annotated[Dict[str, str], "recipe: where each training setting comes from (the paper, "
+                                                      "ours, or the command line)"]
     method: Annotated[Optional[str], "parameter-efficient method trained, null for full fine-tuning"]
     source_fingerprint: Annotated[Optional[str], "fingerprint of the model training started from"]
     parameters: Annotated[Optional[Dict[str, Any]], "parameter counts (total, trainable)"]

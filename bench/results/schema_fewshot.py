@@ -58,6 +58,7 @@ class SettingScores(TypedDict, total=False):
     novel: Annotated[Optional[float], "macro R@cutoff over the novel classes"]
     all: Annotated[Optional[float], "macro R@cutoff over every class"]
     per_class: Annotated[Dict[str, Optional[float]], "class: mean R@cutoff of its test queries"]
+    query_mean: Annotated[SplitValues, "R@cutoff averaged over the split's test queries (not over classes)"]
     train: Annotated[TrainLog, "basic / full-shot: the training run"]
     n_train_queries: Annotated[int, "basic / full-shot: training queries used"]
 
@@ -69,6 +70,7 @@ class TrialStats(TypedDict, total=False):
     sd: Annotated[Optional[float], "sample SD over trials (n-1)"]
     trials: Annotated[List[float], "the trials' macro R@cutoff"]
     per_query_sd: Annotated[Optional[float], "per test query SD (n-1) over trials, averaged over the split's queries"]
+    query_mean: Annotated[Optional[float], "mean over trials of R@cutoff averaged over the split's test queries"]
 
 
 class TrialResult(TypedDict, total=False):
@@ -207,6 +209,8 @@ class FewshotPlan(TypedDict, total=False):
     usable_classes: Annotated[Dict[str, UsableClasses], "K: classes with at least K training queries"]
     trials: Annotated[Dict[str, List[PlannedTrial]], "K: its trials"]
     notes: Annotated[List[str], "remarks of the planner"]
+    min_class_test: Annotated[int, "--min-class-test: classes with fewer test queries take no part in the scores"]
+    excluded_classes: Annotated[Dict[str, int], "class left out by --min-class-test: its test queries"]
 
 
 class PaperSchedule(TypedDict, total=False):
@@ -242,7 +246,9 @@ class FewshotProtocol(TypedDict, total=False):
     sd: Annotated[str, "definition of sd"]
     per_query_sd: Annotated[str, "definition of per_query_sd"]
     winning_ratio: Annotated[str, "definition of the winning ratio"]
-    boosting_gradient: Annotated[str, "definition of the boosting gradient"]
+    boosting_gradient: Annotated[str, "definition of the boosting gradient (ours)"]
+    aggregation: Annotated[str, "how R@cutoff is averaged per split (macro over classes; query_mean beside it)"]
+    our_choices: Annotated[List[str], "definitions that are ours, not FewDR's"]
     embedding_cache: Annotated[str, "how trained encoders use the embedding cache"]
 
 
@@ -319,6 +325,7 @@ class BasicLearning(TypedDict, total=False):
     novel: Annotated[Optional[float], "macro R@cutoff over the novel classes"]
     all: Annotated[Optional[float], "macro R@cutoff over every class"]
     per_class: Annotated[Dict[str, Optional[float]], "class: mean R@cutoff of its test queries"]
+    query_mean: Annotated[SplitValues, "R@cutoff averaged over the split's test queries (not over classes)"]
     method: Annotated[str, "how it is trained (full-tune)"]
     classes: Annotated[List[str], "the base classes it trains on"]
     n_train_queries: Annotated[int, "training queries (with a relevant passage) used"]

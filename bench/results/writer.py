@@ -150,6 +150,8 @@ def model_entry(spec, fingerprint: str) -> dict:
             out["training"] = {"kind": rec.get("kind"), "recipe": rec.get("recipe"), "case": rec.get("case"),
                                "weights": (rec.get("loss") or {}).get("weights") if rec.get("case") else None,
                                "deviations": list(rec.get("deviations") or []),
+                               **({"hyperparameter_sources": rec["hyperparameter_sources"]}
+                                  if rec.get("hyperparameter_sources") else {}),
                                "method": (rec.get("method") or {}).get("name"),
                                "source_fingerprint": rec.get("source_fingerprint"),
                                "parameters": rec.get("parameters"), "steps": log.get("steps"),

@@ -57,6 +57,7 @@ class MLMConfig:
     epochs: int = 1
     batch_size: int = 16
     lr: float = 1e-5  # small: the backbone keeps what it knew, it only moves towards the target domain
+    target_lr: Optional[float] = None  # the target DAM's rate (None: lr, one rate for both DAMs; DDR: smaller)
     weight_decay: float = 0.01
     warmup_ratio: float = 0.1
     grad_clip: float = 1.0
@@ -80,6 +81,8 @@ class MLMConfig:
             raise BenchError("mask and random ratios must be >= 0 and sum to at most 1")
         if self.epochs < 1 or self.batch_size < 1:
             raise BenchError("--mlm-epochs and --mlm-batch-size must be at least 1")
+        if self.target_lr is not None and self.target_lr < 0:
+            raise BenchError("--mlm-target-lr must be >= 0")
         if self.head_warmup_max_steps < 0 or self.head_warmup_check_every < 1 or self.probe_texts < 1:
             raise BenchError("--mlm-head-warmup-steps must be >= 0 (0: no warm-up); the check interval and "
                              "probe size at least 1")
@@ -265,7 +268,11 @@ def adapt_backbone(spec: ModelSpec, texts: Sequence[str], cfg: MLMConfig, out: P
 MLM_OPTIONS = (
     option('--mlm-epochs', type=int, default=1, help='DAM: MLM epochs over the target corpus (default: 1)'),
     option('--mlm-batch-size', type=int, default=16),
-    option('--mlm-lr', type=float, default=1e-05, help='DAM: MLM learning rate (default: 1e-5, small)'),
+    option('--mlm-lr', type=float, default=1e-05, help='DAM: MLM learning rate (default: 1e-5, small; the source DAM, '
+                                                        'and the target DAM unless --mlm-target-lr is given)'),
+    option('--mlm-target-lr', type=float, default=None,
+           help="DAM: the target DAM's own MLM learning rate (DDR: smaller than the source DAM's, 2e-5 vs 5e-5; "
+                "default: --mlm-lr, a recorded deviation)"),
     option('--mlm-max-length', type=int, default=128),
     option('--mlm-probability', type=float, default=0.15),
     option('--mlm-max-steps', type=int, default=None, help='cap DAM steps (smoke runs)'),
@@ -280,6 +287,7 @@ MLM_OPTIONS = (
 def mlm_config_from(args) -> MLMConfig:
     """The MLMConfig of parsed option values (attributes named by the options' dest)."""
     return MLMConfig(epochs=args.mlm_epochs, batch_size=args.mlm_batch_size, lr=args.mlm_lr,
+                     target_lr=getattr(args, "mlm_target_lr", None),
                      max_length=args.mlm_max_length, mlm_probability=args.mlm_probability,
                      max_steps=args.mlm_max_steps, head_warmup_max_steps=args.mlm_head_warmup_steps,
                      head_warmup_lr=args.mlm_head_warmup_lr, head_warmup_target=args.mlm_head_warmup_target)

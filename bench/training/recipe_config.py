@@ -2,7 +2,7 @@
 weights, and the departures from the paper that a configuration makes (docs/methods.md, "RoDR")."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Sequence
 
 from bench.core.errors import BenchError
@@ -27,6 +27,15 @@ CASES = {
     "from-dr-oq": "DR_OQ trained on the original queries first (stage 1), then RoDR from it (stage 2): 1 / 1 / 0.2",
 }
 PAPER_WEIGHTS = {"existing-retriever": (1.0, 1.0, 1.0), "from-dr-oq": (1.0, 1.0, 0.2)}
+# RoDR's own training settings (Chen et al., IJCAI 2022): 4 epochs, n = 7 hard negatives from DR_O's
+# top-ranked passages, dot-product scores, a learning rate per model (5e-6 / 3e-5 / 5e-6 / 5e-7 for
+# its four retrievers). `--rodr-schedule paper` takes these; for a model that is not one of the
+# paper's it takes 5e-6, the rate the paper uses most often (an explicit --lr is kept).
+RODR_SCHEDULES = ("harness", "paper")
+PAPER_SCHEDULE = {"epochs": 4, "hard_negatives": 7, "lr": 5e-6}
+PAPER_LRS = (5e-6, 3e-5, 5e-6, 5e-7)
+VARIATION_SAMPLING = ("sets", "changed")
+_LR_TEXT = " / ".join(f"{x:.0e}".replace("e-0", "e-") for x in PAPER_LRS)
 
 
 @dataclass
@@ -47,6 +56,15 @@ class RecipeConfig:
     teacher: Optional[object] = None  # margin-mse: the teacher's ModelSpec (None: the starting model)
     from_dr_oq: bool = False  # rodr: train DR_OQ first, then RoDR from it (the paper's 1 / 1 / 0.2 case)
     passage_rows: str = "all"  # rodr: rows of the passage-centred KL: every in-batch passage (paper) or positives
+    rodr_schedule: str = "harness"  # harness: TrainConfig as given; paper: RoDR's epochs, negatives, lr
+    variation_sampling: str = "sets"  # sets: uniform over every variation set (paper); changed: only sets that
+    # changed the query (ours, earlier runs)
+
+    def __post_init__(self):
+        if self.rodr_schedule == "paper":  # idempotent: dataclasses.replace re-runs it
+            t = self.train
+            self.train = replace(t, epochs=PAPER_SCHEDULE["epochs"], hard_negatives=PAPER_SCHEDULE["hard_negatives"],
+                                 lr=t.lr if t.lr is not None else PAPER_SCHEDULE["lr"])
 
     def validate(self) -> "RecipeConfig":
         if self.recipe not in RECIPES:
@@ -66,6 +84,10 @@ class RecipeConfig:
         if self.from_dr_oq and self.recipe != "rodr":
             raise BenchError(f"--from-dr-oq belongs to --recipe rodr (recipe {self.recipe} has no DR_OQ stage to add; "
                              f"dr-oq-qv already trains DR_OQ first)")
+        if self.rodr_schedule not in RODR_SCHEDULES:
+            raise BenchError(f"--rodr-schedule must be one of {', '.join(RODR_SCHEDULES)}")
+        if self.variation_sampling not in VARIATION_SAMPLING:
+            raise BenchError(f"--variation-sampling must be one of {', '.join(VARIATION_SAMPLING)}")
         if self.passage_rows not in PASSAGE_ROWS:
             raise BenchError(f"--passage-rows must be one of {', '.join(PASSAGE_ROWS)}")
         given = [w for w in (self.w_nll, self.w_query, self.w_passage) if w is not None]
@@ -91,8 +113,9 @@ class RecipeConfig:
         w = [float(g) if g is not None else p for g, p in zip(given, paper)]
         return {"w_nll": w[0], "w_query": w[1], "w_passage": w[2]}
 
-    def deviations(self) -> List[str]:
-        """The departures from the RoDR paper this configuration makes (printed and recorded)."""
+    def deviations(self, similarity: Optional[str] = None) -> List[str]:
+        """The departures from the RoDR paper this configuration makes (printed and recorded).
+        ``similarity``: the model's ("cos" or "dot"; None: not known yet, scores not checked)."""
         out = []
         if self.recipe == "rodr":
             paper = PAPER_WEIGHTS[self.case]
@@ -103,4 +126,57 @@ class RecipeConfig:
             if self.passage_rows == "positives":
                 out.append("rodr: passage-centred KL over the B positive passages only (paper: every in-batch "
                            "passage, positives and hard negatives)")
+        if self.recipe != "dr" and self.variation_sampling == "changed":
+            out.append(f"{self.recipe}: a query's variation is drawn among the sets that changed it (paper: uniformly "
+                       f"over the variation sets; a set that left the query unchanged gives the query itself)")
+        return out + self.schedule_deviations(similarity)
+
+    def schedule_deviations(self, similarity: Optional[str] = None) -> List[str]:
+        """Where the training settings of this run differ from RoDR's own (every recipe: the
+        baselines are the paper's too)."""
+        t, r, out = self.train, self.recipe, []
+        n_neg = 0 if t.negatives_from == "none" else t.hard_negatives
+        if n_neg != PAPER_SCHEDULE["hard_negatives"] or t.negatives_from != "model":
+            src = {"model": f"DR_O's top {t.negative_depth}", "bm25": f"BM25's top {t.negative_depth}",
+                   "none": "none"}[t.negatives_from]
+            out.append(f"{r}: {n_neg} hard negative(s) per query ({src}; paper: 7 from DR_O's top-ranked)")
+        if t.epochs != PAPER_SCHEDULE["epochs"]:
+            out.append(f"{r}: {t.epochs} epoch(s) (paper: 4)")
+        lr = t.lr if t.lr is not None else _default_lr(self.method)
+        out.append(f"{r}: learning rate {lr:g}, {self.lr_source()} (paper: {_LR_TEXT} by model; "
+                   f"this model is not one of the paper's)")
+        if similarity == "cos":
+            tau = t.temperature if t.temperature is not None else 0.05
+            out.append(f"{r}: scores are cosine similarities / {tau:g} (the model's similarity; paper: dot product)")
+        elif similarity == "dot" and t.temperature not in (None, 1.0):
+            out.append(f"{r}: dot-product scores / {t.temperature:g} (paper: the dot product itself)")
+        if self.method != "full-tune":
+            out.append(f"{r}: --method {self.method} (paper: the whole model is fine-tuned)")
         return out
+
+    def lr_source(self) -> str:
+        if self.train.lr is not None and not (self.rodr_schedule == "paper" and self.train.lr == PAPER_SCHEDULE["lr"]):
+            return "from --lr"
+        if self.rodr_schedule == "paper":
+            return "--rodr-schedule paper: the rate the paper uses most often"
+        return "ours: the harness's default for the method (for full-tune the IAA paper's full fine-tuning rate)"
+
+    def hyperparameter_sources(self) -> Dict[str, str]:
+        """Where each training setting of the run comes from (recorded in training.json)."""
+        paper = self.rodr_schedule == "paper"
+        return {"lr": self.lr_source(),
+                "epochs": "RoDR paper (4)" if paper and self.train.epochs == 4 else "ours (harness default or --epochs)",
+                "hard_negatives": ("RoDR paper (7)" if paper and self.train.hard_negatives == 7
+                                   else "ours (harness default or --hard-negatives)"),
+                "negative_depth": "ours (the paper mines from DR_O's top-ranked passages; the depth is ours)",
+                "batch_size": "ours (harness default or --train-batch-size)",
+                "temperature": "ours (0.05 on cosine scores, 1 on dot products, or --temperature)",
+                "lengths": "ours (--train-max-query-length / --train-max-passage-length)",
+                "loss_weights": f"RoDR paper ({self.case} case)" if self.case else "-",
+                "warmup_and_decay": "ours (linear warm-up over --warmup-ratio, then linear decay)"}
+
+
+def _default_lr(method: str) -> float:
+    from bench.tuning.config import DEFAULT_LR
+
+    return DEFAULT_LR[method]

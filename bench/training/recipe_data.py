@@ -21,7 +21,9 @@ class Pair:
     text: str
     positives: Tuple[str, ...]
     negatives: Tuple[str, ...]
-    variations: Tuple[Tuple[str, str], ...]  # (set name, text) of every generator that changed the query
+    variations: Tuple[Tuple[str, str], ...]  # (set name, text) to draw from: every set (an unchanged
+    # query under the name "<SET> (unchanged)"), or only the sets that changed it (variation_sampling)
+    n_changed: int = 0  # how many sets changed the query
 
 
 def split_queries(dataset: Dataset, holdout: float, seed: int) -> Tuple[List[str], List[str]]:
@@ -71,10 +73,11 @@ def variation_pairs(dataset: Dataset, train_ids: Sequence[str], cfg, negatives) 
             used.append({"name": vs.name, "label": vs.label, "n_applied": int(vs.n_applied),
                          "fingerprint": vs.fingerprint()})
             for q, t, a in zip(vs.qids, vs.texts, vs.applied):
-                if a:
-                    by_q[q].append((vs.name, t))
+                by_q[q].append((vs.name, t, bool(a)))
+    every = getattr(cfg, "variation_sampling", "sets") == "sets"
     pairs = []
     for q, text in items:
         pos = tuple(sorted(d for d, g in dataset.qrels.get(q, {}).items() if g > 0))
-        pairs.append(Pair(q, text, pos, tuple(negatives.get(q, ())), tuple(by_q[q])))
+        draw = tuple((n, t) if a else (f"{n} (unchanged)", text) for n, t, a in by_q[q] if a or every)
+        pairs.append(Pair(q, text, pos, tuple(negatives.get(q, ())), draw, sum(1 for *_, a in by_q[q] if a)))
     return pairs, used, missing

@@ -8,8 +8,9 @@ Recipes (:data:`RECIPES`):
 
 - ``rodr``: RoDR, "Towards Robust Dense Retrieval via Local Ranking Alignment" (Chen et al.,
   IJCAI 2022). DR_O = CKPT, frozen, is the teacher. Each training query q is paired with one
-  variation q' drawn uniformly, per (query, epoch), among the generators that changed q (q itself
-  when none did). For a batch of B pairs with passage columns P = B positives + B*h hard negatives:
+  variation q' drawn uniformly, per (query, epoch), over the variation sets, as the paper samples
+  (a set that left q unchanged contributes q itself); ``variation_sampling="changed"`` (ours, a
+  named deviation, the rule of earlier runs) draws only among the sets that changed q. For a batch of B pairs with passage columns P = B positives + B*h hard negatives:
 
   * ``L_nll``  = cross-entropy of q' against its own positive over P (in-batch + hard negatives),
   * ``L_q``    = mean over i of KL( p_O(. | q_i) || p_N(. | q'_i) ), each a softmax over the
@@ -33,8 +34,12 @@ Recipes (:data:`RECIPES`):
   model's similarity is cosine, so s is then the cosine), divided by the temperature tau.
   A column holding a passage judged relevant to another row's query is masked out of that row
   in every term (it is neither a negative nor part of the local ranking), in both models.
-  DR_O's vectors are its cached embeddings (the corpus matrix and the query store): the teacher
-  never runs a forward pass during training.
+  DR_O's vectors are its cached embeddings (the corpus matrix and the query store), encoded at the
+  training lengths (``--train-max-query-length`` / ``--train-max-passage-length``), so that the KL
+  compares teacher and student on the same texts; the teacher never runs a forward pass during
+  training. Hyperparameters: the harness's (``rodr_schedule="harness"``) or RoDR's own
+  (``"paper"``: 4 epochs, 7 hard negatives, lr 5e-6); every difference from RoDR's is listed
+  under ``deviations`` and the source of each setting under ``hyperparameter_sources``.
 - ``dr-qv``: DR_QV, trained on the variations q' only (L_nll), no alignment.
 - ``dr-oq-qv``: DR_OQ->QV: stage 1 trains DR_OQ on the original queries (L_nll) into
   ``<out>.dr-oq`` (the same stage as ``rodr --from-dr-oq``), stage 2 trains on the variations
@@ -167,10 +172,16 @@ def _train_stage(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
         raise BenchError("no training query has a relevant passage")
     weights = cfg.weights()
     teacher = cfg.recipe == "rodr"  # DR_O: the starting model (or DR_OQ in stage 2 of --from-dr-oq), frozen
-    teacher_q = {}
-    if teacher:
-        vecs = retriever.query_cache.texts([p.text for p in pairs])
+    teacher_q, teacher_lengths = {}, None
+    if teacher:  # DR_O encoded at the student's training lengths: the same texts on both sides of the KL
+        t_spec = spec.with_overrides(max_query_length=tc.max_query_length, max_passage_length=tc.max_passage_length)
+        same = (t_spec.max_query_length, t_spec.max_passage_length) == (spec.max_query_length, spec.max_passage_length)
+        t_ret = retriever if same else make_retriever(t_spec, train_ds, timer, cache_root=cache_root,
+                                                      batch_size=batch_size, progress=progress)
+        vecs = t_ret.query_cache.texts([p.text for p in pairs])
         teacher_q = {p.qid: vecs[i] for i, p in enumerate(pairs)}
+        corpus = t_ret.passage_cache.matrix(doc_texts)
+        teacher_lengths = {"query": t_spec.max_query_length, "passage": t_spec.max_passage_length}
 
     mm = None
     if cfg.loss == "margin-mse":
@@ -196,6 +207,7 @@ def _train_stage(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
                               start=start)
     student = tuned_module(dual)
     settings = tc.resolved(cfg.method, spec.similarity)
+    settings["lr_source"] = cfg.lr_source()  # a recipe's rate is the harness's or RoDR's, never "the IAA paper's"
     lr, tau, n_neg = settings["lr"], settings["temperature"], settings["hard_negatives"]
     cosine = spec.similarity == "cos"
     phases = PHASES[cfg.recipe]
@@ -261,6 +273,8 @@ def _train_stage(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
 
     record_cfg = {"recipe": cfg.recipe, "method": cfg.method, "seed": cfg.seed, "weights": weights,
                   "loss": cfg.loss, "case": cfg.case, "passage_rows": cfg.passage_rows if teacher else None,
+                  "rodr_schedule": cfg.rodr_schedule,
+                  "variation_sampling": cfg.variation_sampling if cfg.recipe != "dr" else None,
                   "teacher": None if mm is None else {"name": mm["spec"].name, "fingerprint": model_fingerprint(mm["spec"])},
                   "holdout": cfg.holdout if train_dataset is None else None,
                   "train_split": train_ds.split if train_dataset is not None else None,
@@ -280,7 +294,7 @@ def _train_stage(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
     counts = dual.parameter_counts()
     ran = log.steps - (log.resumed_at[-1] if log.resumed_at else 0)
     run_cfg, origin = (stage[0], stage[1]) if stage is not None else (cfg, spec)
-    deviations = run_cfg.deviations()
+    deviations = run_cfg.deviations(spec.similarity)
     use_count: Dict[str, int] = {}
     for step in range(log.steps):
         for name in plan(step)[2]:  # noqa: B007
@@ -294,9 +308,11 @@ def _train_stage(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
         "case_description": CASES.get(run_cfg.case or ""),
         "paper_weights": dict(zip(("w_nll", "w_query", "w_passage"), PAPER_WEIGHTS[run_cfg.case])) if run_cfg.case else None,
         "deviations": deviations,
+        "hyperparameter_sources": run_cfg.hyperparameter_sources(),
         "run_key": state_key,
         "loss": {"weights": weights, "temperature": tau, "similarity": spec.similarity,
-                 "teacher": {"name": spec.name, "fingerprint": model_fingerprint(spec)} if teacher else None,
+                 "teacher": {"name": spec.name, "fingerprint": model_fingerprint(spec),
+                             "lengths": teacher_lengths} if teacher else None,
                  "passage_rows": ("every in-batch passage (positives and hard negatives)" if cfg.passage_rows == "all"
                                   else "the B positive passages") if teacher else None,
                  "definition": "w_nll*NLL(q') + w_query*mean_i KL(p_O(.|q_i) || p_N(.|q'_i)) over in-batch passages "
@@ -320,7 +336,10 @@ def _train_stage(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
         "queries": {"n_train": len(pairs), "n_heldout": len(heldout), "train": [p.qid for p in pairs],
                     "heldout": list(heldout), "heldout_file": HELDOUT_FILE if heldout else None},
         "variations": {"sets": used_sets, "missing": missing_sets,
-                       "n_train_queries_without_variation": sum(1 for p in pairs if not p.variations)},
+                       "n_train_queries_without_variation": sum(1 for p in pairs if not p.n_changed),
+                       "sampling": ("uniform over every variation set (an unchanged query counts as its set's draw)"
+                                    if cfg.variation_sampling == "sets" else "among the sets that changed the query")
+                       if cfg.recipe != "dr" else None},
         "variation_use": dict(sorted(use_count.items())),
         "parameters": {**counts, "trainable_share": counts["trainable"] / counts["total"] if counts["total"] else 0.0},
         "log": log.to_dict(),

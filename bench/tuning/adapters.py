@@ -12,7 +12,8 @@ Methods (own implementation unless named peft)
 
 Every own module is a bottleneck ``scale * up(act(down(x)))`` or a LoRA delta
 ``(x A^T B^T) * alpha / r``. Its output side (``up`` weight and bias; LoRA ``B``) starts at zero,
-so an attached, untrained model computes exactly the backbone's function. ``down`` (and LoRA
+so an attached, untrained model computes exactly the backbone's function, except IAA's aside
+modules, which also carry a skip connection (below) and so change the function from the start. ``down`` (and LoRA
 ``A``) are drawn as ``torch.nn.Linear`` draws its weight (Kaiming-uniform, a = sqrt(5)), seeded
 by ``seed`` in a forked RNG (the caller's global RNG is untouched); ``down``'s bias is zero
 (the "lora" initialisation of He et al.'s code) except for ``adapter``, which keeps the
@@ -21,14 +22,14 @@ by ``seed`` in a forked RNG (the caller's global RNG is untouched); ``down``'s b
 Sites in a BERT-family layer (``attention -> intermediate -> output``; H = hidden size)::
 
     attention sub-layer  x -> [self-attn (query*, key, value*)] -> attention.output.dense (+a)
-                           -> dropout -> LayerNorm(. + x) -> y                    (+A_s: y += aside(x))
+                           -> dropout -> LayerNorm(. + x) -> y             (+A_s: y += x + aside(x))
     FFN sub-layer        y -> intermediate.dense -> act -> output.dense (+f) -> dropout
-                           -> (+p: + s * parallel(y)) -> LayerNorm(. + y) -> z    (+A_s: z += aside(y))
-    layer                                                                          (+A_l: z += aside(x))
-    model                embeddings e -> layers -> h                               (+A_m: h += aside(e))
+                           -> (+p: + s * parallel(y)) -> LayerNorm(. + y) -> z (+A_s: z += y + aside(y))
+    layer                                                                   (+A_l: z += x + aside(x))
+    model                embeddings e -> layers -> h                        (+A_m: h += e + aside(e))
 
     *  LoRA on query / value          a, f  sequential adapters: out + up(act(down(out)))
-    p  parallel adapter (FFN input)   A_*   aside bottlenecks from a unit's input to its output
+    p  parallel adapter (FFN input)   A_*   aside modules: skip + bottleneck, unit input -> output
 
 ================= ======================================================================
 method            modules
@@ -46,10 +47,11 @@ parallel-adapter  ``p`` in every layer (He et al., 2022, "Towards a Unified View
 iaa-s/-l/-m       IAA (Ma et al., CIKM 2022, "Scattered or Connected?"): inside modules
                   (``iaa_inside``: "adapter" = ``a`` and ``f`` in every layer, Houlsby
                   placement, GELU; "lora" = LoRA on query and value, alpha = r) connected
-                  by aside bottlenecks (GELU) from a unit's input to its output, added
-                  after the unit's LayerNorm: iaa-s around every attention and every FFN
-                  sub-layer (2 per layer), iaa-l around every layer, iaa-m one around the
-                  whole encoder (embedding output -> final hidden states)
+                  by aside modules from a unit's input x to its output F(x): a skip
+                  connection plus a bottleneck (GELU), F(x) + x + up(act(down(x))), added
+                  after the unit's own residual + LayerNorm: iaa-s around every attention and
+                  every FFN sub-layer (2 per layer), iaa-l around every layer, iaa-m one around
+                  the whole encoder (embedding output -> final hidden states)
 rem               DDR's Relevance Estimation Module (Zhan et al., 2022): LoRA on query and
                   value (rank ``rem_lora_r``, default H / 4; alpha ``rem_lora_alpha``,
                   default = r) plus ``p`` (width H / ``rem_adapter_reduction`` = H / 4,
@@ -59,14 +61,17 @@ lora, prefix      peft LoRA / PrefixTuning (``get_peft_model``); state names are
 
 IAA budget: ``iaa_budget`` x (backbone parameters) trainable parameters in all (0 to 1). A
 bottleneck of width w between H-wide sides has ``w (2H + 1) + H`` parameters, a LoRA pair of rank r
-on an H x H projection ``2 H r``. The paper's split (default): one hidden size w for every inside
+on an H x H projection ``2 H r``. Default split (inferred from the paper's statement that the
+variant with more aside modules has the smaller inside modules at equal budget; the paper gives no
+rule): one hidden size w for every inside
 and aside module of the variant, the whole w that comes nearest to the budget, so at equal
 budget the variant with more aside modules has the narrower inside modules (iaa-s, 2 asides a
 layer, < iaa-l, 1 a layer, < iaa-m, 1 in all). With ``iaa_inside_share`` set (ours), that share
 of the budget goes to the inside modules and the rest to the asides, each width / rank
 ``round(share per module)``. Widths and ranks may be 0: a module of hidden size 0 has no
-parameters and is the identity path (an aside of size 0 is the plain skip connection, as the
-paper says; budget 0 makes the tuned model the backbone exactly), so both end points of a budget
+parameters; an inside module of size 0 is the identity path and an aside of size 0 is the plain
+skip connection, as the paper says (RQ4), so iaa-s/-l/-m at budget 0 are three different models
+(skips around every sub-layer / every layer / the whole encoder), and both end points of a budget
 or share sweep can be expressed. The actual counts (inside, aside, trainable, trainable share of
 the tuned model's parameters) are in :func:`plan_for`'s architecture dict, recorded in result
 files and printed by :func:`describe`.
@@ -202,7 +207,8 @@ def _own_attach(model, method: str, plan: dict):
                     mod = C["LoRA"](lin.in_features, lin.out_features, g["rank"], g["alpha"], site)
                     registrations.append(("post", lin, mod.post_hook_output))
                 else:
-                    mod = C["Bottleneck"](h, h, g["width"], g["activation"], g["scale"], g["init"], site)
+                    mod = C["Bottleneck"](h, h, g["width"], g["activation"], g["scale"], g["init"], site,
+                                          skip=bool(g.get("skip", False)))
                     if site == "attn_output":
                         registrations.append(("post", layer.attention.output.dense, mod.post_hook_output))
                     elif site == "ffn_output":

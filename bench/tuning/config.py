@@ -31,9 +31,10 @@ parallel-adapter yes    parallel adapters (He et al., 2022): ``s * W_up relu(W_d
                         each feed-forward sub-layer's input x added to its output, hidden /
                         ``parallel_adapter_reduction`` wide, s = ``parallel_adapter_scale``
 iaa-s, iaa-l,    yes    IAA (Ma et al., 2022): inside adapters (or LoRA, ``iaa_inside``)
-iaa-m                   connected by aside bottlenecks around every sub-layer (-s), layer
-                        (-l) or the whole encoder (-m); one hidden size for every module
-                        from ``iaa_budget`` x backbone parameters (the paper's split), or
+iaa-m                   connected by aside modules (skip + bottleneck) around every
+                        sub-layer (-s), layer (-l) or the whole encoder (-m); one hidden size
+                        for every module from ``iaa_budget`` x backbone parameters (split
+                        inferred from the paper's ordering of the variants), or
                         ``iaa_inside_share`` of the budget inside (ours)
 rem              yes    DDR's Relevance Estimation Module (Zhan et al., 2022): LoRA on
                         query/value + parallel adapters; transplantable to another backbone
@@ -124,7 +125,7 @@ class TuningConfig:
     parallel_adapter_reduction: int = 16  # width = hidden / this (same size as `adapter`)
     parallel_adapter_scale: float = 4.0  # He et al.'s s for the FFN-parallel adapter
     iaa_budget: float = 0.01  # trainable parameters as a fraction of the backbone's (0: identity modules)
-    iaa_inside_share: Optional[float] = None  # None: the paper's split (one width for every module);
+    iaa_inside_share: Optional[float] = None  # None: one width for every module (inferred from the paper);
     # a number: that share of the budget for the inside modules, the rest for the asides (ours)
     iaa_inside: str = "adapter"  # adapter | lora
     rem_lora_r: Optional[int] = None  # None: hidden / 4 (DDR's REM: rank 192 on BERT-base)
@@ -163,6 +164,12 @@ def method_deviations(method: str, cfg: "TuningConfig", lr: float) -> List[str]:
     """The departures from the IAA paper active for ``method`` with these settings and learning
     rate (docs/methods.md, "IAA"): printed with the run and recorded in its result."""
     out = []
+    if method in IAA_METHODS:
+        out.append(f"{method}: the aside modules' skip joins after the spanned unit's own residual + LayerNorm "
+                   f"(placement ours; the paper: the aside connects the component's input and output)")
+    if method in IAA_METHODS and cfg.iaa_inside_share is None:
+        out.append(f"{method}: one hidden size for every inside and aside module (inferred from the paper's "
+                   f"ordering of the variants at equal budget; the paper states no split rule)")
     if method in IAA_METHODS and cfg.iaa_inside_share is not None:
         out.append(f"{method}: --iaa-inside-share {cfg.iaa_inside_share:g} splits the budget by a fixed share "
                    f"(paper: one hidden size for every inside and aside module)")
@@ -197,8 +204,8 @@ TUNING_OPTIONS = (
     option('--adapter-reduction', type=int, default=16, help='adapter (Houlsby) and pfeiffer: bottleneck width = hidden / this (default: 16)'),
     option('--parallel-adapter-reduction', type=int, default=16, help='parallel-adapter: bottleneck width = hidden / this (default: 16)'),
     option('--parallel-adapter-scale', type=float, default=4.0, help='parallel-adapter: output scale s (default: 4, He et al. 2022)'),
-    option('--iaa-budget', type=float, default=0.01, help="iaa-s/l/m: trainable parameters as a fraction of the backbone's, 0 to 1 (0: every module is the identity path; default: 0.01)"),
-    option('--iaa-inside-share', type=float, default=None, help="iaa-s/l/m: give this share of the budget to the inside modules and the rest to the asides (0 or 1: one side is the identity path); default: the paper's split, one hidden size for every module, so variants with more aside modules get narrower inside modules"),
+    option('--iaa-budget', type=float, default=0.01, help="iaa-s/l/m: trainable parameters as a fraction of the backbone's, 0 to 1 (0: inside modules are the identity path, asides plain skip connections; default: 0.01)"),
+    option('--iaa-inside-share', type=float, default=None, help="iaa-s/l/m: give this share of the budget to the inside modules and the rest to the asides (0 or 1: one side is the identity path); default: one hidden size for every module, so variants with more aside modules get narrower inside modules (inferred from the paper's statement that they do; the paper gives no split rule)"),
     option('--iaa-inside', choices=['adapter', 'lora'], default='adapter', help='iaa-s/l/m: inside modules, bottleneck adapters or LoRA (default: adapter)'),
     option('--rem-lora-r', type=int, default=None, help='rem: LoRA rank (default: hidden / 4)'),
     option('--rem-lora-alpha', type=int, default=None, help='rem: LoRA alpha (default: the rank)'),

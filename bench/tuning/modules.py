@@ -21,14 +21,17 @@ def module_classes() -> Dict[str, type]:
 
     class Bottleneck(torch.nn.Module):
         """``scale * up(act(down(x)))``; ``up`` zero-initialised. ``site`` says where it acts.
-        Width 0 is the identity path: no parameters, and its hooks return what they are given
-        unchanged (an aside module of hidden size 0 is the plain skip connection)."""
+        Width 0 has no parameters. Sequential and parallel modules of width 0 leave their site's
+        output unchanged. An IAA aside module (``skip``) carries an identity path from the spanned
+        unit's input ``x`` to its output ``F(x)``: ``F(x) + x + up(act(down(x)))``, joined after
+        the unit's own residual + LayerNorm; at width 0 it is the plain skip ``F(x) + x`` (IAA,
+        RQ4). Plans written before the skip existed have no ``skip`` key and load without it."""
 
         def __init__(self, d_in: int, d_out: int, width: int, activation: str, scale: float, init: str,
-                     site: str):
+                     site: str, skip: bool = False):
             super().__init__()
             self.width = int(width)
-            self.activation, self.scale, self.site = activation, float(scale), site
+            self.activation, self.scale, self.site, self.skip = activation, float(scale), site, bool(skip)
             if self.width == 0:
                 return
             self.down = torch.nn.Linear(d_in, width)
@@ -63,13 +66,15 @@ def module_classes() -> Dict[str, type]:
             return tuple(args), kwargs
 
         def post_hook_aside(self, module, args, kwargs, output):
-            if self.width == 0:
+            if self.width == 0 and not self.skip:
                 return None
             if self.site == "ffn_aside":
                 x = args[1] if len(args) > 1 else kwargs["input_tensor"]
             else:
                 x = args[0] if args else kwargs["hidden_states"]
-            return _add_to_output(output, self(x))
+            if self.width == 0:
+                return _add_to_output(output, x)
+            return _add_to_output(output, x + self(x) if self.skip else self(x))
 
     class LoRA(torch.nn.Module):
         """``(x A^T B^T) * alpha / r`` added to a linear projection's output; ``B`` zero-initialised.

@@ -25,10 +25,10 @@ _SITE_WHERE = {
     "ffn_parallel": "parallel adapter: feed-forward sub-layer input -> added to its output before residual + LayerNorm",
     "query": "LoRA on each attention query projection",
     "value": "LoRA on each attention value projection",
-    "attn_aside": "aside: attention sub-layer input -> its output (after LayerNorm)",
-    "ffn_aside": "aside: feed-forward sub-layer input -> its output (after LayerNorm)",
-    "layer_aside": "aside: layer input -> layer output",
-    "model_aside": "aside: embedding output -> final hidden states",
+    "attn_aside": "aside: attention sub-layer input -> its output (skip + bottleneck, after LayerNorm)",
+    "ffn_aside": "aside: feed-forward sub-layer input -> its output (skip + bottleneck, after LayerNorm)",
+    "layer_aside": "aside: layer input -> layer output (skip + bottleneck)",
+    "model_aside": "aside: embedding output -> final hidden states (skip + bottleneck)",
 }
 
 
@@ -97,8 +97,9 @@ def _rank_for(budget: float, n: int, h: int) -> int:
 
 def _uniform_width(budget: float, n_inside: int, n_aside: int, h: int, inside: str) -> int:
     """The one hidden size w (bottleneck width; LoRA rank for LoRA inside modules) shared by every
-    inside and aside module that spends ``budget``: the paper's split, under which a variant with
-    more aside modules has narrower inside modules (iaa-s < iaa-l < iaa-m at equal budget)."""
+    inside and aside module that spends ``budget``: inferred from the paper (which states that a
+    variant with more aside modules has narrower inside modules at equal budget but gives no rule);
+    under it, a variant with more aside modules has narrower inside modules (iaa-s < iaa-l < iaa-m at equal budget)."""
     if inside == "adapter":  # (n_inside + n_aside) * (w (2H + 1) + H)
         return _width_for(budget, n_inside + n_aside, h)
     # n_inside * 2 H w + n_aside * (w (2H + 1) + H)
@@ -125,10 +126,10 @@ def check_config(method: str, cfg) -> None:
             raise BenchError("--parallel-adapter-reduction must be at least 1")
     if method in IAA_METHODS:
         if not 0 <= cfg.iaa_budget <= 1:
-            raise BenchError(f"--iaa-budget is a fraction of the backbone's parameters in [0, 1] (0: every module "
-                             f"is the identity path), not {cfg.iaa_budget}")
+            raise BenchError(f"--iaa-budget is a fraction of the backbone's parameters in [0, 1] (0: inside modules "
+                             f"are the identity path, asides plain skips), not {cfg.iaa_budget}")
         if cfg.iaa_inside_share is not None and not 0 <= cfg.iaa_inside_share <= 1:
-            raise BenchError(f"--iaa-inside-share must be in [0, 1] (or left out for the paper's split), "
+            raise BenchError(f"--iaa-inside-share must be in [0, 1] (or left out for one width for every module, inferred from the paper), "
                              f"not {cfg.iaa_inside_share}")
         if cfg.iaa_inside not in IAA_INSIDE:
             raise BenchError(f"--iaa-inside must be one of {', '.join(IAA_INSIDE)}, not {cfg.iaa_inside!r}")
@@ -170,9 +171,9 @@ def plan_for(method: str, cfg, model) -> dict:
         n_inside = n_layers * len(inside_sites)
         aside_sites = {"iaa-s": ["attn_aside", "ffn_aside"], "iaa-l": ["layer_aside"], "iaa-m": ["model_aside"]}[method]
         n_aside = 1 if method == "iaa-m" else n_layers * len(aside_sites)
-        if cfg.iaa_inside_share is None:  # the paper's split: one hidden size for every module
+        if cfg.iaa_inside_share is None:  # inferred from the paper: one hidden size for every module
             w_in = w_as = _uniform_width(budget, n_inside, n_aside, h, cfg.iaa_inside)
-            split = "uniform width (paper)"
+            split = "uniform width (inferred from the paper)"
         else:  # ours: a fixed share of the budget for the inside modules
             inside_budget = int(round(budget * cfg.iaa_inside_share))
             w_in = (_width_for(inside_budget, n_inside, h) if cfg.iaa_inside == "adapter"
@@ -185,7 +186,7 @@ def plan_for(method: str, cfg, model) -> dict:
         else:
             inside = _group("inside", "lora", inside_sites, n_layers, h, rank=w_in, alpha=float(w_in))
         aside = _group("aside", "bottleneck", aside_sites, n_layers, h, width=w_as,
-                       activation="gelu", scale=1.0, init="lora")
+                       activation="gelu", scale=1.0, init="lora", skip=True)
         groups = [inside, aside]
         out.update(budget_fraction=float(cfg.iaa_budget), budget_params=budget, split=split,
                    inside_share=None if cfg.iaa_inside_share is None else float(cfg.iaa_inside_share),
@@ -218,7 +219,7 @@ def describe(method: str, settings: dict) -> str:
         if "inside_budget_params" in arch:
             text += f"inside {arch['inside_budget_params']:,} / aside {arch['aside_budget_params']:,})"
         else:
-            text += f"{arch.get('split', 'uniform width (paper)')})"
+            text += f"{arch.get('split', 'uniform width')})"
     text += (f"; trainable {arch['trainable_params']:,} of {arch['total_params']:,} "
              f"({100 * arch['trainable_share']:.3f}%)")
     return text

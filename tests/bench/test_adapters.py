@@ -63,7 +63,12 @@ def test_untrained_equals_backbone_and_only_method_trains(backbone_a, batch, met
     ref = hidden(backbone_a, batch)
     plain = copy.deepcopy(backbone_a)
     model = attach(plain, method, cfg_for(inside), seed=0)
-    assert torch.equal(hidden(model, batch), ref)  # zero-initialised output sides: the checkpoint exactly
+    if method.startswith("iaa-"):  # the asides' skip connections change the function from the start
+        skips = attach(copy.deepcopy(backbone_a), method, cfg_for(inside, iaa_budget=0.0), seed=0)
+        assert torch.equal(hidden(model, batch), hidden(skips, batch))
+        assert not torch.equal(hidden(model, batch), ref)
+    else:
+        assert torch.equal(hidden(model, batch), ref)  # zero-initialised output sides: the checkpoint exactly
     own = {f"{CONTAINER}.{n}" for n in method_state(model)}
     assert {n for n, p in model.named_parameters() if p.requires_grad} == own and own
     # a few optimiser steps: every method tensor moves, every backbone tensor stays bit-identical
@@ -317,15 +322,63 @@ def test_hidden_size_zero_module_is_the_identity_path():
     assert sum(p.numel() for p in one.parameters()) == 1 * (2 * 8 + 1) + 8
 
 
-@pytest.mark.parametrize("method", ["iaa-s", "iaa-l", "iaa-m"])
+def _hand_written_skips(backbone, input_ids, variant):
+    """The backbone's forward pass written out by hand with IAA's width-0 asides: a plain skip
+    from a unit's input to its output, added after the unit's own residual + LayerNorm, around
+    every sub-layer ("s"), every layer ("l") or the whole encoder ("m"). One unpadded text, so
+    no attention mask is needed."""
+    with torch.no_grad():
+        e = backbone.embeddings(input_ids=input_ids)
+        x = e
+        for layer in backbone.encoder.layer:
+            a = layer.attention(x)
+            y = a[0] if isinstance(a, tuple) else a
+            if variant == "s":
+                y = y + x
+            z = layer.output(layer.intermediate(y), y)
+            if variant == "s":
+                z = z + y
+            x = z + x if variant == "l" else z
+        return x + e if variant == "m" else x
+
+
 @pytest.mark.parametrize("inside", ["adapter", "lora"])
-def test_iaa_budget_zero_is_the_backbone(backbone_a, batch, method, inside):
+def test_iaa_width_zero_is_the_skip_connection_and_three_models(backbone_a, tiny_bert, inside):
+    from transformers import AutoTokenizer
+
+    ids = AutoTokenizer.from_pretrained(str(tiny_bert))([TEXTS[2]], return_tensors="pt")["input_ids"]
     cfg = cfg_for(inside, iaa_budget=0.0)
-    arch = plan_for(method, cfg, backbone_a)
-    assert arch["trainable_params"] == 0 and all(g.get("width", g.get("rank")) == 0 for g in arch["groups"])
-    model = attach(copy.deepcopy(backbone_a), method, cfg, seed=0)
-    assert not any(p.requires_grad for p in model.parameters())
-    assert torch.equal(hidden(model, batch), hidden(backbone_a, batch))
+    outs = {}
+    for method in ("iaa-s", "iaa-l", "iaa-m"):
+        arch = plan_for(method, cfg, backbone_a)
+        assert arch["trainable_params"] == 0 and all(g.get("width", g.get("rank")) == 0 for g in arch["groups"])
+        model = attach(copy.deepcopy(backbone_a), method, cfg, seed=0).eval()
+        assert not any(p.requires_grad for p in model.parameters())
+        with torch.no_grad():
+            outs[method] = model(input_ids=ids).last_hidden_state
+        # the tuned model is the hand-written skip-connected backbone, to float rounding
+        assert torch.allclose(outs[method], _hand_written_skips(backbone_a, ids, method[-1]), atol=1e-5)
+    with torch.no_grad():
+        plain = backbone_a(input_ids=ids).last_hidden_state
+    # width 0 is three different models, none of them the backbone (RQ4 of the paper)
+    pairs = [("iaa-s", "iaa-l"), ("iaa-s", "iaa-m"), ("iaa-l", "iaa-m")]
+    assert all((outs[a] - outs[b]).abs().max() > 1e-2 for a, b in pairs)
+    assert all((o - plain).abs().max() > 1e-2 for o in outs.values())
+
+
+def test_aside_with_width_adds_skip_and_bottleneck():
+    from bench.tuning.modules import module_classes
+
+    C = module_classes()
+    x = torch.randn(2, 3, 8, generator=torch.Generator().manual_seed(0))
+    out = torch.randn(2, 3, 8, generator=torch.Generator().manual_seed(1))
+    aside = C["Bottleneck"](8, 8, 2, "gelu", 1.0, "lora", "layer_aside", skip=True)
+    with torch.no_grad():
+        aside.up.weight.normal_(generator=torch.Generator().manual_seed(2))
+    got = aside.post_hook_aside(None, (x,), {}, out)
+    assert torch.allclose(got, out + x + aside(x))
+    bare = C["Bottleneck"](8, 8, 0, "gelu", 1.0, "lora", "layer_aside", skip=True)
+    assert torch.equal(bare.post_hook_aside(None, (x,), {}, out), out + x)
 
 
 @pytest.mark.parametrize("inside", ["adapter", "lora"])
@@ -334,12 +387,15 @@ def test_iaa_inside_share_end_points(backbone_a, batch, inside):
     only_aside = plan_for("iaa-l", cfg_for(inside, iaa_inside_share=0.0), backbone_a)
     assert only_inside["aside_params"] == 0 and only_inside["inside_params"] > 0
     assert only_aside["inside_params"] == 0 and only_aside["aside_params"] > 0
-    # share 1: the asides are skip connections, so the model is the inside modules alone
+    # share 1: the asides are plain skip connections (no parameters) beside the inside modules
     model = attach(copy.deepcopy(backbone_a), "iaa-l", cfg_for(inside, iaa_inside_share=1.0), seed=0)
-    perturb(model)
     container = getattr(model, CONTAINER)
-    assert all(sum(p.numel() for p in container[k].parameters()) == 0 for k in container if "aside" in k)
-    assert not torch.equal(hidden(model, batch), hidden(backbone_a, batch))
+    assert all(sum(p.numel() for p in container[k].parameters()) == 0 and container[k].skip
+               for k in container if "aside" in k)
+    skips_only = attach(copy.deepcopy(backbone_a), "iaa-l", cfg_for(inside, iaa_budget=0.0), seed=0)
+    assert torch.equal(hidden(model, batch), hidden(skips_only, batch))  # untrained inside: the skips alone
+    perturb(model)
+    assert not torch.equal(hidden(model, batch), hidden(skips_only, batch))
 
 
 @pytest.mark.parametrize("inside", ["adapter", "lora"])
@@ -362,7 +418,7 @@ def test_iaa_paper_split_one_width_and_smaller_inside_for_more_asides(backbone_a
             pin = (v * (2 * h + 1) + h) if inside == "adapter" else 2 * h * v
             return n_in * pin + n_aside * (v * (2 * h + 1) + h)
         assert abs(total(w) - target) <= min(abs(total(w + 1) - target), abs(total(w - 1) - target))
-        assert arch["split"] == "uniform width (paper)" and "inside_budget_params" not in arch
+        assert arch["split"] == "uniform width (inferred from the paper)" and "inside_budget_params" not in arch
         widths[method] = w
     # the paper's rule at equal budget: more aside modules, smaller inside modules
     assert widths["iaa-s"] < widths["iaa-l"] < widths["iaa-m"], widths
@@ -403,7 +459,9 @@ def test_method_deviations_and_lr_defaults():
 
     assert DEFAULT_LR["full-tune"] == 2e-5
     assert all(DEFAULT_LR[m] == 1e-4 for m in ("bitfit", "prefix", "lora", "adapter", "iaa-s", "iaa-l", "iaa-m"))
-    assert method_deviations("iaa-s", TuningConfig(), PAPER_LR["iaa-s"]) == []
+    default = method_deviations("iaa-s", TuningConfig(), PAPER_LR["iaa-s"])
+    assert len(default) == 2 and "after the spanned unit's own residual + LayerNorm" in default[0]
+    assert "inferred from the paper" in default[1]
     dev = method_deviations("iaa-s", TuningConfig(iaa_inside_share=0.5), 1e-3)
-    assert len(dev) == 2 and "inside-share" in dev[0] and "1e-4" in dev[1].replace("0.0001", "1e-4")
+    assert len(dev) == 3 and "inside-share" in dev[1] and "1e-4" in dev[2].replace("0.0001", "1e-4")
     assert "ours" in method_deviations("rem", TuningConfig(), DEFAULT_LR["rem"])[0]

@@ -104,3 +104,130 @@ def test_ddr_table_matches_the_code():
     assert f"({mlm.probe_texts} corpus texts" in head
     claims = next(r for r in rows if r[0].startswith("Claim:"))
     assert all(f"`{a} vs {b}`" in claims[1] for a, b in PAIRS)
+
+
+# --------------------------------------------------------------------------------------------
+# every number in the four tables: read back from the code, or named as a fact the code does not hold
+
+_NUM = re.compile(r"(?<![\w.\-/`])(\d+(?:\.\d+)?(?:e-\d+)?k?)")
+
+
+def _table_numbers(section: str) -> set:
+    text = DOC.read_text(encoding="utf-8")
+    body = text[text.index(section):]
+    nxt = body.find("\n## ", 3)
+    body = body if nxt < 0 else body[:nxt]
+    out = set()
+    for line in body.splitlines():
+        if line.startswith("|") and not set(line) <= set("|- "):
+            out |= set(_NUM.findall(re.sub(r"`[^`]*`", "", line)))  # code spans name options, not values
+    return out
+
+
+def _value(token: str) -> float:
+    return float(token[:-1]) * 1000 if token.endswith("k") else float(token)
+
+
+def _check(section: str, from_code: dict, not_in_code: dict) -> None:
+    """Every number of the section's table is a key of ``from_code`` (its values: the code's values
+    the number stands for, each must equal it) or of ``not_in_code`` (why the code cannot hold it)."""
+    found = _table_numbers(section)
+    unexplained = sorted(found - set(from_code) - set(not_in_code))
+    assert not unexplained, f"{section}: numbers with no source in the code: {unexplained}"
+    for token, values in from_code.items():
+        for v in values:
+            assert _value(token) == pytest.approx(float(v)), f"{section}: {token} in the table, {v} in the code"
+    stale = sorted((set(from_code) | set(not_in_code)) - found)
+    assert not stale, f"{section}: the test maps numbers the table no longer has: {stale}"
+
+
+def test_every_number_of_the_rodr_table_comes_from_the_code():
+    from bench.models.spec import MODELS
+    from bench.training.contrastive import TrainConfig
+    from bench.training.recipe_config import PAPER_LRS, PAPER_SCHEDULE, PHASES
+
+    t, minilm = TrainConfig(), MODELS.get("minilm-l6")()
+    _check("## RoDR training", {
+        "1": [PAPER_WEIGHTS["existing-retriever"][0], t.epochs, t.hard_negatives],
+        "2": [len(PHASES["dr-oq-qv"])],  # stage 2
+        "4": [PAPER_SCHEDULE["epochs"], len(PAPER_LRS)],
+        "7": [PAPER_SCHEDULE["hard_negatives"]],
+        "30": [t.negative_depth], "32": [t.max_query_length], "128": [t.max_passage_length],
+        "64": [minilm.max_query_length], "256": [minilm.max_passage_length],
+        "0.2": [PAPER_WEIGHTS["from-dr-oq"][2]],
+        "0.05": [t.resolved("full-tune", "cos")["temperature"]],
+        "2e-5": [DEFAULT_LR["full-tune"]],
+        "5e-6": [PAPER_SCHEDULE["lr"], PAPER_LRS[0], PAPER_LRS[2]], "3e-5": [PAPER_LRS[1]], "5e-7": [PAPER_LRS[3]],
+    }, {})
+
+
+def test_every_number_of_the_iaa_table_comes_from_the_code():
+    from bench.tuning.plans import _width_for
+
+    _check("## Parameter-efficient methods", {
+        "0": [_width_for(0, 1, 8)],  # budget 0: width 0
+        "1e-4": [PAPER_LR["adapter"], DEFAULT_LR["pfeiffer"]], "2e-5": [PAPER_LR["full-tune"]],
+        "5e-4": [DEFAULT_LR["parallel-adapter"], DEFAULT_LR["rem"]],
+    }, {})
+
+
+def test_every_number_of_the_fewdr_table_comes_from_the_code():
+    import json
+
+    from bench.data.collections import load_dataset
+    from bench.training.contrastive import TrainConfig
+    from suites.fewshot_config import PAPER_SCHEDULE, FewShotConfig
+    from suites.fewshot_metrics import boosting_gradient
+    from suites.fewshot_sampler import DEFAULT_KS, DEFAULT_TRIALS, build_plan
+
+    t, f = TrainConfig(), FewShotConfig()
+    plan = build_plan(load_dataset("chatterbot"), seed=0, ks=[5], n_trials=1)
+    sizes = [len(v) for v in plan.queries.test.values()]
+    committed = next((DOC.parents[1] / "results" / "fewshot-peft").glob("*/result.json"))
+    steps = {s for m in json.loads(committed.read_text())["methods"].values() for s in m["k"]["5"]["steps_per_trial"]}
+    schedule = DOC.read_text(encoding="utf-8").split("| Schedule for every stage")[1].split("\n")[0]
+    assert (f"{_e(DEFAULT_LR['full-tune'])} for full-/qry-/psg-tune, {_e(DEFAULT_LR['bitfit'])} for "
+            f"bitfit/LoRA/adapters/IAA, {_e(DEFAULT_LR['rem'])} for parallel-adapter/rem") in schedule
+    assert all(DEFAULT_LR[m] == DEFAULT_LR["bitfit"] for m in ("lora", "adapter", "iaa-s", "iaa-l", "iaa-m"))
+    assert DEFAULT_LR["parallel-adapter"] == DEFAULT_LR["rem"]
+    _check("## FewDR", {
+        "0": [boosting_gradient([(0, 0.1), (5, 0.2)])[0]["from_k"]],
+        "1": [t.epochs, t.hard_negatives, f.min_class_test, min(sizes)], "140": [max(sizes)],
+        "5": [DEFAULT_KS[0], DEFAULT_TRIALS], "20": [DEFAULT_KS[1]], "100": [DEFAULT_KS[2]],
+        "6": sorted(steps),  # the committed chatterbot run's steps per K=5 trial
+        "10": [f.cutoff], "16": [t.batch_size], "128": [t.max_passage_length],
+        "32": [PAPER_SCHEDULE["batch_size"], PAPER_SCHEDULE["max_query_length"], t.max_query_length],
+        "40": [PAPER_SCHEDULE["epochs"]], "256": [PAPER_SCHEDULE["max_passage_length"]],
+        "5e-6": [PAPER_SCHEDULE["lr"]], "2e-5": [DEFAULT_LR["full-tune"]],
+        "1e-4": [DEFAULT_LR["bitfit"], DEFAULT_LR["lora"], DEFAULT_LR["adapter"], DEFAULT_LR["iaa-s"]],
+        "5e-4": [DEFAULT_LR["parallel-adapter"], DEFAULT_LR["rem"]],
+    }, {"30": "FewDR's own collection: 30 base / 30 novel classes (not shipped)",
+        "60": "FewDR's own collection: 60 classes (not shipped)"})
+
+
+def test_every_number_of_the_ddr_table_comes_from_the_code():
+    from bench.training.contrastive import TrainConfig
+    from bench.training.ddr import MLMConfig
+    from suites.domain_systems import DEVIATION_TEXT
+
+    mlm, t, tuning = MLMConfig(), TrainConfig(), TuningConfig()
+    printed = " ".join(DEVIATION_TEXT.values())  # what a run prints as DDR's side
+    in_text = {tok: [_value(tok)] for tok in ("100k", "5e-5", "50k", "2e-5", "5", "3", "192", "768", "1e-5")}
+    for tok in in_text:
+        assert re.search(rf"(?<![\w.]){re.escape(tok)}(?![\w])", printed), f"{tok} is not in the printed DDR text"
+    _check("## DDR", {
+        **in_text,
+        "1": [mlm.epochs, t.epochs, t.hard_negatives],
+        "4": [tuning.rem_adapter_reduction], "16": [mlm.batch_size, t.batch_size],
+        "128": [mlm.max_length], "15": [100 * mlm.mlm_probability], "80": [100 * mlm.mask_ratio],
+        "10": [100 * mlm.random_ratio, 100 * mlm.warmup_ratio],
+        "1e-5": [mlm.lr], "2e-5": [DEFAULT_LR["full-tune"]], "5e-4": [DEFAULT_LR["rem"]],
+        "1e-3": [mlm.head_warmup_lr], "0.5": [mlm.head_warmup_target], "25": [mlm.head_warmup_check_every],
+        "300": [mlm.head_warmup_max_steps], "64": [mlm.probe_texts],
+    }, {"2": "DDR's training order, step (2)", "100": "released command: source DAM sequence length",
+        "190": "released command: target DAM sequence length", "512": "released command: target DAM batch",
+        "1024": "released command: source DAM batch", "1000": "released commands: warm-up steps",
+        "384": "minilm-l6's hidden size (96 = 384 / 4 is checked below)", "96": "384 / 4",
+        "88": "measured", "11.2": "measured", "10.3": "measured (ln of minilm-l6's vocabulary)", "7.2": "measured",
+        "10.78": "measured", "6.39": "measured", "200": "measured", "0.62": "measured"})
+    assert 384 // 4 == 96 and (384 // 4) * tuning.rem_adapter_reduction == 384

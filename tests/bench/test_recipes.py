@@ -221,13 +221,14 @@ def test_baseline_recipes_have_no_alignment(tiny, tmp_path):
 def test_rodr_cases_weights_and_record(tiny, tmp_path):
     spec, ds = tiny
     rec = train_recipe(spec, ds, _cfg(steps=2), tmp_path / "ex", progress=False)
-    assert rec["case"] == "existing-retriever" and rec["deviations"] == []
+    assert rec["case"] == "existing-retriever" and not [d for d in rec["deviations"] if "weights" in d]
     assert rec["loss"]["weights"] == {"w_nll": 1.0, "w_query": 1.0, "w_passage": 1.0} == rec["paper_weights"]
     assert rec["stages"] is None and rec["loss"]["teacher"]["name"] == spec.name
     cfg = _cfg(steps=2)
     cfg.from_dr_oq = True
     two = train_recipe(spec, ds, cfg, tmp_path / "oq", progress=False)
-    assert two["case"] == "from-dr-oq" and two["recipe"] == "rodr" and two["deviations"] == []
+    assert two["case"] == "from-dr-oq" and two["recipe"] == "rodr"
+    assert not [d for d in two["deviations"] if "weights" in d]
     assert two["loss"]["weights"] == {"w_nll": 1.0, "w_query": 1.0, "w_passage": 0.2}
     assert [s["name"] for s in two["stages"]] == ["DR_OQ", "RoDR"] and two["stages"][1]["steps"] == 2
     # the teacher of stage 2 is DR_OQ (the stage-1 checkpoint), not the starting model
@@ -241,7 +242,8 @@ def test_rodr_cases_weights_and_record(tiny, tmp_path):
     odd = _cfg(steps=1)
     odd.w_passage = 0.2
     dev = train_recipe(spec, ds, odd, tmp_path / "odd", progress=False)["deviations"]
-    assert len(dev) == 1 and "existing-retriever" in dev[0] and "1 / 1 / 1" in dev[0]
+    weights_dev = [d for d in dev if "loss weights" in d]
+    assert len(weights_dev) == 1 and "existing-retriever" in weights_dev[0] and "1 / 1 / 1" in weights_dev[0]
     # an evaluation of that checkpoint carries the case, weights and deviation into result.json
     from bench.models.spec import resolve_model
     from bench.results.writer import model_entry
@@ -326,3 +328,54 @@ def test_two_stage_peft_run_trains_the_stage_one_modules_on(tiny, tmp_path):
     one = load_file(str(tmp_path / "p.dr-oq" / "tuning.safetensors"))
     two = load_file(str(tmp_path / "p" / "tuning.safetensors"))
     assert one.keys() == two.keys() and any(not np.array_equal(one[k], two[k]) for k in one)
+
+
+def test_rodr_schedule_deviations_sources_and_the_paper_option(tiny, tmp_path):
+    spec, ds = tiny
+    harness = RecipeConfig(recipe="rodr")
+    dev = harness.deviations("cos")
+    assert any("1 hard negative(s) per query (DR_O's top 30; paper: 7" in d for d in dev)
+    assert any("1 epoch(s) (paper: 4)" in d for d in dev)
+    assert any("learning rate 2e-05, ours" in d and "5e-6 / 3e-5 / 5e-6 / 5e-7" in d for d in dev)
+    assert any("cosine similarities / 0.05" in d and "dot product" in d for d in dev)
+    assert not any("cosine" in d for d in harness.deviations("dot"))
+    assert "IAA paper" not in harness.hyperparameter_sources()["lr"].split("(")[0]
+    paper = RecipeConfig(recipe="rodr", rodr_schedule="paper").validate()
+    assert (paper.train.epochs, paper.train.hard_negatives, paper.train.lr) == (4, 7, 5e-6)
+    pdev = paper.deviations("dot")
+    assert not any("epoch" in d or "hard negative" in d for d in pdev)
+    assert any("learning rate 5e-06, --rodr-schedule paper" in d for d in pdev)
+    src = paper.hyperparameter_sources()
+    assert src["epochs"] == "RoDR paper (4)" and src["hard_negatives"] == "RoDR paper (7)"
+    kept = RecipeConfig(recipe="rodr", rodr_schedule="paper", train=TrainConfig(lr=1e-5))
+    assert kept.train.lr == 1e-5 and kept.lr_source() == "from --lr"
+    assert any("variation is drawn among the sets that changed" in d
+               for d in RecipeConfig(recipe="dr-qv", variation_sampling="changed").deviations())
+    with pytest.raises(BenchError, match="rodr-schedule"):
+        RecipeConfig(rodr_schedule="fast").validate()
+    # a run records them, the source of every setting, and the teacher's lengths (the training lengths)
+    rec = train_recipe(spec, ds, _cfg(steps=1), tmp_path / "r", progress=False)
+    assert rec["deviations"] == _cfg().deviations(spec.similarity) and rec["deviations"]
+    assert set(rec["hyperparameter_sources"]) >= {"lr", "epochs", "hard_negatives", "temperature"}
+    assert rec["config"]["training"]["lr_source"] == rec["hyperparameter_sources"]["lr"] == "from --lr"
+    tc = _cfg().train
+    assert rec["loss"]["teacher"]["lengths"] == {"query": tc.max_query_length, "passage": tc.max_passage_length}
+
+
+def test_variation_sampling_uniform_over_sets_with_unchanged_queries(tiny):
+    from bench.training.recipe_data import variation_pairs
+
+    _, ds = tiny
+    ids = ds.judged_query_ids()
+    every, _, _ = variation_pairs(ds, ids, _cfg(), {})
+    changed_cfg = _cfg()
+    changed_cfg.variation_sampling = "changed"
+    changed, _, _ = variation_pairs(ds, ids, changed_cfg, {})
+    for a, b in zip(every, changed):
+        assert len(a.variations) == 2  # one entry per set, changed or not
+        assert a.n_changed == b.n_changed == len(b.variations)
+        for name, text in a.variations:
+            if name.endswith("(unchanged)"):
+                assert text == a.text
+        assert [v for v in a.variations if not v[0].endswith("(unchanged)")] == list(b.variations)
+    assert any(v[0].endswith("(unchanged)") for p in every for v in p.variations)

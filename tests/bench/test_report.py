@@ -14,6 +14,7 @@ pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")  # a report nev
 
 from bench.evaluation import stats as S
 from bench.cli.main import main
+from bench.reporting.markup import pval
 from bench.reporting.report import render_markdown, report
 from bench.reporting.reportdata import ReportOptions, build
 from bench.results.rundir import load_run
@@ -142,7 +143,7 @@ def test_fewshot_headline_has_the_runs_numbers(run):
             cells = rows[f"{m} K={k}"]
             assert "n/a" not in " ".join(cells)  # was: a table of n/a
             assert cells[1] == f"{100 * e['novel']['mean']:.1f} ±{100 * e['novel']['sd']:.1f}"
-            assert cells[2].startswith(f"{100 * c['delta']:+.2f} (p {c['p_corrected']:.4f})")
+            assert cells[2].startswith(f"{100 * c['delta']:+.2f} (p {pval(c['p_corrected'])})")
             n += 1
     assert n == sum(len(mo["k"]) for mo in r["methods"].values()) > 0
     classes = {c[0]: c for c in _table(md, "### Per class", "### Trials")}

@@ -67,7 +67,7 @@ def test_domain_suite_end_to_end(domain_setup, tmp_path):
     assert both["backbone"]["head_warmup"]["steps"] == 0  # a trained head is not warmed up again
     for dam in (both["source_backbone"], both["backbone"]):
         assert set(dam["mlm_loss"]) >= {"initial", "after_warmup", "final", "ln_vocab"}
-    assert [d[:6] for d in r["deviations"]] == ["DDR-1:", "DDR-2:", "DDR-3:"]
+    assert [d[:6] for d in r["deviations"]] == ["DDR-1:", "DDR-2:", "DDR-3:", "DDR-4:"]
     table = domain_table(r)
     assert "zero-shot" in table
     assert "REM+DAM vs DR" in table and "REM+DAM vs REM" in table
@@ -212,3 +212,28 @@ def test_no_pairs_without_the_ddr_systems(domain_setup, tmp_path):
     spec, source, target = domain_setup
     r = run(spec, target, source, _cfg(systems=("zero-shot", "DR")), None)["result"]
     assert "pairwise" not in r and r["deviations"] == []
+
+
+def test_target_dam_gets_its_own_lr_and_every_rate_is_reported(domain_setup, tmp_path, monkeypatch):
+    """--mlm-target-lr trains the target DAM at its own rate (the source DAM keeps --mlm-lr), and
+    DDR-1 names the source and target DAM rates, DR's and REM's; DDR-4 the starting model."""
+    import dataclasses
+
+    import suites.domain_systems as ds_mod
+    from bench.core.timing import Timer
+
+    spec, source, target = domain_setup
+    seen = []
+    monkeypatch.setattr(ds_mod, "adapt_backbone", lambda s, texts, mlm, folder, **kw: seen.append((kw["role"], mlm.lr)))
+    base = _cfg()
+    cfg = dataclasses.replace(base, mlm=dataclasses.replace(base.mlm, lr=3e-5, target_lr=7e-6), rem_lr=4e-4)
+    ds_mod._adapt(spec, source, cfg, tmp_path, Timer(), role="source")
+    ds_mod._adapt(spec, target, cfg, tmp_path, Timer(), role="target")
+    assert seen == [("source", 3e-5), ("target", 7e-6)]
+    dev = ds_mod.ddr_deviations(spec, cfg, None)
+    one = next(d for d in dev if d.startswith("DDR-1:"))
+    assert "source DAM at lr 3e-05" in one and "target DAM at lr 7e-06 (--mlm-target-lr)" in one
+    assert f"DR {cfg.train.epochs} epoch(s) at lr 0.001" in one and "REM 1 epoch(s) at lr 0.0004" in one
+    assert next(d for d in dev if d.startswith("DDR-4:")).startswith("DDR-4: DR and REM start from tiny")
+    same = ds_mod.ddr_deviations(spec, base, None)
+    assert "one MLM rate for both DAMs" in next(d for d in same if d.startswith("DDR-1:"))

@@ -159,3 +159,32 @@ def test_errors_and_notes():
     assert any("no class label" in n for n in plan.notes)
     assert any("test only" in n for n in plan.notes)
     assert split_queries({"a": ["q1"]}, 0.5, 0).train["a"] == ()
+
+
+def test_min_class_test_leaves_small_classes_out_of_every_score():
+    from suites.fewshot_metrics import split_classes as score_classes, summarise_setting, summarise_trials
+
+    ds = make_dataset([2, 10, 40, 3])  # test queries at ratio 0.5: 1, 5, 20, 2 (rounding half to even)
+    plan = build_plan(ds, seed=0, ks=[1], n_trials=2, min_usable_novel=0, min_class_test=3)
+    sizes = {c: len(t) for c, t in build_plan(ds, seed=0, ks=[1], n_trials=1, min_usable_novel=0).queries.test.items()}
+    small = {c for c, n in sizes.items() if n < 3}
+    assert small and plan.excluded == {c: sizes[c] for c in sorted(small)}
+    d = plan.to_dict()
+    assert d["min_class_test"] == 3 and d["excluded_classes"] == plan.excluded
+    assert any("--min-class-test 3" in n for n in d["notes"])
+    # still trained on (their training queries stay), scored nowhere
+    assert all(plan.queries.train[c] or sizes[c] == 0 for c in small) and all(not plan.queries.test[c] for c in small)
+    hits = {q: float(int(q[1:]) % 2) for q in ds.queries}  # every other query hits
+    s = summarise_setting(hits, plan)
+    assert set(s["per_class"]) == set(sizes) - small
+    kept = [c for c in score_classes(plan)["all"] if c not in small]
+    assert s["all"] == pytest.approx(sum(s["per_class"][c] for c in kept) / len(kept))
+    # the query-level mean: every scored test query once
+    test_q = [q for c in kept for q in plan.queries.test[c]]
+    assert s["query_mean"]["all"] == pytest.approx(sum(hits[q] for q in test_q) / len(test_q))
+    t = summarise_trials([hits, hits], hits, plan)
+    assert t["all"]["query_mean"] == pytest.approx(s["query_mean"]["all"])
+    with pytest.raises(BenchError, match="min-class-test"):
+        from suites.fewshot_config import FewShotConfig
+
+        FewShotConfig(min_class_test=0).validate()
