@@ -27,7 +27,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+#: the checkout whose code is measured (default this one): DRBENCH_BENCH_ROOT=/path/to/other/checkout
+#: measures another version (e.g. the main branch, for a before/after table) with this script
+CODE = Path(os.environ.get("DRBENCH_BENCH_ROOT", ROOT))
+sys.path.insert(0, str(CODE))
 
 
 def synthetic_passages(vocab_file: Path, n: int, seed: int = 0):
@@ -112,7 +115,7 @@ def main() -> None:
         model, tok = holder.load()
         vocab = Path(spec.resolve_path()) / "vocab.txt"
         texts = synthetic_passages(vocab, args.n)
-        report = {"label": args.label, "n": args.n, "model": "tiny random 2-layer BERT" if args.model == "tiny"
+        report = {"label": args.label, "code": str(CODE), "n": args.n, "model": "tiny random 2-layer BERT" if args.model == "tiny"
                   else spec.name, "batch_size": args.batch_size, "max_length": holder.max_length,
                   "torch_threads": torch.get_num_threads(), "device": args.device, "cpu_count": os.cpu_count(),
                   "uptime_before": uptime()}
