@@ -4,7 +4,8 @@
   (queries or passages) of a :class:`~bench.models.spec.ModelSpec`.
 - :class:`~bench.encoding.cache.EmbeddingCache` (in :mod:`bench.encoding.cache`): two stores under ``<cache home>/embeddings/<encoder key>/``
   (the key covers weights + tokenizer hash, pooling, normalisation, prefix, max length, dtype
-  and role, see :func:`bench.models.spec.encoder_key`):
+  and role, see :func:`bench.models.spec.encoder_key`, the batch size, and beyond the reference
+  runtime (cpu, torch) the device class, GPU name and backend, see :mod:`bench.encoding.runtime`):
 
   * ``matrix-<content key>.npy``: a text list (a corpus shard, see :mod:`bench.encoding.shards`) encoded
     in order, streamed to disk batch by batch and memory-mapped back; the content key hashes the
