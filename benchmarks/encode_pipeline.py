@@ -11,7 +11,8 @@ alternating order, (a) the bare loop: corpus order, batches of 64, ``tokenizer(.
 masked-mean pooling + normalisation, nothing written; (b) the pipeline: ``encode_corpus`` into an
 empty cache folder (length pass, sorting, batches, memory-mapped shard file, checksum). The machine
 may be shared: the report gives each side's median over the rounds and ``uptime`` before and after.
-``--profile`` adds a cProfile of one pipeline run (top functions by cumulative time).
+``--legacy`` adds (c) the pipeline of before (per-batch tokenisation after the length pass), in
+the same process and alternation; ``--profile`` adds a cProfile of each pipeline on 5,000 texts.
 Numbers are measurements, never assertions.
 """
 from __future__ import annotations
@@ -63,11 +64,29 @@ def bare_loop(model, tok, texts, batch_size: int, max_length: int, device: str =
     return time.perf_counter() - t0
 
 
-def pipeline(spec, texts, batch_size: int, device: str, shared=None) -> float:
+def legacy_encoder_class():
+    """The encoder with the corpus path of before the single-tokenisation pipeline: a length pass
+    that keeps only the lengths, then every batch tokenised again (``encode_batch``)."""
+    import numpy as np
+
+    from bench.encoding.encoder import Encoder
+
+    class LegacyEncoder(Encoder):
+        def encode_into(self, texts, out, desc=""):
+            order = self.length_order(texts)
+            for start in range(0, len(order), self.batch_size):
+                idx = np.sort(order[start:start + self.batch_size])
+                out[idx] = self.encode_batch([texts[i] for i in idx])
+
+    return LegacyEncoder
+
+
+def pipeline(spec, texts, batch_size: int, device: str, shared=None, legacy: bool = False) -> float:
     from bench.encoding.encoder import Encoder
     from bench.encoding.shards import list_chunks, encode_corpus
 
-    enc = Encoder(spec, "passage", batch_size=batch_size, device=device, progress=False, shared=shared)
+    cls = legacy_encoder_class() if legacy else Encoder
+    enc = cls(spec, "passage", batch_size=batch_size, device=device, progress=False, shared=shared)
     enc.load()
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
@@ -90,7 +109,8 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     ap.add_argument("--model", default="tiny")
     ap.add_argument("--device", default="cpu")
-    ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--profile", action="store_true", help="cProfile (by own time) of each pipeline on 5,000 texts")
+    ap.add_argument("--legacy", action="store_true", help="also time the pipeline of before (per-batch tokenisation)")
     ap.add_argument("--label", default="")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
@@ -120,32 +140,41 @@ def main() -> None:
                   "torch_threads": torch.get_num_threads(), "device": args.device, "cpu_count": os.cpu_count(),
                   "uptime_before": uptime()}
         bare_loop(model, tok, texts[:2000], args.batch_size, holder.max_length, args.device)  # warm-up
-        bare, ours = [], []
+        sides = ["bare", "pipeline"] + (["legacy"] if args.legacy else [])
+        times = {side: [] for side in sides}
         for r in range(args.rounds):
-            order = ("bare", "pipeline") if r % 2 == 0 else ("pipeline", "bare")
-            for side in order:
+            for side in (sides if r % 2 == 0 else sides[::-1]):
                 if side == "bare":
-                    bare.append(bare_loop(model, tok, texts, args.batch_size, holder.max_length, args.device))
+                    t = bare_loop(model, tok, texts, args.batch_size, holder.max_length, args.device)
                 else:
-                    ours.append(pipeline(spec, texts, args.batch_size, args.device, shared=holder))
-        report["uptime_after"] = uptime()
-        mb, mp = statistics.median(bare), statistics.median(ours)
-        report.update({"bare_s": [round(x, 3) for x in bare], "pipeline_s": [round(x, 3) for x in ours],
-                       "bare_median_passages_per_s": round(args.n / mb, 1),
-                       "pipeline_median_passages_per_s": round(args.n / mp, 1),
-                       "pipeline_share_of_bare": round(mb / mp, 3)})
+                    t = pipeline(spec, texts, args.batch_size, args.device, shared=holder, legacy=side == "legacy")
+                times[side].append(t)
+            report["uptime_after"] = uptime()
+            mb = statistics.median(times["bare"])
+            report["rounds_done"] = r + 1
+            for side in sides:
+                m = statistics.median(times[side])
+                report[f"{side}_s"] = [round(x, 3) for x in times[side]]
+                report[f"{side}_median_passages_per_s"] = round(args.n / m, 1)
+                if side != "bare":
+                    report[f"{side}_share_of_bare"] = round(mb / m, 3)
+            if args.out:  # after every round: a run cut short still reports what it measured
+                args.out.parent.mkdir(parents=True, exist_ok=True)
+                args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
         if args.profile:
             import cProfile
             import io
             import pstats
 
-            prof = cProfile.Profile()
-            prof.enable()
-            pipeline(spec, texts, args.batch_size, args.device, shared=holder)
-            prof.disable()
-            s = io.StringIO()
-            pstats.Stats(prof, stream=s).sort_stats("cumulative").print_stats(25)
-            report["profile_top"] = [ln for ln in s.getvalue().splitlines() if ln.strip()][:45]
+            n_prof = min(len(texts), 5000)
+            for side in sides[1:]:
+                prof = cProfile.Profile()
+                prof.enable()
+                pipeline(spec, texts[:n_prof], args.batch_size, args.device, shared=holder, legacy=side == "legacy")
+                prof.disable()
+                s = io.StringIO()
+                pstats.Stats(prof, stream=s).sort_stats("tottime").print_stats(14)
+                report[f"profile_{side}_tottime_{n_prof}"] = [ln for ln in s.getvalue().splitlines() if ln.strip()][:30]
     text = json.dumps(report, indent=2)
     print(text)
     if args.out:
