@@ -21,6 +21,7 @@
 """
 from __future__ import annotations
 
+import contextlib
 from typing import Optional, Sequence
 
 import numpy as np
@@ -98,10 +99,11 @@ class Encoder:
         model, tok = self.load()
         batch = tok([self.prefix + t for t in texts], padding=padding, truncation=True, max_length=max_length,
                     return_tensors="pt")
-        return self._run(batch)
+        return self.forward_batch(batch)
 
-    def _run(self, batch) -> np.ndarray:
-        """Model, pool and Dense on a tokenised batch (a dict of CPU tensors)."""
+    def forward_batch(self, batch) -> np.ndarray:
+        """Model, pool and Dense on a tokenised batch (a dict of CPU tensors): the one forward pass
+        every path (corpus shards, canonical query batches, :meth:`encode_batch`) goes through."""
         import torch
 
         model, _ = self.load()
@@ -147,10 +149,11 @@ class Encoder:
         order = np.argsort(-ids.lengths, kind="stable")
         bar = progress(total=len(texts), desc=desc or f"encode {plural(self.role)}", unit="text",
                        enabled=self.progress)
-        for rows, batch in feed_batches(tok, ids, order, self.batch_size):
-            out[rows] = self._run(batch)
-            self.n_encoded += len(rows)
-            bar.update(len(rows))
+        with contextlib.closing(feed_batches(tok, ids, order, self.batch_size)) as batches:
+            for rows, batch in batches:  # an error here (or ^C) stops the feeder thread on the way out
+                out[rows] = self.forward_batch(batch)
+                self.n_encoded += len(rows)
+                bar.update(len(rows))
         bar.close()
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
