@@ -91,7 +91,8 @@ def run(spec: ModelSpec, dataset: Dataset, source: Dataset, cfg: DomainConfig, o
             s_spec = dataclasses.replace(spec_from_folder(folder, name=f"{spec.name}:{system}"),
                                          max_query_length=spec.max_query_length,
                                          max_passage_length=spec.max_passage_length,
-                                         length_sources=dict(spec.length_sources))
+                                         length_sources=dict(spec.length_sources), device=spec.device,
+                                         dtype=spec.dtype, backend=spec.backend)
         with timer(f"evaluate:{system}"):
             retriever = make_retriever(s_spec, dataset, timer, cache_root=cfg.cache_root, batch_size=cfg.batch_size,
                                        progress=cfg.progress)

@@ -230,7 +230,8 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
         basic_spec = dataclasses.replace(spec_from_folder(folder, name=f"{spec.name}+basic"),
                                          max_query_length=spec.max_query_length,
                                          max_passage_length=spec.max_passage_length,
-                                         length_sources=dict(spec.length_sources))
+                                         length_sources=dict(spec.length_sources), device=spec.device,
+                                         dtype=spec.dtype, backend=spec.backend)
         start_ctx = _Context(basic_spec, dataset, cfg, timer, plan, "basic")
         with timer("zero_shot:basic"):
             zero = start_ctx.zero_shot()

@@ -45,7 +45,9 @@ def run(args) -> int:
     check_at_least_one(args, "batch_size")
     check_writable_folder(args.out, "--out", "give --out a new or writable folder")
     check_cache_home()
-    spec = resolve_model(args.model).with_overrides()
+    from bench.encoding import runtime
+
+    spec = runtime.apply(resolve_model(args.model).with_overrides(), args.device, args.dtype, "torch")
     refuse_dense(spec, "bench adapt")
     print(spec.describe(), file=sys.stderr)
     source = load_dataset(args.source, args.source_split)

@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Tuple
 
-from bench.cli.options import add_options, check_at_least_one, check_label, slug
+from bench.cli.options import EVALUATE_RUNTIME, add_options, check_at_least_one, check_label, slug
+from bench.encoding import runtime
 from bench.core.errors import BenchError
 from bench.core.io import safe_name
 from bench.core.options import option
@@ -45,7 +46,7 @@ COMMON = (
                                             "start a local Ray instance)"),
     option("--no-progress", action="store_true",
            help="hide progress bars (plain lines outside a terminal) and status lines"),
-)
+) + EVALUATE_RUNTIME
 #: options several suites share; each suite says which it honours (Suite.shared)
 SHARED = (
     option("--top-k", type=int, default=100, help="documents retrieved per query (default: 100)"),
@@ -145,7 +146,8 @@ def namespace(**values) -> argparse.Namespace:
 
 
 #: options that do not change the numbers of a run (they are left out of the default folder's hash)
-NOT_IN_RESULT = frozenset({"out", "executor", "address", "no_progress", "trec_runs", "shard_size", "no_plots"})
+NOT_IN_RESULT = frozenset({"out", "executor", "address", "no_progress", "trec_runs", "shard_size", "no_plots",
+                           "device"})  # metrics compare across devices (bench.encoding.runtime.COMPARABILITY)
 
 
 def default_out(args, suite, model_label: str, dataset_name: str) -> Tuple[Path, List[str]]:
@@ -222,7 +224,10 @@ def execute(args) -> Tuple[int, Path]:
         max_passage_length=args.max_passage_length)
     if args.name is not None:
         spec = dataclasses.replace(spec, name=check_label(args.name))
+    spec = runtime.apply(spec, args.device, args.dtype, args.backend)
     print(spec.describe(), file=sys.stderr)
+    if spec.kind == "dense" and runtime.record(spec) is not None:
+        print(runtime.describe(spec), file=sys.stderr)
     out_fix = "give --out a new or writable folder"
     if args.out is not None:
         check_writable_folder(args.out, "--out", out_fix)

@@ -8,6 +8,7 @@ from typing import Iterable, Set
 from bench.core.io import safe_name, visible
 from bench.core.options import Option
 from bench.core.errors import BenchError
+from bench.encoding.runtime import BACKEND_OPTION, RUNTIME_OPTIONS
 from bench.training.contrastive import TRAINING_OPTIONS
 from bench.tuning.config import TUNING_OPTIONS
 
@@ -28,8 +29,13 @@ def add_training_options(p, optimisation: str, methods: str, batch_help: str) ->
     optimisation (TRAINING_OPTIONS) and method-setting (TUNING_OPTIONS) groups."""
     p.add_argument("--batch-size", type=int, default=64, help=batch_help)
     p.add_argument("--no-progress", action="store_true")
+    add_options(p.add_argument_group("runtime"), RUNTIME_OPTIONS)
     add_options(p.add_argument_group(optimisation), TRAINING_OPTIONS)
     add_options(p.add_argument_group(methods), TUNING_OPTIONS)
+
+
+#: --device, --dtype and --backend (bench evaluate: every suite, the few-shot suite included)
+EVALUATE_RUNTIME = RUNTIME_OPTIONS + (BACKEND_OPTION,)
 
 
 def check_at_least_one(args, *dests: str) -> None:

@@ -68,7 +68,9 @@ def run(args) -> int:
     if args.out is not None:
         check_writable_folder(args.out, "--out", "give --out a new or writable folder")
     check_cache_home()
-    spec = resolve_model(args.model).with_overrides()
+    from bench.encoding import runtime
+
+    spec = runtime.apply(resolve_model(args.model).with_overrides(), args.device, args.dtype, "torch")
     refuse_dense(spec, "bench train")
     print(spec.describe(), file=sys.stderr)
     dataset = load_dataset(args.dataset, args.split)

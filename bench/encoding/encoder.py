@@ -4,7 +4,8 @@
   (queries or passages) of a :class:`~bench.models.spec.ModelSpec`.
 - :class:`~bench.encoding.cache.EmbeddingCache` (in :mod:`bench.encoding.cache`): two stores under ``<cache home>/embeddings/<encoder key>/``
   (the key covers weights + tokenizer hash, pooling, normalisation, prefix, max length, dtype
-  and role, see :func:`bench.models.spec.encoder_key`):
+  and role, see :func:`bench.models.spec.encoder_key`, the batch size, and beyond the reference
+  runtime (cpu, torch) the device class, GPU name and backend, see :mod:`bench.encoding.runtime`):
 
   * ``matrix-<content key>.npy``: a text list (a corpus shard, see :mod:`bench.encoding.shards`) encoded
     in order, streamed to disk batch by batch and memory-mapped back; the content key hashes the
@@ -20,6 +21,7 @@
 """
 from __future__ import annotations
 
+import contextlib
 from typing import Optional, Sequence
 
 import numpy as np
@@ -28,6 +30,8 @@ from bench.models.loading import load_dense, load_encoder, pool
 from bench.models.spec import ModelSpec, encoder_key, weights_fingerprint
 from bench.core.io import sha256_hex
 from bench.core.progress import plural, progress
+from bench.encoding.runtime import key_parts
+from bench.encoding.pipeline import feed_batches, tokenise_all
 
 #: canonical query batches pad every text to its token count rounded up to this multiple
 LENGTH_STEP = 8
@@ -36,15 +40,19 @@ LENGTH_STEP = 8
 class Encoder:
     """Encode texts of one role with a Hugging Face encoder; the model loads on first use."""
 
-    def __init__(self, spec: ModelSpec, role: str, batch_size: int = 64, device: str = "cpu",
+    def __init__(self, spec: ModelSpec, role: str, batch_size: int = 64, device: Optional[str] = None,
                  progress: bool = True, shared: Optional["Encoder"] = None):
         if role not in ("query", "passage"):
             raise ValueError("role must be 'query' or 'passage'")
+        device = device or getattr(spec, "device", "cpu")  # resolved by bench.encoding.runtime.apply
+        self.backend = getattr(spec, "backend", "torch")
         self.spec, self.role, self.batch_size, self.device, self.progress = spec, role, batch_size, device, progress
         self.folder = spec.resolve_path()
         self.weights_fp = shared.weights_fp if shared is not None else weights_fingerprint(self.folder, spec.dense)
-        # the batch size is part of the key: a vector's last bits depend on the shape of the forward pass
-        self.key = sha256_hex(encoder_key(spec, self.weights_fp, role), "batching-v2", str(batch_size))
+        # the batch size is part of the key: a vector's last bits depend on the shape of the forward pass;
+        # so are the device class and backend (nothing is added for cpu + torch: the keys of before)
+        self.key = sha256_hex(encoder_key(spec, self.weights_fp, role), "batching-v2", str(batch_size),
+                              *key_parts(device, self.backend))
         self.prefix = spec.query_prefix if role == "query" else spec.passage_prefix
         self.max_length = spec.max_query_length if role == "query" else spec.max_passage_length
         self._shared = shared  # the encoder whose model and tokenizer this one uses (loaded once)
@@ -65,7 +73,12 @@ class Encoder:
         if self._shared is not None:
             return self._shared.load()
         if self._model is None:
-            model, tok = load_encoder(self.folder, self.spec.dtype, self.device)
+            if self.backend != "torch":
+                from bench.encoding.onnx_backend import load_onnx
+
+                model, tok = load_onnx(self.folder, self.weights_fp, self.backend)
+            else:
+                model, tok = load_encoder(self.folder, self.spec.dtype, self.device)
             self._dense = load_dense(self.folder, self.spec.dense, self.spec.dtype, self.device)
             self._model, self._tokenizer = model, tok
         return self._model, self._tokenizer
@@ -83,11 +96,18 @@ class Encoder:
 
     def _forward(self, texts: Sequence[str], padding, max_length: int) -> np.ndarray:
         """One forward pass (tokenise, model, pool, Dense): float32 array (len(texts), dim)."""
-        import torch
-
         model, tok = self.load()
         batch = tok([self.prefix + t for t in texts], padding=padding, truncation=True, max_length=max_length,
-                    return_tensors="pt").to(self.device)
+                    return_tensors="pt")
+        return self.forward_batch(batch)
+
+    def forward_batch(self, batch) -> np.ndarray:
+        """Model, pool and Dense on a tokenised batch (a dict of CPU tensors): the one forward pass
+        every path (corpus shards, canonical query batches, :meth:`encode_batch`) goes through."""
+        import torch
+
+        model, _ = self.load()
+        batch = {k: v.to(self.device) for k, v in batch.items()}
         with torch.inference_mode():
             out = model(**batch).last_hidden_state
             emb = pool(out, batch["attention_mask"], self.spec, self.dense())
@@ -115,14 +135,25 @@ class Encoder:
         return np.argsort(-self.token_lengths(texts), kind="stable")
 
     def encode_into(self, texts: Sequence[str], out: np.ndarray, desc: str = "") -> None:
-        """Encode ``texts`` in length-sorted batches, writing row i of ``out`` for text i."""
-        order = self.length_order(texts)
+        """Encode ``texts`` in length-sorted batches, writing row i of ``out`` for text i.
+
+        Batches: texts sorted by descending token count (ties by position), cut every
+        ``batch_size``, each batch's texts in corpus order, padded to its longest text: the
+        batches of :meth:`encode_batch` over :meth:`length_order`, so the vectors are the same
+        bits. The texts are tokenised once (:func:`bench.encoding.pipeline.tokenise_all`: the
+        length pass keeps the ids) and a feeder thread pads the next batches while the model runs
+        (:func:`bench.encoding.pipeline.feed_batches`).
+        """
+        _, tok = self.load()
+        ids = tokenise_all(tok, [self.prefix + t for t in texts], self.max_length)
+        order = np.argsort(-ids.lengths, kind="stable")
         bar = progress(total=len(texts), desc=desc or f"encode {plural(self.role)}", unit="text",
                        enabled=self.progress)
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start:start + self.batch_size]
-            out[np.sort(idx)] = self.encode_batch([texts[i] for i in np.sort(idx)])
-            bar.update(len(idx))
+        with contextlib.closing(feed_batches(tok, ids, order, self.batch_size)) as batches:
+            for rows, batch in batches:  # an error here (or ^C) stops the feeder thread on the way out
+                out[rows] = self.forward_batch(batch)
+                self.n_encoded += len(rows)
+                bar.update(len(rows))
         bar.close()
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:

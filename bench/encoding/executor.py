@@ -13,15 +13,17 @@ Contract (every executor):
 
 ``RayExecutor`` (``--executor ray [--address auto|HOST:PORT]``; ``pip install "drbench[ray]"``):
 
-- shards: a pool of Ray actors, each loading the model once (one CPU each by default; one GPU
-  each when the cluster has GPUs, with the encoder on ``cuda``), encodes shards with the same
-  length-sorted batches as the local executor, so the vectors are byte-identical on CPU. Workers
+- shards: a pool of Ray actors, each loading the model once, on the driver encoder's device
+  class (``--device``: one CPU each for ``cpu``; one GPU each for ``cuda``, which the cluster must
+  have), encodes shards with the same length-sorted batches as the local executor, so the vectors
+  are byte-identical to local ones on the same device class. Workers
   return each shard's array to the driver, which writes it to the content-addressed cache as soon
   as it arrives: the cache home only has to exist on the driver's machine (no shared filesystem
   is needed), a finished shard is never lost, and a rerun or an interrupted run recomputes only
-  missing shards. GPU vectors are not byte-identical to CPU vectors and the cache key does not
-  name the device (as for a local encoder's ``device``): pass ``gpus=False`` to keep a GPU
-  cluster on CPU when a run must reproduce CPU files. Every node must see the model folder at the
+  missing shards. GPU vectors are not byte-identical to CPU vectors, so the cache key names the
+  device class and GPU model beyond the CPU (:mod:`bench.encoding.runtime`): a worker whose key
+  differs from the driver's (another GPU model, other files) is refused. ``gpus=False`` keeps a
+  cuda encoder's shards off the GPUs (an error: use ``--device cpu``). Every node must see the model folder at the
   same path (registered models are installed packages; a local checkpoint folder must be copied
   or on a shared path). At most one shard per worker is in flight, so the driver holds that many
   shards' texts at a time.
@@ -153,7 +155,7 @@ class _ShardWorker:
         if self.encoder.key != expected_key:
             raise ResourceError(f"the model files of {spec.name!r} differ on this Ray node (encoder key "
                                 f"{self.encoder.key[:12]} != {expected_key[:12]} on the driver): every node must "
-                                f"have the same model folder")
+                                f"have the same model folder and, on GPUs, the same GPU model as the driver")
         self.encoder.load()
 
     def encode(self, index: int, texts, kill=None):
@@ -244,7 +246,10 @@ class RayExecutor:
     def encode_shards(self, encoder, jobs: Iterable) -> Iterator:
         ray = self._ray()
         gpus = ray.cluster_resources().get("GPU", 0) if self.gpus is not False else 0
-        device = "cuda" if gpus >= 1 else "cpu"
+        device = "cuda" if str(encoder.device).startswith("cuda") else str(encoder.device)
+        if device == "cuda" and gpus < 1:
+            raise ResourceError(f"the passage encoder runs on {encoder.device} but the Ray cluster offers no GPU to its "
+                                f"shard workers. Fix: --device cpu, or add GPU nodes to the cluster")
         actor_cls = ray.remote(num_cpus=self.cpus_per_worker, num_gpus=1 if device == "cuda" else 0,
                                max_restarts=self.retries, max_task_retries=self.retries)(_ShardWorker)
         limit = self.n_workers()

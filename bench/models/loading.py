@@ -167,11 +167,12 @@ def refuse_dense(spec: ModelSpec, what: str) -> None:
 
 
 def load_backbone(spec: ModelSpec):
-    """(model, tokenizer) of a dense spec in float32 (training precision), in eval mode."""
+    """(model, tokenizer) of a dense spec in float32 (training precision), in eval mode, on the
+    spec's device (``--device``; the CPU by default)."""
     if spec.kind != "dense":
         raise BenchError(f"model {spec.name!r} is not a dense encoder: the few-shot suite trains dense models")
     refuse_dense(spec, "training")
-    return load_encoder(spec.resolve_path(), "float32")
+    return load_encoder(spec.resolve_path(), "float32", getattr(spec, "device", "cpu"))
 
 
 def load_masked_lm(folder: Path) -> Tuple[object, object, dict]:

@@ -47,6 +47,10 @@ class ModelSpec:
     max_query_length: int = 64
     max_passage_length: int = 256
     dtype: str = "float32"
+    #: where and how the forward pass runs (not part of the model: recorded as the result's
+    #: ``model.runtime`` when not the reference cpu + torch, see bench.encoding.runtime)
+    device: str = "cpu"  # resolved: "cpu", "cuda:N" or "mps" (never "auto")
+    backend: str = "torch"  # "torch", "onnx" or "onnx-int8"
     params: Dict[str, Any] = field(default_factory=dict)  # kind-specific (bm25: k1, b, ...)
     #: sentence-transformers Dense module folders (relative to the model folder), applied in order
     #: between pooling and normalisation
@@ -86,6 +90,7 @@ class ModelSpec:
         every other model reads as before)."""
         d = self.to_dict()
         d.pop("length_sources")
+        d.pop("device"), d.pop("backend")  # the runtime, recorded beside the spec (model.runtime)
         if not d["dense"]:
             d.pop("dense")
         else:

@@ -88,6 +88,20 @@ class ModelLengths(TypedDict):
     passage_from: Annotated[str, "where the passage length came from (as query_from)"]
 
 
+class ModelRuntime(TypedDict, total=False):
+    """Where and how the forward pass ran, when not the reference runtime (the CPU with torch,
+    which a result without this key used). Metrics compare across runtimes; vectors and result
+    bytes are identical only within one device class, dtype and backend."""
+
+    device: Annotated[str, "device class: cuda or mps (--device)"]
+    device_name: Annotated[str, "the hardware: the GPU's name for cuda"]
+    dtype: Annotated[str, "encoding precision (--dtype; also model.spec.dtype)"]
+    backend: Annotated[str, "forward-pass backend: torch, onnx or onnx-int8 (--backend; onnx-int8 is a named "
+                            "deviation: dynamically quantised weights)"]
+    backend_version: Annotated[str, "onnx backends: the onnxruntime and onnx versions and the export opset"]
+    comparability: Annotated[str, "the comparability rule in words"]
+
+
 class _ModelRequired(TypedDict):
     name: Annotated[str, "model name: --name, else the registered name or the last component of the "
                          "folder it was loaded from"]
@@ -100,6 +114,8 @@ class ModelEntry(_ModelRequired, total=False):
     spec: Annotated[Dict[str, Any], "the model spec without machine-specific paths (ModelSpec.portable_dict)"]
     lengths: Annotated[ModelLengths, "dense models: the maximum lengths used and where they came from"]
     training: Annotated[ModelTraining, "for a checkpoint trained by drbench: a summary of its training"]
+    runtime: Annotated[ModelRuntime, "dense models on a runtime other than cpu + torch (--device, --dtype, "
+                                     "--backend): what ran"]
 
 
 class _DatasetRequired(TypedDict):

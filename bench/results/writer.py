@@ -139,6 +139,11 @@ def model_entry(spec, fingerprint: str) -> dict:
     if spec.kind == "dense":
         out["lengths"] = {"query": spec.max_query_length, "passage": spec.max_passage_length,
                           "query_from": spec.length_source("query"), "passage_from": spec.length_source("passage")}
+        from bench.encoding.runtime import record
+
+        rt = record(spec)  # None on the reference runtime (cpu, torch): those files stay as they were
+        if rt is not None:
+            out["runtime"] = rt
     if spec.kind == "dense" and spec.path:
         from pathlib import Path
 

@@ -182,6 +182,7 @@ def train_dual_encoder(dual, examples: Sequence[Example], doc_text: Callable[[st
     lr, temperature = settings["lr"], settings["temperature"]
     n_neg = settings["hard_negatives"]
     cosine = dual.spec.similarity == "cos"
+    device = next(dual.query_model.parameters()).device  # the spec's --device (the CPU by default)
     torch.manual_seed(torch_seed(seed, "train", dual.method))
     order_rng = rng_for(seed, "fewshot-train-order", dual.method)
     n = len(examples)
@@ -210,18 +211,19 @@ def train_dual_encoder(dual, examples: Sequence[Example], doc_text: Callable[[st
             if dual.query_trainable:
                 q = dual.embed([ex.text for ex in batch], "query", cfg.max_query_length)
             else:
-                q = torch.from_numpy(np.ascontiguousarray(query_lookup([ex.text for ex in batch]), dtype=np.float32))
+                q = torch.from_numpy(np.ascontiguousarray(query_lookup([ex.text for ex in batch]),
+                                                          dtype=np.float32)).to(device)
             if dual.passage_trainable:
                 p = dual.embed([doc_text(d) for d in cols], "passage", cfg.max_passage_length)
             else:
-                p = torch.from_numpy(np.ascontiguousarray(passage_lookup(cols), dtype=np.float32))
+                p = torch.from_numpy(np.ascontiguousarray(passage_lookup(cols), dtype=np.float32)).to(device)
             if cosine:
                 q = torch.nn.functional.normalize(q, dim=-1)
                 p = torch.nn.functional.normalize(p, dim=-1)
             scores = q @ p.T / temperature
-            mask = relevance_mask(batch, cols)
+            mask = relevance_mask(batch, cols).to(scores.device)
             scores = scores.masked_fill(mask, float("-inf"))
-            loss = torch.nn.functional.cross_entropy(scores, torch.arange(len(batch)))
+            loss = torch.nn.functional.cross_entropy(scores, torch.arange(len(batch), device=scores.device))
             opt.zero_grad(set_to_none=True)
             loss.backward()
             if cfg.grad_clip:

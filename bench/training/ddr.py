@@ -122,6 +122,7 @@ def _mlm_model(spec: ModelSpec, seed: int):
 
     # the missing-head notice is silenced there and recorded in the training record instead
     model, tok, info = load_masked_lm(folder)
+    model = model.to(getattr(spec, "device", "cpu"))
     missing = [k for k in info.get("missing_keys", []) if not k.endswith("decoder.weight")]
     head_missing = any(("cls." in k or "lm_head" in k or "predictions" in k) for k in missing)
     encoder_missing = [k for k in missing if not ("cls." in k or "lm_head" in k or "predictions" in k)]

@@ -103,8 +103,10 @@ class DualEncoder:
         prefix = self.spec.query_prefix if role == "query" else self.spec.passage_prefix
         batch = self.tokenizer([prefix + t for t in texts], padding=True, truncation=True,
                                max_length=max_length or self.max_length(role), return_tensors="pt")
-        out = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).last_hidden_state
-        emb = pool(out, batch["attention_mask"], self.spec)
+        device = next(model.parameters()).device  # the spec's --device (a no-op on the CPU)
+        ids, attn = batch["input_ids"].to(device), batch["attention_mask"].to(device)
+        out = model(input_ids=ids, attention_mask=attn).last_hidden_state
+        emb = pool(out, attn, self.spec)
         self.n_encoded[role] += len(texts)
         return emb
 

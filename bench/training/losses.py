@@ -29,7 +29,8 @@ def rodr_losses(q_n, p_n, q_o, p_o, n_queries: int, mask, temperature: float, co
         q_n = torch.nn.functional.normalize(q_n, dim=-1)
         p_n = torch.nn.functional.normalize(p_n, dim=-1)
     s_n = q_n @ p_n.T / temperature
-    target = torch.arange(n_queries)
+    target = torch.arange(n_queries, device=s_n.device)
+    mask = mask.to(s_n.device)
     l_nll = torch.nn.functional.cross_entropy(s_n.masked_fill(mask, float("-inf")), target)
     if q_o is None:
         return l_nll, None, None

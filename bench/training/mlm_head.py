@@ -99,6 +99,8 @@ def mlm_loss(mlm_model, inputs, attention_mask, labels, frozen_backbone: bool = 
     work). ``frozen_backbone``: the encoder runs without gradients (head warm-up)."""
     import torch
 
+    device = next(mlm_model.parameters()).device  # masks are drawn on the CPU, the model runs on --device
+    inputs, attention_mask, labels = inputs.to(device), attention_mask.to(device), labels.to(device)
     head = _head_module(mlm_model)
     if head is None:  # an architecture whose head is not one module: the library's own loss
         return mlm_model(input_ids=inputs, attention_mask=attention_mask, labels=labels).loss

@@ -250,8 +250,8 @@ def _train_stage(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
         mask = relevance_mask(batch, cols)
         q_o = p_o = None
         if teacher:
-            q_o = torch.from_numpy(np.stack([teacher_q[ex.qid] for ex in batch]).astype(np.float32))
-            p_o = torch.from_numpy(np.asarray(corpus[[doc_pos[d] for d in cols]], dtype=np.float32))
+            q_o = torch.from_numpy(np.stack([teacher_q[ex.qid] for ex in batch]).astype(np.float32)).to(q_n.device)
+            p_o = torch.from_numpy(np.asarray(corpus[[doc_pos[d] for d in cols]], dtype=np.float32)).to(q_n.device)
         if mm is not None:
             first = first_negatives(batch, cols, neg_owner)
             rows = [i for i, f in enumerate(first) if f is not None]
@@ -261,6 +261,7 @@ def _train_stage(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
             tq = torch.from_numpy(np.stack([mm["q"][batch[i].qid] for i in rows]).astype(np.float32))
             tp = torch.from_numpy(np.asarray(mm["corpus"][[doc_pos[cols[i]] for i in rows]], dtype=np.float32))
             tn = torch.from_numpy(np.asarray(mm["corpus"][[doc_pos[cols[j]] for j in negs]], dtype=np.float32))
+            tq, tp, tn = tq.to(q_n.device), tp.to(q_n.device), tn.to(q_n.device)
             loss = margin_mse(q_n[rows], p_n[rows], p_n[negs], tq, tp, tn, cosine)
             return loss, {"margin_mse": float(loss.detach())}
         l_nll, l_q, l_p = rodr_losses(q_n, p_n, q_o, p_o, len(batch), mask, tau, cosine, cfg.passage_rows)

@@ -88,15 +88,15 @@ def test_interrupted_corpus_encoding_leaves_no_entry(tiny_bert, tmp_path, monkey
     spec = spec_from_folder(tiny_bert)
     enc = Encoder(spec, "passage", batch_size=1, progress=False)
     calls = {"n": 0}
-    real = enc.encode_batch
+    real = enc.forward_batch
 
-    def flaky(texts):
+    def flaky(batch):
         calls["n"] += 1
         if calls["n"] == 2:
             raise KeyboardInterrupt
-        return real(texts)
+        return real(batch)
 
-    monkeypatch.setattr(enc, "encode_batch", flaky)
+    monkeypatch.setattr(enc, "forward_batch", flaky)
     with pytest.raises(KeyboardInterrupt):
         EmbeddingCache(enc, tmp_path).matrix(["one", "two", "three"])
     leftovers = [p for p in tmp_path.rglob("*") if p.is_file()]

@@ -89,21 +89,21 @@ def test_resume_encodes_only_missing_shards(tiny_bert, tmp_path):
 def test_an_interrupted_shard_keeps_the_finished_ones(tiny_bert, tmp_path, monkeypatch):
     spec = spec_from_folder(tiny_bert)
     enc = Encoder(spec, "passage", batch_size=1, progress=False)
-    real, calls = enc.encode_batch, {"n": 0}
+    real, calls = enc.forward_batch, {"n": 0}
 
-    def flaky(texts):
+    def flaky(batch):
         calls["n"] += 1
         if calls["n"] == 4:  # inside the second shard
             raise KeyboardInterrupt
-        return real(texts)
+        return real(batch)
 
-    monkeypatch.setattr(enc, "encode_batch", flaky)
+    monkeypatch.setattr(enc, "forward_batch", flaky)
     root = tmp_path / enc.key
     with pytest.raises(KeyboardInterrupt):
         encode_corpus(enc, list_chunks(TEXTS, 2), root, 2)
     done = shard_path(root, content_key(TEXTS[:2])).name
     assert sorted(p.name for p in root.iterdir()) == [done, done + ".sum.json"]
-    monkeypatch.setattr(enc, "encode_batch", real)
+    monkeypatch.setattr(enc, "forward_batch", real)
     out = encode_corpus(enc, list_chunks(TEXTS, 2), root, 2)
     assert out.passages_encoded == 4 and out.passages_cached == 2
 

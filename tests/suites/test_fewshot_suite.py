@@ -155,12 +155,12 @@ def test_qry_tune_does_not_reencode_corpus(tiny_bert, labelled, tmp_path, monkey
 
     spec = spec_from_folder(tiny_bert)
     passages_through_encoder = []
-    orig_batch = Encoder.encode_batch
+    orig_batch = Encoder.forward_batch
 
-    def spy_batch(self, texts):
+    def spy_batch(self, batch):
         if self.role == "passage":
-            passages_through_encoder.append(len(texts))
-        return orig_batch(self, texts)
+            passages_through_encoder.append(len(batch["input_ids"]))
+        return orig_batch(self, batch)
 
     tuned_passage_calls = []
     orig_embed = DualEncoder.embed
@@ -170,7 +170,7 @@ def test_qry_tune_does_not_reencode_corpus(tiny_bert, labelled, tmp_path, monkey
             tuned_passage_calls.append(len(texts))
         return orig_embed(self, texts, role, max_length)
 
-    monkeypatch.setattr(Encoder, "encode_batch", spy_batch)
+    monkeypatch.setattr(Encoder, "forward_batch", spy_batch)
     monkeypatch.setattr(DualEncoder, "embed", spy_embed)
     cfg = small_cfg(tmp_path, methods=["qry-tune"], basic_learning=True)
     out = run(spec, labelled, cfg, None)
