@@ -235,3 +235,27 @@ def word_spans_keeping_abbreviations(text: str) -> List[Span]:
             spans.append((a, b))
         last = b
     return spans
+
+
+def draw_word_pair(words, rng):
+    """The paper's SWAPWORDS draw (TextAttack's WordInnerSwapRandom): word ``i`` uniform, ``j != i``
+    uniform; when the two are the same word, a pair of different words uniformly instead. Returns
+    ``(a, b)`` with ``a < b``, or None when no two different words exist."""
+    n = len(words)
+    if n < 2:
+        return None
+    i = int(rng.integers(n))
+    j = int(rng.integers(n - 1))
+    j = j + 1 if j >= i else j
+    if words[i] == words[j]:
+        pairs = [(a, b) for a in range(n) for b in range(a + 1, n) if words[a] != words[b]]
+        if not pairs:
+            return None
+        i, j = pairs[int(rng.integers(len(pairs)))]
+    return (min(i, j), max(i, j))
+
+
+def draw_marks(marks, max_repeat: int, rng) -> str:
+    """EXTRAPUNC's draw: one of ``marks`` uniformly, repeated 1..``max_repeat`` times uniformly."""
+    mark = marks[int(rng.integers(len(marks)))]
+    return mark * int(rng.integers(1, max_repeat + 1))

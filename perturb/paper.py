@@ -33,7 +33,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from perturb import _spacy
-from perturb._text import collapse_spaces, match_case, stopwords, stopwords_resource, word_spans
+from perturb._text import (collapse_spaces, draw_marks, draw_word_pair, match_case, stopwords, stopwords_resource,
+                           word_spans)
 from perturb.base import Generator, Perturbation, Resource, ResourceMissing, settle
 
 PROTOCOL = "rodr"
@@ -208,9 +209,8 @@ class PaperExtraPunc(Generator):
         base = text.rstrip()
         if not base:
             return Perturbation(text, False, "")
-        mark = self.marks[int(rng.integers(len(self.marks)))]
-        k = int(rng.integers(1, self.max_repeat + 1))
-        return Perturbation(base + mark * k, True, f"appended: {mark * k!r}")
+        marks = draw_marks(self.marks, self.max_repeat, rng)
+        return Perturbation(base + marks, True, f"appended: {marks!r}")
 
 
 class PaperSwapWords(Generator):
@@ -225,19 +225,11 @@ class PaperSwapWords(Generator):
 
     def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
         spans = word_spans(text)
-        n = len(spans)
-        if n < 2:
-            return Perturbation(text, False, "")
         words = [text[s:e] for s, e in spans]
-        i = int(rng.integers(n))
-        j = int(rng.integers(n - 1))
-        j = j + 1 if j >= i else j
-        if words[i] == words[j]:
-            pairs = [(a, b) for a in range(n) for b in range(a + 1, n) if words[a] != words[b]]
-            if not pairs:
-                return Perturbation(text, False, "")
-            i, j = pairs[int(rng.integers(len(pairs)))]
-        a, b = sorted((i, j))
+        pair = draw_word_pair(words, rng)
+        if pair is None:
+            return Perturbation(text, False, "")
+        a, b = pair
         (sa, ea), (sb, eb) = spans[a], spans[b]
         out = text[:sa] + words[b] + text[ea:sb] + words[a] + text[eb:]
         return Perturbation(out, True, f"swapped: #{a} {words[a]!r} <-> #{b} {words[b]!r}")

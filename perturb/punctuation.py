@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from perturb._text import draw_marks
 from perturb.base import Generator, Perturbation
 
 MARKS = (",", ".", "?", "!")
@@ -30,6 +31,5 @@ class ExtraPunc(Generator):
         base = text.rstrip()
         if not base:
             return Perturbation(text, False, "")
-        mark = self.marks[int(rng.integers(len(self.marks)))]
-        k = int(rng.integers(1, self.max_repeat + 1))
-        return Perturbation(base + mark * k, True, f"appended {mark * k!r}")
+        marks = draw_marks(self.marks, self.max_repeat, rng)
+        return Perturbation(base + marks, True, f"appended {marks!r}")

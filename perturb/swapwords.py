@@ -23,7 +23,7 @@ from typing import List
 import numpy as np
 
 from perturb import _spacy
-from perturb._text import case_style, stopwords_resource, word_spans_keeping_abbreviations
+from perturb._text import case_style, draw_word_pair, stopwords_resource, word_spans_keeping_abbreviations
 from perturb.base import Generator, Perturbation, Resource
 from perturb.wordorder import EVIDENCE, candidates
 
@@ -64,19 +64,11 @@ class SwapWords(_spacy.SpacyGenerator, Generator):
     # ------------------------------------------------------------------ the paper's operation
     def _random(self, text: str, rng: np.random.Generator) -> Perturbation:
         spans = word_spans_keeping_abbreviations(text)
-        n = len(spans)
-        if n < 2:
-            return Perturbation(text, False, "")
         words = [text[s:e] for s, e in spans]
-        i = int(rng.integers(n))
-        j = int(rng.integers(n - 1))
-        j = j + 1 if j >= i else j
-        if words[i] == words[j]:
-            pairs = [(a, b) for a in range(n) for b in range(a + 1, n) if words[a] != words[b]]
-            if not pairs:
-                return Perturbation(text, False, "")
-            i, j = pairs[int(rng.integers(len(pairs)))]
-        a, b = sorted((i, j))
+        pair = draw_word_pair(words, rng)
+        if pair is None:
+            return Perturbation(text, False, "")
+        a, b = pair
         out = _swap(text, *spans[a], *spans[b])
         return Perturbation(out, True, f"swapped #{a} {words[a]!r} <-> #{b} {words[b]!r}")
 
