@@ -17,7 +17,7 @@ from bench.reporting.compare_droprate import pair_key
 from bench.results.rundir import load_run
 from bench.reporting.leaderboard import build
 from bench.results.suite import suite_named
-from bench.results.writer import write_per_query
+from tests.bench.runfactory import write_bound_per_query
 from runfactory import synthetic_values, write_run
 
 FEWSHOT = Path(__file__).resolve().parents[2] / "results" / "runs" / "minilm-l6__chatterbot__fewshot__s0"
@@ -38,7 +38,7 @@ def _fewshot_copy(tmp_path, name, degrade=False):
                 hit += 1
                 parts[3] = "0.0" if hit % 2 else parts[3]
             out.append(",".join(parts))
-        write_per_query(dst, "\n".join(out) + "\n")
+        write_bound_per_query(dst, "\n".join(out) + "\n")
     return dst
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from bench.cli.main import main
-from bench.results.writer import write_per_query
+from tests.bench.runfactory import write_bound_per_query
 
 FEWSHOT = Path(__file__).resolve().parents[2] / "results" / "runs" / "minilm-l6__chatterbot__fewshot__s0"
 pytestmark = pytest.mark.skipif(not FEWSHOT.exists(), reason="committed few-shot run missing")
@@ -37,7 +37,7 @@ def test_degraded_fewshot_setting_fails(tmp_path, capsys):
             if hit % 2 == 0:  # half of the K=20 hits lost in every trial
                 parts[3] = "0.0"
         out_lines.append(",".join(parts))
-    write_per_query(cand, "\n".join(out_lines) + "\n")
+    write_bound_per_query(cand, "\n".join(out_lines) + "\n")
     assert main(["gate", "--baseline", str(FEWSHOT), "--candidate", str(cand)]) == 1
     out = capsys.readouterr().out
     assert "R@10 on qry-tune/K=20 fell" in out
@@ -92,7 +92,7 @@ def test_regression_on_small_classes_is_caught_by_the_macro_gate(tmp_path):
         if parts[0].startswith("qry-tune/K=20/") and parts[1] in lost:
             parts[3] = "0.0"
         out.append(",".join(parts))
-    write_per_query(cand, "\n".join(out) + "\n")
+    write_bound_per_query(cand, "\n".join(out) + "\n")
     v = run_gate(FEWSHOT, cand)
     k20 = next(c for c in v.checks if c.set == "qry-tune/K=20")
     assert v.status == "FAIL" and k20.regressed

@@ -12,6 +12,7 @@ import pytest
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")  # a report never leaks numpy warnings
 
+from bench.core.errors import DataError
 from bench.evaluation import stats as S
 from bench.cli.main import main
 from bench.reporting.markup import pval
@@ -172,10 +173,18 @@ def test_fewshot_html_embeds_the_runs_plots_and_is_self_contained():
 
 
 def test_fewshot_per_query_note_follows_the_file(tmp_path):
+    """An older run (no per_query_sha256 in result.json) without its table is reported from
+    result.json with a note; a run of this version that names its table must have it."""
     run = tmp_path / "fs"
     shutil.copytree(FEWSHOT, run)
     assert "per_query.csv not found" not in report(run, "md")
     (run / "per_query.csv").unlink()
+    res = json.loads((run / "result.json").read_text())
+    if "per_query_sha256" in res:
+        with pytest.raises(DataError, match="per_query.csv not found, although result.json records its checksum"):
+            report(run, "md")
+        res.pop("per_query_sha256")
+        (run / "result.json").write_text(json.dumps(res))
     md = report(run, "md")
     assert "per_query.csv not found" in md and "| qry-tune K=5 |" in md
 

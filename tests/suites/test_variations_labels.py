@@ -155,7 +155,7 @@ def test_cli_console_and_api_take_labels(beir_dir, tmp_path, capsys):
     _frozen(tmp_path / "sets", beir_dir)
     lab = _labels(tmp_path / "lab.tsv", [("A", "1", A_TEXTS["1"], "1"), ("A", "2", A_TEXTS["2"], "0")])
     r = bench.evaluate(model="bm25", dataset=str(beir_dir), variations=str(tmp_path / "sets"), labels=[str(lab)],
-                       no_progress=True, out=tmp_path / "api")
+                       no_progress=True, out=tmp_path / "api", verbose=True)
     out = capsys.readouterr().out
     assert "applied-only" in out and "valid-only" in out and "50.0% [" in out
     assert r.result["human_labels"]["sets"]["A"]["n_valid"] == 1
