@@ -12,20 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import write_beir
+from tests.conftest import QUERIES as TINY_QUERIES, write_beir
 
 # more queries than the shared tiny collection, so every generator, the synonym swaps included, changes some
-QUERIES = {
-    "1": ("what is the lift of a wing in a slipstream", "aero"),
-    "2": ("how does heat conduction work in composite slabs", "heat"),
-    "3": ("when does a laminar boundary layer separate", "aero"),
-    "4": ("what is the percentage of people with security clearance", "other"),
-    "5": ("buckling of cylindrical shells", "structures"),
-    "6": ("which experiments measured the pressure on a cone at high speed", "aero"),
-    "7": ("can the temperature of the surface be predicted accurately", "heat"),
-    "8": ("SHOCK WAVE INTERACTION WITH A BOUNDARY LAYER", "aero"),
-    "9": ("government jobs that require a clearance", "other"),
-}
+QUERIES = {**TINY_QUERIES,
+           "6": ("which experiments measured the pressure on a cone at high speed", "aero"),
+           "7": ("can the temperature of the surface be predicted accurately", "heat"),
+           "8": ("SHOCK WAVE INTERACTION WITH A BOUNDARY LAYER", "aero"),
+           "9": ("government jobs that require a clearance", "other")}
 QRELS = [("1", "d1", 2), ("2", "d2", 1), ("3", "d3", 2), ("4", "d6", 1), ("5", "d5", 1), ("6", "d4", 1),
          ("7", "d2", 1), ("8", "d4", 2), ("9", "d6", 1)]
 
