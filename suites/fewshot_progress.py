@@ -31,10 +31,16 @@ class Overall:
         from bench.encoding.executor import LocalExecutor
 
         local = executor is None or isinstance(executor, LocalExecutor)
+        self.local = local
         self.bar = progress(total=total, desc="few-shot training runs (all methods)", unit="run",
                             enabled=enabled and local and total > 0, interval=0.0)
 
     def wrap(self, work: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        """``work`` counting each finished run; ``work`` itself for a remote executor, which ships the
+        function to its workers (the counter holds the console stream, which cannot be pickled)."""
+        if not self.local:
+            return work
+
         def counted(unit: Any) -> Any:
             out = work(unit)
             self.bar.update(1)
