@@ -29,7 +29,7 @@ import numpy as np
 from bench.models.loading import load_dense, load_encoder, pool
 from bench.models.spec import ModelSpec, encoder_key, weights_fingerprint
 from bench.core.io import sha256_hex
-from bench.core.progress import plural, progress
+from bench.core.progress import plural, progress, stage
 from bench.encoding.runtime import key_parts
 from bench.encoding.pipeline import feed_batches, tokenise_all
 
@@ -73,13 +73,15 @@ class Encoder:
         if self._shared is not None:
             return self._shared.load()
         if self._model is None:
-            if self.backend != "torch":
-                from bench.encoding.onnx_backend import load_onnx
+            # a status line: loading torch and the weights can take tens of seconds on a cold start
+            with stage(f"loading model {self.spec.name} ({self.backend}, {self.device})", self.progress):
+                if self.backend != "torch":
+                    from bench.encoding.onnx_backend import load_onnx
 
-                model, tok = load_onnx(self.folder, self.weights_fp, self.backend)
-            else:
-                model, tok = load_encoder(self.folder, self.spec.dtype, self.device)
-            self._dense = load_dense(self.folder, self.spec.dense, self.spec.dtype, self.device)
+                    model, tok = load_onnx(self.folder, self.weights_fp, self.backend)
+                else:
+                    model, tok = load_encoder(self.folder, self.spec.dtype, self.device)
+                self._dense = load_dense(self.folder, self.spec.dense, self.spec.dtype, self.device)
             self._model, self._tokenizer = model, tok
         return self._model, self._tokenizer
 

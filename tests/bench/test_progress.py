@@ -116,3 +116,16 @@ def test_a_terminal_gets_a_tqdm_bar(clock):
 
 def test_labels():
     assert P.plural("query") == "queries" and P.plural("passage") == "passages" and P.plural("day") == "days"
+
+
+def test_model_load_has_a_status_line_unless_progress_is_off(tiny_bert, capsys):
+    """Loading torch and the weights can take tens of seconds: the run says so (issue 26 item 7)."""
+    from bench.encoding.encoder import Encoder
+    from bench.models.spec import spec_from_folder
+
+    spec = spec_from_folder(tiny_bert)
+    Encoder(spec, "query", progress=True).load()
+    err = capsys.readouterr().err
+    assert f"loading model {spec.name} (torch, cpu) ... done in" in err
+    Encoder(spec, "query", progress=False).load()
+    assert "loading model" not in capsys.readouterr().err
