@@ -116,10 +116,17 @@ def wordnet_content_sha() -> Optional[str]:
         return None
     key = _source_key(found[1])
     if key not in _CONTENT_SHA:
-        content = hashlib.sha256()
-        for name, data in _normalised_files(found[1]):
-            _add_content(content, name, data)
-        _CONTENT_SHA[key] = content.hexdigest()[:16]
+        # the prepared copy of this source (same key) records the digest of the same bytes: read it
+        # instead of hashing the files again; hash them when no copy has been prepared
+        marker = nltk_root() / "corpora" / f"wordnet-drbench-{key}" / "drbench-wordnet.json"
+        try:
+            digest = json.loads(marker.read_text(encoding="utf-8"))["content_sha256"]
+        except (OSError, ValueError, KeyError, TypeError):
+            content = hashlib.sha256()
+            for name, data in _normalised_files(found[1]):
+                _add_content(content, name, data)
+            digest = content.hexdigest()
+        _CONTENT_SHA[key] = digest[:16]
     return _CONTENT_SHA[key]
 
 
