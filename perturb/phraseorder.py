@@ -42,10 +42,10 @@ BRACKETS = (("(", ")"), ("[", "]"), ("{", "}"))
 
 def _tok_span(doc, i: int, j: int) -> Span:
     """Characters of tokens ``i..j`` (inclusive), punctuation at either end left out."""
-    while i < j and doc[i].is_punct:
+    while i < j and (doc[i].is_punct or doc[i].is_space):
         i += 1
-    while j > i and doc[j].is_punct:
-        j -= 1
+    while j > i and (doc[j].is_punct or doc[j].is_space or doc[j].pos_ == "CCONJ"):
+        j -= 1  # "is my chihuahua  male  so": the extra spaces stay where they are
     return doc[i].idx, doc[j].idx + len(doc[j].text)
 
 
@@ -77,7 +77,21 @@ def _coordinations(doc):
         sb = _tok_span(doc, b.left_edge.i, b.right_edge.i)
         if b.right_edge.i - b.left_edge.i == 0 and cc[0].i - 1 - start == 0:
             continue  # two single words: the word-level candidate covers it
-        yield sa, sb, "coordinated phrases"
+        yield sa, sb, "coordinated phrases" + (" (nominal)" if _nominal_pair(doc, a, b, start) else "")
+
+
+def _nominal_pair(doc, a, b, start: int) -> bool:
+    """Two noun (or prepositional) phrases with nothing that could be their shared head after them
+    ("between a hot gas and a cold solid"), no comma list and no wh-word inside: the parse's
+    conjuncts are then the reader's ("LEADING EDGE BLUNTNESS", "writer and poet", clauses are not)."""
+    kinds = {"NOUN", "PROPN"}
+    if not ({a.pos_, b.pos_} <= kinds or a.pos_ == b.pos_ == "ADP"):
+        return False
+    after = doc[b.right_edge.i + 1] if b.right_edge.i + 1 < len(doc) else None
+    if after is not None and after.pos_ in ("NOUN", "PROPN", "ADJ", "NUM"):
+        return False
+    inside = doc[start: b.right_edge.i + 1]
+    return not any(t.lower_ in WH or t.text == "," for t in inside)
 
 
 def _sibling_preps(doc):
@@ -87,8 +101,16 @@ def _sibling_preps(doc):
             if p2.left_edge.i == p1.right_edge.i + 1 and p1.right_edge.i > p1.i and p2.right_edge.i > p2.i:
                 # an "of" phrase is the argument of the noun before it: moved, it attaches to another noun
                 kind = " (of)" if ARGUMENT_PREPS & {p1.lower_, p2.lower_} else ""
+                if not kind and (p1.lower_ == p2.lower_ or _nests(doc, p1)):
+                    kind = " (another attachment)"  # "on forces on surfaces", "after X in the us in 1865"
                 yield (_tok_span(doc, p1.left_edge.i, p1.right_edge.i),
                        _tok_span(doc, p2.left_edge.i, p2.right_edge.i), "sibling prepositional phrases" + kind)
+
+
+def _nests(doc, p) -> bool:
+    """The phrase of ``p`` holds a prepositional phrase of its own (not "of"/"like"/...): a phrase
+    moved next to it could attach to that inner noun instead."""
+    return any(t.dep_ == "prep" and t.lower_ not in ARGUMENT_PREPS for t in doc[p.i + 1: p.right_edge.i + 1])
 
 
 def _adverbs(doc, text: str):
@@ -133,6 +155,13 @@ def _subject_aux(doc):
         kind += ", predicate in the subject"  # "what is a community of ants called": the parse ate the predicate
     elif not kind.startswith("copula") and s.right_edge.i == words[-1].i:
         kind += ", subject to the end"  # "does a membrane theory exist ..." -> "... does": no verb left after it
+    nxt = [t for t in doc[s.right_edge.i + 1:] if not t.is_space]
+    continues = nxt and (nxt[0].pos_ in ("NOUN", "PROPN", "ADP", "NUM", "DET") or nxt[0].tag_ == "TO" or
+                         nxt[0].pos_ == "ADJ" and aux.lemma_ != "be")  # "are | warm blooded" is a predicate
+    if not kind.startswith("copula") and (continues or len(subj) > 1):
+        kind += ", subject cut short"  # "can the procedure of matching | inner and outer solutions ... be"
+    elif k == 1 and words[0].lower_ == "how" and doc[s.left_edge.i].pos_ in ("ADJ", "ADV"):
+        kind += ", how + adjective"  # "how large changes ... do affect" reads as "how large"
     if kind == "copula" and s.right_edge.i < words[-1].i and any(
             t.dep_ not in ("punct",) for t in doc[s.right_edge.i + 1:] if t.head is aux):
         kind = "copula, complement after"  # "what is X like" -> "what X is like"
@@ -153,8 +182,17 @@ def _fronted_pp(doc):
         if p.dep_ == "prep" and p.i > root.i and p.right_edge.i == words[-1].i and p.right_edge.i > p.i:
             kind = " (argument)" if p.lower_ in ARGUMENT_PREPS or any(
                 t.pos_ == "VERB" for t in doc[p.i + 1: p.right_edge.i + 1]) else ""  # "get rid of", a clause
+            if not kind and (words[0].pos_ in ("NOUN", "PROPN", "ADJ") or _inner_host(doc, p)):
+                kind = " (another attachment)"  # "IN THE INTERIOR OF AIRCRAFT BOUNDARY LAYER ...", "in 1865"
             yield _tok_span(doc, words[0].i, p.i - 1), _tok_span(doc, p.i, p.right_edge.i), \
                 "prepositional phrase fronted" + kind
+
+
+def _inner_host(doc, p) -> bool:
+    """The word before ``p`` is the object of another (non-argument) preposition: the phrase may
+    belong to that noun ("the abolition of slavery in the us in 1865")."""
+    prev = [t for t in doc[:p.i] if not (t.is_punct or t.is_space)]
+    return bool(prev) and prev[-1].dep_ == "pobj" and prev[-1].head.lower_ not in ARGUMENT_PREPS
 
 
 def phrase_candidates(doc, text: str) -> List[Tuple[int, int, int, int, str]]:
