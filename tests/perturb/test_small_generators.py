@@ -33,7 +33,7 @@ def test_verified_swap_never_crosses_a_preposition():
     outs = {p.text for p in _outs(make("SWAPWORDS"), "what is the effect of heat on cracks") if p.applied}
     assert outs == {"what the effect of heat on cracks is"}  # a phrase reordering, never "heat of effect"
     outs = {p.text for p in _outs(make("SWAPWORDS"), "how are dna and rna similar") if p.applied}
-    assert outs == {"how dna and rna are similar"}  # "rna and dna" scores 0.67 (1/1 labelled), under 0.78
+    assert outs == {"how dna and rna are similar", "how are rna and dna similar"}  # conjuncts: 0.80 (3/3 labelled)
 
 
 def test_swapwords_config_records_mode():
@@ -110,6 +110,13 @@ def test_default_threshold_is_the_devset_choice(name, attr):
     from perturb.devset import choose, read_devset
 
     rows = read_devset(ROOT / "docs" / "validity" / f"dev-{name}.tsv")
-    chosen = choose([r for r in rows if r.split == "tune"], 0.9)
-    assert chosen is not None and getattr(make(name), attr) == pytest.approx(chosen.threshold)
+    tune = [r for r in rows if r.split == "tune"]
+    if name == "SWAPWORDS":  # kind by kind (perturb.swapwords.choose_threshold), pooled for TRANSTENSE
+        from perturb.swapwords import choose_threshold
+
+        threshold = choose_threshold(tune, 0.9)
+    else:
+        chosen = choose(tune, 0.9)
+        threshold = chosen.threshold if chosen else None
+    assert threshold is not None and getattr(make(name), attr) == pytest.approx(threshold)
     assert len(rows) >= 140 and len({r.style for r in rows}) >= 3
