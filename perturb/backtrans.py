@@ -58,7 +58,7 @@ _MARKED = re.compile(r"(?<![\w*#@])([*#@])(\w[\w'-]*)")
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _SPACE = re.compile(r"\s+")
 PIVOT_WFLANG = {"spa": "es", "deu": "de", "cat": "ca", "hbs": "sh", "glg": "pt"}
-APERTIUM_PIVOTS = ("epo", "glg", "spa")  # the default Apertium pivots (docs/methods-parts/bt.md)
+APERTIUM_PIVOTS = ("cat", "epo", "glg", "spa")  # the default Apertium pivots (docs/methods-parts/bt.md)
 
 
 _LEMMAS: Dict[str, frozenset] = {}
@@ -228,7 +228,7 @@ class BackTranslate(Generator):
         if self._alternatives:
             raise ResourceMissing(
                 "BACKTRANS: no offline translation backend. Either Marian German "
-                f"({MARIAN_INSTALL}) or Apertium with the Esperanto, Galician and Spanish pivots ({APERTIUM_INSTALL})."
+                f"({MARIAN_INSTALL}) or Apertium with the Catalan, Esperanto, Galician and Spanish pivots ({APERTIUM_INSTALL})."
             )
         super().check()
 

@@ -52,7 +52,7 @@ def _gen():
 
 def test_label_config_and_determinism():
     gen = _gen()
-    assert gen.label == "BACKTRANS[epo+glg+spa,apertium]"
+    assert gen.label == "BACKTRANS[cat+epo+glg+spa,apertium]"
     cfg = gen.config()
     assert set(cfg["pivots"]) == {"epo", "glg", "spa"} and cfg["threshold"] == THRESHOLD
     assert all(v["version"] for v in cfg["pivots"].values())
