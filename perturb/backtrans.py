@@ -13,9 +13,9 @@ deterministic, so back-translation uses no rng):
 * ``apertium``: Debian ``apertium`` + ``apertium-eng-spa`` (rule-based, Spanish pivot); one
   process call per direction for all queries (distinct texts in sorted order, one paragraph
   each), *without* ``-u`` so unknown words come back marked (``*`` unknown, ``@`` untranslated,
-  ``#`` not generated). Each kept query translates exactly as it would alone: queries whose
-  tagging could depend on the batch (a word of an ambiguity class apertium's tagger does not
-  know changes its state) are dropped (:meth:`perturb.translators.ApertiumTranslator._run`).
+  ``#`` not generated). Each query translates exactly as it would alone: a word of an ambiguity
+  class apertium's HMM tagger does not know (which would change its state for the rest of the
+  batch) keeps its first reading before the tagger (:meth:`perturb.translators.ApertiumTranslator._run`).
 
 Constraints (ours): a round trip is refused (query left unchanged, not applied) when the English
 output keeps a pivot-language token: a word apertium marks as unknown/untranslated in the

@@ -13,11 +13,14 @@ ones. Candidates with the same text are one candidate proposed by several pivots
 * ``name``: the edit touches a name (a word WordNet knows only as a proper noun, a capitalised
   word inside a mixed-case query) or respells a word next to one ("robert gray" -> "grey");
 * ``pronoun``: a personal pronoun lost or added; ``question_form``: a leading do/does/did dropped;
+  ``need_word``: no/not/only/without/... dropped, added or changed; ``wh_lost`` / ``wh_changed``: a
+  question word replaced by a non-question word ("what" -> "than") or by another ("how" -> "what");
 * ``article`` (a/an/the inserted, dropped or swapped), ``article_in_term`` (inserted after a
   content word: "african american the women"), ``function_indel`` (inserted before another
   determiner or "only"); ``wh``: which <-> what; ``leading_it`` / ``inner_it``: a dummy "it" added;
-* one word for one word: ``preposition`` (one for another), ``function_word`` (other function
-  words), ``spelling`` (a spelling variant), ``form`` (one lemma in another form), ``derivation``
+* one word for one word: ``preposition`` (one for another; ``preposition_argument`` when the old
+  one is of/to/for/by), ``function_form`` (a function word in another form of its lemma: "are" ->
+  "is"), ``function_word`` (other function words), ``article_one`` ("a" -> "one"), ``spelling`` (a spelling variant), ``form`` (one lemma in another form), ``derivation``
   (another word of the family: "fluid" -> "fluent"), else ``synonym`` (WordNet: the old word's first
   sense among the new word's two first, same inflection), ``related`` (a shared sense among the
   three first) or ``other_word``, with ``sense_strong`` / ``sense_mid`` / ``sense_weak`` from the
