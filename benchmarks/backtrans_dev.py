@@ -11,12 +11,13 @@ from __future__ import annotations
 import collections
 import csv
 import json
+import os
 import random
 import sys
 from pathlib import Path
 
 SHARED = Path("/work/shared/data")
-CACHE = Path("/tmp/bt/trips.json")
+CACHE = Path(os.environ.get("DRBENCH_BT_TRIPS", "/tmp/bt/trips.json"))
 DEV = Path(__file__).resolve().parents[1] / "docs/validity/dev-BACKTRANS.tsv"
 
 

@@ -13,9 +13,9 @@ deterministic, so back-translation uses no rng):
 * ``apertium``: Debian ``apertium`` + ``apertium-eng-spa`` (rule-based, Spanish pivot); one
   process call per direction for all queries (distinct texts in sorted order, one paragraph
   each), *without* ``-u`` so unknown words come back marked (``*`` unknown, ``@`` untranslated,
-  ``#`` not generated). Each kept query translates exactly as it would alone: queries whose
-  tagging could depend on the batch (a word of an ambiguity class apertium's tagger does not
-  know changes its state) are dropped (:meth:`perturb.translators.ApertiumTranslator._run`).
+  ``#`` not generated). Each query translates exactly as it would alone: a word of an ambiguity
+  class apertium's HMM tagger does not know (which would change its state for the rest of the
+  batch) keeps its first reading before the tagger (:meth:`perturb.translators.ApertiumTranslator._run`).
 
 Constraints (ours): a round trip is refused (query left unchanged, not applied) when the English
 output keeps a pivot-language token: a word apertium marks as unknown/untranslated in the
@@ -58,7 +58,7 @@ _MARKED = re.compile(r"(?<![\w*#@])([*#@])(\w[\w'-]*)")
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _SPACE = re.compile(r"\s+")
 PIVOT_WFLANG = {"spa": "es", "deu": "de", "cat": "ca", "hbs": "sh", "glg": "pt"}
-APERTIUM_PIVOTS = ("epo", "glg", "spa")  # the default Apertium pivots (docs/methods-parts/bt.md)
+APERTIUM_PIVOTS = ("cat", "epo", "glg", "spa")  # the default Apertium pivots (docs/methods-parts/bt.md)
 
 
 _LEMMAS: Dict[str, frozenset] = {}
@@ -228,7 +228,7 @@ class BackTranslate(Generator):
         if self._alternatives:
             raise ResourceMissing(
                 "BACKTRANS: no offline translation backend. Either Marian German "
-                f"({MARIAN_INSTALL}) or Apertium with the Esperanto, Galician and Spanish pivots ({APERTIUM_INSTALL})."
+                f"({MARIAN_INSTALL}) or Apertium with the Catalan, Esperanto, Galician and Spanish pivots ({APERTIUM_INSTALL})."
             )
         super().check()
 

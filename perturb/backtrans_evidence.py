@@ -77,11 +77,12 @@ def _prefix(a: str, b: str) -> int:
 
 
 def spelling_variant(a: str, b: str) -> bool:
-    """Same word, another spelling: at most two letters differ (edit distance) and the words share
-    their most frequent WordNet sense."""
+    """Same word, another spelling: at most two letters differ (edit distance; one in words of
+    under six letters, where two is a third of the word: "flow"/"flux", "wakes"/"awake") and the
+    words share their most frequent WordNet sense."""
     if a == b or abs(len(a) - len(b)) > 2:
         return False
-    if _distance(a, b) > 2:
+    if _distance(a, b) > (1 if min(len(a), len(b)) < 6 else 2):
         return False
     sa = {s.name() for p in "nvar" for s in ranked_synsets(a, p)[:1]}
     return bool(sa & {s.name() for p in "nvar" for s in ranked_synsets(b, p)[:1]})
@@ -121,6 +122,24 @@ def shared_sense(a: str, b: str) -> float:
                     best = max(best, min(sense_share(a, pos, syn.name()), sense_share(b, pos, syn.name())))
         _SHARE[key] = best
     return _SHARE[key]
+
+
+QUESTION_WORDS = frozenset("what how who whom whose where when why which".split())
+# words whose loss or change changes the need (NOSTOPWORD keeps them for the same reason)
+NEED_WORDS = frozenset("no not nor never without against only few more most less least".split())
+
+
+def question_change(before: List[str], after: List[str]) -> str:
+    """``wh_lost``: a question word (not "which") replaced or dropped with no question word left
+    ("what" -> "than", "how" -> "as", "who" -> "that it"); ``wh_changed``: one question word for
+    another, which <-> what aside ("how" -> "what"); "" otherwise."""
+    def wh(words: List[str]) -> List[str]:
+        return sorted("what" if w == "which" else w for w in words if w in QUESTION_WORDS)
+
+    old, new = wh(before), wh(after)
+    if not [w for w in before if w in QUESTION_WORDS and w != "which"]:
+        return ""
+    return "wh_lost" if not new else "" if old == new else "wh_changed"
 
 
 def pronoun_change(before: List[str], after: List[str]) -> bool:

@@ -3,14 +3,16 @@ both deterministic and offline.
 
 * :class:`MarianTranslator`: Hugging Face MarianMT ``Helsinki-NLP/opus-mt-en-de`` / ``opus-mt-de-en``
   from local folders or the Hugging Face cache (``local_files_only=True``); never downloads.
-* :class:`ApertiumTranslator`: Debian ``apertium`` + ``apertium-eng-spa``, one translation call
-  per direction for all queries (after a cheaper tagging pass that drops the queries whose
-  translation could depend on the batch), unknown words marked (no ``-u``).
+* :class:`ApertiumTranslator`: Debian ``apertium`` + a pair's package (``apertium-eng-cat``,
+  ``apertium-eng-spa``, ...), one pipeline per direction for all queries, each text translated as
+  it would be alone (words of an ambiguity class the HMM tagger does not know keep their first
+  reading, so the tagger never changes state), unknown words marked (no ``-u``).
 """
 from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import threading
@@ -19,7 +21,7 @@ from typing import Dict, List, Optional, Sequence
 
 from perturb.base import Resource, ResourceMissing
 
-APERTIUM_INSTALL = "apt-get install apertium apertium-eng-spa apertium-en-gl apertium-eo-en"
+APERTIUM_INSTALL = "apt-get install apertium apertium-eng-cat apertium-eng-spa apertium-en-gl apertium-eo-en"
 
 
 def apertium_install(pivot: str) -> str:
@@ -102,7 +104,7 @@ class ApertiumTranslator(Translator):
         cfg["modes"] = list(APERTIUM_PAIRS[self.pivot])
         cfg["batching"] = "sorted distinct texts, blank-line separated"
         cfg["unknown_marks"] = "kept (no -u), used to reject pivot-language leaks"
-        cfg["stable_check"] = ("texts with a word of an ambiguity class the tagger does not know dropped"
+        cfg["stable_check"] = ("words of an ambiguity class the tagger does not know cut to their first reading"
                                if self.stable_check else "off")
         if self._version is None:
             self._version = _debian_version(APERTIUM_PACKAGES[self.pivot])
@@ -120,19 +122,21 @@ class ApertiumTranslator(Translator):
         return out
 
     def _run(self, mode: str, texts: Sequence[str]) -> List[Optional[str]]:
-        """Translate ``texts`` with one apertium call, each text on its own and never depending on
-        the others.
+        """Translate ``texts`` with one apertium pipeline, each text on its own and never depending
+        on the others.
 
         The distinct texts go in sorted order, one paragraph each (apertium's txt format ends a
-        sentence at a blank line, so no rule or tagger window spans two texts). One state is still
-        shared: apertium's HMM tagger (3.8), meeting a word whose ambiguity class it was not
-        trained on, replaces its open class (the tags it gives unknown words) by a known class,
-        for the rest of the run; every later unknown word (lower-case "i", names) can then be
-        tagged differently ("how can i get water" -> "coger" alone, "coge" after "can a robot get
-        drunk?"). So the batch is first analysed and tagged (``lt-proc`` + ``apertium-tagger -d``,
-        the first two steps of the mode, a fraction of the cost), the texts holding such a word
-        come back as ``None`` (the generator leaves them unchanged), and the rest are translated
-        in one call whose tagger never changes state: each text translates as it would alone.
+        sentence at a blank line, so no rule, constraint-grammar window or tagger window spans two
+        texts). One state is still shared: apertium's HMM tagger (3.8), meeting a word whose
+        ambiguity class it was not trained on, replaces its open class (the tags it gives unknown
+        words) by a known class, for the rest of the run; every later unknown word (lower-case "i",
+        names) can then be tagged differently ("how can i get water" -> "coger" alone, "coge" after
+        "can a robot get drunk?"). So the mode runs in two parts (:meth:`_translate_staged`): its
+        analysis (``lt-proc``, any ``cg-proc``), then every lexical unit whose set of readings
+        forms an ambiguity class the tagger does not know keeps its first reading only (a class of
+        one tag is always known; which sets are unknown is asked of the tagger itself, one reading
+        set at a time, so the answer does not depend on the batch), then the tagger and the rest
+        of the mode. The tagger's state never changes: each text translates as it would alone.
         Without the mode file, the old check is used (the batch in two orders, texts whose two
         translations differ dropped). If the paragraphs come back out of step, each text is sent
         alone.
@@ -144,13 +148,11 @@ class ApertiumTranslator(Translator):
         if not unique:
             return list(clean)
         table: Dict[str, Optional[str]]
-        stages = _analysis_stages(mode) if self.stable_check else None
-        if stages is not None:
-            unstable = self._state_changing(mode, unique, stages)
-            table = dict.fromkeys(unstable)
-            keep = [t for t in unique if t not in unstable]
-            if keep:
-                table.update(self._translate_ordered(mode, keep))
+        steps = _mode_steps(mode) if self.stable_check else None
+        if steps is not None and _tagger_at(steps) is not None:
+            table = dict(self._translate_staged(mode, unique, steps))
+        elif steps is not None:  # no statistical tagger (a constraint grammar alone): no such state
+            table = dict(self._translate_ordered(mode, unique))
         elif self.stable_check and len(unique) > 1:
             table = self._translate_ordered(mode, unique)
             other = self._translate_ordered(mode, unique[::-1])
@@ -159,23 +161,42 @@ class ApertiumTranslator(Translator):
             table = dict(self._translate_ordered(mode, unique))
         return [table.get(t, t) for t in clean]
 
-    def _state_changing(self, mode: str, unique: Sequence[str], stages: List[List[str]]) -> set:
-        """The texts holding a word whose ambiguity class the tagger of ``mode`` does not know (both
-        that word's own tag and later unknown words' tags depend on what came before)."""
-        data = "\n\n".join(unique) + "\n"
-        analysed = self._call(mode, data, ["apertium-destxt"]).stdout.decode("utf-8", "replace")
-        if not stages:  # no statistical tagger in this mode
+    def _translate_staged(self, mode: str, unique: Sequence[str], steps: List[List[str]]) -> Dict[str, Optional[str]]:
+        """One pass of ``unique`` through the mode, the readings of lexical units of an ambiguity
+        class the tagger does not know cut to their first (see :meth:`_run`)."""
+        k = _tagger_at(steps)
+        data = SENTINEL + "\n\n" + "\n\n".join(unique) + "\n"
+        stream = self._call(mode, data, ["apertium-destxt"]).stdout.decode("utf-8", "replace")
+        for step in steps[:k]:
+            stream = self._call(mode, stream, _filled(step)).stdout.decode("utf-8", "replace")
+        unknown = self._unknown_classes(mode, sorted(set(_LU.findall(stream))), _filled(steps[k]))
+        if unknown:
+            stream = _LU_FULL.sub(lambda m: _first_reading(m) if m.group(2) in unknown else m.group(0), stream)
+        tagger = steps[k][:1] + ["-d"] + steps[k][1:]
+        rest = " | ".join(" ".join(shlex.quote(a) for a in _filled(s)) for s in [tagger] + steps[k + 1:])
+        out = self._call(mode, stream, ["bash", "-c", "set -o pipefail; " + rest + " | apertium-retxt"])
+        left = set(_NEW_CLASS.findall(out.stderr.decode("utf-8", "replace")))  # none expected
+        text = out.stdout.decode("utf-8", "replace")
+        parts = text[:-1].split("\n\n") if text.endswith("\n") else text.split("\n\n")
+        if len(parts) != len(unique) + 1 or parts[0].strip() != SENTINEL or any("\n" in p for p in parts):
+            if len(unique) == 1:
+                return {unique[0]: None}
+            table: Dict[str, Optional[str]] = {}
+            for t in unique:
+                table.update(self._translate_staged(mode, [t], steps))
+            return table
+        return {t: (None if left and any(w in t for w in left) else p) for t, p in zip(unique, parts[1:])}
+
+    def _unknown_classes(self, mode: str, readings: Sequence[str], tagger: List[str]) -> set:
+        """The reading sets (``/``-joined analyses of a lexical unit) whose ambiguity class the
+        tagger of ``mode`` does not know: each sent once, as a word of its own named by its index,
+        to the tagger with ``-d``; whether it warns depends on the set alone."""
+        if not readings:
             return set()
-        for step in stages[:-1]:
-            analysed = self._call(mode, analysed, step).stdout.decode("utf-8", "replace")
-        tagged = self._call(mode, analysed, stages[-1])
-        new_class = set(_NEW_CLASS.findall(tagged.stderr.decode("utf-8", "replace")))
-        if not new_class:
-            return set()
-        parts = _PARAGRAPH.split(analysed)
-        if len(parts) < len(unique):  # out of step: treat every text with such a word form as unstable
-            return {t for t in unique if any(w in t for w in new_class)}
-        return {t for t, part in zip(unique, parts) if new_class & set(_surface_forms(part))}
+        data = " ".join(f"^w{i}/{r}$ ^./.<sent>$" for i, r in enumerate(readings)) + "\n"
+        out = self._call(mode, data, tagger[:1] + ["-d"] + tagger[1:])
+        hit = {int(m) for m in re.findall(r"^Word 'w(\d+)'\.$", out.stderr.decode("utf-8", "replace"), re.M)}
+        return {readings[i] for i in hit}
 
     def _translate_ordered(self, mode: str, unique: Sequence[str]) -> Dict[str, str]:
         """One call for ``unique`` in the given order. A first paragraph ``0`` goes before them all,
@@ -201,39 +222,45 @@ class ApertiumTranslator(Translator):
 
 SENTINEL = "0"  # the paragraph sent first in every call (see _translate_ordered)
 _NEW_CLASS = re.compile(r"^Word '(.*)'\.$", re.M)  # apertium-tagger -d: "A new ambiguity class was found" ... "Word 'x'."
-_PARAGRAPH = re.compile(r"\[[ \t]*\n\n[ \t]*\]")  # the superblank apertium-destxt makes of a blank line
-_LU_SURFACE = re.compile(r"\^((?:\\.|[^/$\\])*)")
+# a lexical unit of an analysis stream: ^surface/readings$ (group 1 the surface, 2 the readings)
+_LU_FULL = re.compile(r"\^((?:\\.|[^/$\\^])*)/((?:\\.|[^$\\^])*)\$")
+_LU = re.compile(r"\^(?:\\.|[^/$\\^])*/((?:\\.|[^$\\^])*)\$")
+_READING_SPLIT = re.compile(r"(?<!\\)/")
 
 
-def _surface_forms(stream: str) -> List[str]:
-    """Surface forms of the lexical units of an lt-proc analysis (``^form/analysis...$``), unescaped."""
-    return [re.sub(r"\\(.)", r"\1", m) for m in _LU_SURFACE.findall(stream)]
-
-
-def _analysis_stages(mode: str, modes_dir: Optional[Path] = None) -> Optional[List[List[str]]]:
-    """The steps of an installed apertium mode (from its ``.mode`` file) up to its statistical
-    tagger: the morphological analyser, any constraint grammar (``cg-proc``), then the tagger with
-    ``-d`` so it reports words of unknown ambiguity classes. [] when the mode has no
-    ``apertium-tagger`` (a constraint grammar alone: no such state); None when the mode file is
-    not found or does not start with ``lt-proc``."""
-    import shlex
-
+def _mode_steps(mode: str, modes_dir: Optional[Path] = None) -> Optional[List[List[str]]]:
+    """The steps of an installed apertium mode (its ``.mode`` file), ``$1``/``$2`` kept as
+    arguments (:func:`_filled`); None when the file is not found or does not start with
+    ``lt-proc``."""
     roots = [modes_dir] if modes_dir else [Path("/usr/share/apertium/modes"), Path("/usr/local/share/apertium/modes")]
     for root in roots:
         path = root / f"{mode}.mode"
-        if not path.is_file():
-            continue
-        steps = [shlex.split(step.replace("$1", "").replace("$2", "")) for step in
-                 path.read_text(encoding="utf-8").split("|")]
-        if not steps or steps[0][:1] != ["lt-proc"]:
-            return None
-        for k, step in enumerate(steps):
-            if step[:1] == ["apertium-tagger"] and step[1:2] and step[1].startswith("-g"):
-                return steps[:k] + [["apertium-tagger", "-d", *step[1:]]]
-            if step[:1] not in (["lt-proc"], ["cg-proc"]):
-                return []
-        return []
+        if path.is_file():
+            steps = [shlex.split(step) for step in path.read_text(encoding="utf-8").split("|")]
+            return steps if steps and steps[0][:1] == ["lt-proc"] else None
     return None
+
+
+def _tagger_at(steps: List[List[str]]) -> Optional[int]:
+    """Index of the HMM tagger (``apertium-tagger -g``) when only the analyser and constraint
+    grammars come before it; None otherwise (the perceptron, ``-gx``, keeps no ambiguity classes)."""
+    for k, step in enumerate(steps):
+        if step[:1] == ["apertium-tagger"] and step[1:2] and step[1].startswith("-g"):
+            return None if "x" in step[1] or "-x" in step else k
+        if step[:1] not in (["lt-proc"], ["cg-proc"]):
+            return None
+    return None
+
+
+def _filled(step: List[str]) -> List[str]:
+    """A mode step with apertium's own arguments: ``$1`` the generator's ``-g`` (unknown words
+    marked, as ``apertium`` without ``-u``), ``$2`` the tagger's (none)."""
+    return [a for a in (x.replace("$1", "-g").replace("$2", "") for x in step) if a]
+
+
+def _first_reading(m: "re.Match") -> str:
+    """A lexical unit ``^surface/r1/r2...$`` cut to ``^surface/r1$``."""
+    return "^" + m.group(1) + "/" + _READING_SPLIT.split(m.group(2), 1)[0] + "$"
 
 
 def _debian_version(package: str) -> str:
