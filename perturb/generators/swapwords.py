@@ -22,10 +22,10 @@ from typing import List
 
 import numpy as np
 
-from perturb import _spacy
-from perturb._text import case_style, draw_word_pair, stopwords_resource, word_spans_keeping_abbreviations
+from perturb.resources import _spacy
+from perturb.resources._text import case_style, draw_word_pair, stopwords_resource, word_spans_keeping_abbreviations
 from perturb.base import Generator, Perturbation, Resource
-from perturb.wordorder import EVIDENCE, candidates
+from perturb.generators.wordorder import EVIDENCE, candidates
 
 MODES = ("verified", "random")
 DEFAULT_MIN_SCORE = 0.78  # chosen on the tuning half of docs/validity/dev-SWAPWORDS.tsv (perturb.devset.choose, validity >= 0.9)

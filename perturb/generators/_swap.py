@@ -21,10 +21,10 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from perturb import _spacy
-from perturb._text import case_style, match_case, stopwords, tagging_copy, zipf
+from perturb.resources import _spacy
+from perturb.resources._text import case_style, match_case, stopwords, tagging_copy, zipf
 from perturb.base import Perturbation, query_rng, settle
-from perturb.lexicon import base_forms, inflect_like, is_proper_noun, sense_in_context, sense_share
+from perturb.resources.lexicon import base_forms, inflect_like, is_proper_noun, sense_in_context, sense_share
 
 SPACY_TO_WN = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 # Light verbs: their synonyms depend on the object ("made a study" / "made of steel"), never swapped.

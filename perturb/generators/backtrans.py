@@ -46,12 +46,12 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
-from perturb._text import apply_case_style, case_style, collapse_spaces, wordfreq_resource, zipf
+from perturb.resources._text import apply_case_style, case_style, collapse_spaces, wordfreq_resource, zipf
 from perturb.base import Generator, Perturbation, Resource, ResourceMissing, settle
-from perturb.translators import APERTIUM_INSTALL, MARIAN_INSTALL, ApertiumTranslator, MarianTranslator, Translator
-from perturb._text import stopwords
-from perturb.backtrans_rules import structure_changes
-from perturb import backtrans_score
+from perturb.resources.translators import APERTIUM_INSTALL, MARIAN_INSTALL, ApertiumTranslator, MarianTranslator, Translator
+from perturb.resources._text import stopwords
+from perturb.generators.backtrans_rules import structure_changes
+from perturb.generators import backtrans_score
 from perturb.base import query_rng
 
 _MARKED = re.compile(r"(?<![\w*#@])([*#@])(\w[\w'-]*)")
@@ -83,7 +83,7 @@ def _lemma_set(word: str) -> frozenset:
 def _top_senses(word: str, n: int = 2) -> frozenset:
     low = word.lower()
     if low not in _SENSES:
-        from perturb.lexicon import ranked_synsets
+        from perturb.resources.lexicon import ranked_synsets
 
         names = set()
         for pos in ("n", "v", "a", "r"):

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from perturb._text import stopwords
-from perturb.lexicon import is_derivation, is_proper_noun, ranked_synsets, sense_share
+from perturb.resources._text import stopwords
+from perturb.resources.lexicon import is_derivation, is_proper_noun, ranked_synsets, sense_share
 
 _SHARE: Dict[Tuple[str, str], float] = {}
 

@@ -25,8 +25,8 @@ from __future__ import annotations
 import re
 from typing import Dict, FrozenSet, List, Tuple
 
-from perturb._text import stopwords
-from perturb.lexicon import ranked_synsets
+from perturb.resources._text import stopwords
+from perturb.resources.lexicon import ranked_synsets
 
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 ARTICLES = frozenset({"a", "an", "the"})

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from typing import Dict, List, Tuple
 
-from perturb._swap import SynonymSwap
-from perturb._text import is_number, stopwords_resource, wordfreq_resource, zipf
+from perturb.generators._swap import SynonymSwap
+from perturb.resources._text import is_number, stopwords_resource, wordfreq_resource, zipf
 from perturb.base import Generator, Resource
-from perturb.lexicon import antonyms, base_forms, is_derivation, sense_synonyms
-from perturb.vectors import EMB_FILE, GLOVE_INSTALL, INDEX_FILE, cosine, glove_dir
-from perturb.wordnet_reader import find_wordnet, wordnet_resource
-from perturb import _spacy
-from perturb._spacy import lemminflect_resource
+from perturb.resources.lexicon import antonyms, base_forms, is_derivation, sense_synonyms
+from perturb.resources.vectors import EMB_FILE, GLOVE_INSTALL, INDEX_FILE, cosine, glove_dir
+from perturb.resources.wordnet_reader import find_wordnet, wordnet_resource
+from perturb.resources import _spacy
+from perturb.resources._spacy import lemminflect_resource
 
 
 _CAND_CACHE: Dict[tuple, Tuple[Tuple[str, str], ...]] = {}

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 from typing import Dict, List, Tuple
 
-from perturb import _spacy
-from perturb._swap import SynonymSwap
-from perturb._text import stopwords_resource, wordfreq_resource, zipf
+from perturb.resources import _spacy
+from perturb.generators._swap import SynonymSwap
+from perturb.resources._text import stopwords_resource, wordfreq_resource, zipf
 from perturb.base import Generator, Resource
-from perturb.lexicon import antonyms, base_forms, is_derivation, sense_synonyms
-from perturb.vectors import cosine
-from perturb.wordnet_reader import NLTK_INSTALL, find_wordnet, wordnet, wordnet_content_sha, wordnet_resource
-from perturb._text import module_resource
+from perturb.resources.lexicon import antonyms, base_forms, is_derivation, sense_synonyms
+from perturb.resources.vectors import cosine
+from perturb.resources.wordnet_reader import NLTK_INSTALL, find_wordnet, wordnet, wordnet_content_sha, wordnet_resource
+from perturb.resources._text import module_resource
 
 SPACY_TO_WN = {"NOUN": "n", "PROPN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 _SYN_CACHE: Dict[Tuple[str, str], Tuple[str, ...]] = {}

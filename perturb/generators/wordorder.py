@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from typing import List, Tuple
 
-from perturb._text import is_abbreviation, stopwords
-from perturb.phraseorder import phrase_candidates
+from perturb.resources._text import is_abbreviation, stopwords
+from perturb.generators.phraseorder import phrase_candidates
 
 CLASSES = {"NOUN": "N", "PROPN": "N", "VERB": "V", "ADJ": "A", "ADV": "R"}
 LEFT_MODIFIERS = ("compound", "amod", "nmod", "poss", "nummod", "advmod", "npadvmod")

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import List, Tuple
 
-from perturb._text import stopwords
+from perturb.resources._text import stopwords
 
 FOCUS_ADVERBS = frozenset("even also still always never already ever only just really yet almost "
                           "merely simply mostly nearly hardly barely rather quite usually".split())

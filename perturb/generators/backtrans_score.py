@@ -39,10 +39,10 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from perturb._text import collapse_spaces, stopwords, zipf
-from perturb.backtrans_rules import _forms, same_lemma, synonym_same_form
-from perturb.lexicon import ranked_synsets
-from perturb import backtrans_evidence as ev
+from perturb.resources._text import collapse_spaces, stopwords, zipf
+from perturb.generators.backtrans_rules import _forms, same_lemma, synonym_same_form
+from perturb.resources.lexicon import ranked_synsets
+from perturb.generators import backtrans_evidence as ev
 
 WEIGHTS: Dict[str, float] = {
     "leak": -6.0, "name": -6.0, "pronoun": -4.0, "question_form": -3.0, "article": 1.0, "wh": 1.0,
@@ -135,7 +135,7 @@ class Context:
 def warm() -> None:
     """Load the lexicons the scorer reads (WordNet, SemCor counts, lemminflect, wordfreq), so a batch
     can load them while its round trips run."""
-    from perturb.lexicon import sense_counts
+    from perturb.resources.lexicon import sense_counts
 
     ranked_synsets("flow", "n")
     sense_counts()

@@ -1,4 +1,4 @@
-"""External variation sets imported as :class:`~perturb.sets.VariationSet`: RoDR-style
+"""External variation sets imported as :class:`~perturb.io.sets.VariationSet`: RoDR-style
 ``qid<TAB>text`` files and Penha et al.'s (ECIR 2022) human-validated CSV files.
 """
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 from bench.core.errors import DataError
 from bench.core.io import sha256_hex
-from perturb.sets import PathLike, VariationSet, _read_utf8
+from perturb.io.sets import PathLike, VariationSet, _read_utf8
 
 
 def import_rodr_tsv(path: PathLike, name: str, originals: Optional[Dict[str, str]] = None,

@@ -1,4 +1,4 @@
-"""Variation sets: generating them, writing/reading them as TSV (importers: :mod:`perturb.importers`).
+"""Variation sets: generating them, writing/reading them as TSV (importers: :mod:`perturb.io.importers`).
 
 TSV layout (UTF-8, ``\\n`` line ends)::
 
@@ -111,7 +111,7 @@ def generate(name: str, queries: Sequence[Tuple[str, str]], seed: int, generator
     """Run generator ``name`` of ``protocol`` ("validated" or "rodr": :data:`perturb.PROTOCOLS`)
     over ``(qid, text)`` pairs. Never skips silently: a generator that cannot run here gives a set
     with ``status="missing"`` and the install hint as ``reason``. Variations come from the content
-    cache (:mod:`perturb.cache`) when ``cache``."""
+    cache (:mod:`perturb.io.cache`) when ``cache``."""
     qids = [str(q) for q, _ in queries]
     texts = [t for _, t in queries]
     if len(set(qids)) != len(qids):
@@ -123,7 +123,7 @@ def generate(name: str, queries: Sequence[Tuple[str, str]], seed: int, generator
     try:
         gen.check()
         if cache:
-            from perturb.cache import cached_perturb_batch
+            from perturb.io.cache import cached_perturb_batch
 
             results = cached_perturb_batch(gen, list(zip(qids, texts)), seed)
         else:
@@ -221,7 +221,7 @@ def read_tsv(path: PathLike) -> VariationSet:
         i += 1
     if i >= len(lines) or lines[i].rstrip("\r").split("\t") != list(COLUMNS):
         raise DataError(f"expected the column line {'<TAB>'.join(COLUMNS)!r}", str(path), i + 1,
-                        "write variation sets with perturb.sets.write_tsv, or import RoDR files with import_rodr_tsv")
+                        "write variation sets with perturb.io.sets.write_tsv, or import RoDR files with import_rodr_tsv")
     if "name" not in header:
         raise DataError("header has no '# name:' line", str(path), 1, "add '# name: <SET NAME>' at the top")
     try:
