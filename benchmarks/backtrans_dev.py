@@ -40,13 +40,13 @@ def styles():
 
 
 def _gen():
-    from perturb.backtrans import BackTranslate
+    from perturb.generators.backtrans import BackTranslate
 
     return BackTranslate(backend="apertium")
 
 
 def _sent(text):
-    from perturb._text import case_style
+    from perturb.resources._text import case_style
 
     return text.lower() if case_style(text) in ("upper", "title") else text
 
@@ -65,7 +65,7 @@ def candidates_of(gen, table, text):
 
 
 def sample(out_path, per_style=28, seed=5):
-    from perturb.devset import split_of
+    from perturb.checks.devset import split_of
 
     gen, table = _gen(), json.loads(CACHE.read_text())
     rng = random.Random(seed)
@@ -83,16 +83,16 @@ def sample(out_path, per_style=28, seed=5):
             good = [c for c in cands if c.score >= 0]
             bad = [c for c in cands if c.score < 0]
             pick = rng.sample(good, min(2, len(good))) + rng.sample(bad, min(1, len(bad)))
-            from perturb import backtrans_score
+            from perturb.generators import backtrans_score
             old = [t.lower() for t, _, _ in backtrans_score.tokens(_sent(text))]
-            from perturb._text import apply_case_style, case_style
+            from perturb.resources._text import apply_case_style, case_style
             for c in pick:
                 rows.append(["BACKTRANS", style, qid, text, apply_case_style(c.text, case_style(text)), c.detail(old),
                              f"{c.score:g}", split_of(style, qid), "", ""])
             n += 1
             if n >= per_style:
                 break
-    from perturb.devset import COLUMNS
+    from perturb.checks.devset import COLUMNS
 
     Path(out_path).write_text("\n".join("\t".join(r) for r in [list(COLUMNS)] + rows) + "\n", encoding="utf-8")
     print(len(rows), "rows")

@@ -13,9 +13,9 @@ from benchmarks.backtrans_dev import CACHE, DEV, SHARED, _gen, _sent, candidates
 
 
 def rescored(gen, table):
-    from perturb._text import apply_case_style, case_style
-    from perturb import backtrans_score
-    from perturb.devset import read_devset
+    from perturb.resources._text import apply_case_style, case_style
+    from perturb.generators import backtrans_score
+    from perturb.checks.devset import read_devset
 
     out, missing = [], []
     for c in read_devset(DEV):
@@ -30,7 +30,7 @@ def rescored(gen, table):
 
 
 def breakdown(gen, table, threshold):
-    from perturb.backtrans_score import THRESHOLD
+    from perturb.generators.backtrans_score import THRESHOLD
 
     res = {}
     for style, qs in styles().items():
@@ -60,8 +60,8 @@ def breakdown(gen, table, threshold):
 
 
 def penha(threshold):
-    from perturb.backtrans import pivot_leaks, strip_marks
-    from perturb import backtrans_score
+    from perturb.generators.backtrans import pivot_leaks, strip_marks
+    from perturb.generators import backtrans_score
 
     out = {}
     for name in ("trec2019", "antique"):
@@ -84,7 +84,7 @@ def penha(threshold):
 
 
 def report():
-    from perturb.devset import choose, curve, curve_table, held_validity, write_devset
+    from perturb.checks.devset import choose, curve, curve_table, held_validity, write_devset
 
     gen, table = _gen(), json.loads(CACHE.read_text())
     rows, missing = rescored(gen, table)

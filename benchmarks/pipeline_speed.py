@@ -91,7 +91,7 @@ def main() -> None:
 
         # 2. cold and 3. warm (generation excluded: same frozen sets for all three)
         vdir = Path(tmp) / "variations"
-        from perturb.sets import write_tsv
+        from perturb.io.sets import write_tsv
 
         for vs in ok[1:]:
             write_tsv(vs, vdir / f"{vs.name}.tsv")

@@ -58,8 +58,9 @@ def _sample(qs, n, key):
 
 def candidates(gen_name: str, per_style: int):
     """Unlabelled candidate rows (style, qid, original, variation, detail, score) for labelling."""
-    from perturb import _spacy, make
-    from perturb._text import tagging_copy
+    from perturb import make
+    from perturb.resources import _spacy
+    from perturb.resources._text import tagging_copy
     from perturb.base import query_rng
 
     st = styles()
@@ -94,8 +95,8 @@ def candidates(gen_name: str, per_style: int):
 
 def score_of(gen, style_queries, original: str, variation: str):
     """The current verifier's score of a labelled (original, variation) pair."""
-    from perturb import _spacy
-    from perturb._text import tagging_copy
+    from perturb.resources import _spacy
+    from perturb.resources._text import tagging_copy
 
     doc = _spacy.parse([tagging_copy(original)])[0]
     if gen.name == "SWAPWORDS":
@@ -112,7 +113,7 @@ def build(gen_name: str, labels_path: str, out_path: str) -> None:
     """Score the hand-labelled pairs (``style, original, variation, valid, reason[, detail]`` lines, labelled
     before any threshold was chosen) with the current verifier and write the devset TSV."""
     from perturb import make
-    from perturb.devset import Candidate, split_of, write_devset
+    from perturb.checks.devset import Candidate, split_of, write_devset
 
     gen = make(gen_name)
     qid_of = {(st, t): q for st, qs in styles().items() for q, t in qs}
@@ -136,8 +137,9 @@ def applicability(seed: int = SEED) -> Dict[str, Dict[str, Tuple[int, int]]]:
     finite verb, auxiliary or modal (VBD VBZ VBP MD); NOSTOPWORD a whole-token NLTK stop word."""
     import re as _re
 
-    from perturb import _spacy, make
-    from perturb._text import stopwords, tagging_copy
+    from perturb import make
+    from perturb.resources import _spacy
+    from perturb.resources._text import stopwords, tagging_copy
 
     stops = stopwords()
     out: Dict[str, Dict[str, Tuple[int, int]]] = {}
@@ -159,8 +161,8 @@ def applicability(seed: int = SEED) -> Dict[str, Dict[str, Tuple[int, int]]]:
 
 def kind_scores(devset_path: str, generator: str = "SWAPWORDS"):
     """Each evidence kind's Laplace-smoothed validity on the tuning half: (valid + 1) / (labelled + 2),
-    the scores of perturb.wordorder.EVIDENCE (the detail ends with ": <kind>")."""
-    from perturb.devset import read_devset
+    the scores of perturb.generators.wordorder.EVIDENCE (the detail ends with ": <kind>")."""
+    from perturb.checks.devset import read_devset
 
     counts: Dict[str, List[int]] = {}
     for r in read_devset(devset_path):

@@ -72,7 +72,7 @@ def main(argv=None) -> int:
     home = tempfile.mkdtemp(prefix="drbench-bench-")
     os.environ["DRBENCH_HOME"] = home
     from perturb import PAPER_ORDER, make
-    from perturb.cache import cached_perturb_batch
+    from perturb.io.cache import cached_perturb_batch
 
     items = real_queries(args.n)
     summary = {"queries": len(items), "seed": args.seed, "cpu_count": os.cpu_count(),

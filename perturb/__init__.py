@@ -20,27 +20,27 @@ PAPER_ORDER = (
     "SWAPWORDS",
 )
 
-GENERATORS.register("MISSPELL", "perturb.misspell:Misspell")
-GENERATORS.register("EXTRAPUNC", "perturb.punctuation:ExtraPunc")
-GENERATORS.register("BACKTRANS", "perturb.backtrans:BackTranslate")
-GENERATORS.register("SWAPSYN-GLOVE", "perturb.glove:SwapSynGlove")
-GENERATORS.register("SWAPSYN-WNET", "perturb.wordnet:SwapSynWordNet")
-GENERATORS.register("TRANSTENSE", "perturb.tense:TransTense")
-GENERATORS.register("NOSTOPWORD", "perturb.stopwords:NoStopword")
-GENERATORS.register("SWAPWORDS", "perturb.swapwords:SwapWords")
+GENERATORS.register("MISSPELL", "perturb.generators.misspell:Misspell")
+GENERATORS.register("EXTRAPUNC", "perturb.generators.punctuation:ExtraPunc")
+GENERATORS.register("BACKTRANS", "perturb.generators.backtrans:BackTranslate")
+GENERATORS.register("SWAPSYN-GLOVE", "perturb.generators.glove:SwapSynGlove")
+GENERATORS.register("SWAPSYN-WNET", "perturb.generators.wordnet:SwapSynWordNet")
+GENERATORS.register("TRANSTENSE", "perturb.generators.tense:TransTense")
+GENERATORS.register("NOSTOPWORD", "perturb.generators.stopwords:NoStopword")
+GENERATORS.register("SWAPWORDS", "perturb.generators.swapwords:SwapWords")
 
 
 # The paper protocol (--protocol rodr): the same eight set names, run as RoDR's TextFlint /
-# TextAttack operations define them, without the validity constraints (perturb/paper*.py).
+# TextAttack operations define them, without the validity constraints (perturb/rodr/paper*.py).
 PAPER_GENERATORS: Registry = Registry("rodr-protocol generator")
-PAPER_GENERATORS.register("MISSPELL", "perturb.paper:PaperMisspell")
-PAPER_GENERATORS.register("EXTRAPUNC", "perturb.paper:PaperExtraPunc")
-PAPER_GENERATORS.register("BACKTRANS", "perturb.paper:PaperBackTranslate")
-PAPER_GENERATORS.register("SWAPSYN-GLOVE", "perturb.paper_swap:PaperSwapSynGlove")
-PAPER_GENERATORS.register("SWAPSYN-WNET", "perturb.paper_swap:PaperSwapSynWordNet")
-PAPER_GENERATORS.register("TRANSTENSE", "perturb.paper:PaperTransTense")
-PAPER_GENERATORS.register("NOSTOPWORD", "perturb.paper:PaperNoStopword")
-PAPER_GENERATORS.register("SWAPWORDS", "perturb.paper:PaperSwapWords")
+PAPER_GENERATORS.register("MISSPELL", "perturb.rodr.paper:PaperMisspell")
+PAPER_GENERATORS.register("EXTRAPUNC", "perturb.rodr.paper:PaperExtraPunc")
+PAPER_GENERATORS.register("BACKTRANS", "perturb.rodr.paper:PaperBackTranslate")
+PAPER_GENERATORS.register("SWAPSYN-GLOVE", "perturb.rodr.paper_swap:PaperSwapSynGlove")
+PAPER_GENERATORS.register("SWAPSYN-WNET", "perturb.rodr.paper_swap:PaperSwapSynWordNet")
+PAPER_GENERATORS.register("TRANSTENSE", "perturb.rodr.paper:PaperTransTense")
+PAPER_GENERATORS.register("NOSTOPWORD", "perturb.rodr.paper:PaperNoStopword")
+PAPER_GENERATORS.register("SWAPWORDS", "perturb.rodr.paper:PaperSwapWords")
 
 #: protocol -> the registry of its generators (``validated`` is the default everywhere)
 PROTOCOLS = {"validated": GENERATORS, "rodr": PAPER_GENERATORS}

@@ -4,7 +4,7 @@ A generator is a pure function of (query text, random generator). In a batch the
 generator is derived from (run seed, generator name, query *text*) by :func:`query_rng`, so a
 query's variation depends only on the seed, the generator and the query: not on iteration order,
 on which other generators ran, or on the query's id (two ids with one text get one variation).
-That is what lets :mod:`perturb.cache` store variations by content.
+That is what lets :mod:`perturb.io.cache` store variations by content.
 
 Invariant: ``Perturbation.applied`` is True if and only if ``text`` differs from the input after
 normalisation (case folded, whitespace collapsed: :func:`normalise`). A case-only or

@@ -32,8 +32,8 @@ from bench.results.writer import per_query_csv, result_header, write_run
 from bench.search.ann import IndexConfig
 from bench.search.exact import trec_id_problem
 from perturb import DEFAULT_PROTOCOL, GENERATORS, PAPER_ORDER, PROTOCOLS
-from perturb.labels import check_match, match_labels, read_label_files
-from perturb.sets import VariationSet, check_set_names, generate, read_tsv
+from perturb.checks.labels import check_match, match_labels, read_label_files
+from perturb.io.sets import VariationSet, check_set_names, generate, read_tsv
 from suites.variations_subsets import human_labels, label_column, subsets
 from suites.variations_protocol import protocol_report, run_protocol
 from suites import variations_draws as DR
@@ -53,7 +53,7 @@ class VariationsConfig:
     statistics: dict = field(default_factory=dict)  # options for bench.evaluation.stats (test, correction, ...)
     index: Optional[object] = None  # bench.search.ann.IndexConfig; None: exact (faiss.IndexFlatIP)
     shard_size: Optional[int] = None  # corpus shard size (None: bench.encoding.shards.DEFAULT_SHARD_SIZE)
-    labels: Sequence[Path] = ()  # human validity label files (perturb.labels): valid-only figures
+    labels: Sequence[Path] = ()  # human validity label files (perturb.checks.labels): valid-only figures
     protocol: str = DEFAULT_PROTOCOL  # perturb.PROTOCOLS: "validated", or "rodr" (the paper's unconstrained operations)
     generation_seeds: Optional[Sequence[int]] = None  # None: one draw with the run seed (suites.variations_draws)
 
@@ -243,7 +243,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
             from bench.core.io import safe_name
             from bench.results.writer import begin_run
             from bench.search.exact import write_trec_run
-            from perturb.sets import set_file_name, write_tsv
+            from perturb.io.sets import set_file_name, write_tsv
 
             begin_run(out_dir, owned=("variations/*.tsv", "runs/*.trec"))
             for vs in sets:

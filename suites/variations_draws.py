@@ -25,7 +25,7 @@ from typing import Dict, List, Optional, Sequence
 
 from bench.core.errors import BenchError
 from bench.evaluation import draws as D
-from perturb.sets import VariationSet
+from perturb.io.sets import VariationSet
 
 DRAW_SEP = "@g"
 ANY_APPLIED = "a query counts as applied when at least one draw changed it"

@@ -22,7 +22,7 @@ from typing import Dict, List, Optional, Sequence
 from bench.evaluation.intervals import drop_rate, wilson_ci
 from bench.evaluation.stats import variation_statistics
 from bench.evaluation.paired import finite_or_none
-from perturb.labels import LabelFile, LabelMatch
+from perturb.checks.labels import LabelFile, LabelMatch
 
 APPLIED_ONLY = "applied_only"
 VALID_ONLY = "valid_only"

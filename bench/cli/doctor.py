@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from perturb import doctor as resources  # looked up at call time (tests substitute doctor_rows)
+from perturb.checks import doctor as resources  # looked up at call time (tests substitute doctor_rows)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

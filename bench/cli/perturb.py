@@ -12,8 +12,8 @@ from bench.core.errors import BenchError
 from bench.core.io import atomic_write_text
 from bench.core.paths import check_writable_folder
 from perturb import DEFAULT_PROTOCOL, GENERATORS, PAPER_ORDER, PROTOCOLS, describe_protocol
-from perturb.importers import import_penha_csv, import_rodr_tsv
-from perturb.sets import applicability_table, generate, write_sets
+from perturb.io.importers import import_penha_csv, import_rodr_tsv
+from perturb.io.sets import applicability_table, generate, write_sets
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -31,7 +31,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--name", default=None, help="with --import-rodr: the set's name")
     p.add_argument("--audit", type=int, default=None, metavar="N",
                    help="also print validity proxy rates per set and write N seeded random pairs per set to "
-                        "audit_sample.tsv for human labelling (perturb.audit)")
+                        "audit_sample.tsv for human labelling (perturb.checks.audit)")
     p.add_argument("--import-labels", type=Path, default=None, metavar="FILE",
                    help="report per-set human-valid rates of a labelled audit sample or a Penha CSV "
                         "(writes human_validity.csv to --out) and exit")
@@ -41,7 +41,7 @@ def run(args) -> int:
 
     check_writable_folder(args.out, "--out", "give --out a new or writable folder")
     if args.import_labels:
-        from perturb.audit import label_report
+        from perturb.checks.audit import label_report
 
         args.out.mkdir(parents=True, exist_ok=True)
         print(label_report(args.import_labels, args.out), end="")
@@ -52,7 +52,7 @@ def run(args) -> int:
     if args.import_penha or args.import_rodr:
         if args.import_penha:
             sets = import_penha_csv(args.import_penha, valid_only=not args.keep_invalid)
-            from perturb.importers import originals_of_penha
+            from perturb.io.importers import originals_of_penha
 
             originals = originals_of_penha(args.import_penha)
         else:
@@ -89,7 +89,7 @@ def run(args) -> int:
                          [[str(r[1]), str(r[2]), str(r[3]), f"{r[4]:.1f}%" if isinstance(r[4], (int, float))
                            else str(r[4])] for r in rows])))
     if args.audit is not None:
-        from perturb.audit import write_audit
+        from perturb.checks.audit import write_audit
 
         print(write_audit(sets, originals, args.out, args.audit, args.seed), end="")
     missing = [vs for vs in sets if vs.status != "ok"]

@@ -1,5 +1,5 @@
 """Text that a spreadsheet would read as a formula (shared by the CSV writers of
-:mod:`bench.reporting.csvsafe` and the TSV files of :mod:`perturb.audit`).
+:mod:`bench.reporting.csvsafe` and the TSV files of :mod:`perturb.checks.audit`).
 
 A cell is at risk when its first character starts a formula (``= + - @ | %`` or U+2212, also after
 NFKC normalisation, unless the whole text is a plain number) or is invisible (white space, a

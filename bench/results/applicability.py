@@ -189,7 +189,7 @@ def _tsv_details(folder: Path) -> Dict[str, Dict[str, int]]:
     tsv_dir = Path(folder) / "variations"
     if not tsv_dir.is_dir():
         return out
-    from perturb.sets import read_tsv
+    from perturb.io.sets import read_tsv
 
     for path in sorted(tsv_dir.glob("*.tsv")):
         try:

@@ -145,7 +145,7 @@ def test_committed_runs_get_applicability_and_edit_types(tmp_path):
         share = 100 * e["n_applied"] / e["n_evaluated"]
         cell = f"{e['n_applied']}/{e['n_evaluated']} ({share:.1f}%)"
         assert (cell + " !" in md) == (e in low), e["name"]
-    from perturb.sets import read_tsv
+    from perturb.io.sets import read_tsv
 
     vs = read_tsv(run / "variations" / "MISSPELL.tsv")
     counts = AP.count_edit_types(vs.details, vs.applied)

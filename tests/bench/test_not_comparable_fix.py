@@ -17,7 +17,7 @@ def _evaluate(beir_dir, out, *extra):
 
 @pytest.fixture
 def runs(tmp_path, beir_dir, monkeypatch, capsys):
-    import perturb.misspell as misspell
+    import perturb.generators.misspell as misspell
 
     _evaluate(beir_dir, tmp_path / "base")
     original = misspell.Misspell.config

@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 
 from bench.core.errors import DataError
-from perturb.audit import (apply_labels, format_sample, human_valid_rates, pair_flags, proxy_rates, read_labels,
+from perturb.checks.audit import (apply_labels, format_sample, human_valid_rates, pair_flags, proxy_rates, read_labels,
                            sample_pairs)
-from perturb.sets import VariationSet
+from perturb.io.sets import VariationSet
 from perturb_helpers import shared_data
 
 

@@ -2,7 +2,7 @@
 explicit evidence, one picked (seeded) among those passing the threshold."""
 import pytest
 
-from perturb.backtrans_score import THRESHOLD, candidates
+from perturb.generators.backtrans_score import THRESHOLD, candidates
 
 
 def _best(query, backs, leaks=None):
@@ -42,7 +42,7 @@ def test_article_and_form_edits_accepted():
 
 
 def _gen():
-    from perturb.backtrans import BackTranslate
+    from perturb.generators.backtrans import BackTranslate
 
     gen = BackTranslate(backend="apertium")
     if not all(t.available() for t in gen._translators):
@@ -114,7 +114,7 @@ def test_agreement_slips_one_and_place_prepositions_pass_from_one_pivot(query, b
 
 
 def test_short_words_two_letters_apart_are_not_spelling_variants():
-    from perturb.backtrans_evidence import spelling_variant
+    from perturb.generators.backtrans_evidence import spelling_variant
 
     assert not spelling_variant("flow", "flux") and not spelling_variant("wakes", "awake")
     assert spelling_variant("color", "colour") and spelling_variant("analyzed", "analysed")
@@ -150,7 +150,7 @@ def test_synonym_in_the_query_sense_passes_and_a_weak_sense_does_not():
 def test_the_dev_set_has_a_reason_per_pair_and_the_threshold_meets_its_tuning_half():
     from pathlib import Path
 
-    from perturb.devset import point, read_devset
+    from perturb.checks.devset import point, read_devset
 
     rows = read_devset(Path(__file__).resolve().parents[2] / "docs/validity/dev-BACKTRANS.tsv")
     assert len(rows) >= 200 and len({c.style for c in rows}) >= 4

@@ -9,7 +9,7 @@ import collections
 
 import pytest
 
-from perturb._text import case_style, stopwords, word_spans
+from perturb.resources._text import case_style, stopwords, word_spans
 from bench.core.seeding import rng_for
 from perturb.base import Perturbation, normalise, settle
 from perturb_helpers import generator
@@ -70,7 +70,7 @@ def test_misspell_never_targets_numbers_or_tokens_with_digits(text):
 
 @pytest.mark.parametrize("word,real", [("following", "flowing"), ("that", "what"), ("cause", "because")])
 def test_misspell_refuses_real_word_results(word, real):
-    from perturb.misspell import Misspell
+    from perturb.generators.misspell import Misspell
 
     gen = Misspell(types=("spelling", "typos", "ocr", "keyboard"))
     assert gen.is_real_word(real)
@@ -80,7 +80,7 @@ def test_misspell_refuses_real_word_results(word, real):
 
 
 def test_misspell_spelling_table_keeps_only_non_words():
-    from perturb.misspell import Misspell, tables
+    from perturb.generators.misspell import Misspell, tables
 
     gen = Misspell()
     sp = tables()["spelling"]
@@ -107,7 +107,7 @@ def test_misspell_keeps_case_pattern():
 
 
 def test_misspell_keyboard_neighbours_same_case():
-    from perturb.misspell import Misspell
+    from perturb.generators.misspell import Misspell
 
     gen = Misspell(types=("keyboard",))
     for text in ("CLEARANCE", "clearance"):
@@ -118,7 +118,7 @@ def test_misspell_keyboard_neighbours_same_case():
 
 
 def test_misspell_do_to_DO_is_not_applied():
-    from perturb.misspell import Misspell
+    from perturb.generators.misspell import Misspell
 
     assert Misspell._same_case("d", ("D", "s", "S", "e"), allow_digits=False) == ("s", "e")
     for p in _outs("MISSPELL", "do", range(50)):
@@ -136,7 +136,7 @@ def test_glove_candidates_are_synonyms_only(word, pos, bad):
 
 
 def test_glove_refuses_antonyms_derivations_and_names():
-    from perturb.lexicon import antonyms, is_derivation
+    from perturb.resources.lexicon import antonyms, is_derivation
 
     assert "low" in antonyms("high", "a") and "external" in antonyms("internal", "a")
     assert "black" in antonyms("white", "a")
@@ -152,8 +152,8 @@ def test_glove_refuses_antonyms_derivations_and_names():
 
 
 def test_glove_keeps_pos_in_context(cranfield):
-    from perturb import _spacy
-    from perturb._text import tagging_copy
+    from perturb.resources import _spacy
+    from perturb.resources._text import tagging_copy
 
     gen = generator("SWAPSYN-GLOVE")
     out = gen.perturb_batch(cranfield, 0)
@@ -174,7 +174,7 @@ def test_glove_keeps_pos_in_context(cranfield):
 
 
 def test_glove_pos_check_refuses_a_changed_pos():
-    from perturb.glove import SwapSynGlove
+    from perturb.generators.glove import SwapSynGlove
 
     class Bad(SwapSynGlove):
         def candidates(self, word, pos):  # offer an adverb for a verb: "using" -> "instead"
@@ -232,7 +232,7 @@ def test_wordnet_whole_queries(text, keep):
     ("what causes diabetes", "diabeted"), ("WHAT CAUSES DIABETES", "DIABETED"),
 ])
 def test_transtense_real_word_forms_only(text, bad):
-    from perturb._text import zipf
+    from perturb.resources._text import zipf
 
     for p in _outs("TRANSTENSE", text, range(10)):
         assert bad not in p.text
@@ -242,7 +242,7 @@ def test_transtense_real_word_forms_only(text, bad):
 
 
 def test_transtense_noun_tagged_as_verb_is_refused():
-    from perturb.tense import verb_lemma
+    from perturb.generators.tense import verb_lemma
 
     assert verb_lemma("diabetes", "VBZ") is None and verb_lemma("reflections", "VBZ") is None
     assert verb_lemma("causes", "VBZ") == "cause" and verb_lemma("sampled", "VBD") == "sample"
@@ -262,7 +262,7 @@ def test_transtense_case_and_modals(text, expected):
 
 # --------------------------------------------------------------------------- BACKTRANS
 def test_backtrans_pivot_leaks_detected():
-    from perturb.backtrans import pivot_leaks
+    from perturb.generators.backtrans import pivot_leaks
 
     q = "what is the analytical solution of the problem"
     assert pivot_leaks(q, "what is the soluciónanalítica of the problem", "spa", False)
@@ -273,7 +273,7 @@ def test_backtrans_pivot_leaks_detected():
 
 
 def test_backtrans_output_clean_case_and_spacing():
-    from perturb.backtrans import BackTranslate
+    from perturb.generators.backtrans import BackTranslate
 
     gen = generator("BACKTRANS")
     if not isinstance(gen.translator, type(BackTranslate(backend="apertium").translator)):
@@ -289,7 +289,7 @@ def test_backtrans_output_clean_case_and_spacing():
 
 
 def test_backtrans_case_only_output_not_applied(monkeypatch):
-    from perturb.backtrans import BackTranslate
+    from perturb.generators.backtrans import BackTranslate
 
     gen = BackTranslate(backend="apertium")
     monkeypatch.setattr(gen, "translate_round_trip", lambda texts: [("x", t.title()) for t in texts])
@@ -297,7 +297,7 @@ def test_backtrans_case_only_output_not_applied(monkeypatch):
 
 
 def test_backtrans_docstring_names_textflint_default():
-    import perturb.backtrans as bt
+    import perturb.generators.backtrans as bt
 
     assert "facebook/wmt19-en-de" in bt.__doc__
 
@@ -306,7 +306,7 @@ def test_backtrans_docstring_names_textflint_default():
 @pytest.mark.parametrize("text,expected", [
     ("flows (i.e., jets) of the wing", "flows (i.e., jets) wing"),
     ("drag and/or lift of the U.S. jets", "drag and/or lift U.S. jets"),
-    ("Don't stop it!", "Don't stop!"),  # negations stay (perturb.stopwords.KEPT)
+    ("Don't stop it!", "Don't stop!"),  # negations stay (perturb.generators.stopwords.KEPT)
     ("cats (the big ones)", "cats (big ones)"),
 ])
 def test_nostopword_removes_whole_tokens_only(text, expected):
@@ -330,13 +330,13 @@ def test_nostopword_never_cuts_inside_a_token(cranfield):
     ("how can one detect transition phenomena in boundary layers .", "how can one detects phenomena of transition in layers of border ."),
 ])
 def test_backtrans_refuses_lost_or_mistranslated_content_words(orig, back):
-    from perturb.backtrans import unmatched_content
+    from perturb.generators.backtrans import unmatched_content
 
     assert unmatched_content(orig, back)
 
 
 def test_backtrans_content_words_kept_are_accepted():
-    from perturb.backtrans import form_changes, unmatched_content
+    from perturb.generators.backtrans import form_changes, unmatched_content
 
     orig, back = "what is your favorite number", "what is your favourite number"
     assert unmatched_content(orig, back) == [] and form_changes(orig, back) == []
@@ -349,7 +349,7 @@ def test_backtrans_content_words_kept_are_accepted():
     ("How much money have you lost?", "How much money has lost?"),
 ])
 def test_backtrans_refuses_lost_persons_and_question_form(orig, back):
-    from perturb.backtrans import form_changes
+    from perturb.generators.backtrans import form_changes
 
     assert form_changes(orig, back)
     assert form_changes("can you write a parser?", "it can you write a parser?") == []
@@ -368,7 +368,7 @@ def test_swaps_never_split_terms(text, word):
 
 
 def test_misspell_table_entry_of_another_word_is_refused():
-    from perturb.misspell import Misspell, edit_distance
+    from perturb.generators.misspell import Misspell, edit_distance
 
     assert edit_distance("sharp", "shrply") == 3 and edit_distance("form", "from") == 1
     gen = Misspell(types=("spelling",))

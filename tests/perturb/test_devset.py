@@ -1,10 +1,10 @@
-"""perturb.devset: the curve a verifier's threshold is chosen on, computed by hand on small cases."""
+"""perturb.checks.devset: the curve a verifier's threshold is chosen on, computed by hand on small cases."""
 import math
 
 import pytest
 
 from bench.core.errors import DataError
-from perturb.devset import Candidate, choose, curve, held_validity, point, read_devset, split_of, write_devset
+from perturb.checks.devset import Candidate, choose, curve, held_validity, point, read_devset, split_of, write_devset
 
 
 def _c(qid, score, valid, split="tune", style="web-query", variation=None):

@@ -8,7 +8,7 @@ from perturb.base import Resource
 
 
 def test_doctor_rows_cover_every_generator():
-    from perturb.doctor import doctor_rows
+    from perturb.checks.doctor import doctor_rows
 
     rows = doctor_rows()
     names = {g.split("[")[0] for g, _ in rows}
@@ -19,7 +19,7 @@ def test_doctor_rows_cover_every_generator():
 
 
 def test_format_doctor_shows_install_lines_for_missing():
-    from perturb.doctor import format_doctor
+    from perturb.checks.doctor import format_doctor
 
     text = format_doctor([("MISSPELL", Resource("nlpaug tables", False, install="pip install nlpaug==1.1.11")),
                           ("SWAPWORDS", Resource("(no external resource)", True, where="built in"))])
@@ -27,7 +27,7 @@ def test_format_doctor_shows_install_lines_for_missing():
 
 
 def test_doctor_command_exit_codes(monkeypatch, capsys):
-    import perturb.doctor as doc
+    import perturb.checks.doctor as doc
     from bench.cli import doctor as cmd
 
     parser = argparse.ArgumentParser()
@@ -42,7 +42,7 @@ def test_doctor_command_exit_codes(monkeypatch, capsys):
 
 
 def test_missing_nlpaug_is_reported(monkeypatch, tmp_path):
-    from perturb.misspell import Misspell
+    from perturb.generators.misspell import Misspell
 
     monkeypatch.setenv("DRBENCH_NLPAUG_RES", str(tmp_path / "nowhere"))
     res = [r for r in Misspell().resources() if r.name.startswith("nlpaug")]

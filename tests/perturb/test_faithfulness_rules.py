@@ -42,7 +42,7 @@ from perturb_helpers import generator
     ("My mouse is not responding.", "My mouse is not answering."),
 ])
 def test_backtrans_structure_refused(original, back):
-    from perturb.backtrans_rules import structure_changes
+    from perturb.generators.backtrans_rules import structure_changes
 
     assert structure_changes(original, back), (original, back)
 
@@ -57,15 +57,15 @@ def test_backtrans_structure_refused(original, back):
     ("what investigations have been made of the flow", "which investigations have been done of the flow"),
 ])
 def test_backtrans_structure_kept(original, back):
-    from perturb.backtrans_rules import structure_changes
+    from perturb.generators.backtrans_rules import structure_changes
 
     assert structure_changes(original, back) == []
 
 
 def test_backtrans_old_rules_accepted_what_the_structure_rule_refuses():
     """The pairs above that the content-word and form rules let through: the new rule is what refuses them."""
-    from perturb.backtrans import form_changes, unmatched_content
-    from perturb.backtrans_rules import structure_changes
+    from perturb.generators.backtrans import form_changes, unmatched_content
+    from perturb.generators.backtrans_rules import structure_changes
 
     for original, back in [("What is a ratchet jaw", "What is a jaw of ratchet"),
                            ("how can one detect transition phenomena in hypersonic wakes .",
@@ -77,7 +77,7 @@ def test_backtrans_old_rules_accepted_what_the_structure_rule_refuses():
 
 
 def test_backtrans_spacing_only_output_not_applied(monkeypatch):
-    from perturb.backtrans import BackTranslate
+    from perturb.generators.backtrans import BackTranslate
 
     # the verified (several-pivot) path: every pivot's round trip differs from the query in spacing only
     gen = BackTranslate(backend="apertium")
@@ -91,7 +91,7 @@ def test_backtrans_spacing_only_output_not_applied(monkeypatch):
 
 # --------------------------------------------------------------------------- apertium independence
 def _apertium(pivot="spa"):
-    from perturb.translators import ApertiumTranslator
+    from perturb.resources.translators import ApertiumTranslator
 
     tr = ApertiumTranslator(pivot)
     if not tr.available():
@@ -114,7 +114,7 @@ def test_apertium_new_ambiguity_class_is_cut_so_later_tagging_does_not_change():
 
 
 def test_apertium_unknown_class_oracle_asks_one_reading_set_at_a_time():
-    from perturb.translators import _filled, _mode_steps, _tagger_at
+    from perturb.resources.translators import _filled, _mode_steps, _tagger_at
 
     tr = _apertium()
     steps = _mode_steps("eng-spa")
@@ -130,7 +130,7 @@ def test_apertium_unknown_class_oracle_asks_one_reading_set_at_a_time():
 def test_apertium_translation_does_not_depend_on_the_batch(cranfield, pivot):
     """Every kept text translates as it does alone and in any other batch (both directions)."""
     from bench.data.collections import load_dataset
-    from perturb.translators import APERTIUM_PAIRS
+    from perturb.resources.translators import APERTIUM_PAIRS
 
     tr = _apertium(pivot)
     fwd, bwd = APERTIUM_PAIRS[pivot]
@@ -200,7 +200,7 @@ def test_swap_valid_synonyms_still_pass(name, text, good):
 
 
 def test_usual_sense_rule_by_itself():
-    from perturb.lexicon import sense_share
+    from perturb.resources.lexicon import sense_share
 
     gen = generator("SWAPSYN-WNET")
     assert sense_share("material", "n", "material.n.01") >= 0.5 > sense_share("stuff", "n", "material.n.01")
@@ -213,7 +213,7 @@ def test_usual_sense_rule_by_itself():
 
 def test_sense_share_hand_computed():
     """sense_share = the sense's SemCor count / the word's counts over its senses (cntlist.rev)."""
-    from perturb.lexicon import ranked_synsets, sense_counts, sense_share
+    from perturb.resources.lexicon import ranked_synsets, sense_counts, sense_share
 
     counts = sense_counts()
     syns = ranked_synsets("material", "n")

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from perturb._text import stopwords, word_spans
+from perturb.resources._text import stopwords, word_spans
 from bench.core.seeding import rng_for
 from perturb.base import ResourceMissing
 from perturb_helpers import SECURITY, generator
@@ -60,7 +60,7 @@ def test_nostopword_spot_checks():
 
 def test_nostopword_cranfield_keeps_content_words(cranfield):
     gen = generator("NOSTOPWORD")
-    from perturb.stopwords import KEPT
+    from perturb.generators.stopwords import KEPT
 
     sw = stopwords() - KEPT
     for qid, text in cranfield:
@@ -105,7 +105,7 @@ def test_swapwords_pairs_uniform():
 
 # --------------------------------------------------------------------------- MISSPELL
 def test_misspell_changes_one_word_and_uses_all_types(cranfield):
-    from perturb.misspell import EDIT_TYPES, edit_type
+    from perturb.generators.misspell import EDIT_TYPES, edit_type
 
     gen = generator("MISSPELL")
     kinds = collections.Counter()
@@ -151,7 +151,7 @@ def test_misspell_fallback_when_drawn_type_cannot_apply():
 
 
 def test_misspell_tables_read_cleanly():
-    from perturb.misspell import tables
+    from perturb.generators.misspell import tables
 
     t = tables()
     assert "0" in t["ocr"]["o"] and "o" in t["ocr"]["0"]  # bidirectional, as TextFlint
@@ -165,7 +165,7 @@ def test_misspell_tables_read_cleanly():
 
 # --------------------------------------------------------------------------- SWAPSYN-GLOVE
 def test_glove_candidates_ranked_by_cosine():
-    from perturb.vectors import cosine
+    from perturb.resources.vectors import cosine
 
     gen = generator("SWAPSYN-GLOVE")
     for word, pos in (("effect", "n"), ("famous", "a"), ("usually", "r")):
@@ -176,7 +176,7 @@ def test_glove_candidates_ranked_by_cosine():
 
 
 def test_glove_excludes_inflections():
-    from perturb.vectors import is_inflection
+    from perturb.resources.vectors import is_inflection
 
     assert is_inflection("slab", "slabs") and is_inflection("make", "making") and is_inflection("went", "go")
     assert not is_inflection("heat", "temperature")
@@ -199,7 +199,7 @@ def test_glove_replaces_one_content_word(cranfield):
 
 # --------------------------------------------------------------------------- SWAPSYN-WNET
 def test_wordnet_synonym_same_pos():
-    from perturb.wordnet_reader import wordnet
+    from perturb.resources.wordnet_reader import wordnet
 
     gen = generator("SWAPSYN-WNET")
     wn = wordnet()
@@ -217,7 +217,7 @@ def test_wordnet_synonym_same_pos():
 
 def test_wordnet_inflects_to_the_word(cranfield):
     gen = generator("SWAPSYN-WNET")
-    from perturb.wordnet_reader import wordnet
+    from perturb.resources.wordnet_reader import wordnet
 
     wn = wordnet()
     items = cranfield + [("m1", "we watched movies with friends"), ("m2", "I like seeing movies .")]
@@ -235,7 +235,7 @@ def test_wordnet_inflects_to_the_word(cranfield):
 
 
 def test_wordnet_prepare_fixes_crlf_and_lexnames(tmp_path):
-    from perturb.wordnet_reader import REQUIRED, lexnames_text, prepare_wordnet
+    from perturb.resources.wordnet_reader import REQUIRED, lexnames_text, prepare_wordnet
 
     src = tmp_path / "src"
     src.mkdir()
@@ -293,7 +293,7 @@ def test_backtrans_label_names_pivot_and_backend():
 
 
 def test_backtrans_apertium_round_trip_no_unknown_marks():
-    from perturb.backtrans import BackTranslate
+    from perturb.generators.backtrans import BackTranslate
 
     gen = BackTranslate(backend="apertium")
     gen.check()
@@ -307,9 +307,9 @@ def test_backtrans_apertium_round_trip_no_unknown_marks():
 
 
 def test_backtrans_missing_backends_reported(monkeypatch):
-    import perturb.backtrans as bt
-    import perturb.translators as tr
-    from perturb.sets import generate
+    import perturb.generators.backtrans as bt
+    import perturb.resources.translators as tr
+    from perturb.io.sets import generate
 
     monkeypatch.setattr(tr.shutil, "which", lambda name: None)
     monkeypatch.setattr(tr, "_hf_cached", lambda model_id: None)

@@ -1,4 +1,4 @@
-"""Human label files (perturb.labels): every row checked with file:line, disagreements refused,
+"""Human label files (perturb.checks.labels): every row checked with file:line, disagreements refused,
 labels matched to a run's pairs only when set, query and variation text are the run's; Penha's
 ANTIQUE file gives the published valid rates."""
 from __future__ import annotations
@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from bench.core.errors import BenchError, DataError
-from perturb.audit import human_valid_rates, read_labels
-from perturb.importers import import_penha_csv
-from perturb.labels import SAMPLE_COLUMNS, check_match, match_labels, read_label_file, read_label_files
-from perturb.sets import VariationSet
+from perturb.checks.audit import human_valid_rates, read_labels
+from perturb.io.importers import import_penha_csv
+from perturb.checks.labels import SAMPLE_COLUMNS, check_match, match_labels, read_label_file, read_label_files
+from perturb.io.sets import VariationSet
 from perturb_helpers import shared_data
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""--protocol rodr: the paper's unconstrained operations (perturb/paper.py, perturb/paper_swap.py).
+"""--protocol rodr: the paper's unconstrained operations (perturb/rodr/paper.py, perturb/rodr/paper_swap.py).
 
 Each operation is checked on real queries for what the paper's tools do (and the validated
 generators refuse): stop words and numbers misspelt, a rare WordNet sense, a GloVe antonym, a verb
@@ -10,9 +10,9 @@ import pytest
 
 from bench.core.seeding import rng_for
 from perturb import GENERATORS, PAPER_GENERATORS, PAPER_ORDER, PROTOCOLS, describe_protocol, make
-from perturb._text import stopwords, word_spans
+from perturb.resources._text import stopwords, word_spans
 from perturb.base import ResourceMissing
-from perturb.sets import format_tsv, generate, protocol_of
+from perturb.io.sets import format_tsv, generate, protocol_of
 from perturb_helpers import SECURITY
 
 QUERIES = [SECURITY, "how do the romans build aqueducts ?", "WHAT SIMILARITY LAWS MUST BE OBEYED",
@@ -40,7 +40,7 @@ def test_registry_has_the_eight_sets_under_the_same_names():
     for name in PAPER_ORDER:
         gen = make(name, protocol="rodr")
         assert gen.name == name
-        assert type(gen).__module__ in ("perturb.paper", "perturb.paper_swap")
+        assert type(gen).__module__ in ("perturb.rodr.paper", "perturb.rodr.paper_swap")
         assert gen.config()["protocol"] == "rodr" and "protocol" not in make(name).config()
     assert make("BACKTRANS", protocol="rodr").label.startswith("BACKTRANS[")
     with pytest.raises(ValueError, match="unknown protocol"):
@@ -130,7 +130,7 @@ def test_glove_swap_takes_a_near_neighbour_antonyms_included():
 
 
 def test_glove_neighbours_do_not_depend_on_the_batch():
-    from perturb import paper_swap
+    from perturb.rodr import paper_swap
 
     gen = rodr("SWAPSYN-GLOVE")
     paper_swap._NEIGHBOURS.clear()

@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 from bench.core.errors import DataError
 from perturb.base import Generator, Perturbation, ResourceMissing
-from perturb.importers import import_penha_csv, import_rodr_tsv
-from perturb.sets import VariationSet, applicability_table, format_tsv, generate, generate_all, read_tsv, write_tsv
+from perturb.io.importers import import_penha_csv, import_rodr_tsv
+from perturb.io.sets import VariationSet, applicability_table, format_tsv, generate, generate_all, read_tsv, write_tsv
 from perturb_helpers import SECURITY, shared_data
 
 
@@ -191,7 +191,7 @@ def test_import_penha_errors(tmp_path):
 
 # --------------------------------------------------------------------------- folders of sets (issue 13, item 3)
 def test_penha_antique_sets_all_written_inside_out_and_read_back(tmp_path):
-    from perturb.sets import read_sets, write_sets
+    from perturb.io.sets import read_sets, write_sets
 
     folder = shared_data() / "penha-variations"
     sets = import_penha_csv(folder / "variations_antique_labeled.csv")
@@ -209,7 +209,7 @@ def test_penha_antique_sets_all_written_inside_out_and_read_back(tmp_path):
 
 @pytest.mark.parametrize("name", ["../escape", "../../etc/passwd", "/abs/path/set", ".hidden", "a/b/../../c"])
 def test_set_names_never_escape_out(tmp_path, name):
-    from perturb.sets import read_sets, set_file_name, write_sets
+    from perturb.io.sets import read_sets, set_file_name, write_sets
 
     out = tmp_path / "out"
     (path,) = [p for _, p in write_sets([_vs(name=name)], out)]
@@ -220,7 +220,7 @@ def test_set_names_never_escape_out(tmp_path, name):
 
 
 def test_set_name_collision_names_both(tmp_path):
-    from perturb.sets import write_sets
+    from perturb.io.sets import write_sets
 
     with pytest.raises(DataError) as exc:
         write_sets([_vs(name="a/b"), _vs(name="a_b")], tmp_path)
@@ -229,7 +229,7 @@ def test_set_name_collision_names_both(tmp_path):
 
 
 def test_read_sets_reports_skipped_with_reason(tmp_path):
-    from perturb.sets import coverage, read_sets
+    from perturb.io.sets import coverage, read_sets
 
     write_tsv(_vs(status="missing", reason="no backend"), tmp_path / "m.tsv")
     (tmp_path / "junk.tsv").write_text("not a set\n", encoding="utf-8")

@@ -62,7 +62,7 @@ def test_transtense_changes_finite_verbs_and_restores_case():
 
 # ------------------------------------------------------------------ MISSPELL
 def test_misspell_detail_names_its_type():
-    from perturb.misspell import EDIT_TYPES, describe
+    from perturb.generators.misspell import EDIT_TYPES, describe
 
     assert describe("ocr", "s->8", "systems", "sy8tems") == "ocr: 'systems'->'sy8tems' (s->8)"
     assert edit_type(describe("typos", "swap", "world", "wrold")) == "swap"
@@ -107,12 +107,12 @@ def test_applicability_on_small_real_lists(name):
 
 @pytest.mark.parametrize("name,attr", [("SWAPWORDS", "min_score"), ("TRANSTENSE", "min_score")])
 def test_default_threshold_is_the_devset_choice(name, attr):
-    from perturb.devset import choose, read_devset
+    from perturb.checks.devset import choose, read_devset
 
     rows = read_devset(ROOT / "docs" / "validity" / f"dev-{name}.tsv")
     tune = [r for r in rows if r.split == "tune"]
-    if name == "SWAPWORDS":  # kind by kind (perturb.swapwords.choose_threshold), pooled for TRANSTENSE
-        from perturb.swapwords import choose_threshold
+    if name == "SWAPWORDS":  # kind by kind (perturb.generators.swapwords.choose_threshold), pooled for TRANSTENSE
+        from perturb.generators.swapwords import choose_threshold
 
         threshold = choose_threshold(tune, 0.9)
     else:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from perturb import _spacy, make
-from perturb._text import tagging_copy
+from perturb import make
+from perturb.resources import _spacy
+from perturb.resources._text import tagging_copy
 from perturb.base import query_rng
 
 pytest.importorskip("spacy")
@@ -44,7 +45,7 @@ def test_phrase_reorderings_are_generated(text, variation, reason):
 def test_phrase_spans_never_cut_words_or_abbreviations():
     for text in ["what is the effect (i.e. the change) of high-speed flow on the U.S. wing",
                  "how do I keep my cat from scratching the couch and the chair?"]:
-        phrase_kinds = {r for _, r in __import__("perturb.wordorder", fromlist=["EVIDENCE"]).EVIDENCE} - WORD_KINDS
+        phrase_kinds = {r for _, r in __import__("perturb.generators.wordorder", fromlist=["EVIDENCE"]).EVIDENCE} - WORD_KINDS
         for var, (_, reason) in _variations(text).items():
             if reason not in phrase_kinds:
                 continue
@@ -54,7 +55,7 @@ def test_phrase_spans_never_cut_words_or_abbreviations():
 
 
 def test_phrase_kind_scores_rank_below_the_word_evidence_they_were_not_measured_against():
-    from perturb.wordorder import SCORE_OF
+    from perturb.generators.wordorder import SCORE_OF
 
     # each phrase kind's score is its smoothed tuning-half validity: all below the chosen point
     # except the ones that earned it
@@ -66,8 +67,8 @@ def test_phrase_kind_scores_rank_below_the_word_evidence_they_were_not_measured_
 def test_swapwords_kind_scores_are_the_smoothed_tuning_half_validity():
     from pathlib import Path
 
-    from perturb.devset import read_devset
-    from perturb.wordorder import SCORE_OF
+    from perturb.checks.devset import read_devset
+    from perturb.generators.wordorder import SCORE_OF
 
     rows = read_devset(Path(__file__).resolve().parents[2] / "docs" / "validity" / "dev-SWAPWORDS.tsv")
     counts = {}

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from perturb import _spacy, make
-from perturb._text import tagging_copy
+from perturb import make
+from perturb.resources import _spacy
+from perturb.resources._text import tagging_copy
 
 pytest.importorskip("spacy")
 if _spacy.model_name() is None:  # pragma: no cover - depends on the install
@@ -79,8 +80,8 @@ def test_abbreviations_are_one_token_in_every_verified_candidate():
 
 
 def test_evidence_table_is_the_tuning_half_of_the_devset():
-    from perturb.devset import read_devset
-    from perturb.wordorder import EVIDENCE
+    from perturb.checks.devset import read_devset
+    from perturb.generators.wordorder import EVIDENCE
 
     counts = {}
     for r in read_devset(DEVSET):
@@ -100,8 +101,8 @@ def test_config_records_the_evidence_and_threshold():
 
 
 def test_kind_by_kind_threshold_refuses_a_weak_kind_that_pooling_lets_through():
-    from perturb.devset import Candidate, choose
-    from perturb.swapwords import choose_threshold
+    from perturb.checks.devset import Candidate, choose
+    from perturb.generators.swapwords import choose_threshold
 
     def row(q, score, kind, valid):
         return Candidate("SWAPWORDS", "s", q, "o", f"v{valid}{kind}", f"a <-> b: {kind}", score, "tune", valid, "")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from perturb._text import word_spans
+from perturb.resources._text import word_spans
 from bench.core.seeding import rng_for
 from perturb_helpers import generator
 
@@ -42,7 +42,7 @@ def test_swapwords_output_is_a_textattack_candidate():
 
 def test_typo_swap_is_a_textattack_neighbouring_swap():
     from textattack.transformations import WordSwapNeighboringCharacterSwap
-    from perturb.misspell import Misspell
+    from perturb.generators.misspell import Misspell
 
     ta = WordSwapNeighboringCharacterSwap(random_one=False, skip_first_char=True, skip_last_char=True)
     gen = Misspell(types=("typos",))

@@ -6,7 +6,7 @@ import re
 import pytest
 
 from bench.cli.main import main
-from perturb.sets import set_file_name
+from perturb.io.sets import set_file_name
 
 
 @pytest.fixture

@@ -5,8 +5,8 @@ import pytest
 
 from bench.core.errors import DataError
 from bench.core.sheet import sheet_text, unsheet_text
-from perturb.audit import format_sample, read_labels
-from perturb.labels import SAMPLE_COLUMNS, read_label_file
+from perturb.checks.audit import format_sample, read_labels
+from perturb.checks.labels import SAMPLE_COLUMNS, read_label_file
 
 
 def _row(**kw):

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from bench.cli.main import main
-from perturb.cache import cache_root
+from perturb.io.cache import cache_root
 
 
 def _evaluate(beir_dir, out):
@@ -51,7 +51,7 @@ def test_an_edited_variation_cache_entry_is_regenerated_with_a_warning(beir_dir,
 def test_the_result_records_the_content_hash_of_every_set_used(beir_dir, tmp_path):
     assert _evaluate(beir_dir, tmp_path / "a") == 0
     result = json.loads((tmp_path / "a" / "result.json").read_text())
-    from perturb.sets import read_tsv
+    from perturb.io.sets import read_tsv
 
     for entry in result["sets"]:
         if entry["name"] == "ORIGINAL":

@@ -15,8 +15,8 @@ from bench.data.readers import load_beir
 from bench.evaluation.measures import parse_measures
 from bench.evaluation.stats import wilson_ci
 from bench.models.spec import resolve_model
-from perturb.labels import SAMPLE_COLUMNS
-from perturb.sets import VariationSet, write_tsv
+from perturb.checks.labels import SAMPLE_COLUMNS
+from perturb.io.sets import VariationSet, write_tsv
 from suites.variations import ORIGINAL, VariationsConfig, run
 
 MEASURES = ["MRR@10", "nDCG@10", "R@100"]

@@ -110,7 +110,7 @@ def test_api_evaluate_takes_the_protocol(beir_dir, tmp_path):
 
 def test_cli_perturb_writes_rodr_sets(beir_dir, tmp_path, capsys):
     from bench.cli.main import main
-    from perturb.sets import read_tsv
+    from perturb.io.sets import read_tsv
 
     code = main(["perturb", "--dataset", str(beir_dir), "--protocol", "rodr", "--generators", "NOSTOPWORD",
                  "--out", str(tmp_path / "sets")])

@@ -1,6 +1,6 @@
 """BACKTRANS: English -> pivot -> English through a machine-translation backend.
 
-Backends (a :class:`~perturb.translators.Translator` each, in :mod:`perturb.translators`; both
+Backends (a :class:`~perturb.resources.translators.Translator` each, in :mod:`perturb.resources.translators`; both
 deterministic, so back-translation uses no rng):
 
 * ``marian``: Hugging Face MarianMT ``Helsinki-NLP/opus-mt-en-de`` and ``opus-mt-de-en`` (a German
@@ -15,7 +15,7 @@ deterministic, so back-translation uses no rng):
   each), *without* ``-u`` so unknown words come back marked (``*`` unknown, ``@`` untranslated,
   ``#`` not generated). Each query translates exactly as it would alone: a word of an ambiguity
   class apertium's HMM tagger does not know (which would change its state for the rest of the
-  batch) keeps its first reading before the tagger (:meth:`perturb.translators.ApertiumTranslator._run`).
+  batch) keeps its first reading before the tagger (:meth:`perturb.resources.translators.ApertiumTranslator._run`).
 
 Constraints (ours): a round trip is refused (query left unchanged, not applied) when the English
 output keeps a pivot-language token: a word apertium marks as unknown/untranslated in the
@@ -31,7 +31,7 @@ technical terms ("boundary layer" -> "layer of border", "pump" -> "bomb"), and s
 are refused. So are round trips that lose or add a personal pronoun or turn an auxiliary-first
 question into a statement (:func:`form_changes`; Spanish drops subject pronouns), and round trips
 that change the query's structure: a function word, a word's place or form, a multi-word term
-(:func:`perturb.backtrans_rules.structure_changes`). What remains are articles, ``which`` for
+(:func:`perturb.generators.backtrans_rules.structure_changes`). What remains are articles, ``which`` for
 ``what``, a dummy leading ``it`` and same-form synonyms outside terms.
 
 The backend and pivot are part of ``label`` (``BACKTRANS[deu,marian]``, ``BACKTRANS[spa,apertium]``)
@@ -46,12 +46,12 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
-from perturb._text import apply_case_style, case_style, collapse_spaces, wordfreq_resource, zipf
+from perturb.resources._text import apply_case_style, case_style, collapse_spaces, wordfreq_resource, zipf
 from perturb.base import Generator, Perturbation, Resource, ResourceMissing, settle
-from perturb.translators import APERTIUM_INSTALL, MARIAN_INSTALL, ApertiumTranslator, MarianTranslator, Translator
-from perturb._text import stopwords
-from perturb.backtrans_rules import structure_changes
-from perturb import backtrans_score
+from perturb.resources.translators import APERTIUM_INSTALL, MARIAN_INSTALL, ApertiumTranslator, MarianTranslator, Translator
+from perturb.resources._text import stopwords
+from perturb.generators.backtrans_rules import structure_changes
+from perturb.generators import backtrans_score
 from perturb.base import query_rng
 
 _MARKED = re.compile(r"(?<![\w*#@])([*#@])(\w[\w'-]*)")
@@ -83,7 +83,7 @@ def _lemma_set(word: str) -> frozenset:
 def _top_senses(word: str, n: int = 2) -> frozenset:
     low = word.lower()
     if low not in _SENSES:
-        from perturb.lexicon import ranked_synsets
+        from perturb.resources.lexicon import ranked_synsets
 
         names = set()
         for pos in ("n", "v", "a", "r"):
@@ -171,7 +171,7 @@ class BackTranslate(Generator):
                  pivots: Optional[Sequence[str]] = None, **translator_kwargs):
         """``backend`` is "marian", "apertium" or None (Marian German if its weights exist, else Apertium).
         Apertium round-trips through every pivot of ``pivots`` (default :data:`APERTIUM_PIVOTS`, or
-        ``pivot`` alone) and verifies the candidates (:mod:`perturb.backtrans_score`)."""
+        ``pivot`` alone) and verifies the candidates (:mod:`perturb.generators.backtrans_score`)."""
         self.pivots: List[str] = list(pivots) if pivots else [pivot] if pivot else list(APERTIUM_PIVOTS)
         if backend is None:
             marian = MarianTranslator(**({"pivot": pivot} if pivot else {}), **translator_kwargs)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from perturb._text import draw_marks
+from perturb.resources._text import draw_marks
 from perturb.base import Generator, Perturbation
 
 MARKS = (",", ".", "?", "!")

@@ -25,9 +25,9 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from bench.core.errors import BenchError, DataError
 from bench.core.io import sha256_hex
-from perturb.importers import csv_records
+from perturb.io.importers import csv_records
 from bench.core.sheet import unsheet_text
-from perturb.sets import _read_utf8, unescape_field
+from perturb.io.sets import _read_utf8, unescape_field
 
 PathLike = Union[str, Path]
 SAMPLE_COLUMNS = ("set", "qid", "original", "variation", "detail", "valid", "note")

@@ -48,8 +48,8 @@ def format_doctor(rows: List[Tuple[str, Resource]] = None) -> str:
 def _backtrans_alternatives() -> List[str]:
     """Informational lines on the back-translation backends not in use (they do not fail doctor)."""
     try:
-        from perturb.backtrans import BackTranslate
-        from perturb.translators import ApertiumTranslator, MarianTranslator
+        from perturb.generators.backtrans import BackTranslate
+        from perturb.resources.translators import ApertiumTranslator, MarianTranslator
 
         active = BackTranslate().translator
         out = []

@@ -3,11 +3,11 @@
 Two modes (``config()["mode"]`` records which):
 
 * ``verified`` (the default): every pair of swappable content words is a candidate, scored on
-  parse evidence (:mod:`perturb.wordorder`: coordinated conjuncts and co-modifiers keep the need,
+  parse evidence (:mod:`perturb.generators.wordorder`: coordinated conjuncts and co-modifiers keep the need,
   "X of Y" -> "Y of X" and subject/object swaps do not); a candidate passes at ``min_score``
   (chosen on the tuning half of ``docs/validity/dev-SWAPWORDS.tsv``), one passing pair is picked
   uniformly with the query's rng. Deviation from the paper: besides two words, two phrases may
-  exchange places (:mod:`perturb.phraseorder`: coordinated phrases, sibling prepositional
+  exchange places (:mod:`perturb.generators.phraseorder`: coordinated phrases, sibling prepositional
   phrases, an adverb moved, subject and auxiliary in questions, a final prepositional phrase
   fronted); ``config()["operations"]`` names them. Stop words, abbreviations and punctuation stay in place. Not
   applicable when no pair passes.
@@ -22,10 +22,10 @@ from typing import List
 
 import numpy as np
 
-from perturb import _spacy
-from perturb._text import case_style, draw_word_pair, stopwords_resource, word_spans_keeping_abbreviations
+from perturb.resources import _spacy
+from perturb.resources._text import case_style, draw_word_pair, stopwords_resource, word_spans_keeping_abbreviations
 from perturb.base import Generator, Perturbation, Resource
-from perturb.wordorder import EVIDENCE, UNLABELLED, candidates
+from perturb.generators.wordorder import EVIDENCE, UNLABELLED, candidates
 
 MODES = ("verified", "random")
 DEFAULT_MIN_SCORE = 0.8  # choose_threshold on the tuning half of docs/validity/dev-SWAPWORDS.tsv (docs/methods.md)
@@ -34,7 +34,7 @@ DEFAULT_MIN_SCORE = 0.8  # choose_threshold on the tuning half of docs/validity/
 def choose_threshold(rows, min_validity: float = 0.9):
     """The lowest score threshold at which *every* evidence kind passing it is at least ``min_validity``
     valid on the labelled ``rows`` (the tuning half). Kind by kind, not pooled per query as
-    :func:`perturb.devset.choose`: pooled, a kind 80% valid passes riding on the valid phrase candidates
+    :func:`perturb.checks.devset.choose`: pooled, a kind 80% valid passes riding on the valid phrase candidates
     of the same queries (tuning half 90.2% at 0.64, held-back half 82%)."""
     kinds = {}
     for r in rows:
@@ -68,7 +68,7 @@ class SwapWords(_spacy.SpacyGenerator, Generator):
                 "words": "content words (NOUN PROPN VERB ADJ ADV), no NLTK stop word, no abbreviation",
                 "operations": "two words exchanged (the paper) + phrase reorderings (deviation: coordinated "
                               "phrases, sibling prepositional phrases, adverb moved, subject and auxiliary, "
-                              "prepositional phrase fronted; perturb.phraseorder)",
+                              "prepositional phrase fronted; perturb.generators.phraseorder)",
                 "evidence": {reason: score for score, reason in EVIDENCE}, "unlisted_kind_score": UNLABELLED,
                 "min_score": self.min_score,
                 "pick": "uniform among passing pairs", "case": "ALL-CAPS/Title Case tagged lower-cased"}

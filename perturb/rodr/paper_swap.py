@@ -1,4 +1,4 @@
-"""``--protocol rodr`` synonym swaps, as TextAttack's augmenters define them (see :mod:`perturb.paper`).
+"""``--protocol rodr`` synonym swaps, as TextAttack's augmenters define them (see :mod:`perturb.rodr.paper`).
 
 Both follow TextAttack's ``Augmenter`` with ``DEFAULT_CONSTRAINTS`` (``RepeatModification``,
 ``StopwordModification``): every word that is not a stop word is a target, the transformation
@@ -14,7 +14,7 @@ words, at least one).
 * SWAPSYN-GLOVE, ``WordSwapEmbedding(max_candidates=50)`` + ``WordEmbeddingDistance(min_cos_sim=0.8)``:
   the 50 nearest neighbours of the lower-cased word in the embedding with cosine >= 0.8, taking
   the word's case pattern. TextAttack uses counter-fitted Paragram vectors; we have GloVe 6B 50d
-  (:mod:`perturb.vectors`), a named deviation (GloVe neighbours include antonyms and co-hyponyms).
+  (:mod:`perturb.resources.vectors`), a named deviation (GloVe neighbours include antonyms and co-hyponyms).
 """
 from __future__ import annotations
 
@@ -23,9 +23,9 @@ from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
-from perturb._text import match_case, stopwords, stopwords_resource, word_spans
+from perturb.resources._text import match_case, stopwords, stopwords_resource, word_spans
 from perturb.base import Generator, Perturbation, Resource
-from perturb.paper import rodr_config
+from perturb.rodr.paper import rodr_config
 
 _NEIGHBOURS: Dict[Tuple[str, int, float], Tuple[Tuple[str, float], ...]] = {}
 _LEMMAS: Dict[str, Tuple[str, ...]] = {}
@@ -67,7 +67,7 @@ class PaperSwapSynWordNet(_PairSwap):
     name = "SWAPSYN-WNET"
 
     def config(self) -> dict:
-        from perturb.wordnet_reader import find_wordnet, wordnet_meta
+        from perturb.resources.wordnet_reader import find_wordnet, wordnet_meta
 
         found = find_wordnet()
         cfg = rodr_config("TextAttack WordSwapWordNet: a lemma of any synset of a random word",
@@ -78,15 +78,15 @@ class PaperSwapSynWordNet(_PairSwap):
         return cfg
 
     def resources(self) -> List[Resource]:
-        from perturb._text import module_resource
-        from perturb.wordnet_reader import NLTK_INSTALL, wordnet_resource
+        from perturb.resources._text import module_resource
+        from perturb.resources.wordnet_reader import NLTK_INSTALL, wordnet_resource
 
         return [wordnet_resource(), module_resource("nltk", "nltk", NLTK_INSTALL), stopwords_resource()]
 
     def candidates(self, word: str) -> Sequence[str]:
         low = word.lower()
         if low not in _LEMMAS:
-            from perturb.wordnet_reader import wordnet
+            from perturb.resources.wordnet_reader import wordnet
 
             names = set()
             for syn in wordnet().synsets(low):
@@ -106,7 +106,7 @@ class PaperSwapSynGlove(_PairSwap):
         self.min_cos = float(min_cos)
 
     def config(self) -> dict:
-        from perturb.vectors import EMB_FILE, INDEX_FILE, glove_dir
+        from perturb.resources.vectors import EMB_FILE, INDEX_FILE, glove_dir
 
         folder = glove_dir()
         try:
@@ -122,7 +122,7 @@ class PaperSwapSynGlove(_PairSwap):
                            draw="uniform over (word, neighbour) pairs", case="the word's case pattern")
 
     def resources(self) -> List[Resource]:
-        from perturb.vectors import EMB_FILE, GLOVE_INSTALL, INDEX_FILE, glove_dir
+        from perturb.resources.vectors import EMB_FILE, GLOVE_INSTALL, INDEX_FILE, glove_dir
 
         folder = glove_dir()
         found = bool(folder and (folder / EMB_FILE).is_file() and (folder / INDEX_FILE).is_file())
@@ -136,7 +136,7 @@ class PaperSwapSynGlove(_PairSwap):
         """Score the neighbours of ``words`` (lower-cased, in GloVe) in chunks: a matrix product over
         the vocabulary picks a few more than ``max_candidates``; their cosines are then recomputed one
         by one in float64, so the result of a word never depends on the chunk it was scored in."""
-        from perturb.vectors import glove
+        from perturb.resources.vectors import glove
 
         g = glove()
         todo = sorted({w for w in words if self._key(w) not in _NEIGHBOURS and w in g.index})

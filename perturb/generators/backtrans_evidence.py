@@ -1,5 +1,5 @@
-"""Lexical evidence for scoring BACKTRANS edits (:mod:`perturb.backtrans_score`), each a small,
-inspectable test on WordNet (with SemCor sense counts, :mod:`perturb.lexicon`), lemminflect and
+"""Lexical evidence for scoring BACKTRANS edits (:mod:`perturb.generators.backtrans_score`), each a small,
+inspectable test on WordNet (with SemCor sense counts, :mod:`perturb.resources.lexicon`), lemminflect and
 the query's own spelling:
 
 * :func:`name_positions`: tokens of the query that belong to a name (a name is never translated):
@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from perturb._text import stopwords
-from perturb.lexicon import is_derivation, is_proper_noun, ranked_synsets, sense_share
+from perturb.resources._text import stopwords
+from perturb.resources.lexicon import is_derivation, is_proper_noun, ranked_synsets, sense_share
 
 _SHARE: Dict[Tuple[str, str], float] = {}
 
@@ -110,7 +110,7 @@ def derived(a: str, b: str) -> bool:
 
 def shared_sense(a: str, b: str) -> float:
     """The largest, over senses shared by ``a`` and ``b`` (one part of speech), of the smaller of
-    the two words' SemCor shares of that sense (:func:`perturb.lexicon.sense_share`); 0.0 when
+    the two words' SemCor shares of that sense (:func:`perturb.resources.lexicon.sense_share`); 0.0 when
     they share no sense or SemCor has no counts for one of them."""
     key = (a, b)
     if key not in _SHARE:

@@ -7,7 +7,7 @@ from typing import List, Tuple
 
 import numpy as np
 
-from perturb._text import collapse_spaces, stopwords, stopwords_resource
+from perturb.resources._text import collapse_spaces, stopwords, stopwords_resource
 from perturb.base import Generator, Perturbation, Resource
 
 # A whitespace token is "punctuation + core + punctuation"; only a core of word characters and

@@ -6,21 +6,21 @@ lemmas of all synsets (a random sense), the candidates here are the lemmas of th
 frequent sense, filtered (see :class:`SwapSynWordNet`); the synonym is re-inflected with
 lemminflect to the word's tag and takes the word's capitalisation.
 
-WordNet files are found offline and read with NLTK (:mod:`perturb.wordnet_reader`); the lexical
-relations used here are in :mod:`perturb.lexicon`.
+WordNet files are found offline and read with NLTK (:mod:`perturb.resources.wordnet_reader`); the lexical
+relations used here are in :mod:`perturb.resources.lexicon`.
 """
 from __future__ import annotations
 
 from typing import Dict, List, Tuple
 
-from perturb import _spacy
-from perturb._swap import SynonymSwap
-from perturb._text import stopwords_resource, wordfreq_resource, zipf
+from perturb.resources import _spacy
+from perturb.generators._swap import SynonymSwap
+from perturb.resources._text import stopwords_resource, wordfreq_resource, zipf
 from perturb.base import Generator, Resource
-from perturb.lexicon import antonyms, base_forms, is_derivation, sense_synonyms
-from perturb.vectors import cosine
-from perturb.wordnet_reader import NLTK_INSTALL, find_wordnet, wordnet, wordnet_content_sha, wordnet_resource
-from perturb._text import module_resource
+from perturb.resources.lexicon import antonyms, base_forms, is_derivation, sense_synonyms
+from perturb.resources.vectors import cosine
+from perturb.resources.wordnet_reader import NLTK_INSTALL, find_wordnet, wordnet, wordnet_content_sha, wordnet_resource
+from perturb.resources._text import module_resource
 
 SPACY_TO_WN = {"NOUN": "n", "PROPN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 _SYN_CACHE: Dict[Tuple[str, str], Tuple[str, ...]] = {}
@@ -36,7 +36,7 @@ class SwapSynWordNet(SynonymSwap, Generator):
     lower-case lemmas are the candidates, kept when frequent (Zipf >= ``min_zipf``: not
     "oftenness"), not a derivation of the word, and close enough in GloVe space (cosine >=
     ``min_cosine``, a sanity check that the sense is the word's usual one). A target is drawn
-    uniformly among the replaceable words (:mod:`perturb._swap`: no proper nouns, no rare terms),
+    uniformly among the replaceable words (:mod:`perturb.generators._swap`: no proper nouns, no rare terms),
     a candidate uniformly among its synonyms, re-inflected to the word's form (lemminflect), and
     kept only if the substituted query keeps the word's POS.
     """

@@ -8,7 +8,7 @@ transfer" -> "mass and heat transfer"), co-modifier adjectives of one head, an a
 noun it modifies ("round tubes" -> "tubes round"), a verb and its bare subject/object, a
 compound modifier and its head ("boundary layer" -> "layer boundary"), same or different word
 classes near, far or across a preposition ("X of Y" -> "Y of X"). The phrase reorderings of
-:mod:`perturb.phraseorder` add their own kinds.
+:mod:`perturb.generators.phraseorder` add their own kinds.
 
 Each kind's score is its measured validity on the labelled tuning half of
 ``docs/validity/dev-SWAPWORDS.tsv``, Laplace-smoothed (:data:`EVIDENCE`), so the score of a
@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from typing import List, Tuple
 
-from perturb._text import is_abbreviation, stopwords
-from perturb.phraseorder import phrase_candidates
+from perturb.resources._text import is_abbreviation, stopwords
+from perturb.generators.phraseorder import phrase_candidates
 
 CLASSES = {"NOUN": "N", "PROPN": "N", "VERB": "V", "ADJ": "A", "ADV": "R"}
 QUANTITY = frozenset("many much several numerous little".split())
@@ -45,7 +45,7 @@ EVIDENCE = (
     (0.12, "different classes, far"),  # 0/6
     (0.05, "same class across a preposition"),  # 0/17
     (0.04, "different classes across a preposition"),  # 0/21
-    # phrase reorderings (a deviation from the paper: perturb.phraseorder)
+    # phrase reorderings (a deviation from the paper: perturb.generators.phraseorder)
     (0.93, "subject and auxiliary (copula)"),  # 12/12
     (0.92, "subject and auxiliary (yes/no)"),  # 10/10
     (0.91, "prepositional phrase fronted"),  # 9/9
@@ -169,7 +169,7 @@ def word_candidates(doc, text: str) -> List[Tuple[int, int, float, str]]:
 
 def candidates(doc, text: str) -> List[Tuple[int, int, int, int, float, str]]:
     """Every candidate exchange of two character spans ``(sa, ea, sb, eb, score, reason)``, ``ea <= sb``:
-    the word pairs above and the phrase reorderings of :mod:`perturb.phraseorder`."""
+    the word pairs above and the phrase reorderings of :mod:`perturb.generators.phraseorder`."""
     out = []
     for i, j, score, reason in word_candidates(doc, text):
         a, b = doc[i], doc[j]

@@ -1,4 +1,4 @@
-"""Machine-translation backends for BACKTRANS (:mod:`perturb.backtrans`): a :class:`Translator` each,
+"""Machine-translation backends for BACKTRANS (:mod:`perturb.generators.backtrans`): a :class:`Translator` each,
 both deterministic and offline.
 
 * :class:`MarianTranslator`: Hugging Face MarianMT ``Helsinki-NLP/opus-mt-en-de`` / ``opus-mt-de-en``

@@ -43,12 +43,12 @@ from bench.core.errors import DataError
 from bench.core.io import atomic_write_text
 from bench.core.seeding import rng_for
 from bench.core.sheet import sheet_text
-from perturb._text import stopwords, zipf
+from perturb.resources._text import stopwords, zipf
 from perturb.base import normalise
-from perturb.labels import SAMPLE_COLUMNS, read_label_file
-from perturb.lexicon import antonyms
-from perturb.sets import VariationSet, escape_field
-from perturb.wordnet_reader import wordnet
+from perturb.checks.labels import SAMPLE_COLUMNS, read_label_file
+from perturb.resources.lexicon import antonyms
+from perturb.io.sets import VariationSet, escape_field
+from perturb.resources.wordnet_reader import wordnet
 
 PathLike = Union[str, Path]
 PROXIES = ("synonym", "antonym", "stopword_target", "number_target", "non_word", "pivot_leak", "case_only",
@@ -239,7 +239,7 @@ def format_sample(rows: Iterable[Dict[str, str]]) -> str:
     lines = ["\t".join(SAMPLE_COLUMNS)]
     for r in rows:
         # opened in a spreadsheet to be labelled: a cell that could be read as a formula gets a
-        # leading ' (read back by perturb.labels), as the CSV writers of bench.reporting do
+        # leading ' (read back by perturb.checks.labels), as the CSV writers of bench.reporting do
         lines.append("\t".join(sheet_text(escape_field(str(r.get(c, "")))) for c in SAMPLE_COLUMNS))
     return "\n".join(lines) + "\n"
 
@@ -247,7 +247,7 @@ def format_sample(rows: Iterable[Dict[str, str]]) -> str:
 def read_labels(path: PathLike) -> Dict[Tuple[str, str], bool]:
     """Human labels keyed by (set, qid): a labelled audit sample TSV (:data:`SAMPLE_COLUMNS`) or a
     Penha et al. CSV (``method``, ``q_id``, ``variation``, ``valid``), read and checked by
-    :func:`perturb.labels.read_label_file`. Unlabelled rows are left out; a pair labelled twice
+    :func:`perturb.checks.labels.read_label_file`. Unlabelled rows are left out; a pair labelled twice
     (Penha's ANTIQUE file has three query ids with two variations for one method) is valid if one
     of its rows is."""
     labels: Dict[Tuple[str, str], bool] = {}

@@ -11,7 +11,7 @@ nouns). A candidate must keep to usual senses (:meth:`SynonymSwap.usual_sense`: 
 most of both words' SemCor tags, the synonym not much rarer and not a light verb). Each generator
 lists, per target, its synonym candidates in its preference order; a *proposal* is (target,
 candidate) whose sense is the sense the query's other words point to (an embedding Lesk:
-:func:`perturb.lexicon.sense_in_context`), re-inflected to the target's form (lemminflect dictionary only). Proposals are checked
+:func:`perturb.resources.lexicon.sense_in_context`), re-inflected to the target's form (lemminflect dictionary only). Proposals are checked
 in order and the first whose new word keeps the target's POS when the substituted query is tagged
 again is used ("synonym in context"). No proposal passes -> the query is left unchanged.
 """
@@ -21,10 +21,10 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from perturb import _spacy
-from perturb._text import case_style, match_case, stopwords, tagging_copy, zipf
+from perturb.resources import _spacy
+from perturb.resources._text import case_style, match_case, stopwords, tagging_copy, zipf
 from perturb.base import Perturbation, query_rng, settle
-from perturb.lexicon import base_forms, inflect_like, is_proper_noun, sense_in_context, sense_share
+from perturb.resources.lexicon import base_forms, inflect_like, is_proper_noun, sense_in_context, sense_share
 
 SPACY_TO_WN = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 # Light verbs: their synonyms depend on the object ("made a study" / "made of steel"), never swapped.

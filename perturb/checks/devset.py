@@ -68,7 +68,7 @@ def read_devset(path: PathLike) -> List[Candidate]:
         header = next(reader, None)
         if header is None or tuple(header) != COLUMNS:
             raise DataError(f"expected the header {' '.join(COLUMNS)}", str(path), 1,
-                            "write the file with perturb.devset.write_devset")
+                            "write the file with perturb.checks.devset.write_devset")
         for line, row in enumerate(reader, start=2):
             if not row:
                 continue
@@ -80,7 +80,7 @@ def read_devset(path: PathLike) -> List[Candidate]:
                 raise DataError(f"valid is {rec['valid']!r}, expected 1 or 0", str(path), line, "label the row 1 or 0")
             if rec["split"] not in ("tune", "held"):
                 raise DataError(f"split is {rec['split']!r}, expected tune or held", str(path), line,
-                                "use perturb.devset.split_of")
+                                "use perturb.checks.devset.split_of")
             try:
                 score = float(rec["score"])
             except ValueError:

@@ -9,9 +9,9 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-from perturb._text import stopwords, zipf
-from perturb.vectors import glove, is_inflection
-from perturb.wordnet_reader import wordnet, wordnet_meta
+from perturb.resources._text import stopwords, zipf
+from perturb.resources.vectors import glove, is_inflection
+from perturb.resources.wordnet_reader import wordnet, wordnet_meta
 
 INFLECT_TAGS = {"NNS", "NNPS", "VBD", "VBG", "VBN", "VBZ", "JJR", "JJS", "RBR", "RBS"}
 

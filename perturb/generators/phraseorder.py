@@ -23,13 +23,13 @@ an abbreviation or a hyphenated word. The kinds, each with its evidence name (th
   rice").
 
 :func:`phrase_candidates` returns ``(sa, ea, sb, eb, reason)``; the scores of the reasons live
-in :mod:`perturb.wordorder`.
+in :mod:`perturb.generators.wordorder`.
 """
 from __future__ import annotations
 
 from typing import List, Tuple
 
-from perturb._text import stopwords
+from perturb.resources._text import stopwords
 
 FOCUS_ADVERBS = frozenset("even also still always never already ever only just really yet almost "
                           "merely simply mostly nearly hardly barely rather quite usually".split())

@@ -46,7 +46,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from perturb._text import has_digit, match_case, stopwords, stopwords_resource, word_spans, wordfreq_resource, zipf
+from perturb.resources._text import has_digit, match_case, stopwords, stopwords_resource, word_spans, wordfreq_resource, zipf
 from perturb.base import Generator, Perturbation, Resource, ResourceMissing, edit_type  # noqa: F401 (re-export)
 
 TYPES = ("typos", "ocr", "keyboard", "spelling")

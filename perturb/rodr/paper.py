@@ -1,9 +1,9 @@
 """``--protocol rodr``: the paper's own, unconstrained operations (RoDR, IJCAI 2022, Sec. 2.1).
 
-The default generators (``perturb/misspell.py`` ...) are *validated* versions of RoDR's eight sets:
+The default generators (``perturb/generators/misspell.py`` ...) are *validated* versions of RoDR's eight sets:
 they refuse an edit that would change the information need. Users who compare with the paper's
 tables need the operations as TextFlint / TextAttack define them, without those constraints. This
-module (and :mod:`perturb.paper_swap` for the two synonym swaps) holds them, registered in
+module (and :mod:`perturb.rodr.paper_swap` for the two synonym swaps) holds them, registered in
 ``perturb.PAPER_GENERATORS`` under the same set names so tables line up. Every ``config()``
 records ``"protocol": "rodr"``, so a rodr set never has a validated set's fingerprint and a gate
 never compares the two. Each class is written on its own (it does not subclass the validated
@@ -32,8 +32,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from perturb import _spacy
-from perturb._text import (collapse_spaces, draw_marks, draw_word_pair, match_case, stopwords, stopwords_resource,
+from perturb.resources import _spacy
+from perturb.resources._text import (collapse_spaces, draw_marks, draw_word_pair, match_case, stopwords, stopwords_resource,
                            word_spans)
 from perturb.base import Generator, Perturbation, Resource, ResourceMissing, settle
 
@@ -94,7 +94,7 @@ class PaperMisspell(Generator):
         self._spelling: Dict[str, Tuple[str, ...]] = {}
 
     def _table_paths(self):
-        from perturb.misspell import nlpaug_res_dir
+        from perturb.generators.misspell import nlpaug_res_dir
 
         res = nlpaug_res_dir()
         return [res.joinpath(*parts) if res else None for parts in NLPAUG_FILES]
@@ -122,7 +122,7 @@ class PaperMisspell(Generator):
 
     @staticmethod
     def _tables():
-        from perturb.misspell import tables
+        from perturb.generators.misspell import tables
 
         return tables()
 
@@ -315,12 +315,12 @@ class PaperBackTranslate(Generator):
     ``*``/``@``/``#`` unknown-word marks removed, whitespace collapsed). ``backend``: "marian"
     (German, the paper's pivot), "apertium" (Spanish) or None (Marian when its weights are on
     disk, else Apertium). A query apertium cannot translate as it would alone (its tagger state
-    depends on the batch: :class:`perturb.translators.ApertiumTranslator`) is left unchanged."""
+    depends on the batch: :class:`perturb.resources.translators.ApertiumTranslator`) is left unchanged."""
 
     name = "BACKTRANS"
 
     def __init__(self, backend: Optional[str] = None):
-        from perturb.translators import ApertiumTranslator, MarianTranslator
+        from perturb.resources.translators import ApertiumTranslator, MarianTranslator
 
         if backend not in (None, "marian", "apertium"):
             raise ValueError(f"unknown back-translation backend {backend!r}; choose marian or apertium")

@@ -1,4 +1,4 @@
-"""Generate, then verify, for BACKTRANS through several Apertium pivots (:mod:`perturb.backtrans`).
+"""Generate, then verify, for BACKTRANS through several Apertium pivots (:mod:`perturb.generators.backtrans`).
 
 **Candidates** of one query: the word-level edits of each pivot's round trip (the ``difflib``
 opcodes between the query's and the round trip's token sequences, case-folded), each applied
@@ -7,7 +7,7 @@ pairs only beyond :data:`MAX_SUBSETS` edits), since a round trip often has one b
 ones. Candidates with the same text are one candidate proposed by several pivots.
 
 **Score** of a candidate: the score of its *weakest* edit, each edit scored on explicit evidence
-(:data:`WEIGHTS`, all in one table; the lexical tests are in :mod:`perturb.backtrans_evidence`):
+(:data:`WEIGHTS`, all in one table; the lexical tests are in :mod:`perturb.generators.backtrans_evidence`):
 
 * ``leak``: a pivot-language word among the new words (apertium marks, wordfreq);
 * ``name``: the edit touches a name (a word WordNet knows only as a proper noun, a capitalised
@@ -32,7 +32,7 @@ ones. Candidates with the same text are one candidate proposed by several pivots
 
 The weights were set by reading the tuning half's misfires (docs/methods-parts/bt.md), never
 the held half's. A candidate passes when its score is >= :data:`THRESHOLD`, chosen on the
-labelled tuning half of ``docs/validity/dev-BACKTRANS.tsv`` (:mod:`perturb.devset`).
+labelled tuning half of ``docs/validity/dev-BACKTRANS.tsv`` (:mod:`perturb.checks.devset`).
 """
 from __future__ import annotations
 
@@ -42,10 +42,10 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from perturb._text import collapse_spaces, stopwords, zipf
-from perturb.backtrans_rules import _forms, same_lemma, synonym_same_form
-from perturb.lexicon import ranked_synsets
-from perturb import backtrans_evidence as ev
+from perturb.resources._text import collapse_spaces, stopwords, zipf
+from perturb.generators.backtrans_rules import _forms, same_lemma, synonym_same_form
+from perturb.resources.lexicon import ranked_synsets
+from perturb.generators import backtrans_evidence as ev
 
 WEIGHTS: Dict[str, float] = {
     "leak": -6.0, "name": -6.0, "pronoun": -4.0, "question_form": -3.0, "article": 1.0, "wh": 1.0,
@@ -142,7 +142,7 @@ class Context:
 def warm() -> None:
     """Load the lexicons the scorer reads (WordNet, SemCor counts, lemminflect, wordfreq), so a batch
     can load them while its round trips run."""
-    from perturb.lexicon import sense_counts
+    from perturb.resources.lexicon import sense_counts
 
     ranked_synsets("flow", "n")
     sense_counts()

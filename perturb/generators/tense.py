@@ -29,8 +29,8 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
-from perturb import _spacy
-from perturb._text import match_case, wordfreq_resource, zipf
+from perturb.resources import _spacy
+from perturb.resources._text import match_case, wordfreq_resource, zipf
 from perturb.base import Generator, Perturbation, Resource
 
 FINITE = ("VBD", "VBZ", "VBP")
@@ -165,7 +165,7 @@ def modal_edit(tok, text: str) -> Optional[Tuple[int, int, str, str]]:
 
 
 WH_WORDS = {"what", "which", "who", "whom", "whose", "when", "where", "why", "how"}
-DEFAULT_MIN_SCORE = 0.3  # chosen on the tuning half of docs/validity/dev-TRANSTENSE.tsv (perturb.devset.choose, validity >= 0.9)
+DEFAULT_MIN_SCORE = 0.3  # chosen on the tuning half of docs/validity/dev-TRANSTENSE.tsv (perturb.checks.devset.choose, validity >= 0.9)
 
 
 def _is_question(doc) -> bool:

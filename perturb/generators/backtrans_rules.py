@@ -1,7 +1,7 @@
-"""Structure rules for BACKTRANS (:mod:`perturb.backtrans`): a round trip must keep the query's
+"""Structure rules for BACKTRANS (:mod:`perturb.generators.backtrans`): a round trip must keep the query's
 term structure, not only its content words.
 
-The content-word rule of :func:`perturb.backtrans.unmatched_content` lets through round trips that
+The content-word rule of :func:`perturb.generators.backtrans.unmatched_content` lets through round trips that
 keep every content word but rebuild the terms around them: a compound turned into an "X of Y"
 phrase ("boundary layer" -> "layer of boundary", "sandwich sphere" -> "sphere of available
 sandwich"), the preposition inside a term changed ("angle of attack" -> "angle to attack"), a
@@ -25,8 +25,8 @@ from __future__ import annotations
 import re
 from typing import Dict, FrozenSet, List, Tuple
 
-from perturb._text import stopwords
-from perturb.lexicon import ranked_synsets
+from perturb.resources._text import stopwords
+from perturb.resources.lexicon import ranked_synsets
 
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 ARTICLES = frozenset({"a", "an", "the"})
