@@ -176,9 +176,9 @@ def test_every_number_of_the_fewdr_table_comes_from_the_code():
 
     from bench.data.collections import load_dataset
     from bench.training.contrastive import TrainConfig
-    from suites.fewshot_config import PAPER_SCHEDULE, FewShotConfig
-    from suites.fewshot_metrics import boosting_gradient
-    from suites.fewshot_sampler import DEFAULT_KS, DEFAULT_TRIALS, build_plan
+    from suites.fewshot.config import PAPER_SCHEDULE, FewShotConfig
+    from suites.fewshot.metrics import boosting_gradient
+    from suites.fewshot.sampler import DEFAULT_KS, DEFAULT_TRIALS, build_plan
 
     t, f = TrainConfig(), FewShotConfig()
     plan = build_plan(load_dataset("chatterbot"), seed=0, ks=[5], n_trials=1)

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from bench.data.readers import load_beir
-from suites.fewshot_metrics import summarise_trials
-from suites.fewshot_sampler import build_plan
+from suites.fewshot.metrics import summarise_trials
+from suites.fewshot.sampler import build_plan
 from tests.suites.test_fewshot_suite import write_labelled_beir
 
 
