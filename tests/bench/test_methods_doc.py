@@ -85,7 +85,7 @@ def test_ddr_table_matches_the_code():
     from bench.training.contrastive import TrainConfig
     from bench.training.ddr import MLMConfig
     from bench.training.mlm_head import PLATEAU_TOL
-    from suites.domain_systems import DEVIATION_TEXT, PAIRS
+    from suites.domain.systems import DEVIATION_TEXT, PAIRS
 
     rows = _ddr_rows()
     by_id = {r[3].split("`")[1]: r for r in rows if r[3].startswith("`DDR-")}
@@ -208,7 +208,7 @@ def test_every_number_of_the_fewdr_table_comes_from_the_code():
 def test_every_number_of_the_ddr_table_comes_from_the_code():
     from bench.training.contrastive import TrainConfig
     from bench.training.ddr import MLMConfig
-    from suites.domain_systems import DEVIATION_TEXT
+    from suites.domain.systems import DEVIATION_TEXT
 
     mlm, t, tuning = MLMConfig(), TrainConfig(), TuningConfig()
     printed = " ".join(DEVIATION_TEXT.values())  # what a run prints as DDR's side

@@ -219,7 +219,7 @@ def test_target_dam_gets_its_own_lr_and_every_rate_is_reported(domain_setup, tmp
     DDR-1 names the source and target DAM rates, DR's and REM's; DDR-4 the starting model."""
     import dataclasses
 
-    import suites.domain_systems as ds_mod
+    import suites.domain.systems as ds_mod
     from bench.core.timing import Timer
 
     spec, source, target = domain_setup
