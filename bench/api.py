@@ -142,7 +142,7 @@ def _sets_table(run: Run, pd: Any) -> Any:
     cols = (["set"] + ms + [f"drop {m}" for m in ms] + ["n_applied", "n_evaluated", "applicability",
                                                          "low_applicability", "status"]
             + ([c for m in ms for c in (f"drop {m} low", f"drop {m} high")] if ao else []))
-    from bench.reporting.report_draws import summary_columns
+    from bench.reporting.draws import summary_columns
 
     rows, cols = summary_columns(run, rows, cols, ms)  # several generation seeds: draw SD, interval, worst of N
     df = pd.DataFrame(rows, columns=cols).set_index("set")

@@ -32,7 +32,7 @@ from bench.results.rundir import AVG, ORIGINAL, Run, load_run
 from bench.results.suite import suite_of
 from bench.reporting.csvsafe import csv_cell
 from bench.reporting import compare_droprate as DR
-from bench.reporting.report_draws import compare_notes
+from bench.reporting.draws import compare_notes
 from bench.reporting.comparability import check_compatible, comparable_groups, paired_arrays
 
 

@@ -39,7 +39,7 @@ from bench.evaluation import stats as S
 from bench.core.errors import DataError, IncompatibleRuns
 from bench.results.rundir import ORIGINAL, Run, load_run
 from bench.results.suite import suite_of
-from bench.reporting.report_draws import draws_note
+from bench.reporting.draws import draws_note
 from bench.reporting.comparability import (check_compatible, check_fewshot_compatible, fewshot_settings,
                                            fewshot_weights, paired_arrays)
 from bench.reporting.gate_checks import Check

@@ -72,7 +72,7 @@ from bench.reporting.comparability import comparable_groups
 from bench.reporting.csvsafe import csv_cell
 from bench.reporting.leaderboard_md import markdown as _markdown
 from bench.reporting.ranking import pairwise_ranks, rank_method
-from bench.reporting.report_draws import long_columns
+from bench.reporting.draws import long_columns
 
 WIDE_DROP = (("drop", "drop_rate"), ("drop_low", "drop_rate_low"), ("drop_high", "drop_rate_high"),
              ("drop_draw_sd", "drop_rate_draw_sd"))  # the last: runs with several generation seeds only

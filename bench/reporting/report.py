@@ -18,7 +18,7 @@ from typing import Any, List, Optional
 from bench.core.errors import BenchError
 from bench.reporting import markup as M
 from bench.reporting import report_applicability as RA
-from bench.reporting import report_draws as RD
+from bench.reporting import draws as RD
 from bench.reporting import report_headline as RH
 from bench.reporting.plots import plot_drop_forest, plot_loss_curves, plot_means, plot_scatter
 from bench.reporting.report_fewshot import render_fewshot
