@@ -26,8 +26,7 @@ from bench.results.suite import suite_of
 from bench.cli.evaluate import execute, namespace
 from bench.core.io import atomic_write_text
 from bench.reporting.compare import compare
-from bench.reporting.report import report
-from bench.reporting.reportdata import ReportOptions
+from bench.reporting.report import ReportOptions, report
 
 PathLike = Union[str, Path]
 
@@ -93,7 +92,7 @@ class RunResult:
     def report(self, path: Optional[PathLike] = None, fmt: str = "html", plots: bool = True, **options: Any) -> Path:
         """Write the report of ``bench report`` (``fmt``: "html" or "md") to ``path`` (default:
         ``<folder>/report.<fmt>``) and return the path. ``options``: those of
-        :class:`bench.reporting.reportdata.ReportOptions` (test, correction, seed, bootstrap, alpha, metric)."""
+        :class:`bench.reporting.report.ReportOptions` (test, correction, seed, bootstrap, alpha, metric)."""
         if fmt not in ("html", "md"):
             raise BenchError(f"fmt must be 'html' or 'md', not {fmt!r}")
         text = report(self.folder, fmt, ReportOptions(**options), plots=plots)
