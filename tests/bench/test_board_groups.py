@@ -44,7 +44,7 @@ def _fewshot_copy(tmp_path, name, degrade=False):
 
 @pytest.mark.skipif(not FEWSHOT.exists(), reason="committed few-shot run missing")
 def test_fewshot_rows_are_ranked_by_the_macro_headline(tmp_path):
-    from bench.reporting import leaderboard_rows as LR
+    from bench.reporting.leaderboard import rows as LR
     from bench.results.rundir import load_run
 
     run = load_run(FEWSHOT)

@@ -1,6 +1,6 @@
 """The leaderboard's data from run folders: long rows (one per model x dataset x set x metric) and
 the per-query scores that rank the runs of a comparability group (definitions:
-:mod:`bench.reporting.leaderboard`)."""
+:mod:`bench.reporting.leaderboard.board`)."""
 from __future__ import annotations
 
 import math
