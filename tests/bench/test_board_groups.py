@@ -13,7 +13,7 @@ from bench.cli.evaluate import default_out, namespace
 from bench.cli.main import main
 from bench.evaluation.droprate import compare_drop_rates
 from bench.reporting.compare import compare
-from bench.reporting.compare_droprate import pair_key
+from bench.reporting.compare.droprate import pair_key
 from bench.results.rundir import load_run
 from bench.reporting.leaderboard import build
 from bench.results.suite import suite_named
