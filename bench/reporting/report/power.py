@@ -21,7 +21,7 @@ import math
 from typing import Any, Dict, List, Optional, Tuple
 
 from bench.evaluation import stats as S
-from bench.reporting.gate.power import DEFAULT_POWER, minimum_detectable
+from bench.reporting.gate import DEFAULT_POWER, minimum_detectable
 
 RULE = ("small-n rule: MDE = (t_{n-1}(1 - alpha/(2m)) + z_0.80) x SD(d)/sqrt(n), the smallest mean change of "
         "the paired test with 80% power at the Bonferroni level alpha/m (m = correction family size; the "
