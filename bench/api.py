@@ -26,8 +26,7 @@ from bench.results.suite import suite_of
 from bench.cli.evaluate import execute, namespace
 from bench.core.io import atomic_write_text
 from bench.reporting.compare import compare
-from bench.reporting.report import report
-from bench.reporting.reportdata import ReportOptions
+from bench.reporting.report import ReportOptions, report
 
 PathLike = Union[str, Path]
 
@@ -93,7 +92,7 @@ class RunResult:
     def report(self, path: Optional[PathLike] = None, fmt: str = "html", plots: bool = True, **options: Any) -> Path:
         """Write the report of ``bench report`` (``fmt``: "html" or "md") to ``path`` (default:
         ``<folder>/report.<fmt>``) and return the path. ``options``: those of
-        :class:`bench.reporting.reportdata.ReportOptions` (test, correction, seed, bootstrap, alpha, metric)."""
+        :class:`bench.reporting.report.ReportOptions` (test, correction, seed, bootstrap, alpha, metric)."""
         if fmt not in ("html", "md"):
             raise BenchError(f"fmt must be 'html' or 'md', not {fmt!r}")
         text = report(self.folder, fmt, ReportOptions(**options), plots=plots)
@@ -142,7 +141,7 @@ def _sets_table(run: Run, pd: Any) -> Any:
     cols = (["set"] + ms + [f"drop {m}" for m in ms] + ["n_applied", "n_evaluated", "applicability",
                                                          "low_applicability", "status"]
             + ([c for m in ms for c in (f"drop {m} low", f"drop {m} high")] if ao else []))
-    from bench.reporting.report_draws import summary_columns
+    from bench.reporting.draws import summary_columns
 
     rows, cols = summary_columns(run, rows, cols, ms)  # several generation seeds: draw SD, interval, worst of N
     df = pd.DataFrame(rows, columns=cols).set_index("set")

@@ -66,7 +66,7 @@ def _flips(values: Dict[str, List[float]]) -> float:
 def main(argv=None) -> int:
     from bench.evaluation.measures import parse_measures
     from suites.variations import VariationsConfig, run
-    from suites.variations_draws import parse_seeds
+    from suites.variations.draws import parse_seeds
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--datasets", default="/work/shared/data/cranfield,chatterbot")

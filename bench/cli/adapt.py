@@ -20,7 +20,7 @@ from bench.training.contrastive import train_config_from
 from bench.training.ddr import MLM_OPTIONS, mlm_config_from
 from bench.tuning.config import tuning_config_from
 from bench.models.checkpoint import read_training
-from suites.domain_systems import DomainConfig, build_systems, ddr_deviations
+from suites.domain import DomainConfig, build_systems, ddr_deviations
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -1,6 +1,6 @@
 """`bench gate`: exit 0 PASS (non-inferiority shown), 1 FAIL (a regression beyond the margins is
 shown), 2 when the runs cannot be compared or an input is bad; INCONCLUSIVE (neither shown) exits
-0 with a loud warning, 1 with --strict. See bench/reporting/gate.py and docs/gate.md."""
+0 with a loud warning, 1 with --strict. See bench/reporting/gate/verdict.py and docs/gate.md."""
 from __future__ import annotations
 
 import argparse

@@ -1,7 +1,7 @@
 """`bench leaderboard RUN ... -o results/leaderboard.csv [--md FILE]`: runs ranked per group of
 comparable runs, with rank intervals from corrected pairwise tests. With ``-o FILE.csv`` it writes
 the long CSV there, the wide CSV to ``FILE.wide.csv`` and the method to ``FILE.method.md``. See
-bench/reporting/leaderboard.py."""
+bench/reporting/leaderboard/board.py."""
 from __future__ import annotations
 
 import argparse

@@ -1,5 +1,5 @@
 """`bench report RUN -o report.html`: one self-contained HTML page (plots embedded) or, with
-`--format md`, Markdown for a PR comment / CI step summary. See bench/reporting/report.py."""
+`--format md`, Markdown for a PR comment / CI step summary. See bench/reporting/report/render.py."""
 from __future__ import annotations
 
 import argparse
@@ -7,8 +7,7 @@ import sys
 from pathlib import Path
 from bench.core.io import atomic_write_text
 from bench.evaluation.stats import CORRECTIONS, TESTS
-from bench.reporting.report import report
-from bench.reporting.reportdata import ReportOptions
+from bench.reporting.report import ReportOptions, report
 from bench.results.rundir import _resolve
 from bench.cli.options import read_metric
 

@@ -22,7 +22,7 @@ from bench.core.errors import DataError, IncompatibleRuns
 from bench.evaluation.strata import macro_weights
 from bench.results.rundir import ORIGINAL, Run
 from bench.results.suite import suite_of
-from bench.reporting.report_draws import RULE, seeds_of
+from bench.reporting.draws import RULE, seeds_of
 
 
 def frozen_sets_fix(baseline: Run, candidate: Run) -> str:

@@ -1,5 +1,5 @@
 """Typed models of the several-draws figures of a variations run (``--generation-seeds``; computed
-by :mod:`bench.evaluation.draws`, laid out by :mod:`suites.variations_draws`), used by
+by :mod:`bench.evaluation.draws`, laid out by :mod:`suites.variations.draws`), used by
 :mod:`bench.results.schema_common`."""
 from __future__ import annotations
 

@@ -195,7 +195,7 @@ class PlannedTrial(TypedDict, total=False):
 
 
 class FewshotPlan(TypedDict, total=False):
-    """The sampling plan (suites.fewshot_sampler.FewShotPlan.to_dict): reproducible from the seed."""
+    """The sampling plan (suites.fewshot.sampler.FewShotPlan.to_dict): reproducible from the seed."""
 
     classes: Annotated[ClassSplit, "base / novel split of the classes"]
     test_ratio: Annotated[float, "share of each class's queries held out for testing"]
@@ -277,7 +277,7 @@ class FewshotSummary(TypedDict, total=False):
 
 
 class FewshotStatisticsHeader(StatisticsHeader, total=False):
-    """Header of the few-shot statistics block (suites.fewshot_metrics.statistics_block)."""
+    """Header of the few-shot statistics block (suites.fewshot.metrics.statistics_block)."""
 
     statistic: Annotated[str, "the test statistic"]
     unit: Annotated[str, "the unit of pairing (test query, weighted, or class)"]

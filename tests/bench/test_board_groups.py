@@ -13,7 +13,7 @@ from bench.cli.evaluate import default_out, namespace
 from bench.cli.main import main
 from bench.evaluation.droprate import compare_drop_rates
 from bench.reporting.compare import compare
-from bench.reporting.compare_droprate import pair_key
+from bench.reporting.compare.droprate import pair_key
 from bench.results.rundir import load_run
 from bench.reporting.leaderboard import build
 from bench.results.suite import suite_named
@@ -44,7 +44,7 @@ def _fewshot_copy(tmp_path, name, degrade=False):
 
 @pytest.mark.skipif(not FEWSHOT.exists(), reason="committed few-shot run missing")
 def test_fewshot_rows_are_ranked_by_the_macro_headline(tmp_path):
-    from bench.reporting import leaderboard_rows as LR
+    from bench.reporting.leaderboard import rows as LR
     from bench.results.rundir import load_run
 
     run = load_run(FEWSHOT)

@@ -16,8 +16,8 @@ from bench.reporting.compare import compare
 from bench.core.errors import DataError
 from bench.reporting.csvsafe import csv_cell
 from bench.reporting.leaderboard import build, table_csv
-from bench.reporting.leaderboard_rows import LONG_COLUMNS
-from bench.reporting.ranking import pairwise_ranks
+from bench.reporting.leaderboard.rows import LONG_COLUMNS
+from bench.reporting.leaderboard.ranking import pairwise_ranks
 from runfactory import degrade, rng_for, synthetic_values, write_fewshot_run, write_run
 
 

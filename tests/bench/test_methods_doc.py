@@ -85,7 +85,7 @@ def test_ddr_table_matches_the_code():
     from bench.training.contrastive import TrainConfig
     from bench.training.ddr import MLMConfig
     from bench.training.mlm_head import PLATEAU_TOL
-    from suites.domain_systems import DEVIATION_TEXT, PAIRS
+    from suites.domain.systems import DEVIATION_TEXT, PAIRS
 
     rows = _ddr_rows()
     by_id = {r[3].split("`")[1]: r for r in rows if r[3].startswith("`DDR-")}
@@ -176,9 +176,9 @@ def test_every_number_of_the_fewdr_table_comes_from_the_code():
 
     from bench.data.collections import load_dataset
     from bench.training.contrastive import TrainConfig
-    from suites.fewshot_config import PAPER_SCHEDULE, FewShotConfig
-    from suites.fewshot_metrics import boosting_gradient
-    from suites.fewshot_sampler import DEFAULT_KS, DEFAULT_TRIALS, build_plan
+    from suites.fewshot.config import PAPER_SCHEDULE, FewShotConfig
+    from suites.fewshot.metrics import boosting_gradient
+    from suites.fewshot.sampler import DEFAULT_KS, DEFAULT_TRIALS, build_plan
 
     t, f = TrainConfig(), FewShotConfig()
     plan = build_plan(load_dataset("chatterbot"), seed=0, ks=[5], n_trials=1)
@@ -208,7 +208,7 @@ def test_every_number_of_the_fewdr_table_comes_from_the_code():
 def test_every_number_of_the_ddr_table_comes_from_the_code():
     from bench.training.contrastive import TrainConfig
     from bench.training.ddr import MLMConfig
-    from suites.domain_systems import DEVIATION_TEXT
+    from suites.domain.systems import DEVIATION_TEXT
 
     mlm, t, tuning = MLMConfig(), TrainConfig(), TuningConfig()
     printed = " ".join(DEVIATION_TEXT.values())  # what a run prints as DDR's side

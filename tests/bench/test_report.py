@@ -15,9 +15,9 @@ pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")  # a report nev
 from bench.core.errors import DataError
 from bench.evaluation import stats as S
 from bench.cli.main import main
-from bench.reporting.markup import pval
+from bench.reporting.report.markup import pval
 from bench.reporting.report import render_markdown, report
-from bench.reporting.reportdata import ReportOptions, build
+from bench.reporting.report.data import ReportOptions, build
 from bench.results.rundir import load_run
 from runfactory import per_query_frame, synthetic_values, write_run
 
@@ -190,7 +190,7 @@ def test_fewshot_per_query_note_follows_the_file(tmp_path):
 
 
 def test_smallest_p_of_the_exact_sign_flip_test():
-    from bench.reporting.report_fewshot import smallest_p
+    from bench.reporting.report.fewshot import smallest_p
 
     assert smallest_p(0) == 1.0 and smallest_p(1) == 1.0 and smallest_p(4) == 0.125
     assert smallest_p(4, two_sided=False) == 0.0625
@@ -202,7 +202,7 @@ def test_smallest_p_of_the_exact_sign_flip_test():
 
 
 def test_fewshot_small_n_warning_names_the_unreachable_comparisons():
-    from bench.reporting.report_fewshot import resolution_warnings, smallest_p
+    from bench.reporting.report.fewshot import resolution_warnings, smallest_p
 
     r = json.loads((FEWSHOT / "result.json").read_text())
     fam = r["statistics"]["header"]["family_size"]
@@ -290,8 +290,8 @@ def test_domain_pairs_are_rendered_with_their_corrected_p():
     import pandas as pd
 
     from bench.evaluation.significance import pair_statistics
-    from bench.reporting import markup as M
-    from bench.reporting.report import _pair_block, _pairs_html, _pairs_md
+    from bench.reporting.report import markup as M
+    from bench.reporting.report.render import _pair_block, _pairs_html, _pairs_md
 
     rng = np.random.default_rng(3)
     base = rng.random(40)

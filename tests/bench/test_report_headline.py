@@ -6,9 +6,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from bench.reporting import report_headline as RH
+from bench.reporting.report import headline as RH
 from bench.reporting.report import report
-from bench.reporting.reportdata import ReportOptions
+from bench.reporting.report.data import ReportOptions
 from runfactory import synthetic_values, write_run
 
 

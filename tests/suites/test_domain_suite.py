@@ -77,7 +77,7 @@ def test_domain_suite_end_to_end(domain_setup, tmp_path):
     ResultFile.from_path(out / "result.json", strict=True)  # every new key (pairwise, deviations, mlm_loss) declared
     run_ = load_run(out)
     assert set(run_.per_query["set"]) == set(SYSTEMS)
-    from bench.reporting.plots import loss_curves
+    from bench.reporting.report.plots import loss_curves
     from bench.reporting.report import report
 
     assert set(loss_curves(run_)) == {"DR", "REM", "REM+DAM: source DAM", "REM+DAM: DAM", "REM+DAM: REM"}
@@ -219,7 +219,7 @@ def test_target_dam_gets_its_own_lr_and_every_rate_is_reported(domain_setup, tmp
     DDR-1 names the source and target DAM rates, DR's and REM's; DDR-4 the starting model."""
     import dataclasses
 
-    import suites.domain_systems as ds_mod
+    import suites.domain.systems as ds_mod
     from bench.core.timing import Timer
 
     spec, source, target = domain_setup

@@ -18,10 +18,10 @@ from bench.search.retriever import make_retriever
 from bench.training.contrastive import TrainConfig
 from suites.fewshot import run
 from bench.training.contrastive import planned_steps
-from suites.fewshot_basic import basic_key
-from suites.fewshot_config import FEWSHOT_OPTIONS, PAPER_SCHEDULE, FewShotConfig, active_deviations, config_from
-from suites.fewshot_metrics import hits_at
-from suites.fewshot_output import fewshot_table
+from suites.fewshot.basic import basic_key
+from suites.fewshot.config import FEWSHOT_OPTIONS, PAPER_SCHEDULE, FewShotConfig, active_deviations, config_from
+from suites.fewshot.metrics import hits_at
+from suites.fewshot.output import fewshot_table
 from tests.suites.test_fewshot_suite import small_cfg, write_labelled_beir
 
 

@@ -4,7 +4,7 @@ import io
 from types import SimpleNamespace
 
 from bench.core import progress as P
-from suites.fewshot_progress import Overall, plan_line, training_runs
+from suites.fewshot.progress import Overall, plan_line, training_runs
 
 
 def _plan():

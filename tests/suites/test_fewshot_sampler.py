@@ -1,4 +1,4 @@
-"""Properties of the class-wise few-shot sampler (suites.fewshot_sampler)."""
+"""Properties of the class-wise few-shot sampler (suites.fewshot.sampler)."""
 import json
 
 import pytest
@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from bench.data.model import Dataset, Doc, Query
 from bench.core.errors import BenchError, DataError
-from suites.fewshot_sampler import (build_plan, read_split_file, sample_trial, split_classes, split_queries,
+from suites.fewshot.sampler import (build_plan, read_split_file, sample_trial, split_classes, split_queries,
                                     trial_seeds)
 
 
@@ -162,7 +162,7 @@ def test_errors_and_notes():
 
 
 def test_min_class_test_leaves_small_classes_out_of_every_score():
-    from suites.fewshot_metrics import split_classes as score_classes, summarise_setting, summarise_trials
+    from suites.fewshot.metrics import split_classes as score_classes, summarise_setting, summarise_trials
 
     ds = make_dataset([2, 10, 40, 3])  # test queries at ratio 0.5: 1, 5, 20, 2 (rounding half to even)
     plan = build_plan(ds, seed=0, ks=[1], n_trials=2, min_usable_novel=0, min_class_test=3)
@@ -185,6 +185,6 @@ def test_min_class_test_leaves_small_classes_out_of_every_score():
     t = summarise_trials([hits, hits], hits, plan)
     assert t["all"]["query_mean"] == pytest.approx(s["query_mean"]["all"])
     with pytest.raises(BenchError, match="min-class-test"):
-        from suites.fewshot_config import FewShotConfig
+        from suites.fewshot.config import FewShotConfig
 
         FewShotConfig(min_class_test=0).validate()

@@ -9,7 +9,7 @@ import pytest
 from bench.evaluation.stats import paired_test
 from bench.evaluation.stats import weighted_sign_flip_test
 from bench.evaluation.strata import macro_weights
-from suites.fewshot_metrics import class_scores, headline_comparison, macro
+from suites.fewshot.metrics import class_scores, headline_comparison, macro
 
 # unequal class sizes: the macro average (headline) and the micro (per-query) mean differ
 TEST_BY_CLASS = {"a": ["a1", "a2", "a3", "a4", "a5"], "b": ["b1"], "c": ["c1", "c2", "c3"]}

@@ -10,10 +10,10 @@ from bench.data.readers import load_beir
 from bench.models.spec import spec_from_folder
 from bench.training.contrastive import TrainConfig
 from suites.fewshot import run
-from suites.fewshot_config import FewShotConfig
-from suites.fewshot_metrics import boosting_gradient, class_scores, hits_at, macro, sample_sd, summarise_trials, winning_ratio
-from suites.fewshot_output import fewshot_table
-from suites.fewshot_sampler import build_plan
+from suites.fewshot.config import FewShotConfig
+from suites.fewshot.metrics import boosting_gradient, class_scores, hits_at, macro, sample_sd, summarise_trials, winning_ratio
+from suites.fewshot.output import fewshot_table
+from suites.fewshot.sampler import build_plan
 
 CLASSES = {"aero": ["wing", "lift", "flap", "rudder", "propeller", "aileron", "stall", "glider", "jet", "tail",
                     "airfoil", "drag"],
@@ -107,7 +107,7 @@ def test_end_to_end(tiny_bert, labelled, tmp_path):
         assert mo["training"]["lr"] == 1e-3
         # lr 1e-3 is not the IAA paper's (qry-tune 2e-5, bitfit 1e-4): a deviation recorded and printed
         assert len(mo["deviations"]) == 1 and "learning rate 0.001" in mo["deviations"][0]
-    from suites.fewshot_output import fewshot_table
+    from suites.fewshot.output import fewshot_table
 
     assert "deviation from the paper: bitfit: learning rate 0.001 (paper: 0.0001)" in fewshot_table(res)
     # qry-tune never encodes a passage with the tuned model; bitfit re-encodes the corpus in memory
@@ -134,7 +134,7 @@ def test_end_to_end(tiny_bert, labelled, tmp_path):
     timings = json.loads((folder / "timings.json").read_text())
     assert "wall_seconds" in timings and timings["units"]
     # plots stay legible with every method at once
-    from suites.fewshot_output import write_plots
+    from suites.fewshot.output import write_plots
 
     many = dict(res, methods={f"m{i}": res["methods"]["bitfit"] for i in range(7)})
     assert write_plots(many, tmp_path / "many") == [] if (tmp_path / "many").mkdir() is None else False

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from bench.data.readers import load_beir
-from suites.fewshot_metrics import summarise_trials
-from suites.fewshot_sampler import build_plan
+from suites.fewshot.metrics import summarise_trials
+from suites.fewshot.sampler import build_plan
 from tests.suites.test_fewshot_suite import write_labelled_beir
 
 
@@ -43,7 +43,7 @@ def test_near_tie_of_float_means_is_not_a_win(plan):
 
 
 def test_report_does_not_shade_a_float_near_tie():
-    from bench.reporting.report_fewshot import class_table
+    from bench.reporting.report.fewshot import class_table
 
     result = {"plan": {"classes": {"novel": ["a", "b"], "base": []},
                        "class_sizes": {"a": {"test": 30, "train": 29}, "b": {"test": 30, "train": 29}}},

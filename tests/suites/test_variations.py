@@ -7,9 +7,10 @@ import pytest
 from bench.data.readers import load_beir
 from bench.evaluation.measures import parse_measures
 from bench.models.spec import resolve_model, spec_from_folder
+from bench.results.rundir import AVG, ORIGINAL
 from perturb import GENERATORS
 from perturb.base import Generator, ResourceMissing
-from suites.variations import AVG, ORIGINAL, VariationsConfig, run
+from suites.variations import VariationsConfig, run
 
 CHEAP = ["EXTRAPUNC", "NOSTOPWORD", "SWAPWORDS"]
 

@@ -10,8 +10,9 @@ from bench.core.errors import BenchError
 from bench.data.readers import load_beir
 from bench.evaluation.measures import parse_measures
 from bench.models.spec import resolve_model, spec_from_folder
-from suites.variations import ORIGINAL, VariationsConfig, run
-from suites.variations_draws import draw_strip, effective_seeds, parse_seeds
+from bench.results.rundir import ORIGINAL
+from suites.variations import VariationsConfig, run
+from suites.variations.draws import draw_strip, effective_seeds, parse_seeds
 
 GENS = ["MISSPELL", "SWAPWORDS", "NOSTOPWORD"]
 

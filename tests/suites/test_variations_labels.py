@@ -15,9 +15,10 @@ from bench.data.readers import load_beir
 from bench.evaluation.measures import parse_measures
 from bench.evaluation.stats import wilson_ci
 from bench.models.spec import resolve_model
+from bench.results.rundir import ORIGINAL
 from perturb.checks.labels import SAMPLE_COLUMNS
 from perturb.io.sets import VariationSet, write_tsv
-from suites.variations import ORIGINAL, VariationsConfig, run
+from suites.variations import VariationsConfig, run
 
 MEASURES = ["MRR@10", "nDCG@10", "R@100"]
 # queries of tests/conftest.py QUERIES: A changes 1, 2 and 4 (3 and 5 keep their text); B changes none
@@ -127,7 +128,7 @@ def test_valid_only_excludes_invalid_and_unlabelled(beir_dir, tmp_path):
 
 
 def test_cli_bad_label_file_fails_before_encoding(beir_dir, tmp_path, capsys, monkeypatch):
-    import suites.variations as V
+    import suites.variations.suite as V  # the module that calls make_retriever
 
     def no_encoding(*a, **k):
         raise AssertionError("the corpus must not be encoded before the labels are checked")

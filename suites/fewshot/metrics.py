@@ -9,8 +9,8 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from suites.fewshot_sampler import FewShotPlan
-from suites.fewshot_config import FewShotConfig
+from suites.fewshot.sampler import FewShotPlan
+from suites.fewshot.config import FewShotConfig
 from bench.evaluation.strata import macro_weights
 from bench.evaluation.stats import CORRECTION_DESCRIPTIONS, TEST_DESCRIPTIONS, adjust_pvalues, paired_test, weighted_sign_flip_test, win_tie_loss
 

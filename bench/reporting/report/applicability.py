@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, List, Optional
 
-from bench.reporting import markup as M
+from bench.reporting.report import markup as M
 from bench.results import applicability as AP
 
 #: the sets whose edit types the report tabulates

@@ -57,8 +57,7 @@ from bench.search.retriever import make_retriever
 from bench.training.contrastive import TRAINING_OPTIONS, train_config_from
 from bench.training.ddr import MLM_OPTIONS, mlm_config_from
 from bench.tuning.config import TUNING_OPTIONS, TuningConfig, tuning_config_from
-from suites.domain_systems import (BASELINE, DESCRIPTIONS, PAIRS, SYSTEMS, DomainConfig, attach_rem,  # noqa: F401
-                                   build_systems, ddr_deviations)
+from suites.domain.systems import BASELINE, DESCRIPTIONS, PAIRS, SYSTEMS, DomainConfig, build_systems, ddr_deviations
 
 
 def run(spec: ModelSpec, dataset: Dataset, source: Dataset, cfg: DomainConfig, out_dir: Optional[Path],

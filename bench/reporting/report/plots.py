@@ -6,7 +6,7 @@ import math
 from typing import Dict, List, Optional
 import numpy as np
 from bench.results.rundir import Run
-from bench.reporting.reportdata import ReportData
+from bench.reporting.report.data import ReportData
 
 
 def mpl_pyplot():

@@ -11,7 +11,7 @@ seed, dataset fingerprint, measures, sets with name / status / fingerprint / lab
 ``per_query.csv`` (the per-query values of the gated metric in every set).
 
 Checks, all on one metric (default: the baseline's first measure); statistics in
-:mod:`bench.reporting.gate_checks`:
+:mod:`bench.reporting.gate.checks`:
 
 1. **metric** for each set S (ORIGINAL, every variation set, VARIATIONS (AVG.)): ``change =
    mean(C_S) - mean(B_S)`` (negative = worse); margin ``max_regression``.
@@ -39,13 +39,13 @@ from bench.evaluation import stats as S
 from bench.core.errors import DataError, IncompatibleRuns
 from bench.results.rundir import ORIGINAL, Run, load_run
 from bench.results.suite import suite_of
-from bench.reporting.report_draws import draws_note
+from bench.reporting.draws import draws_note
 from bench.reporting.comparability import (check_compatible, check_fewshot_compatible, fewshot_settings,
                                            fewshot_weights, paired_arrays)
-from bench.reporting.gate_checks import Check
-from bench.reporting.gate_checks import build_checks, decide
-from bench.reporting.gate_power import add_power
-from bench.reporting.gate_render import header_lines, markdown, reasons
+from bench.reporting.gate.checks import Check
+from bench.reporting.gate.checks import build_checks, decide
+from bench.reporting.gate.power import add_power
+from bench.reporting.gate.render import header_lines, markdown, reasons
 
 CORRECTIONS = ("maxt",) + tuple(S.CORRECTIONS)
 FAMILIES = ("hierarchy", "all")
@@ -129,7 +129,7 @@ class Verdict:
         return markdown(self)
 
     def annotations(self) -> List[str]:
-        from bench.reporting.gate_render import annotations
+        from bench.reporting.gate.render import annotations
 
         return annotations(self)
 

@@ -3,9 +3,9 @@
 
 A run of layout ``"sets"`` (variations, domain) tells its headline first: which sets hurt most,
 sorted by drop rate on the headline measure, with 95 % intervals and significance markers, the
-small-n warning (:mod:`bench.reporting.report_power`) and the drop-rate figure; then one table per
+small-n warning (:mod:`bench.reporting.report.power`) and the drop-rate figure; then one table per
 measure, the other figures and the statistics. A ``"fewshot"`` run is rendered by
-:mod:`bench.reporting.report_fewshot`.
+:mod:`bench.reporting.report.fewshot`.
 
 The statistics are recomputed from ``per_query.csv`` with :func:`bench.evaluation.stats.variation_statistics`;
 by default with the settings recorded in the run's ``statistics`` header (test, correction,
@@ -16,14 +16,14 @@ from __future__ import annotations
 from typing import Any, List, Optional
 
 from bench.core.errors import BenchError
-from bench.reporting import markup as M
-from bench.reporting import report_applicability as RA
-from bench.reporting import report_draws as RD
-from bench.reporting import report_headline as RH
-from bench.reporting.plots import plot_drop_forest, plot_loss_curves, plot_means, plot_scatter
-from bench.reporting.report_fewshot import render_fewshot
-from bench.reporting.report_power import RULE
-from bench.reporting.reportdata import ReportData, ReportOptions, build
+from bench.reporting.report import markup as M
+from bench.reporting.report import applicability as RA
+from bench.reporting import draws as RD
+from bench.reporting.report import headline as RH
+from bench.reporting.report.plots import plot_drop_forest, plot_loss_curves, plot_means, plot_scatter
+from bench.reporting.report.fewshot import render_fewshot
+from bench.reporting.report.power import RULE
+from bench.reporting.report.data import ReportData, ReportOptions, build
 from bench.reporting.tables import SUBSETS_INTRO, subset_tables, subsets_footer
 from bench.results.rundir import AVG, load_run
 from bench.results.suite import suite_of
@@ -122,7 +122,7 @@ def rows(data: ReportData, measure: str) -> List[M.Row]:
 
 
 def summary_lines(data: ReportData) -> List[str]:
-    """The headline in short sentences (:mod:`bench.reporting.report_headline`)."""
+    """The headline in short sentences (:mod:`bench.reporting.report.headline`)."""
     return RH.headline_lines(data)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Tuple
 
-from bench.reporting import markup as M
+from bench.reporting.report import markup as M
 from bench.results.rundir import Run, numeric_leaves
 
 SPLITS = ("novel", "all", "base")

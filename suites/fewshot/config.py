@@ -10,8 +10,8 @@ from bench.core.errors import BenchError
 from bench.core.options import option
 from bench.training.contrastive import (TRAINING_OPTIONS, TrainConfig)
 from bench.tuning.config import METHODS, TUNING_OPTIONS, TuningConfig, check_method
-from suites.fewshot_basic import BASIC_METHOD
-from suites.fewshot_sampler import DEFAULT_KS, DEFAULT_TRIALS, SHORT_RULES
+from suites.fewshot.basic import BASIC_METHOD
+from suites.fewshot.sampler import DEFAULT_KS, DEFAULT_TRIALS, SHORT_RULES
 from bench.evaluation.stats import CORRECTIONS, TESTS
 from bench.training.contrastive import train_config_from
 from bench.tuning.config import tuning_config_from

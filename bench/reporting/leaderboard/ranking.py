@@ -1,4 +1,4 @@
-"""Ranks from one family of corrected pairwise tests: point rank, rank interval and ties, consistent by construction (definitions: bench.reporting.leaderboard)."""
+"""Ranks from one family of corrected pairwise tests: point rank, rank interval and ties, consistent by construction (definitions: bench.reporting.leaderboard.board)."""
 from __future__ import annotations
 import math
 from dataclasses import dataclass

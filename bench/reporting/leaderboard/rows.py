@@ -1,6 +1,6 @@
 """The leaderboard's data from run folders: long rows (one per model x dataset x set x metric) and
 the per-query scores that rank the runs of a comparability group (definitions:
-:mod:`bench.reporting.leaderboard`)."""
+:mod:`bench.reporting.leaderboard.board`)."""
 from __future__ import annotations
 
 import math
@@ -13,7 +13,7 @@ from bench.core.errors import DataError
 from bench.results import applicability as AP
 from bench.results.rundir import AVG, ORIGINAL, Run, numeric_leaves
 from bench.reporting.comparability import fewshot_settings, fewshot_weights
-from bench.reporting.report_draws import leaderboard_extras
+from bench.reporting.draws import leaderboard_extras
 
 #: columns of the long CSV, in order
 LONG_COLUMNS = ("group", "dataset", "model", "suite", "set", "set_label", "metric", "value", "drop_rate",

@@ -7,8 +7,8 @@ from typing import List
 import numpy as np
 
 from bench.tuning.plans import describe
-from suites.fewshot_config import schedule_text
-from suites.fewshot_metrics import BASIC, CHECKPOINT, FULL, SPLITS, WIN_RULE, ZERO
+from suites.fewshot.config import schedule_text
+from suites.fewshot.metrics import BASIC, CHECKPOINT, FULL, SPLITS, WIN_RULE, ZERO
 from bench.core.io import atomic_path
 from bench.reporting.tables import grid
 

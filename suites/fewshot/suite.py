@@ -1,12 +1,12 @@
 """Suite ``fewshot``: the FewDR protocol ("Rethinking Dense Retrieval's Few-Shot Ability", Sun et
 al., 2023) as one command, ``bench evaluate --model CKPT --suite fewshot``.
 
-Protocol (sampling in :mod:`suites.fewshot_sampler`):
+Protocol (sampling in :mod:`suites.fewshot.sampler`):
 
 1. **Checkpoint**: the raw checkpoint retrieves over the whole corpus for every test query.
 2. **Basic learning** (on by default; ``--no-basic-learning`` skips it, a recorded deviation):
    one full fine-tune of the checkpoint on every base-class training query
-   (:mod:`suites.fewshot_basic`; trained once, saved as a content-keyed checkpoint folder and
+   (:mod:`suites.fewshot.basic`; trained once, saved as a content-keyed checkpoint folder and
    reused by later runs with the same inputs). As in FewDR, this basic-learned model is the
    **zero-shot** model: the reference of winning ratios, boosting gradients and tests. Without
    basic learning the zero-shot model is the checkpoint.
@@ -68,14 +68,14 @@ from bench.training.contrastive import TrainLog, make_examples, mine_negatives, 
 from bench.training.dual import build_dual_encoder
 from bench.tuning.config import METHOD_DESCRIPTIONS, method_deviations
 from bench.core.seeding import rng_for
-from suites.fewshot_sampler import FewShotPlan, build_plan
+from suites.fewshot.sampler import FewShotPlan, build_plan
 from bench.core.paths import checkpoint_home
-from suites.fewshot_progress import Overall, plan_line, training_runs
-from suites.fewshot_basic import BASIC_METHOD, basic_checkpoint
-from suites.fewshot_config import FEWSHOT_OPTIONS, PAPER_SCHEDULE, FewShotConfig, active_deviations, config_from, schedule_text
-from suites.fewshot_metrics import CHECKPOINT, FULL, MEASURE, MEASURE_DEFINITION, PROTOCOL_NOTES, SPLITS, WIN_RULE, ZERO, boosting_gradient, hits_at, statistics_block, summarise_setting, summarise_trials, vs_reference
-from suites.fewshot_result import per_query_csv, per_query_rows, summary
-from suites.fewshot_output import fewshot_table, write_plots
+from suites.fewshot.progress import Overall, plan_line, training_runs
+from suites.fewshot.basic import BASIC_METHOD, basic_checkpoint
+from suites.fewshot.config import FEWSHOT_OPTIONS, PAPER_SCHEDULE, FewShotConfig, active_deviations, config_from, schedule_text
+from suites.fewshot.metrics import CHECKPOINT, FULL, MEASURE, MEASURE_DEFINITION, PROTOCOL_NOTES, SPLITS, WIN_RULE, ZERO, boosting_gradient, hits_at, statistics_block, summarise_setting, summarise_trials, vs_reference
+from suites.fewshot.result import per_query_csv, per_query_rows, summary
+from suites.fewshot.output import fewshot_table, write_plots
 from bench.encoding.executor import LocalExecutor
 from bench.evaluation.stats import to_jsonable
 from bench.models.loading import load_backbone, refuse_dense

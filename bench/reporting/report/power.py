@@ -1,7 +1,7 @@
 """The report's small-n rule: can the paired test see effects of the size the run shows?
 
 For each set and measure the report computes the minimum detectable effect (MDE) of the paired
-test, the rule of the gate (:func:`bench.reporting.gate_power.minimum_detectable`) applied to a
+test, the rule of the gate (:func:`bench.reporting.gate.power.minimum_detectable`) applied to a
 report's family::
 
     MDE = (|c| + z_0.80) * SD(d) / sqrt(n),   c = t_{n-1} quantile at 1 - alpha / (2 m)
@@ -21,7 +21,7 @@ import math
 from typing import Any, Dict, List, Optional, Tuple
 
 from bench.evaluation import stats as S
-from bench.reporting.gate_power import DEFAULT_POWER, minimum_detectable
+from bench.reporting.gate import DEFAULT_POWER, minimum_detectable
 
 RULE = ("small-n rule: MDE = (t_{n-1}(1 - alpha/(2m)) + z_0.80) x SD(d)/sqrt(n), the smallest mean change of "
         "the paired test with 80% power at the Bonferroni level alpha/m (m = correction family size; the "

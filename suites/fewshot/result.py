@@ -5,9 +5,9 @@ import csv
 import io
 from typing import Mapping, Optional
 
-from suites.fewshot_config import FewShotConfig
-from suites.fewshot_metrics import BASIC, CHECKPOINT, FULL, MEASURE, SPLITS, ZERO
-from suites.fewshot_sampler import FewShotPlan
+from suites.fewshot.config import FewShotConfig
+from suites.fewshot.metrics import BASIC, CHECKPOINT, FULL, MEASURE, SPLITS, ZERO
+from suites.fewshot.sampler import FewShotPlan
 
 REFERENCE_SETS = (ZERO, CHECKPOINT)  # sets of no method: the zero-shot reference and the raw checkpoint
 

@@ -18,7 +18,7 @@ a note says why each further group is not comparable with the first (e.g. an 8-s
   macro weights ``w``, whose mean is the headline).
 
 Everything -- point rank, interval and ties -- comes from ONE set of pairwise decisions
-(:func:`bench.reporting.ranking.pairwise_ranks`), on the queries shared by every ranked model of
+(:func:`bench.reporting.leaderboard.ranking.pairwise_ranks`), on the queries shared by every ranked model of
 the group (finite scores only):
 
 * **Separation.** Every one of the k(k-1)/2 model pairs gets a paired test on the per-query
@@ -42,7 +42,7 @@ a stream keyed by (seed, group, metric, rank_by, model pair). Rows are sorted by
 score (descending), model name.
 
 **Outputs.** ``csv()``: LONG, one row per model x dataset x set x metric
-(:data:`bench.reporting.leaderboard_rows.LONG_COLUMNS`; numeric ``rank``, ``rank_low``,
+(:data:`bench.reporting.leaderboard.rows.LONG_COLUMNS`; numeric ``rank``, ``rank_low``,
 ``rank_high``; ``set`` is the set NAME, ``set_label`` its display label such as
 ``BACKTRANS[spa,apertium]``; few-shot sets are ``"<setting> <split>"``). ``wide_csv()``: one row
 per model and group, columns ``<metric>/<set>`` and ``<metric>/<set>/drop`` whatever the number of
@@ -67,12 +67,12 @@ from bench.evaluation import stats as S
 from bench.results import applicability as AP
 from bench.results.rundir import AVG, ORIGINAL, Run, load_run
 from bench.results.suite import suite_of
-from bench.reporting import leaderboard_rows as LR
+from bench.reporting.leaderboard import rows as LR
 from bench.reporting.comparability import comparable_groups
 from bench.reporting.csvsafe import csv_cell
-from bench.reporting.leaderboard_md import markdown as _markdown
-from bench.reporting.ranking import pairwise_ranks, rank_method
-from bench.reporting.report_draws import long_columns
+from bench.reporting.leaderboard.md import markdown as _markdown
+from bench.reporting.leaderboard.ranking import pairwise_ranks, rank_method
+from bench.reporting.draws import long_columns
 
 WIDE_DROP = (("drop", "drop_rate"), ("drop_low", "drop_rate_low"), ("drop_high", "drop_rate_high"),
              ("drop_draw_sd", "drop_rate_draw_sd"))  # the last: runs with several generation seeds only

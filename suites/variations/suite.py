@@ -34,9 +34,9 @@ from bench.search.exact import trec_id_problem
 from perturb import DEFAULT_PROTOCOL, GENERATORS, PAPER_ORDER, PROTOCOLS
 from perturb.checks.labels import check_match, match_labels, read_label_files
 from perturb.io.sets import VariationSet, check_set_names, generate, read_tsv
-from suites.variations_subsets import human_labels, label_column, subsets
-from suites.variations_protocol import protocol_report, run_protocol
-from suites import variations_draws as DR
+from suites.variations.subsets import human_labels, label_column, subsets
+from suites.variations.protocol import protocol_report, run_protocol
+from suites.variations import draws as DR
 
 
 @dataclass
@@ -55,7 +55,7 @@ class VariationsConfig:
     shard_size: Optional[int] = None  # corpus shard size (None: bench.encoding.shards.DEFAULT_SHARD_SIZE)
     labels: Sequence[Path] = ()  # human validity label files (perturb.checks.labels): valid-only figures
     protocol: str = DEFAULT_PROTOCOL  # perturb.PROTOCOLS: "validated", or "rodr" (the paper's unconstrained operations)
-    generation_seeds: Optional[Sequence[int]] = None  # None: one draw with the run seed (suites.variations_draws)
+    generation_seeds: Optional[Sequence[int]] = None  # None: one draw with the run seed (suites.variations.draws)
 
 
 def _original_set(qids: List[str], texts: List[str]):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, List, Tuple
 
-from bench.reporting import markup as M
+from bench.reporting.report import markup as M
 from bench.results.rundir import AVG
 
 CORRECTION_NAMES = {"holm": "Holm", "bh": "Benjamini-Hochberg", "none": "uncorrected", "maxt": "max-T"}
@@ -30,7 +30,7 @@ def average_sentence(data: Any) -> List[str]:
 
 def applied_sentence(data: Any) -> Tuple[List[str], List[str]]:
     """(the applied-only average's first line, its details for the footnote)."""
-    from bench.reporting import report_applicability as RA
+    from bench.reporting.report import applicability as RA
 
     lines = RA.average_lines(data)
     return (lines[:1], [x.strip() for x in lines[1:]])

@@ -12,7 +12,7 @@ Comparability (the gate's rule, :mod:`bench.reporting.comparability`): the runs 
 mutually comparable runs; with more than one group every row names its group and a note says why
 each group differs from the first (its VARIATIONS (AVG.) averages other sets, or other queries).
 For every pair of runs in the same group, the drop rate of VARIATIONS (AVG.) is compared
-(:mod:`bench.reporting.compare_droprate`: paired percentile bootstrap interval, swap randomization
+(:mod:`bench.reporting.compare.droprate`: paired percentile bootstrap interval, swap randomization
 test; B = ``resamples``).
 """
 from __future__ import annotations
@@ -31,8 +31,8 @@ from bench.core.errors import DataError
 from bench.results.rundir import AVG, ORIGINAL, Run, load_run
 from bench.results.suite import suite_of
 from bench.reporting.csvsafe import csv_cell
-from bench.reporting import compare_droprate as DR
-from bench.reporting.report_draws import compare_notes
+from bench.reporting.compare import droprate as DR
+from bench.reporting.draws import compare_notes
 from bench.reporting.comparability import check_compatible, comparable_groups, paired_arrays
 
 
@@ -64,7 +64,7 @@ class CompareTable:
     baseline: Optional[str] = None
     notes: List[str] = field(default_factory=list)
     groups: List[int] = field(default_factory=list)  # comparability group (1-based) of each row
-    drop_rates: List[Dict[str, Any]] = field(default_factory=list)  # compare_droprate.COLUMNS records
+    drop_rates: List[Dict[str, Any]] = field(default_factory=list)  # droprate.COLUMNS records
 
     def legend(self) -> List[str]:
         o = self.options

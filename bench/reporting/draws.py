@@ -1,5 +1,5 @@
 """What the consumers show of a run drawn with several generation seeds (``--generation-seeds``;
-figures: :mod:`bench.evaluation.draws`, layout: :mod:`suites.variations_draws`).
+figures: :mod:`bench.evaluation.draws`, layout: :mod:`suites.variations.draws`).
 
 * report: a "Generation draws" section, per measure a table with each set's strip of N drop
   rates, their mean and SD, the 95 % interval over queries and draws, the worst of N and the share

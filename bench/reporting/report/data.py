@@ -1,11 +1,11 @@
-"""What a report shows, gathered from a run folder: the options, the per-set rows and the statistics (rendering: bench.reporting.report, figures: bench.reporting.plots)."""
+"""What a report shows, gathered from a run folder: the options, the per-set rows and the statistics (rendering: bench.reporting.report, figures: bench.reporting.report.plots)."""
 from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 import numpy as np
 from bench.core.errors import DataError
 from bench.evaluation import stats as S
-from bench.reporting.report_power import mde_table, power_warnings
+from bench.reporting.report.power import mde_table, power_warnings
 from bench.results import applicability as AP
 from bench.results.rundir import ORIGINAL, Run
 
@@ -33,7 +33,7 @@ class ReportData:
     baseline: str = ORIGINAL  # the set every other set is compared with (domain suite: "zero-shot")
     order: Dict[str, List[str]] = field(default_factory=dict)  # measure -> other sets, largest drop first
     mde: Dict[str, Dict[str, Optional[float]]] = field(default_factory=dict)  # set -> measure -> MDE
-    warnings: List[str] = field(default_factory=list)  # small-n warnings (bench.reporting.report_power)
+    warnings: List[str] = field(default_factory=list)  # small-n warnings (bench.reporting.report.power)
     applicability: Dict[str, dict] = field(default_factory=dict)  # variation set -> figures (bench.results.applicability)
     applied_average: Optional[Dict[str, Any]] = None  # the applied-only companion of VARIATIONS (AVG.)
 
