@@ -5,6 +5,7 @@ sources on a fresh sample of queries, to be labelled by reading before any score
     python benchmarks/syn_ceiling.py append FEATS.pkl                  # the labelled rows into docs/validity/dev-SWAPSYN-*.tsv
     python benchmarks/syn_ceiling.py ceiling [--seed 2202]             # share of the sample's queries with >= 1 valid
     python benchmarks/syn_ceiling.py main                              # the default generators on the sample
+    python benchmarks/syn_ceiling.py penha                             # contextual cosine vs Penha et al.'s labels
 
 Sample: 9 queries from each of five styles (Cranfield long questions; Cranfield titles, the first
 sentence, 4 of the 9 upper-cased; chatterbot's judged questions; TREC DL 2019; ANTIQUE), none whose
@@ -218,9 +219,39 @@ def main_on_sample(seed, gen_seed=0):
                   f" labels of the outputs {[lab.get((t, p.text)) for t, p in ch]}")
 
 
+def penha_token_auc():
+    """AUC of the swapped word's contextual-vector cosine (syn_evidence.token_features) and of the
+    sentence cosine at separating Penha et al.'s human-valid from human-invalid one-word swaps."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from syn_evidence import auc, minilm_features, token_features
+
+    for method in ("WordSwapEmbedding", "WordSwapWordNet"):
+        for fname in ("variations_antique_labeled.csv", "variations_trec2019_labeled.csv"):
+            rows = []
+            with open(SHARED / "penha-variations" / fname, encoding="utf-8", newline="") as fh:
+                for r in csv.DictReader(fh):
+                    a, b = " ".join(r["original_query"].split()), " ".join(r["variation"].split())
+                    wa, wb = a.split(), b.split()
+                    if r["method"] != method or len(wa) != len(wb):
+                        continue
+                    diff = [i for i, (x, y) in enumerate(zip(wa, wb)) if x != y]
+                    if len(diff) != 1:
+                        continue
+                    start = sum(len(w) + 1 for w in wa[:diff[0]])
+                    rows.append(dict(original=a, variation=b, start=start, word=wa[diff[0]], new=wb[diff[0]],
+                                     valid=int(r["valid"] == "True")))
+            token_features(rows)
+            minilm_features(rows)
+            y = [r["valid"] for r in rows]
+            print(f"{method} {fname}: {len(rows)} one-word swaps ({sum(y)} human-valid); AUC token cosine "
+                  f"{auc([r['tok_cos'] for r in rows], y):.3f}, sentence cosine {auc([r['minilm'] for r in rows], y):.3f}")
+
+
 def main(argv):
     cmd = argv[0]
-    if cmd == "main":
+    if cmd == "penha":
+        penha_token_auc()
+    elif cmd == "main":
         main_on_sample(SEED)
     elif cmd == "append":
         append(argv[1])

@@ -304,7 +304,7 @@ def report_model(rows, feats, label, l2=1.0):
                   + (f" new-sample held applic {100 * pn.applicability:.1f}% ({pn.n_applied}/{pn.n_queries})" if pn else ""))
 
 
-def curve_lines(rows, key, g, half="held", source=None, grid=(0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)):
+def curve_lines(rows, key, g, half="held", source=None, grid=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9)):
     from perturb import devset
 
     c = [x for x, r in zip(candidates(rows, key), rows) if r["generator"] == g and r["split"] == half
@@ -339,8 +339,8 @@ def measure(rows):
     report_model(rows, base + ("minilm", "tok_cos", "ctx_keep"), "m_lex_tok")
     report_model(rows, base + ("minilm", "n_same", "n_near", "n_rt", "n_rtorig", "tok_cos", "ctx_keep"), "m_all_tok")
     for g in ("SWAPSYN-GLOVE", "SWAPSYN-WNET"):
-        print(f"\n### curve {g} m_all, held half (all rows)\n" + curve_lines(rows, "m_all", g))
-        print(f"\n### curve {g} m_all, held half (fresh sample)\n" + curve_lines(rows, "m_all", g, source="new"))
+        print(f"\n### curve {g} m_all_tok, held half (all rows)\n" + curve_lines(rows, "m_all_tok", g))
+        print(f"\n### curve {g} m_all_tok, held half (fresh sample)\n" + curve_lines(rows, "m_all_tok", g, source="new"))
 
 
 def main(argv):
