@@ -2,7 +2,7 @@
 sources on a fresh sample of queries, to be labelled by reading before any score is looked at.
 
     python benchmarks/syn_ceiling.py enumerate OUT.tsv [--seed 2202]   # fresh queries, all candidates
-    python benchmarks/syn_ceiling.py append FEATS.pkl                  # the labelled rows into docs/validity/dev-SWAPSYN-*.tsv
+    python benchmarks/syn_ceiling.py append LABELLED.tsv               # the labelled rows into docs/validity/dev-SWAPSYN-*.tsv
     python benchmarks/syn_ceiling.py ceiling [--seed 2202]             # share of the sample's queries with >= 1 valid
     python benchmarks/syn_ceiling.py main                              # the default generators on the sample
     python benchmarks/syn_ceiling.py penha                             # contextual cosine vs Penha et al.'s labels
@@ -153,17 +153,20 @@ def enumerate_candidates(queries):
     return rows
 
 
-def append(feats_path):
-    """Append the fresh sample's labelled rows (from ``syn_evidence.py features``) to the development
-    sets; score = branch syn's verifier (its weights, features recomputed), 0 where it excludes the
-    pair, so the column keeps one scorer."""
+def append(labelled_path):
+    """Append the fresh sample's labelled rows (the ``enumerate`` file with ``valid`` (1/0) and
+    ``reason`` columns added by the labeller) to the development sets; score = branch syn's
+    verifier (its weights, features recomputed by syn_evidence.py), 0 where it excludes the pair,
+    so the column keeps one scorer."""
     import math
-    import pickle
 
+    sys.path.insert(0, str(ROOT / "benchmarks"))
     from perturb import devset
+    from syn_evidence import lexical_features, locate
 
-    with open(feats_path, "rb") as fh:
-        rows = [r for r in pickle.load(fh) if r["source"] == "new"]
+    with open(labelled_path, encoding="utf-8") as fh:
+        rows = [dict(r, valid=int(r["valid"])) for r in csv.DictReader(fh, delimiter="\t")]
+    lexical_features(locate(rows))
     for name in ("SWAPSYN-GLOVE", "SWAPSYN-WNET"):
         path = ROOT / "docs" / "validity" / f"dev-{name}.tsv"
         old = [c for c in devset.read_devset(path) if MARK not in c.detail]

@@ -36,7 +36,7 @@ PIVOTS = ("spa", "cat", "glg", "epo")  # hbs: its batches come back out of step 
 _DETAIL = re.compile(r"^([nvar]):'([^']*)'->'([^']*)'")
 
 
-def rows_of(extra=None):
+def rows_of():
     from perturb import devset
 
     out = []
@@ -46,23 +46,27 @@ def rows_of(extra=None):
                             variation=r.variation, detail=r.detail, split=r.split, valid=int(r.valid),
                             reason=r.reason, source="new" if "fresh sample" in r.detail else "dev",
                             old_score=r.score))
-    if extra:
-        with open(extra, encoding="utf-8") as fh:
-            for r in csv.DictReader(fh, delimiter="\t"):
-                out.append(dict(generator=r["generator"], style=r["style"], qid=r["qid"], original=r["original"],
-                                variation=r["variation"], detail=r["detail"], split=devset.split_of(r["style"], r["qid"]),
-                                valid=int(r["valid"]), reason=r["reason"], source="new", old_score=float("nan")))
-    for r in out:
+    return locate(out)
+
+
+def locate(rows):
+    """Add the swap's POS, target, new word and offset (from ``detail`` and the two texts)."""
+    for r in rows:
         m = _DETAIL.match(r["detail"])
         pos, word, new = m.group(1), m.group(2), m.group(3)
         o, v = r["original"], r["variation"]
         start = next(i for i in range(len(o)) if o.startswith(word, i) and o[:i] + new + o[i + len(word):] == v)
         r.update(pos=pos, word=word, new=new, start=start)
-    return out
+    return rows
 
 
 def _old_synscore():
-    spec = importlib.util.spec_from_file_location("old_synscore", "/work/wt-syn/perturb/_synscore.py")
+    """Branch syn's verifier module (``git show syn:perturb/_synscore.py > FILE``), path in
+    ``$SYN_SCORE_PY`` (default: the branch's checkout beside this one)."""
+    path = os.environ.get("SYN_SCORE_PY", "/work/wt-syn/perturb/_synscore.py")
+    if not os.path.isfile(path):
+        raise SystemExit(f"{path} not found: git show syn:perturb/_synscore.py > FILE; SYN_SCORE_PY=FILE")
+    spec = importlib.util.spec_from_file_location("old_synscore", path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules["old_synscore"] = mod
     spec.loader.exec_module(mod)
