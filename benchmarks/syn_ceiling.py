@@ -5,6 +5,7 @@ sources on a fresh sample of queries, to be labelled by reading before any score
     python benchmarks/syn_ceiling.py append LABELLED.tsv               # the labelled rows into docs/validity/dev-SWAPSYN-*.tsv
     python benchmarks/syn_ceiling.py ceiling [--seed 2202]             # share of the sample's queries with >= 1 valid
     python benchmarks/syn_ceiling.py main                              # the default generators on the sample
+    python benchmarks/syn_ceiling.py maindev                           # ... on every labelled query, per half
     python benchmarks/syn_ceiling.py penha                             # contextual cosine vs Penha et al.'s labels
 
 Sample: 9 queries from each of five styles (Cranfield long questions; Cranfield titles, the first
@@ -250,12 +251,36 @@ def penha_token_auc():
                   f"{auc([r['tok_cos'] for r in rows], y):.3f}, sentence cosine {auc([r['minilm'] for r in rows], y):.3f}")
 
 
+def main_on_dev(seed=0):
+    """Main's generators on every labelled query (old development rows and the fresh sample), per half."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from perturb import make
+    from syn_evidence import rows_of
+
+    rows = rows_of()
+    lab = {(r["original"], r["variation"]): r["valid"] for r in rows}
+    for name in ("SWAPSYN-GLOVE", "SWAPSYN-WNET"):
+        qs = sorted({(r["style"], r["qid"], r["original"], r["split"]) for r in rows if r["generator"] == name})
+        out = make(name).perturb_batch([(f"{s}/{q}", t) for s, q, t, _ in qs], seed)
+        for half in ("tune", "held"):
+            sel = [(t, p) for (s, q, t, h), p in zip(qs, out) if h == half]
+            ch = [(t, p) for t, p in sel if p.applied]
+            known = [lab.get((t, p.text)) for t, p in ch]
+            print(f"main {name} on the labelled {half} queries: changed {len(ch)}/{len(sel)}"
+                  f" ({100 * len(ch) / max(1, len(sel)):.1f}%); labelled {sum(k is not None for k in known)}, valid {sum(k or 0 for k in known)}")
+            for (t, p), k in zip(ch, known):
+                if k is None:
+                    print(f"   unlabelled: {t!r} -> {p.text!r}")
+
+
 def main(argv):
     cmd = argv[0]
     if cmd == "penha":
         penha_token_auc()
     elif cmd == "main":
         main_on_sample(SEED)
+    elif cmd == "maindev":
+        main_on_dev()
     elif cmd == "append":
         append(argv[1])
     elif cmd == "ceiling":

@@ -1,11 +1,11 @@
 """Evidence on labelled synonym-swap candidates (issue 22): features per row of
-docs/validity/dev-SWAPSYN-*.tsv (and of a fresh labelled file), measured one by one (AUC) and
+docs/validity/dev-SWAPSYN-*.tsv, measured one by one (AUC) and
 combined (logistic model fitted on the tuning half, curve and held validity on the held half).
 
     python benchmarks/syn_evidence.py features FEATS.pkl     # ~5 min on 2 loaded cores
     python benchmarks/syn_evidence.py measure FEATS.pkl      # single-feature AUCs, models, curves
     python benchmarks/syn_evidence.py swap FEATS.pkl         # the same with the halves' roles swapped
-    python benchmarks/syn_evidence.py maindev FEATS.pkl      # main's generators on the labelled queries
+    python benchmarks/syn_evidence.py cv FEATS.pkl           # 5 folds by query
 
 Rows whose detail says "fresh sample" are the candidates of benchmarks/syn_ceiling.py (every
 candidate of 45 queries); the others are the earlier development rows (branch syn).
@@ -44,8 +44,7 @@ def rows_of():
         for r in devset.read_devset(ROOT / "docs" / "validity" / f"dev-{name}.tsv"):
             out.append(dict(generator=r.generator, style=r.style, qid=r.qid, original=r.original,
                             variation=r.variation, detail=r.detail, split=r.split, valid=int(r.valid),
-                            reason=r.reason, source="new" if "fresh sample" in r.detail else "dev",
-                            old_score=r.score))
+                            reason=r.reason, source="new" if "fresh sample" in r.detail else "dev"))
     return locate(out)
 
 
@@ -118,8 +117,7 @@ def lexical_features(rows):
                  c_share=ev.c_share if ev else 0.0, cos=cosine(lemma, cand) or 0.0,
                  rank=(nb.index(cand) + 1) if cand in nb else 31, fit=fit, in_term=in_term, in_coll=in_coll,
                  in_context=in_ctx, zipf_drop=max(0.0, zipf(lemma) - zipf(cand)), cand_zipf=zipf(cand),
-                 old_verifier=(float("-inf") if excl else syn.score(ev, ctx)),
-                 old_feats=(None if ev is None else syn.features(ev, ctx)))
+                 old_verifier=(float("-inf") if excl else syn.score(ev, ctx)))
 
 
 def _toks(s):
@@ -223,10 +221,9 @@ def minilm_features(rows):
         r["minilm"] = float(emb[r["original"]] @ emb[r["variation"]])
 
 
-FEATS = ("shared_synset", "t_share", "c_share", "in_context", "cos", "fit", "zipf_drop", "in_term", "in_coll",
-         "minilm", "n_same", "n_near", "n_rt", "n_rtorig", "lrank")
 SINGLE = ("old_verifier", "minilm", "cos", "lrank", "fit", "shared_synset", "t_share", "c_share", "in_context",
           "zipf_drop", "n_same", "n_near", "n_rt", "n_rtorig", "tok_cos", "ctx_keep")
+BASE = ("shared_synset", "t_share", "c_share", "in_context", "cos", "fit", "zipf_drop", "in_term", "in_coll", "lrank")
 SIGN = {"lrank": -1, "zipf_drop": -1}
 
 
@@ -335,11 +332,9 @@ def measure(rows):
             for m in (1, 3, 5):
                 sub = [r for r in gr if r[f"n_{k}"] >= m]
                 print(f"  n_{k} >= {m}: {sum(r['valid'] for r in sub)}/{len(sub)} valid")
-    base = ("shared_synset", "t_share", "c_share", "in_context", "cos", "fit", "zipf_drop", "in_term", "in_coll", "lrank")
+    base = BASE
     report_model(rows, base, "m_lex")
-    report_model(rows, base + ("minilm",), "m_lex_minilm")
     report_model(rows, base + ("minilm", "n_same", "n_near", "n_rt", "n_rtorig"), "m_all")
-    report_model(rows, ("minilm", "n_same", "n_near", "n_rt", "n_rtorig"), "m_pivot_minilm")
     report_model(rows, base + ("minilm", "tok_cos", "ctx_keep"), "m_lex_tok")
     report_model(rows, base + ("minilm", "n_same", "n_near", "n_rt", "n_rtorig", "tok_cos", "ctx_keep"), "m_all_tok")
     for g in ("SWAPSYN-GLOVE", "SWAPSYN-WNET"):
@@ -355,12 +350,15 @@ def main(argv):
     elif argv[0] == "swap":
         with open(argv[1], "rb") as fh:
             rows = pickle.load(fh)
-        base = ("shared_synset", "t_share", "c_share", "in_context", "cos", "fit", "zipf_drop", "in_term", "in_coll", "lrank")
-        swapped_halves(rows, base + ("minilm", "tok_cos", "ctx_keep"), "m_lex_tok")
-        swapped_halves(rows, base + ("minilm", "n_same", "n_near", "n_rt", "n_rtorig", "tok_cos", "ctx_keep"), "m_all_tok")
-    elif argv[0] == "maindev":
+        swapped_halves(rows, BASE + ("minilm", "tok_cos", "ctx_keep"), "m_lex_tok")
+        swapped_halves(rows, BASE + ("minilm", "n_same", "n_near", "n_rt", "n_rtorig", "tok_cos", "ctx_keep"), "m_all_tok")
+    elif argv[0] == "cv":
         with open(argv[1], "rb") as fh:
-            main_on_dev(pickle.load(fh))
+            rows = pickle.load(fh)
+        for r in rows:
+            r["lrank"] = float(np.log(r["rank"]))
+        crossval(rows, BASE + ("minilm", "tok_cos", "ctx_keep"))
+        crossval(rows, BASE + ("minilm", "n_same", "n_near", "n_rt", "n_rtorig", "tok_cos", "ctx_keep"))
     elif argv[0] == "features":
         rows = rows_of()
         print(len(rows), "rows", flush=True)
@@ -381,23 +379,40 @@ def swapped_halves(rows, feats, label):
     report_model(flip, feats, label)
 
 
-def main_on_dev(rows, seed=0):
-    """Main's generators on every labelled query (old development rows and the fresh sample), per half."""
-    from perturb import make
+def crossval(rows, feats, k=5):
+    """k folds by query (a hash of style and qid): per fold the model is fitted and its threshold
+    chosen (perturb.devset.choose, 90%) on the other folds, then applied to the fold; the folds'
+    passing candidates pooled, with a Wilson interval, and the applied queries counted."""
+    import hashlib
 
-    lab = {(r["original"], r["variation"]): r["valid"] for r in rows}
-    for name in ("SWAPSYN-GLOVE", "SWAPSYN-WNET"):
-        qs = sorted({(r["style"], r["qid"], r["original"], r["split"]) for r in rows if r["generator"] == name})
-        out = make(name).perturb_batch([(f"{s}/{q}", t) for s, q, t, _ in qs], seed)
-        for half in ("tune", "held"):
-            sel = [(t, p) for (s, q, t, h), p in zip(qs, out) if h == half]
-            ch = [(t, p) for t, p in sel if p.applied]
-            known = [lab.get((t, p.text)) for t, p in ch]
-            print(f"main {name} on the labelled {half} queries: changed {len(ch)}/{len(sel)}"
-                  f" ({100 * len(ch) / max(1, len(sel)):.1f}%); labelled {sum(k is not None for k in known)}, valid {sum(k or 0 for k in known)}")
-            for (t, p), k in zip(ch, known):
-                if k is None:
-                    print(f"   unlabelled: {t!r} -> {p.text!r}")
+    from bench.evaluation.intervals import wilson_ci
+    from perturb import devset
+
+    fold = {q: hashlib.sha256(f"{q[0]}\0{q[1]}".encode()).digest()[1] % k for q in {(r["style"], r["qid"]) for r in rows}}
+    for g in ("SWAPSYN-GLOVE", "SWAPSYN-WNET"):
+        passing, applied, nq, ths = [], 0, 0, []
+        for f in range(k):
+            sub = [dict(r, split="held" if fold[(r["style"], r["qid"])] == f else "tune") for r in rows]
+            tune = [r for r in sub if r["split"] == "tune" and not r["excluded"]]
+            X = matrix(tune, feats)
+            mu, sd = X.mean(0), X.std(0) + 1e-9
+            w = fit_logistic((X - mu) / sd, np.array([r["valid"] for r in tune], float))
+            for r in sub:
+                z = w[0] + ((matrix([r], feats)[0] - mu) / sd) @ w[1:]
+                r["cv"] = 0.0 if r["excluded"] else float(1 / (1 + np.exp(-np.clip(z, -50, 50))))
+            c = candidates([r for r in sub if r["generator"] == g], "cv")
+            best = devset.choose([x for x in c if x.split == "tune"], 0.9)
+            held = [x for x in c if x.split == "held"]
+            nq += len({x.query for x in held})
+            if best is None:
+                continue
+            ths.append(round(best.threshold, 3))
+            applied += devset.point(held, best.threshold).n_applied
+            passing += [x for x in held if x.score >= best.threshold]
+        kk = sum(x.valid for x in passing)
+        lo, hi = wilson_ci(kk, len(passing), 0.95)
+        print(f"{g} {k}-fold: thresholds {ths}; applied {applied}/{nq} queries ({100 * applied / nq:.1f}%);"
+              f" passing candidates {kk}/{len(passing)} valid ({100 * kk / max(1, len(passing)):.1f}%, Wilson {100 * lo:.1f}-{100 * hi:.1f}%)")
 
 
 if __name__ == "__main__":
