@@ -63,7 +63,7 @@ def styles():
 
 
 def fresh_sample(seed: int):
-    from perturb import devset
+    from perturb.checks import devset
 
     have = set()
     for name in ("SWAPSYN-GLOVE", "SWAPSYN-WNET"):
@@ -88,7 +88,7 @@ def fresh_sample(seed: int):
 
 def neighbours(word: str, k: int = K_GLOVE):
     import numpy as np
-    from perturb.vectors import glove
+    from perturb.resources.vectors import glove
 
     g = glove()
     i = g.index.get(word)
@@ -101,7 +101,7 @@ def neighbours(word: str, k: int = K_GLOVE):
 
 
 def wn_lemmas(base: str, pos: str):
-    from perturb.wordnet_reader import wordnet
+    from perturb.resources.wordnet_reader import wordnet
 
     wn = wordnet()
     names = set()
@@ -113,12 +113,12 @@ def wn_lemmas(base: str, pos: str):
 
 
 def enumerate_candidates(queries):
-    from perturb import _spacy
-    from perturb._swap import SPACY_TO_WN
-    from perturb._text import match_case, stopwords, tagging_copy
-    from perturb.lexicon import base_forms, inflect_like
-    from perturb.vectors import is_inflection
-    from perturb.wordnet_reader import wordnet
+    from perturb.resources import _spacy
+    from perturb.generators._swap import SPACY_TO_WN
+    from perturb.resources._text import match_case, stopwords, tagging_copy
+    from perturb.resources.lexicon import base_forms, inflect_like
+    from perturb.resources.vectors import is_inflection
+    from perturb.resources.wordnet_reader import wordnet
 
     wn = wordnet()
     stops = stopwords()
@@ -162,7 +162,7 @@ def append(labelled_path):
     import math
 
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    from perturb import devset
+    from perturb.checks import devset
     from syn_evidence import lexical_features, locate
 
     with open(labelled_path, encoding="utf-8") as fh:
@@ -182,7 +182,7 @@ def append(labelled_path):
 
 def ceiling(seed):
     """Per source: the sample's queries with at least one valid candidate (all its queries have a content word)."""
-    from perturb import devset
+    from perturb.checks import devset
 
     qs = fresh_sample(seed)
     valid = {}
@@ -207,7 +207,8 @@ def ceiling(seed):
 def main_on_sample(seed, gen_seed=0):
     """The default SWAPSYN-GLOVE / -WNET on the fresh sample: changed queries per half, and the
     label of each output (any labelled row with the same text pair)."""
-    from perturb import devset, make
+    from perturb.checks import devset
+    from perturb import make
 
     lab = {}
     for name in ("SWAPSYN-GLOVE", "SWAPSYN-WNET"):

@@ -37,7 +37,7 @@ _DETAIL = re.compile(r"^([nvar]):'([^']*)'->'([^']*)'")
 
 
 def rows_of():
-    from perturb import devset
+    from perturb.checks import devset
 
     out = []
     for name in ("SWAPSYN-GLOVE", "SWAPSYN-WNET"):
@@ -60,11 +60,12 @@ def locate(rows):
 
 
 def _old_synscore():
-    """Branch syn's verifier module (``git show syn:perturb/_synscore.py > FILE``), path in
-    ``$SYN_SCORE_PY`` (default: the branch's checkout beside this one)."""
-    path = os.environ.get("SYN_SCORE_PY", "/work/wt-syn/perturb/_synscore.py")
+    """The round-2 synonym verifier (branch syn's ``perturb/_synscore.py``, kept as
+    ``benchmarks/syn_round2_score.py`` with the sub-package import paths); another copy through
+    ``$SYN_SCORE_PY``."""
+    path = os.environ.get("SYN_SCORE_PY", str(Path(__file__).resolve().parent / "syn_round2_score.py"))
     if not os.path.isfile(path):
-        raise SystemExit(f"{path} not found: git show syn:perturb/_synscore.py > FILE; SYN_SCORE_PY=FILE")
+        raise SystemExit(f"{path} not found: set SYN_SCORE_PY to the round-2 verifier module (benchmarks/syn_round2_score.py)")
     spec = importlib.util.spec_from_file_location("old_synscore", path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules["old_synscore"] = mod
@@ -73,12 +74,12 @@ def _old_synscore():
 
 
 def lexical_features(rows):
-    from perturb import _spacy
-    from perturb._text import stopwords, tagging_copy, zipf
-    from perturb.lexicon import base_forms, sense_in_context
-    from perturb.vectors import cosine, glove
-    from perturb.wordnet import SwapSynWordNet
-    from perturb.wordnet_reader import wordnet
+    from perturb.resources import _spacy
+    from perturb.resources._text import stopwords, tagging_copy, zipf
+    from perturb.resources.lexicon import base_forms, sense_in_context
+    from perturb.resources.vectors import cosine, glove
+    from perturb.generators.wordnet import SwapSynWordNet
+    from perturb.resources.wordnet_reader import wordnet
     from syn_ceiling import neighbours
 
     syn = _old_synscore()
@@ -138,7 +139,7 @@ def _near(a, b):
 
 
 def pivot_features(rows):
-    from perturb.translators import ApertiumTranslator
+    from perturb.resources.translators import ApertiumTranslator
 
     texts = sorted({r["original"] for r in rows} | {r["variation"] for r in rows})
     for p in PIVOTS:
@@ -264,14 +265,14 @@ def matrix(rows, feats):
 
 
 def candidates(rows, key):
-    from perturb.devset import Candidate
+    from perturb.checks.devset import Candidate
 
     return [Candidate(r["generator"], r["style"], r["qid"], r["original"], r["variation"], r["detail"],
                       float(r[key]), r["split"], bool(r["valid"]), r["reason"]) for r in rows]
 
 
 def report_model(rows, feats, label, l2=1.0):
-    from perturb import devset
+    from perturb.checks import devset
 
     tune = [r for r in rows if r["split"] == "tune" and not r["excluded"]]
     X = matrix(tune, feats)
@@ -306,7 +307,7 @@ def report_model(rows, feats, label, l2=1.0):
 
 
 def curve_lines(rows, key, g, half="held", source=None, grid=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9)):
-    from perturb import devset
+    from perturb.checks import devset
 
     c = [x for x, r in zip(candidates(rows, key), rows) if r["generator"] == g and r["split"] == half
          and (source is None or r["source"] == source)]
@@ -381,12 +382,12 @@ def swapped_halves(rows, feats, label):
 
 def crossval(rows, feats, k=5):
     """k folds by query (a hash of style and qid): per fold the model is fitted and its threshold
-    chosen (perturb.devset.choose, 90%) on the other folds, then applied to the fold; the folds'
+    chosen (perturb.checks.devset.choose, 90%) on the other folds, then applied to the fold; the folds'
     passing candidates pooled, with a Wilson interval, and the applied queries counted."""
     import hashlib
 
     from bench.evaluation.intervals import wilson_ci
-    from perturb import devset
+    from perturb.checks import devset
 
     fold = {q: hashlib.sha256(f"{q[0]}\0{q[1]}".encode()).digest()[1] % k for q in {(r["style"], r["qid"]) for r in rows}}
     for g in ("SWAPSYN-GLOVE", "SWAPSYN-WNET"):
