@@ -1,4 +1,4 @@
-"""Figures of BACKTRANS's verifier (docs/methods-parts/bt.md): the labelled dev set rescored with the
+"""Figures of BACKTRANS's verifier (docs/methods.md, BACKTRANS): the labelled dev set rescored with the
 current scorer, the tuning-half curve and chosen threshold, held-back validity, applicability per
 style with the reasons queries get no passing candidate, and Penha et al.'s human labels."""
 from __future__ import annotations

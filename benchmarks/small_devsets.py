@@ -162,14 +162,9 @@ def applicability(seed: int = SEED) -> Dict[str, Dict[str, Tuple[int, int]]]:
 def kind_scores(devset_path: str, generator: str = "SWAPWORDS"):
     """Each evidence kind's Laplace-smoothed validity on the tuning half: (valid + 1) / (labelled + 2),
     the scores of perturb.generators.wordorder.EVIDENCE (the detail ends with ": <kind>")."""
-    from perturb.checks.devset import read_devset
+    from perturb.checks.devset import kind_counts, read_devset
 
-    counts: Dict[str, List[int]] = {}
-    for r in read_devset(devset_path):
-        if r.split == "tune" and r.generator == generator:
-            c = counts.setdefault(r.detail.rsplit(": ", 1)[1], [0, 0])
-            c[0] += r.valid
-            c[1] += 1
+    counts = kind_counts(r for r in read_devset(devset_path) if r.split == "tune" and r.generator == generator)
     return {k: (round((v + 1) / (n + 2), 2), v, n) for k, (v, n) in sorted(counts.items())}
 
 

@@ -58,7 +58,7 @@ _MARKED = re.compile(r"(?<![\w*#@])([*#@])(\w[\w'-]*)")
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _SPACE = re.compile(r"\s+")
 PIVOT_WFLANG = {"spa": "es", "deu": "de", "cat": "ca", "hbs": "sh", "glg": "pt"}
-APERTIUM_PIVOTS = ("cat", "epo", "glg", "spa")  # the default Apertium pivots (docs/methods-parts/bt.md)
+APERTIUM_PIVOTS = ("cat", "epo", "glg", "spa")  # the default Apertium pivots (docs/methods.md, BACKTRANS)
 
 
 _LEMMAS: Dict[str, frozenset] = {}

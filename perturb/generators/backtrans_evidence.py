@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from perturb.resources._text import stopwords
+from perturb.resources._text import WH_WORDS, stopwords
 from perturb.resources.lexicon import is_derivation, is_proper_noun, ranked_synsets, sense_share
 
 _SHARE: Dict[Tuple[str, str], float] = {}
@@ -124,7 +124,6 @@ def shared_sense(a: str, b: str) -> float:
     return _SHARE[key]
 
 
-QUESTION_WORDS = frozenset("what how who whom whose where when why which".split())
 # words whose loss or change changes the need (NOSTOPWORD keeps them for the same reason)
 NEED_WORDS = frozenset("no not nor never without against only few more most less least".split())
 
@@ -134,10 +133,10 @@ def question_change(before: List[str], after: List[str]) -> str:
     ("what" -> "than", "how" -> "as", "who" -> "that it"); ``wh_changed``: one question word for
     another, which <-> what aside ("how" -> "what"); "" otherwise."""
     def wh(words: List[str]) -> List[str]:
-        return sorted("what" if w == "which" else w for w in words if w in QUESTION_WORDS)
+        return sorted("what" if w == "which" else w for w in words if w in WH_WORDS)
 
     old, new = wh(before), wh(after)
-    if not [w for w in before if w in QUESTION_WORDS and w != "which"]:
+    if not [w for w in before if w in WH_WORDS and w != "which"]:
         return ""
     return "wh_lost" if not new else "" if old == new else "wh_changed"
 

@@ -30,7 +30,7 @@ ones. Candidates with the same text are one candidate proposed by several pivots
   ``rebuilt``;
 * ``agreement`` per further pivot proposing the same edit (at most two).
 
-The weights were set by reading the tuning half's misfires (docs/methods-parts/bt.md), never
+The weights were set by reading the tuning half's misfires (docs/methods.md, BACKTRANS), never
 the held half's. A candidate passes when its score is >= :data:`THRESHOLD`, chosen on the
 labelled tuning half of ``docs/validity/dev-BACKTRANS.tsv`` (:mod:`perturb.checks.devset`).
 """
@@ -58,7 +58,7 @@ WEIGHTS: Dict[str, float] = {
     "wh_lost": -3.0, "wh_changed": -3.0, "function_form": 0.5, "need_word": -4.0, "article_one": 0.0,
     "preposition_argument": -1.5,
 }
-THRESHOLD = 0.0  # chosen on the tuning half of docs/validity/dev-BACKTRANS.tsv (docs/methods-parts/bt.md)
+THRESHOLD = 0.0  # chosen on the tuning half of docs/validity/dev-BACKTRANS.tsv (docs/methods.md, BACKTRANS)
 ARTICLES = frozenset({"a", "an", "the"})
 WH = frozenset({"what", "which"})
 AUX = frozenset("do does did".split())
@@ -173,8 +173,8 @@ def score_edit(old: Sequence[str], edit: Edit, leaks: Set[str], n_pivots: int,
         why.append("pronoun")
     elif (set(before) ^ set(after)) & ev.NEED_WORDS:
         why.append("need_word")  # "can only move" -> "can move", "no" -> "any"
-    elif ev.question_change(before, after):
-        why.append(ev.question_change(before, after))  # "what" -> "than", "how" -> "what"
+    elif wh := ev.question_change(before, after):
+        why.append(wh)  # "what" -> "than", "how" -> "what"
     elif set(before) | set(after) <= ARTICLES:
         nxt = old[edit.end] if edit.end < len(old) else ""
         inside = not before and prev[:1].isalpha() and (prev not in sw or prev == "s")  # "american the women"

@@ -29,13 +29,12 @@ from __future__ import annotations
 
 from typing import List, Tuple
 
-from perturb.resources._text import stopwords
+from perturb.resources._text import WH_WORDS as WH, stopwords
 
 FOCUS_ADVERBS = frozenset("even also still always never already ever only just really yet almost "
                           "merely simply mostly nearly hardly barely rather quite usually".split())
 ARGUMENT_PREPS = frozenset({"of", "like", "than", "as"})
 DEGREE = frozenset("much many long often far old big".split())
-WH = frozenset("what which who whom whose when where why how".split())
 Span = Tuple[int, int]
 BRACKETS = (("(", ")"), ("[", "]"), ("{", "}"))
 

@@ -28,23 +28,7 @@ from perturb.base import Generator, Perturbation, Resource
 from perturb.generators.wordorder import EVIDENCE, UNLABELLED, candidates
 
 MODES = ("verified", "random")
-DEFAULT_MIN_SCORE = 0.8  # choose_threshold on the tuning half of docs/validity/dev-SWAPWORDS.tsv (docs/methods.md)
-
-
-def choose_threshold(rows, min_validity: float = 0.9):
-    """The lowest score threshold at which *every* evidence kind passing it is at least ``min_validity``
-    valid on the labelled ``rows`` (the tuning half). Kind by kind, not pooled per query as
-    :func:`perturb.checks.devset.choose`: pooled, a kind 80% valid passes riding on the valid phrase candidates
-    of the same queries (tuning half 90.2% at 0.64, held-back half 82%)."""
-    kinds = {}
-    for r in rows:
-        c = kinds.setdefault((r.score, r.detail.rsplit(": ", 1)[1]), [0, 0])
-        c[0] += r.valid
-        c[1] += 1
-    for t in sorted({score for score, _ in kinds}):
-        if all(v >= min_validity * n for (score, _), (v, n) in kinds.items() if score >= t):
-            return t
-    return None
+DEFAULT_MIN_SCORE = 0.8  # perturb.checks.devset.choose_by_kind on the tuning half of docs/validity/dev-SWAPWORDS.tsv (docs/methods.md)
 
 
 def _swap(text: str, sa: int, ea: int, sb: int, eb: int) -> str:

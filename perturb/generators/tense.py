@@ -30,7 +30,7 @@ from typing import List, Optional, Tuple
 import numpy as np
 
 from perturb.resources import _spacy
-from perturb.resources._text import match_case, wordfreq_resource, zipf
+from perturb.resources._text import WH_WORDS, match_case, wordfreq_resource, zipf
 from perturb.base import Generator, Perturbation, Resource
 
 FINITE = ("VBD", "VBZ", "VBP")
@@ -164,7 +164,6 @@ def modal_edit(tok, text: str) -> Optional[Tuple[int, int, str, str]]:
             f"future->present ({person}) {word + between + vword!r}->{new!r}")
 
 
-WH_WORDS = {"what", "which", "who", "whom", "whose", "when", "where", "why", "how"}
 DEFAULT_MIN_SCORE = 0.3  # chosen on the tuning half of docs/validity/dev-TRANSTENSE.tsv (perturb.checks.devset.choose, validity >= 0.9)
 
 

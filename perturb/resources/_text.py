@@ -198,6 +198,11 @@ def wordfreq_resource() -> Resource:
     return module_resource("wordfreq 3.1.1 (word frequencies)", "wordfreq", WORDFREQ_INSTALL)
 
 
+#: question words (lower case): a query starting with one is a question; BACKTRANS, TRANSTENSE and
+#: SWAPWORDS read them
+WH_WORDS = frozenset("what which who whom whose when where why how".split())
+
+
 def has_digit(word: str) -> bool:
     return any(c.isdigit() for c in word)
 

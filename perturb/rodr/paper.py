@@ -9,7 +9,7 @@ records ``"protocol": "rodr"``, so a rodr set never has a validated set's finger
 never compares the two. Each class is written on its own (it does not subclass the validated
 generator), so a change to a validated generator never changes what this protocol does.
 
-Operations (the deviations from the paper are named in ``docs/methods-parts/rodrp.md``):
+Operations (the deviations from the paper are named in ``docs/methods.md`` ("The paper protocol")):
 
 * MISSPELL: one TextFlint error of a uniformly drawn type (typos, OCR, keyboard, spelling table;
   nlpaug 1.1.11's tables) in one random word, any word (stop words, numbers, real-word results

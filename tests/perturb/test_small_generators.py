@@ -111,10 +111,10 @@ def test_default_threshold_is_the_devset_choice(name, attr):
 
     rows = read_devset(ROOT / "docs" / "validity" / f"dev-{name}.tsv")
     tune = [r for r in rows if r.split == "tune"]
-    if name == "SWAPWORDS":  # kind by kind (perturb.generators.swapwords.choose_threshold), pooled for TRANSTENSE
-        from perturb.generators.swapwords import choose_threshold
+    if name == "SWAPWORDS":  # kind by kind (perturb.checks.devset.choose_by_kind), pooled for TRANSTENSE
+        from perturb.checks.devset import choose_by_kind
 
-        threshold = choose_threshold(tune, 0.9)
+        threshold = choose_by_kind(tune, 0.9)
     else:
         chosen = choose(tune, 0.9)
         threshold = chosen.threshold if chosen else None

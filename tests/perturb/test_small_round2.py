@@ -67,16 +67,11 @@ def test_phrase_kind_scores_rank_below_the_word_evidence_they_were_not_measured_
 def test_swapwords_kind_scores_are_the_smoothed_tuning_half_validity():
     from pathlib import Path
 
-    from perturb.checks.devset import read_devset
+    from perturb.checks.devset import kind_counts, read_devset
     from perturb.generators.wordorder import SCORE_OF
 
     rows = read_devset(Path(__file__).resolve().parents[2] / "docs" / "validity" / "dev-SWAPWORDS.tsv")
-    counts = {}
-    for r in rows:
-        if r.split == "tune":
-            c = counts.setdefault(r.detail.rsplit(": ", 1)[1], [0, 0])
-            c[0] += r.valid
-            c[1] += 1
+    counts = kind_counts(r for r in rows if r.split == "tune")
     assert len(rows) >= 200 and len({r.style for r in rows}) >= 4
     for kind, (v, n) in counts.items():
         assert SCORE_OF[kind] == pytest.approx((v + 1) / (n + 2), abs=0.006), kind

@@ -80,15 +80,10 @@ def test_abbreviations_are_one_token_in_every_verified_candidate():
 
 
 def test_evidence_table_is_the_tuning_half_of_the_devset():
-    from perturb.checks.devset import read_devset
+    from perturb.checks.devset import kind_counts, read_devset
     from perturb.generators.wordorder import EVIDENCE
 
-    counts = {}
-    for r in read_devset(DEVSET):
-        if r.split == "tune":
-            c = counts.setdefault(r.detail.rsplit(": ", 1)[1], [0, 0])
-            c[0] += r.valid
-            c[1] += 1
+    counts = kind_counts(r for r in read_devset(DEVSET) if r.split == "tune")
     expected = {k: round((v + 1) / (n + 2), 2) for k, (v, n) in counts.items()}
     assert {reason: score for score, reason in EVIDENCE} == expected
 
@@ -101,8 +96,7 @@ def test_config_records_the_evidence_and_threshold():
 
 
 def test_kind_by_kind_threshold_refuses_a_weak_kind_that_pooling_lets_through():
-    from perturb.checks.devset import Candidate, choose
-    from perturb.generators.swapwords import choose_threshold
+    from perturb.checks.devset import Candidate, choose, choose_by_kind
 
     def row(q, score, kind, valid):
         return Candidate("SWAPWORDS", "s", q, "o", f"v{valid}{kind}", f"a <-> b: {kind}", score, "tune", valid, "")
@@ -110,4 +104,4 @@ def test_kind_by_kind_threshold_refuses_a_weak_kind_that_pooling_lets_through():
     rows = [row("q1", 0.9, "strong", True), row("q1", 0.7, "weak", False), row("q2", 0.7, "weak", True),
             row("q3", 0.9, "strong", True), row("q3", 0.7, "weak", True), row("q4", 0.9, "strong", True)]
     assert choose(rows, 0.8).threshold == 0.7  # pooled per query: 7/8 of the picks valid
-    assert choose_threshold(rows, 0.8) == 0.9  # the weak kind alone is 2/3 valid
+    assert choose_by_kind(rows, 0.8) == 0.9  # the weak kind alone is 2/3 valid
