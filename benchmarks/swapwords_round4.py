@@ -263,6 +263,29 @@ def confirmation(per_style: int = 30, seed: int = 11, path="docs/validity/dev-SW
     return out, drawn
 
 
+# ---------------------------------------------------------------- Penha et al.'s word swaps accepted
+def penha():
+    """How many of Penha et al.'s human-labelled WordInnerSwapRandom variations are among our candidates,
+    and how many of those pass the threshold (their rows are all labelled valid)."""
+    import csv
+    from perturb import make
+    from perturb.resources import _spacy
+    from perturb.resources._text import tagging_copy
+
+    gen = make("SWAPWORDS")
+    for name in ("variations_trec2019_labeled.csv", "variations_antique_labeled.csv"):
+        with open(f"{sd.SHARED}/penha-variations/{name}", encoding="utf-8") as fh:
+            rows = [r for r in csv.DictReader(fh) if r["method"] == "WordInnerSwapRandom"]
+        docs = _spacy.parse([tagging_copy(r["original_query"]) for r in rows])
+        among = accepted = 0
+        for r, d in zip(rows, docs):
+            t = r["original_query"]
+            found = [c[4] for c in gen.scored(d, t) if gen.apply(d, t, *c[:4]) == r["variation"]]
+            among += bool(found)
+            accepted += bool(found) and max(found) >= gen.min_score
+        print(f"{name}: {len(rows)} rows, {among} among our candidates, {accepted} accepted at {gen.min_score}")
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "confirm":  # blind listing: no detail
         rows, drawn = confirmation()
@@ -274,4 +297,4 @@ if __name__ == "__main__":
             print(n, r[0], repr(r[2]), "=>", repr(r[3]), f"[{r[4]} <-> {r[5]}]", sep="\t")
     else:
         {"losses": losses, "adj": lambda: adjective_evidence(*(sys.argv[2:3] or [None])),
-         "threshold": lambda: threshold(held="--held" in sys.argv)}[sys.argv[1]]()
+         "threshold": lambda: threshold(held="--held" in sys.argv), "penha": penha}[sys.argv[1]]()
