@@ -1,8 +1,14 @@
 """SWAPWORDS, fourth round (issue 22): where applicability is lost, evidence that splits the
 adjective kinds, fresh candidates to label. Reads /work/shared (development only).
 
-    python benchmarks/swapwords_round4.py losses          # per style: kind of the best candidate of unchanged queries
-    python benchmarks/swapwords_round4.py kinds-present   # per style: share of eligible queries with each kind
+    python benchmarks/swapwords_round4.py losses            # per style: applicability at 0.8, the best candidate's
+                                                            # kind of each unchanged query, kinds present
+    python benchmarks/swapwords_round4.py adj [tune|held]   # AUC / counts of each WordNet feature on the 89
+                                                            # adjective rows of rounds 1-3
+    python benchmarks/swapwords_round4.py fresh             # the blind listing the 167 round-4 labels were written from
+    python benchmarks/swapwords_round4.py threshold [--held] # tuning curve, choose_by_kind; --held: the held half once
+    python benchmarks/swapwords_round4.py confirm           # the blind listing of the confirmation sample
+    python benchmarks/swapwords_round4.py penha             # Penha et al.'s random word swaps accepted
 """
 from __future__ import annotations
 
@@ -78,8 +84,13 @@ def _index(pos: str):
     return out
 
 
-def adjective_rows(path="docs/validity/dev-SWAPWORDS.tsv", kinds=("adjective and its noun",)):
-    """(row, adjective token, noun token) for labelled rows of ``kinds``."""
+ADJECTIVE_KINDS = tuple("adjective and its noun" + s for s in (
+    "", " (noun modifier)", " (not a noun)", " (multi-word lemma)", " (term-forming adjective)", " (verb object)"))
+
+
+def adjective_rows(path="docs/validity/dev-SWAPWORDS.tsv", kinds=ADJECTIVE_KINDS, rounds_1_3: bool = True):
+    """(row, adjective token, noun token) for labelled rows of ``kinds`` (by default the 89 rows of
+    rounds 1-3 the evidence was measured on: every sub-kind the fourth round split the kind into)."""
     from perturb import make
     from perturb.checks.devset import kind_of, read_devset
     from perturb.resources import _spacy
@@ -88,7 +99,7 @@ def adjective_rows(path="docs/validity/dev-SWAPWORDS.tsv", kinds=("adjective and
     gen = make("SWAPWORDS")
     out = []
     for r in read_devset(path):
-        if kind_of(r) not in kinds:
+        if kind_of(r) not in kinds or (rounds_1_3 and "(round 4)" in r.detail):
             continue
         doc = _spacy.parse([tagging_copy(r.original)])[0]
         for c in gen.scored(doc, r.original):
@@ -157,7 +168,7 @@ def _auc(pos, neg):
     return w / (len(pos) * len(neg))
 
 
-def adjective_evidence(split=None, kinds=("adjective and its noun",)):
+def adjective_evidence(split=None, kinds=ADJECTIVE_KINDS):
     ia, inn, iv = _index("adj"), _index("noun"), _index("verb")
     rows = [(r, features(a, n, ia, inn, iv)) for r, a, n in adjective_rows(kinds=kinds)
             if split is None or r.split == split]

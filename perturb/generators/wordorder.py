@@ -10,6 +10,11 @@ compound modifier and its head ("boundary layer" -> "layer boundary"), same or d
 classes near, far or across a preposition ("X of Y" -> "Y of X"). The phrase reorderings of
 :mod:`perturb.generators.phraseorder` add their own kinds.
 
+An adjective and its noun is split further by WordNet's term evidence
+(:func:`perturb.resources.wordnet_index.term_evidence`: "natural frequencies", "leading edge",
+"buckling load" get their own sub-kinds; "round tubes" does not) and by whether the noun is a verb's
+object.
+
 Each kind's score is its measured validity on the labelled tuning half of
 ``docs/validity/dev-SWAPWORDS.tsv``, Laplace-smoothed (:data:`EVIDENCE`), so the score of a
 candidate is an estimate of the chance that it keeps the need.
