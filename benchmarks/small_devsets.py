@@ -111,6 +111,7 @@ def score_of(gen, style_queries, original: str, variation: str):
 
 def build(gen_name: str, labels_path: str, out_path: str) -> None:
     """Score the hand-labelled pairs (``style, original, variation, valid, reason[, detail]`` lines, labelled
+    (SWAPWORDS: the optional sixth field names the labelling round, written into the detail),
     before any threshold was chosen) with the current verifier and write the devset TSV."""
     from perturb import make
     from perturb.checks.devset import Candidate, split_of, write_devset
@@ -126,6 +127,9 @@ def build(gen_name: str, labels_path: str, out_path: str) -> None:
                 q = qid_of[(st, orig)]
                 score, detail = (score_of(gen, None, orig, var) if gen_name in ("SWAPWORDS", "TRANSTENSE")
                                  else (1.0, fields[5]))
+                if gen_name == "SWAPWORDS" and len(fields) > 5:  # the labelling round: "a <-> b (round 4): kind"
+                    spans, kind = detail.rsplit(": ", 1)
+                    detail = f"{spans} ({fields[5]}): {kind}"
                 rows.append(Candidate(gen_name, st, q, orig, var, detail, score, split_of(st, q), valid == "1", reason))
     write_devset(out_path, rows)
 

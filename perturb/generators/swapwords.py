@@ -26,6 +26,8 @@ from perturb.resources import _spacy
 from perturb.resources._text import case_style, draw_word_pair, stopwords_resource, word_spans_keeping_abbreviations
 from perturb.base import Generator, Perturbation, Resource
 from perturb.generators.wordorder import EVIDENCE, UNLABELLED, candidates
+from perturb.resources.wordnet_index import TERM_FORMING
+from perturb.resources.wordnet_reader import find_wordnet, wordnet_content_sha, wordnet_resource
 
 MODES = ("verified", "random")
 DEFAULT_MIN_SCORE = 0.8  # perturb.checks.devset.choose_by_kind on the tuning half of docs/validity/dev-SWAPWORDS.tsv (docs/methods.md)
@@ -48,19 +50,25 @@ class SwapWords(_spacy.SpacyGenerator, Generator):
         if self.mode == "random":
             return {"mode": "random", "words": "textattack-words, dotted abbreviations whole",
                     "pairs": "uniform i, uniform j != i"}
-        return {"mode": "verified", "pos_model": _spacy.model_name() or "missing",
-                "words": "content words (NOUN PROPN VERB ADJ ADV), no NLTK stop word, no abbreviation",
-                "operations": "two words exchanged (the paper) + phrase reorderings (deviation: coordinated "
-                              "phrases, sibling prepositional phrases, adverb moved, subject and auxiliary, "
-                              "prepositional phrase fronted; perturb.generators.phraseorder)",
-                "evidence": {reason: score for score, reason in EVIDENCE}, "unlisted_kind_score": UNLABELLED,
-                "min_score": self.min_score,
-                "pick": "uniform among passing pairs", "case": "ALL-CAPS/Title Case tagged lower-cased"}
+        cfg = {"mode": "verified", "pos_model": _spacy.model_name() or "missing",
+               "words": "content words (NOUN PROPN VERB ADJ ADV), no NLTK stop word, no abbreviation",
+               "operations": "two words exchanged (the paper) + phrase reorderings (deviation: coordinated "
+                             "phrases, sibling prepositional phrases, adverb moved, subject and auxiliary, "
+                             "prepositional phrase fronted; perturb.generators.phraseorder)",
+               "evidence": {reason: score for score, reason in EVIDENCE}, "unlisted_kind_score": UNLABELLED,
+               "min_score": self.min_score,
+               "term_evidence": {"lexicon": "WordNet index.adj + index.noun (perturb.resources.wordnet_index)",
+                                 "wordnet": (find_wordnet() or ("missing",))[0], "term_forming_min": TERM_FORMING},
+               "pick": "uniform among passing pairs", "case": "ALL-CAPS/Title Case tagged lower-cased"}
+        sha = wordnet_content_sha()  # of the files found, as SWAPSYN-WNET records it
+        if sha is not None:
+            cfg["term_evidence"]["wordnet_sha256"] = sha
+        return cfg
 
     def resources(self) -> List[Resource]:
         if self.mode == "random":
             return []
-        return [*_spacy.resources(), stopwords_resource()]
+        return [*_spacy.resources(), stopwords_resource(), wordnet_resource()]
 
     # ------------------------------------------------------------------ the paper's operation
     def _random(self, text: str, rng: np.random.Generator) -> Perturbation:

@@ -1,0 +1,97 @@
+"""SWAPWORDS, fourth round (issue 22): an adjective and its noun split by WordNet term evidence
+(perturb.resources.wordnet_index) and by a verb object, each sub-kind scored on its own labels."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from perturb import make
+from perturb.resources import _spacy, wordnet_index
+from perturb.resources._text import tagging_copy
+
+pytest.importorskip("spacy")
+if _spacy.model_name() is None:  # pragma: no cover - depends on the install
+    pytest.skip("no spaCy English model", allow_module_level=True)
+if wordnet_index.index() is None:  # pragma: no cover - depends on the install
+    pytest.skip("no WordNet files", allow_module_level=True)
+
+CONFIRM = Path(__file__).resolve().parents[2] / "docs" / "validity" / "confirm-SWAPWORDS-round4.tsv"
+
+
+def _kinds(text):
+    gen = make("SWAPWORDS")
+    doc = _spacy.parse([tagging_copy(text)])[0]
+    return {gen.apply(doc, text, *c[:4]): (c[4], c[5]) for c in gen.scored(doc, text)}
+
+
+@pytest.mark.parametrize("adjective,noun,lemma,why", [
+    ("buckling", "load", "load", "noun modifier"),  # an -ing form without an adjective entry
+    ("boundary", "layers", "layer", "noun modifier"),  # a noun tagged as an adjective
+    ("warm", "blooded", "blooded", "not a noun"),
+    ("leading", "edge", "edge", "multi-word lemma"),
+    ("polar", "bear", "bear", "multi-word lemma"),
+    ("natural", "frequencies", "frequency", "term-forming adjective"),
+    ("social", "determinants", "determinant", "term-forming adjective"),
+    ("thermal", "stresses", "stress", ""),
+    ("rectangular", "plates", "plate", ""),
+    ("hypersonic", "flow", "flow", ""),  # a word WordNet does not know is no evidence
+])
+def test_term_evidence(adjective, noun, lemma, why):
+    assert wordnet_index.term_evidence(adjective, noun, lemma) == why
+
+
+@pytest.mark.parametrize("text,variation,kind", [
+    ("NATURAL FREQUENCIES OF RECTANGULAR PLATES .", "FREQUENCIES NATURAL OF RECTANGULAR PLATES .",
+     "adjective and its noun (term-forming adjective)"),
+    ("NATURAL FREQUENCIES OF RECTANGULAR PLATES .", "NATURAL FREQUENCIES OF PLATES RECTANGULAR .",
+     "adjective and its noun"),
+    ("do polar bears live in the arctic", "do bears polar live in the arctic",
+     "adjective and its noun (multi-word lemma)"),
+    ("A TECHNIQUE FOR RENDERING APPROXIMATE SOLUTIONS TO PHYSICAL PROBLEMS .",
+     "A TECHNIQUE FOR RENDERING SOLUTIONS APPROXIMATE TO PHYSICAL PROBLEMS .", "adjective and its noun (verb object)"),
+])
+def test_adjective_sub_kinds(text, variation, kind):
+    found = _kinds(text)
+    assert found[variation][1] == kind
+    passes = found[variation][0] >= make("SWAPWORDS").min_score
+    assert passes == (kind == "adjective and its noun")  # only the sub-kind without evidence passes at 0.8
+
+
+def test_without_wordnet_no_adjective_swap_passes(monkeypatch):
+    monkeypatch.setattr(wordnet_index, "_INDEX", None)
+    monkeypatch.setattr(wordnet_index, "find_wordnet", lambda: None)
+    found = _kinds("NATURAL FREQUENCIES OF RECTANGULAR PLATES .")
+    score, kind = found["NATURAL FREQUENCIES OF PLATES RECTANGULAR ."]
+    assert kind == "adjective and its noun (no lexicon)" and score < make("SWAPWORDS").min_score
+    monkeypatch.undo()
+    wordnet_index._INDEX = None  # reload for the other tests
+
+
+def test_index_reads_crlf_and_lf(tmp_path, monkeypatch):
+    (tmp_path / "index.adj").write_bytes(b"  1 header line\r\npolar a 1 0 1 0 00000001  \r\n")
+    (tmp_path / "index.noun").write_bytes(b"polar_bear n 1 0 1 0 00000002  \npolar_front n 1 0 1 0 3  \nbear n 1 0 1 0 4\n")
+    monkeypatch.setattr(wordnet_index, "_INDEX", None)
+    monkeypatch.setattr(wordnet_index, "find_wordnet", lambda: ("test", tmp_path))
+    adjectives, nouns, first = wordnet_index.index()
+    assert adjectives == {"polar"} and "polar_bear" in nouns and first == {"polar": 2}
+    assert wordnet_index.term_evidence("polar", "bears", "bear") == "multi-word lemma"
+    monkeypatch.undo()
+    wordnet_index._INDEX = None
+
+
+def test_config_records_the_term_evidence():
+    cfg = make("SWAPWORDS").config()["term_evidence"]
+    assert cfg["term_forming_min"] == wordnet_index.TERM_FORMING and cfg["wordnet"] != "missing"
+
+
+def test_confirmation_sample_is_the_generators_output():
+    """Every labelled confirmation row is what the generator makes of its query today (seed 11)."""
+    import csv
+
+    with open(CONFIRM, encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+    assert len(rows) == 67 and sum(r["valid"] == "1" for r in rows) == 62
+    items = [(r["qid"], r["original"]) for r in rows]
+    done = make("SWAPWORDS").perturb_batch(items, 11)
+    assert [p.text for p in done] == [r["variation"] for r in rows]
