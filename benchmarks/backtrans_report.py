@@ -9,7 +9,7 @@ import dataclasses
 import json
 import sys
 
-from benchmarks.backtrans_dev import CACHE, DEV, SHARED, _gen, _sent, candidates_of, styles
+from benchmarks.backtrans_dev import DEV, SHARED, _gen, _sent, candidates_of, load_table, styles
 
 
 def rescored(gen, table):
@@ -86,7 +86,8 @@ def penha(threshold):
 def report():
     from perturb.checks.devset import choose, curve, curve_table, held_validity, write_devset
 
-    gen, table = _gen(), json.loads(CACHE.read_text())
+    gen = _gen()
+    table = load_table(gen)
     rows, missing = rescored(gen, table)
     print("rows", len(rows), "not regenerated", len(missing))
     for c in missing[:10]:

@@ -57,7 +57,8 @@ from perturb.base import query_rng
 _MARKED = re.compile(r"(?<![\w*#@])([*#@])(\w[\w'-]*)")
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _SPACE = re.compile(r"\s+")
-PIVOT_WFLANG = {"spa": "es", "deu": "de", "cat": "ca", "hbs": "sh", "glg": "pt"}
+PIVOT_WFLANG = {"spa": "es", "deu": "de", "cat": "ca", "hbs": "sh", "glg": "pt",
+                "spa-cat": "ca", "spa-glg": "pt", "cat-spa": "es", "glg-spa": "es"}  # a chain: its last language
 APERTIUM_PIVOTS = ("cat", "epo", "glg", "spa")  # the default Apertium pivots (docs/methods.md, BACKTRANS)
 
 

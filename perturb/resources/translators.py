@@ -33,9 +33,36 @@ MARIAN_IDS = {"deu": ("Helsinki-NLP/opus-mt-en-de", "Helsinki-NLP/opus-mt-de-en"
 MARIAN_ENV = {"deu": ("DRBENCH_MARIAN_EN_DE", "DRBENCH_MARIAN_DE_EN")}
 APERTIUM_PAIRS = {"spa": ("eng-spa", "spa-eng"), "cat": ("eng-cat", "cat-eng"), "glg": ("en-gl", "gl-en"),
                   "epo": ("en-eo", "eo-en"), "hbs": ("eng-hbs", "hbs-eng")}
+# Chained pivots ("spa-cat": English -> Spanish -> Catalan -> English): the modes to the last pivot
+# language, then back to English. Each hop is one apertium pipeline (marks removed between hops).
+APERTIUM_CHAINS = {"spa-cat": (("eng-spa", "spa-cat"), "cat-eng"), "spa-glg": (("eng-spa", "es-gl"), "gl-en"),
+                   "cat-spa": (("eng-cat", "cat-spa"), "spa-eng"), "glg-spa": (("en-gl", "gl-es"), "spa-eng")}
 # The Debian package of each pivot's language data (its version goes into config()).
 APERTIUM_PACKAGES = {"spa": "apertium-eng-spa", "cat": "apertium-eng-cat", "glg": "apertium-en-gl",
-                     "epo": "apertium-eo-en", "hbs": "apertium-hbs-eng"}
+                     "epo": "apertium-eo-en", "hbs": "apertium-hbs-eng",
+                     "spa-cat": "apertium-eng-spa apertium-spa-cat apertium-eng-cat",
+                     "spa-glg": "apertium-eng-spa apertium-es-gl apertium-en-gl",
+                     "cat-spa": "apertium-eng-cat apertium-spa-cat apertium-eng-spa",
+                     "glg-spa": "apertium-en-gl apertium-es-gl apertium-eng-spa"}
+
+
+def route_modes(pivot: str) -> tuple:
+    """The apertium modes of ``pivot``'s round trip, in order (two for a pair, three for a chain)."""
+    if pivot in APERTIUM_CHAINS:
+        fwd, back = APERTIUM_CHAINS[pivot]
+        return tuple(fwd) + (back,)
+    return tuple(APERTIUM_PAIRS[pivot])
+
+
+def route_directions(pivot: str) -> frozenset:
+    """The translation directions (source, target language) a round trip goes through; two round
+    trips that share one are not independent evidence for an edit (docs/methods.md, BACKTRANS)."""
+    norm = {"en": "eng", "es": "spa", "gl": "glg", "eo": "epo", "ca": "cat"}
+    out = set()
+    for mode in route_modes(pivot):
+        a, b = mode.split("_")[0].split("-")[:2]
+        out.add((norm.get(a, a), norm.get(b, b)))
+    return frozenset(out)
 # Characters that would end a line for apertium (or Python's splitlines) inside one query.
 _LINE_BREAKS = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00]")
 
@@ -69,8 +96,9 @@ class ApertiumTranslator(Translator):
     backend = "apertium"
 
     def __init__(self, pivot: str = "spa", executable: Optional[str] = None, timeout: float = 600.0):
-        if pivot not in APERTIUM_PAIRS:
-            raise ValueError(f"apertium pivot {pivot!r} not supported; choose from {sorted(APERTIUM_PAIRS)}")
+        if pivot not in APERTIUM_PAIRS and pivot not in APERTIUM_CHAINS:
+            raise ValueError(f"apertium pivot {pivot!r} not supported; choose from "
+                             f"{sorted(APERTIUM_PAIRS) + sorted(APERTIUM_CHAINS)}")
         self.pivot = pivot
         self.executable = executable or shutil.which("apertium") or ""
         self.timeout = timeout
@@ -90,24 +118,24 @@ class ApertiumTranslator(Translator):
         return self._modes
 
     def resources(self) -> List[Resource]:
-        fwd, back = APERTIUM_PAIRS[self.pivot]
+        modes = route_modes(self.pivot)
         exe = Resource("apertium", bool(self.executable), where=self.executable,
                        install="" if self.executable else APERTIUM_INSTALL)
         have = self.modes()
-        pair_ok = fwd in have and back in have
-        pair = Resource(f"{APERTIUM_PACKAGES[self.pivot]} ({fwd}, {back})", pair_ok,
+        pair_ok = all(m in have for m in modes)
+        pair = Resource(f"{APERTIUM_PACKAGES[self.pivot]} ({', '.join(modes)})", pair_ok,
                         where="apertium -l" if pair_ok else "", install="" if pair_ok else apertium_install(self.pivot))
         return [exe, pair]
 
     def config(self) -> dict:
         cfg = super().config()
-        cfg["modes"] = list(APERTIUM_PAIRS[self.pivot])
+        cfg["modes"] = list(route_modes(self.pivot))
         cfg["batching"] = "sorted distinct texts, blank-line separated"
         cfg["unknown_marks"] = "kept (no -u), used to reject pivot-language leaks"
         cfg["stable_check"] = ("words of an ambiguity class the tagger does not know cut to their first reading"
                                if self.stable_check else "off")
         if self._version is None:
-            self._version = _debian_version(APERTIUM_PACKAGES[self.pivot])
+            self._version = " ".join(_debian_version(p) for p in APERTIUM_PACKAGES[self.pivot].split())
         cfg["version"] = self._version
         return cfg
 
@@ -214,12 +242,23 @@ class ApertiumTranslator(Translator):
         return dict(zip(unique, parts))
 
     def to_pivot(self, texts):
-        return self._run(APERTIUM_PAIRS[self.pivot][0], texts)
+        if self.pivot not in APERTIUM_CHAINS:
+            return self._run(APERTIUM_PAIRS[self.pivot][0], texts)
+        out: List[Optional[str]] = list(texts)
+        for k, mode in enumerate(APERTIUM_CHAINS[self.pivot][0]):
+            if k:  # unknown words pass through a hop marked: unmark them before the next one
+                out = [None if t is None else _MARKS.sub(r"\1", t) for t in out]
+            keep = [i for i, t in enumerate(out) if t is not None]
+            for i, t in zip(keep, self._run(mode, [out[i] for i in keep])):
+                out[i] = t
+        return out
 
     def from_pivot(self, texts):
-        return self._run(APERTIUM_PAIRS[self.pivot][1], texts)
+        back = APERTIUM_CHAINS[self.pivot][1] if self.pivot in APERTIUM_CHAINS else APERTIUM_PAIRS[self.pivot][1]
+        return self._run(back, texts)
 
 
+_MARKS = re.compile(r"(?<![\w*#@])[*#@](\w[\w'-]*)")  # as perturb.generators.backtrans.strip_marks
 SENTINEL = "0"  # the paragraph sent first in every call (see _translate_ordered)
 _NEW_CLASS = re.compile(r"^Word '(.*)'\.$", re.M)  # apertium-tagger -d: "A new ambiguity class was found" ... "Word 'x'."
 # a lexical unit of an analysis stream: ^surface/readings$ (group 1 the surface, 2 the readings)
