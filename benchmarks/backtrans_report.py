@@ -45,7 +45,7 @@ def breakdown(gen, table, threshold):
                 why["applied"] += 1
                 evid = set().union(*(set(c.reasons) for c in passing))
                 fw = {"article", "wh", "agreement", "leading_it", "inner_it", "function_word", "function_indel",
-                      "preposition", "preposition_argument", "function_form", "article_one"}
+                      "preposition", "preposition_argument", "function_form", "article_one", "contraction"}
                 kinds["only function-word edits pass" if evid <= fw else
                       "function words and spelling variants only" if evid <= fw | {"spelling"} else
                       "a content-word edit (synonym, form) passes"] += 1

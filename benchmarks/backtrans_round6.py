@@ -86,6 +86,48 @@ def sample(out_tsv: str, listing: str, seed: int = 31) -> None:
     print(len(rows), "rows;", {k: len(v) for k, v in pools.items()}, "in the targeted pools")
 
 
+CONFIRM = {"long-question": 8, "caps-title": 12, "chat-question": 22, "community-question": 12}
+
+
+def confirm(out_tsv: str, listing: str, seed: int = 37) -> None:
+    """A confirmation sample for the adopted pivots and weights: queries in no earlier row of the
+    dev set, one passing candidate each, picked as the generator picks (uniform among the passing
+    ones), to label by reading (the listing shows no score)."""
+    from perturb.checks.devset import COLUMNS, read_devset
+    from perturb.generators import backtrans_score
+    from perturb.resources._text import apply_case_style, case_style
+
+    gen = _gen()
+    table = load_table(gen)
+    seen = {(c.style, c.qid) for c in read_devset(DEV)}
+    rng = random.Random(seed)
+    rows = []
+    for style, qs in styles().items():
+        if style not in CONFIRM:
+            continue
+        qs = [(q, t) for q, t in qs if (style, q) not in seen]
+        rng.shuffle(qs)
+        n = 0
+        for qid, text in qs:
+            if n >= CONFIRM[style]:
+                break
+            good = [c for c in candidates_of(gen, table, text) if c.score >= backtrans_score.THRESHOLD]
+            if not good:
+                continue
+            c = rng.choice(good)
+            old = [t.lower() for t, _, _ in backtrans_score.tokens(_sent(text))]
+            rows.append(["BACKTRANS", style, qid, text, apply_case_style(c.text, case_style(text)), c.detail(old),
+                         f"{c.score:g}", "confirm", "", "confirm"])
+            n += 1
+    Path(out_tsv).write_text("\n".join("\t".join(r) for r in [list(COLUMNS)] + rows) + "\n", encoding="utf-8")
+    with open(listing, "w", encoding="utf-8") as f:
+        for i, r in enumerate(rows):
+            f.write(f"{i}\t{r[1]}\n   Q: {r[3]}\n   V: {r[4]}\n")
+    print(len(rows), "rows")
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "sample":
         sample(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "confirm":
+        confirm(sys.argv[2], sys.argv[3])

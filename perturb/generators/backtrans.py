@@ -48,7 +48,7 @@ import numpy as np
 
 from perturb.resources._text import apply_case_style, case_style, collapse_spaces, wordfreq_resource, zipf
 from perturb.base import Generator, Perturbation, Resource, ResourceMissing, settle
-from perturb.resources.translators import APERTIUM_INSTALL, MARIAN_INSTALL, ApertiumTranslator, MarianTranslator, Translator
+from perturb.resources.translators import APERTIUM_INSTALL, MARIAN_INSTALL, ApertiumTranslator, MarianTranslator, RunMemo, Translator
 from perturb.resources._text import stopwords
 from perturb.generators.backtrans_rules import structure_changes
 from perturb.generators import backtrans_score
@@ -59,7 +59,9 @@ _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _SPACE = re.compile(r"\s+")
 PIVOT_WFLANG = {"spa": "es", "deu": "de", "cat": "ca", "hbs": "sh", "glg": "pt",
                 "spa-cat": "ca", "spa-glg": "pt", "cat-spa": "es", "glg-spa": "es"}  # a chain: its last language
-APERTIUM_PIVOTS = ("cat", "epo", "glg", "spa")  # the default Apertium pivots (docs/methods.md, BACKTRANS)
+# the default Apertium pivots (docs/methods.md, BACKTRANS): four pairs with English and one chain
+# through the Spanish-Catalan pair ("cat-spa": English -> Catalan -> Spanish -> English)
+APERTIUM_PIVOTS = ("cat", "cat-spa", "epo", "glg", "spa")
 
 
 _LEMMAS: Dict[str, frozenset] = {}
@@ -229,7 +231,8 @@ class BackTranslate(Generator):
         if self._alternatives:
             raise ResourceMissing(
                 "BACKTRANS: no offline translation backend. Either Marian German "
-                f"({MARIAN_INSTALL}) or Apertium with the Catalan, Esperanto, Galician and Spanish pivots ({APERTIUM_INSTALL})."
+                f"({MARIAN_INSTALL}) or Apertium with the Catalan, Esperanto, Galician and Spanish pivots and the "
+                f"Spanish-Catalan pair ({APERTIUM_INSTALL})."
             )
         super().check()
 
@@ -289,11 +292,18 @@ class BackTranslate(Generator):
                     res[idx[k]] = (mid[k], b)
             return res
 
-        with ThreadPoolExecutor(max_workers=max(1, len(self._translators))) as pool:
-            futures = {tr.pivot: pool.submit(one, tr) for tr in self._translators}
-            if warm is not None and idx:
-                warm()
-            return {p: f.result() for p, f in futures.items()}
+        memo = RunMemo()  # a chained pivot reuses the first hop of the direct one ("spa-cat": eng-spa)
+        for tr in self._translators:
+            tr.shared = memo
+        try:
+            with ThreadPoolExecutor(max_workers=max(1, len(self._translators))) as pool:
+                futures = {tr.pivot: pool.submit(one, tr) for tr in self._translators}
+                if warm is not None and idx:
+                    warm()
+                return {p: f.result() for p, f in futures.items()}
+        finally:
+            for tr in self._translators:
+                tr.shared = None
 
     def verified_candidates(self, text: str, sent: str, trips: Dict[str, Optional[tuple]]):
         """Scored candidates of ``sent`` (the text as sent) from its round trips."""

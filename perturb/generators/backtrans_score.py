@@ -58,7 +58,7 @@ WEIGHTS: Dict[str, float] = {
     "wh_lost": -3.0, "wh_changed": -3.0, "function_form": 0.5, "need_word": -4.0, "article_one": 0.0,
     "preposition_argument": -1.5,
     # issue 22, round 6 (docs/methods.md, BACKTRANS)
-    "of_inversion": -1.0, "contraction": -0.5,
+    "contraction": 0.5,
 }
 THRESHOLD = 0.0  # chosen on the tuning half of docs/validity/dev-BACKTRANS.tsv (docs/methods.md, BACKTRANS)
 ARTICLES = frozenset({"a", "an", "the"})
@@ -263,8 +263,6 @@ def score_edit(old: Sequence[str], edit: Edit, leaks: Set[str], n_pivots: int,
             why.append("content_added")
         elif not ca and not cb:
             why.append("function_indel" if not before or not after or len(before) != len(after) else "function_word")
-        elif of_inversion(before, after):
-            why.append("of_inversion")  # "heat transfer" -> "transfer of heat"
         elif sorted(ca) == sorted(cb) or all(any(same_lemma(x, y) for y in cb) for x in ca) and len(ca) == len(cb):
             why.append("reordered")
         else:
@@ -308,55 +306,14 @@ def combinations_of(edits: Sequence[Edit]) -> List[Tuple[Edit, ...]]:
     return out
 
 
-def merged_moves(old: Sequence[str], edits: Sequence[Edit]) -> List[Edit]:
-    """``edits`` with each move joined into one edit: two neighbouring edits (at most two unchanged
-    tokens between them) that together keep the content words, reordered ("heat transfer" ->
-    "transfer of heat" is, for difflib, "transfer of" inserted before "heat" and "transfer" deleted
-    after it). Scored as one edit, the move is judged as a reordering, not as a word added and a
-    word lost."""
-    sw = stopwords()
-    out: List[Edit] = []
-    i = 0
-    eds = list(edits)
-    while i < len(eds):
-        e = eds[i]
-        if i + 1 < len(eds) and 1 <= eds[i + 1].start - e.end <= 2:
-            f = eds[i + 1]
-            before = list(old[e.start:f.end])
-            after = list(e.new) + list(old[e.end:f.start]) + list(f.new)
-            ca = sorted(w for w in before if w not in sw)
-            if ca and ca == sorted(w for w in after if w not in sw) and ca != [w for w in after if w not in sw]:
-                out.append(Edit(e.start, f.end, tuple(after)))
-                i += 2
-                continue
-        out.append(e)
-        i += 1
-    return out
-
-
-def of_inversion(before: Sequence[str], after: Sequence[str]) -> bool:
-    """"A B" -> "B of A" ("heat transfer" -> "transfer of heat", "surface temperature" -> "temperature
-    of surface"): content words only before, the same words after, split once and joined by "of"
-    (or "of the")."""
-    sw = stopwords()
-    if len(before) < 2 or any(w in sw or not w[:1].isalpha() for w in before):
-        return False
-    for k in range(1, len(before)):
-        for link in (["of"], ["of", "the"]):
-            if list(after) == list(before[k:]) + link + list(before[:k]):
-                return True
-    return False
-
-
 def candidates(query: str, backs: Dict[str, str], leaks: Dict[str, Set[str]], original: str = "") -> List[Candidate]:
     """Scored candidates of ``query`` from the round trips ``backs`` (pivot -> back text, marks
     stripped, whitespace collapsed) and each pivot's leaked words (case-folded)."""
     old = [t.lower() for t, _, _ in tokens(query)]
     per_pivot = {p: edits_of(query, b) for p, b in sorted(backs.items())}
-    views = {p: [eds] + ([m] if (m := merged_moves(old, eds)) != eds else []) for p, eds in per_pivot.items()}
     proposers: Dict[Edit, Set[str]] = {}
-    for p, vs in views.items():
-        for e in {e for eds in vs for e in eds}:
+    for p, eds in per_pivot.items():
+        for e in eds:
             proposers.setdefault(e, set()).add(p)
     orig = [t for t, _, _ in tokens(original)] if original else []
     mixed = len(orig) == len(old) and any(t[:1].isupper() for t in orig) and not all(
@@ -382,10 +339,9 @@ def candidates(query: str, backs: Dict[str, str], leaks: Dict[str, Set[str]], or
             out[text] = Candidate(text, edits, set(pivots), low, why)
         else:
             have.pivots |= pivots
-    for p, vs in views.items():
-        for eds in vs:
-            for combo in combinations_of(eds):
-                add(combo, {p})
+    for p, eds in per_pivot.items():
+        for combo in combinations_of(eds):
+            add(combo, {p})
     for e, ps in sorted(proposers.items(), key=lambda kv: (kv[0].start, kv[0].end, kv[0].new)):
         add((e,), ps)
     return sorted(out.values(), key=lambda c: c.text)

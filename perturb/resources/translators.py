@@ -21,7 +21,7 @@ from typing import Dict, List, Optional, Sequence
 
 from perturb.base import Resource, ResourceMissing
 
-APERTIUM_INSTALL = "apt-get install apertium apertium-eng-cat apertium-eng-spa apertium-en-gl apertium-eo-en"
+APERTIUM_INSTALL = "apt-get install apertium apertium-eng-cat apertium-eng-spa apertium-en-gl apertium-eo-en apertium-spa-cat"
 
 
 def apertium_install(pivot: str) -> str:
@@ -149,7 +149,16 @@ class ApertiumTranslator(Translator):
             raise RuntimeError(f"apertium {mode} failed ({out.returncode}): {out.stderr.decode('utf-8', 'replace')[:500]}")
         return out
 
+    shared: Optional["RunMemo"] = None  # set by BACKTRANS for one batch: pivots share equal hops
+
     def _run(self, mode: str, texts: Sequence[str]) -> List[Optional[str]]:
+        """:meth:`_run_alone`, or its result for the same mode and texts when another pivot of the
+        batch ran it (a chain "spa-cat" starts with the "spa" pivot's eng-spa hop)."""
+        if self.shared is None:
+            return self._run_alone(mode, texts)
+        return self.shared.run((mode, tuple(texts)), lambda: self._run_alone(mode, texts))
+
+    def _run_alone(self, mode: str, texts: Sequence[str]) -> List[Optional[str]]:
         """Translate ``texts`` with one apertium pipeline, each text on its own and never depending
         on the others.
 
@@ -256,6 +265,31 @@ class ApertiumTranslator(Translator):
     def from_pivot(self, texts):
         back = APERTIUM_CHAINS[self.pivot][1] if self.pivot in APERTIUM_CHAINS else APERTIUM_PAIRS[self.pivot][1]
         return self._run(back, texts)
+
+
+class RunMemo:
+    """One result per key for threads that may ask for it at the same time: the first computes it,
+    the others wait for it. Each text translates as it would alone, so who computes it does not
+    change the result."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._done: Dict[tuple, "Future"] = {}
+
+    def run(self, key: tuple, compute):
+        from concurrent.futures import Future
+
+        with self._lock:
+            fut = self._done.get(key)
+            owner = fut is None
+            if owner:
+                fut = self._done[key] = Future()
+        if owner:
+            try:
+                fut.set_result(compute())
+            except BaseException as exc:  # noqa: BLE001 - handed to every waiter
+                fut.set_exception(exc)
+        return list(fut.result())
 
 
 _MARKS = re.compile(r"(?<![\w*#@])[*#@](\w[\w'-]*)")  # as perturb.generators.backtrans.strip_marks
