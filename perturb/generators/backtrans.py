@@ -266,8 +266,8 @@ class BackTranslate(Generator):
         return Perturbation(out, True, f"via {self.translator.pivot} ({self.translator.backend}): {mid!r}")
 
     def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
-        if self.verified:
-            return self._verified_batch([text], 0)[0]
+        if self.verified:  # the pick draws from ``rng``, as the batch draws from query_rng(seed, name, text)
+            return self._verified_batch([text], 0, rngs=[rng])[0]
         (mid, back), = self.translate_round_trip([text])
         return self._result(text, mid, back)
 
@@ -316,7 +316,8 @@ class BackTranslate(Generator):
             backs[p] = collapse_spaces(strip_marks(back))
         return backtrans_score.candidates(sent, backs, leaks, original=text)
 
-    def _verified_batch(self, texts: Sequence[str], seed: int) -> List[Perturbation]:
+    def _verified_batch(self, texts: Sequence[str], seed: int,
+                        rngs: Optional[Sequence[np.random.Generator]] = None) -> List[Perturbation]:
         sent = [t.lower() if case_style(t) in ("upper", "title") else t for t in texts]
         trips = self._round_trips(sent, warm=backtrans_score.warm)
         out = []
@@ -326,7 +327,8 @@ class BackTranslate(Generator):
             if not passing:
                 out.append(Perturbation(text, False, ""))
                 continue
-            pick = passing[int(query_rng(seed, self.name, text).integers(len(passing)))]
+            rng = rngs[i] if rngs is not None else query_rng(seed, self.name, text)
+            pick = passing[int(rng.integers(len(passing)))]
             old = [t.lower() for t, _, _ in backtrans_score.tokens(s)]
             result = apply_case_style(pick.text, case_style(text))
             out.append(settle(text, Perturbation(result, True, pick.detail(old))))

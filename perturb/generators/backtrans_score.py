@@ -330,8 +330,8 @@ def candidates(query: str, backs: Dict[str, str], leaks: Dict[str, Set[str]], or
         if not edits:
             return
         text = apply_edits(query, edits)
-        if " ".join(text.lower().split()) == " ".join(query.lower().split()):
-            return
+        if " ".join(text.lower().split()) == " ".join(query.lower().split()) or not re.search(r"\w", text):
+            return  # unchanged, or nothing left to search for ("a" -> "")
         low = min(scored[e][0] for e in edits)
         why = tuple(sorted({w for e in edits for w in scored[e][1]}))
         have = out.get(text)

@@ -252,3 +252,8 @@ def test_run_memo_computes_once_for_threads_asking_together():
         gate.set()
         assert [f.result() for f in futs] == [["x"]] * 4
     assert n == [1]
+
+
+def test_a_round_trip_that_leaves_no_word_is_no_candidate():
+    assert candidates("a", {"epo": "", "cat-spa": "one"}, {}) and all(c.text.strip() for c in candidates("a", {"epo": ""}, {})) \
+        and not candidates("a", {"epo": ""}, {})
