@@ -34,7 +34,10 @@ def main() -> None:
     c1, k1 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (c1.ru_utime - c0.ru_utime + c1.ru_stime - c0.ru_stime)
     child = (k1.ru_utime - k0.ru_utime + k1.ru_stime - k0.ru_stime)
-    print(json.dumps({"pivots": pivots, "n": len(queries), "applied": sum(p.applied for p in out),
+    import hashlib
+
+    digest = hashlib.sha256(json.dumps([[p.text, p.applied, p.detail] for p in out]).encode()).hexdigest()[:16]
+    print(json.dumps({"pivots": pivots, "n": len(queries), "applied": sum(p.applied for p in out), "sha256": digest,
                       "wall_s": round(wall, 1), "cpu_self_s": round(cpu, 1), "cpu_apertium_s": round(child, 1),
                       "load_start": round(load, 2), "load_end": round(os.getloadavg()[0], 2)}))
 
