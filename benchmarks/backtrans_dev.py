@@ -39,10 +39,23 @@ def styles():
     return out
 
 
+PIVOTS = [p for p in os.environ.get("DRBENCH_BT_PIVOTS", "").split(",") if p]  # default: the generator's
+
+
 def _gen():
     from perturb.generators.backtrans import BackTranslate
 
-    return BackTranslate(backend="apertium")
+    return BackTranslate(backend="apertium", pivots=PIVOTS or None)
+
+
+def load_table(gen=None):
+    """The cached round trips of ``gen``'s pivots (pivot -> text as sent -> [pivot text, back])."""
+    gen = gen or _gen()
+    table = json.loads(CACHE.read_text())
+    missing = [p for p in gen.pivots if p not in table]
+    if missing:
+        raise SystemExit(f"{CACHE} has no round trips for {missing}: run `backtrans_dev.py trips` with these pivots")
+    return {p: table[p] for p in gen.pivots}
 
 
 def _sent(text):
@@ -56,7 +69,9 @@ def trips():
     texts = sorted({_sent(t) for qs in styles().values() for _, t in qs})
     rt = gen._round_trips(texts)
     CACHE.parent.mkdir(parents=True, exist_ok=True)
-    CACHE.write_text(json.dumps({p: {t: r for t, r in zip(texts, res)} for p, res in rt.items()}))
+    old = json.loads(CACHE.read_text()) if CACHE.exists() else {}
+    old.update({p: {t: r for t, r in zip(texts, res)} for p, res in rt.items()})
+    CACHE.write_text(json.dumps(old, sort_keys=True))
 
 
 def candidates_of(gen, table, text):
@@ -67,7 +82,8 @@ def candidates_of(gen, table, text):
 def sample(out_path, per_style=28, seed=5):
     from perturb.checks.devset import split_of
 
-    gen, table = _gen(), json.loads(CACHE.read_text())
+    gen = _gen()
+    table = load_table(gen)
     rng = random.Random(seed)
     rows = []
     for style, qs in styles().items():

@@ -9,7 +9,7 @@ import dataclasses
 import json
 import sys
 
-from benchmarks.backtrans_dev import CACHE, DEV, SHARED, _gen, _sent, candidates_of, styles
+from benchmarks.backtrans_dev import DEV, SHARED, _gen, _sent, candidates_of, load_table, styles
 
 
 def rescored(gen, table):
@@ -45,7 +45,7 @@ def breakdown(gen, table, threshold):
                 why["applied"] += 1
                 evid = set().union(*(set(c.reasons) for c in passing))
                 fw = {"article", "wh", "agreement", "leading_it", "inner_it", "function_word", "function_indel",
-                      "preposition", "preposition_argument", "function_form", "article_one"}
+                      "preposition", "preposition_argument", "function_form", "article_one", "contraction"}
                 kinds["only function-word edits pass" if evid <= fw else
                       "function words and spelling variants only" if evid <= fw | {"spelling"} else
                       "a content-word edit (synonym, form) passes"] += 1
@@ -86,7 +86,8 @@ def penha(threshold):
 def report():
     from perturb.checks.devset import choose, curve, curve_table, held_validity, write_devset
 
-    gen, table = _gen(), json.loads(CACHE.read_text())
+    gen = _gen()
+    table = load_table(gen)
     rows, missing = rescored(gen, table)
     print("rows", len(rows), "not regenerated", len(missing))
     for c in missing[:10]:

@@ -48,7 +48,7 @@ import numpy as np
 
 from perturb.resources._text import apply_case_style, case_style, collapse_spaces, wordfreq_resource, zipf
 from perturb.base import Generator, Perturbation, Resource, ResourceMissing, settle
-from perturb.resources.translators import APERTIUM_INSTALL, MARIAN_INSTALL, ApertiumTranslator, MarianTranslator, Translator
+from perturb.resources.translators import APERTIUM_INSTALL, MARIAN_INSTALL, ApertiumTranslator, MarianTranslator, RunMemo, Translator
 from perturb.resources._text import stopwords
 from perturb.generators.backtrans_rules import structure_changes
 from perturb.generators import backtrans_score
@@ -57,8 +57,11 @@ from perturb.base import query_rng
 _MARKED = re.compile(r"(?<![\w*#@])([*#@])(\w[\w'-]*)")
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _SPACE = re.compile(r"\s+")
-PIVOT_WFLANG = {"spa": "es", "deu": "de", "cat": "ca", "hbs": "sh", "glg": "pt"}
-APERTIUM_PIVOTS = ("cat", "epo", "glg", "spa")  # the default Apertium pivots (docs/methods.md, BACKTRANS)
+PIVOT_WFLANG = {"spa": "es", "deu": "de", "cat": "ca", "hbs": "sh", "glg": "pt",
+                "spa-cat": "ca", "spa-glg": "pt", "cat-spa": "es", "glg-spa": "es"}  # a chain: its last language
+# the default Apertium pivots (docs/methods.md, BACKTRANS): four pairs with English and one chain
+# through the Spanish-Catalan pair ("cat-spa": English -> Catalan -> Spanish -> English)
+APERTIUM_PIVOTS = ("cat", "cat-spa", "epo", "glg", "spa")
 
 
 _LEMMAS: Dict[str, frozenset] = {}
@@ -228,7 +231,8 @@ class BackTranslate(Generator):
         if self._alternatives:
             raise ResourceMissing(
                 "BACKTRANS: no offline translation backend. Either Marian German "
-                f"({MARIAN_INSTALL}) or Apertium with the Catalan, Esperanto, Galician and Spanish pivots ({APERTIUM_INSTALL})."
+                f"({MARIAN_INSTALL}) or Apertium with the Catalan, Esperanto, Galician and Spanish pivots and the "
+                f"Spanish-Catalan pair ({APERTIUM_INSTALL})."
             )
         super().check()
 
@@ -262,8 +266,8 @@ class BackTranslate(Generator):
         return Perturbation(out, True, f"via {self.translator.pivot} ({self.translator.backend}): {mid!r}")
 
     def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
-        if self.verified:
-            return self._verified_batch([text], 0)[0]
+        if self.verified:  # the pick draws from ``rng``, as the batch draws from query_rng(seed, name, text)
+            return self._verified_batch([text], 0, rngs=[rng])[0]
         (mid, back), = self.translate_round_trip([text])
         return self._result(text, mid, back)
 
@@ -288,11 +292,18 @@ class BackTranslate(Generator):
                     res[idx[k]] = (mid[k], b)
             return res
 
-        with ThreadPoolExecutor(max_workers=max(1, len(self._translators))) as pool:
-            futures = {tr.pivot: pool.submit(one, tr) for tr in self._translators}
-            if warm is not None and idx:
-                warm()
-            return {p: f.result() for p, f in futures.items()}
+        memo = RunMemo()  # a chained pivot reuses the first hop of the direct one ("spa-cat": eng-spa)
+        for tr in self._translators:
+            tr.shared = memo
+        try:
+            with ThreadPoolExecutor(max_workers=max(1, len(self._translators))) as pool:
+                futures = {tr.pivot: pool.submit(one, tr) for tr in self._translators}
+                if warm is not None and idx:
+                    warm()
+                return {p: f.result() for p, f in futures.items()}
+        finally:
+            for tr in self._translators:
+                tr.shared = None
 
     def verified_candidates(self, text: str, sent: str, trips: Dict[str, Optional[tuple]]):
         """Scored candidates of ``sent`` (the text as sent) from its round trips."""
@@ -305,7 +316,8 @@ class BackTranslate(Generator):
             backs[p] = collapse_spaces(strip_marks(back))
         return backtrans_score.candidates(sent, backs, leaks, original=text)
 
-    def _verified_batch(self, texts: Sequence[str], seed: int) -> List[Perturbation]:
+    def _verified_batch(self, texts: Sequence[str], seed: int,
+                        rngs: Optional[Sequence[np.random.Generator]] = None) -> List[Perturbation]:
         sent = [t.lower() if case_style(t) in ("upper", "title") else t for t in texts]
         trips = self._round_trips(sent, warm=backtrans_score.warm)
         out = []
@@ -315,7 +327,8 @@ class BackTranslate(Generator):
             if not passing:
                 out.append(Perturbation(text, False, ""))
                 continue
-            pick = passing[int(query_rng(seed, self.name, text).integers(len(passing)))]
+            rng = rngs[i] if rngs is not None else query_rng(seed, self.name, text)
+            pick = passing[int(rng.integers(len(passing)))]
             old = [t.lower() for t, _, _ in backtrans_score.tokens(s)]
             result = apply_case_style(pick.text, case_style(text))
             out.append(settle(text, Perturbation(result, True, pick.detail(old))))

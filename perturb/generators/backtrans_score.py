@@ -57,6 +57,8 @@ WEIGHTS: Dict[str, float] = {
     # issue 22, round 3 (from the tuning half's labels; docs/methods.md)
     "wh_lost": -3.0, "wh_changed": -3.0, "function_form": 0.5, "need_word": -4.0, "article_one": 0.0,
     "preposition_argument": -1.5,
+    # issue 22, round 6 (docs/methods.md, BACKTRANS)
+    "contraction": 0.5,
 }
 THRESHOLD = 0.0  # chosen on the tuning half of docs/validity/dev-BACKTRANS.tsv (docs/methods.md, BACKTRANS)
 ARTICLES = frozenset({"a", "an", "the"})
@@ -155,6 +157,32 @@ def context_of(old: Sequence[str], original: Sequence[str], mixed_case: bool, to
     return Context(frozenset(core), frozenset(near), frozenset(ev.term_positions(old)))
 
 
+CONTRACTIONS = {"i'm": ("i", "am"), "let's": ("let", "us"), "won't": ("will", "not"), "can't": ("can", "not"),
+                "shan't": ("shall", "not"), "ain't": ("am", "not")}
+_SUFFIXES = (("n't", ("not",)), ("'re", ("are",)), ("'ve", ("have",)), ("'ll", ("will",)), ("'d", ("would",)))
+_IS_HOSTS = frozenset("it that there here what who where how when he she".split())  # "'s" = "is" after these
+
+
+def expand(words: Sequence[str]) -> List[str]:
+    """``words`` with English contractions spelled out ("i'm" -> "i am", "don't" -> "do not",
+    "what's" -> "what is", "you're" -> "you are"); a possessive "'s" ("earth's") is kept."""
+    out: List[str] = []
+    for w in words:
+        if w in CONTRACTIONS:
+            out += CONTRACTIONS[w]
+            continue
+        for suf, rest in _SUFFIXES:
+            if w.endswith(suf) and len(w) > len(suf):
+                out += [w[:-len(suf)]] + list(rest)
+                break
+        else:
+            if w.endswith("'s") and w[:-2] in _IS_HOSTS:
+                out += [w[:-2], "is"]
+            else:
+                out.append(w)
+    return out
+
+
 def score_edit(old: Sequence[str], edit: Edit, leaks: Set[str], n_pivots: int,
                ctx: Context = Context()) -> Tuple[float, List[str]]:
     """Score of one edit (old: the query's case-folded tokens) and the evidence names used."""
@@ -163,10 +191,21 @@ def score_edit(old: Sequence[str], edit: Edit, leaks: Set[str], n_pivots: int,
     span = set(range(edit.start, edit.end))
     prev = old[edit.start - 1] if edit.start > 0 else ""
     why: List[str] = []
-    if any(w in leaks for w in after):
+    if before != expand(before) or after != expand(after):
+        xb, xa = expand(before), expand(after)
+        if xb == xa:
+            before = after = []
+            contraction = True
+        else:
+            before, after, contraction = xb, xa, False  # "you're" -> "are": the pronoun is lost
+    else:
+        contraction = False
+    if any(w in leaks for w in _words(edit.new)):
         why.append("leak")
     elif span & ctx.names:
         why.append("name")  # a name is never translated
+    elif contraction:
+        why.append("contraction")  # "i'm" -> "i am", "do not" -> "don't"
     elif not before and not after:
         why.append("function_word")  # punctuation only
     elif ev.pronoun_change(before, after):
@@ -232,6 +271,25 @@ def score_edit(old: Sequence[str], edit: Edit, leaks: Set[str], n_pivots: int,
     return sum(WEIGHTS[w] for w in why), why
 
 
+def independent(pivots: Set[str]) -> int:
+    """How many of the round trips ``pivots`` proposing one edit are independent evidence: the most
+    of them that share no translation direction (a chained pivot "spa-cat" shares eng->spa with
+    "spa" and cat->eng with "cat", so the three count as two). Direct pivots share none."""
+    from perturb.resources.translators import APERTIUM_CHAINS, APERTIUM_PAIRS, route_directions
+
+    dirs = [route_directions(p) if p in APERTIUM_PAIRS or p in APERTIUM_CHAINS else frozenset({(p,)})
+            for p in sorted(pivots)]
+    if all(not (a & b) for i, a in enumerate(dirs) for b in dirs[i + 1:]):
+        return len(dirs)
+    best = 1
+    for k in range(2, len(dirs)):
+        for combo in itertools.combinations(dirs, k):
+            if all(not (a & b) for i, a in enumerate(combo) for b in combo[i + 1:]):
+                best = k
+                break
+    return best
+
+
 MAX_SUBSETS = 5  # a round trip of at most this many edits gives every subset of them as a candidate
 
 
@@ -257,21 +315,23 @@ def candidates(query: str, backs: Dict[str, str], leaks: Dict[str, Set[str]], or
     for p, eds in per_pivot.items():
         for e in eds:
             proposers.setdefault(e, set()).add(p)
-    all_leaks = set().union(*leaks.values()) if leaks else set()
     orig = [t for t, _, _ in tokens(original)] if original else []
     mixed = len(orig) == len(old) and any(t[:1].isupper() for t in orig) and not all(
         t.isupper() for t in orig if t[:1].isalpha())
     touched = {i for e in proposers for i in range(e.start - 2, max(e.end, e.start + 1) + 2)}
     ctx = context_of(old, orig if mixed else old, mixed, touched)
-    scored = {e: score_edit(old, e, all_leaks, len(ps), ctx) for e, ps in proposers.items()}
+    # a word is a leak for an edit when every pivot proposing the edit leaks it: a word one pivot
+    # marks unknown ("*what" from "what's") is English when another gives it unmarked
+    scored = {e: score_edit(old, e, set.intersection(*(set(leaks.get(p, ())) for p in sorted(ps))), independent(ps), ctx)
+              for e, ps in proposers.items()}
     out: Dict[str, Candidate] = {}
 
     def add(edits: Tuple[Edit, ...], pivots: Set[str]) -> None:
         if not edits:
             return
         text = apply_edits(query, edits)
-        if " ".join(text.lower().split()) == " ".join(query.lower().split()):
-            return
+        if " ".join(text.lower().split()) == " ".join(query.lower().split()) or not re.search(r"\w", text):
+            return  # unchanged, or nothing left to search for ("a" -> "")
         low = min(scored[e][0] for e in edits)
         why = tuple(sorted({w for e in edits for w in scored[e][1]}))
         have = out.get(text)

@@ -20,8 +20,13 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from perturb.base import Resource, ResourceMissing
+from perturb.resources.apertium_steps import (_LU, _LU_FULL, _MARKS, _NEW_CLASS, SENTINEL, RunMemo, _debian_version,
+                                              _filled, _first_reading, _mode_steps, _tagger_at)
 
-APERTIUM_INSTALL = "apt-get install apertium apertium-eng-cat apertium-eng-spa apertium-en-gl apertium-eo-en"
+__all__ = ["ApertiumTranslator", "MarianTranslator", "RunMemo", "Translator", "route_directions", "route_modes",
+           "_filled", "_mode_steps", "_tagger_at"]
+
+APERTIUM_INSTALL = "apt-get install apertium apertium-eng-cat apertium-eng-spa apertium-en-gl apertium-eo-en apertium-spa-cat"
 
 
 def apertium_install(pivot: str) -> str:
@@ -33,9 +38,36 @@ MARIAN_IDS = {"deu": ("Helsinki-NLP/opus-mt-en-de", "Helsinki-NLP/opus-mt-de-en"
 MARIAN_ENV = {"deu": ("DRBENCH_MARIAN_EN_DE", "DRBENCH_MARIAN_DE_EN")}
 APERTIUM_PAIRS = {"spa": ("eng-spa", "spa-eng"), "cat": ("eng-cat", "cat-eng"), "glg": ("en-gl", "gl-en"),
                   "epo": ("en-eo", "eo-en"), "hbs": ("eng-hbs", "hbs-eng")}
+# Chained pivots ("spa-cat": English -> Spanish -> Catalan -> English): the modes to the last pivot
+# language, then back to English. Each hop is one apertium pipeline (marks removed between hops).
+APERTIUM_CHAINS = {"spa-cat": (("eng-spa", "spa-cat"), "cat-eng"), "spa-glg": (("eng-spa", "es-gl"), "gl-en"),
+                   "cat-spa": (("eng-cat", "cat-spa"), "spa-eng"), "glg-spa": (("en-gl", "gl-es"), "spa-eng")}
 # The Debian package of each pivot's language data (its version goes into config()).
 APERTIUM_PACKAGES = {"spa": "apertium-eng-spa", "cat": "apertium-eng-cat", "glg": "apertium-en-gl",
-                     "epo": "apertium-eo-en", "hbs": "apertium-hbs-eng"}
+                     "epo": "apertium-eo-en", "hbs": "apertium-hbs-eng",
+                     "spa-cat": "apertium-eng-spa apertium-spa-cat apertium-eng-cat",
+                     "spa-glg": "apertium-eng-spa apertium-es-gl apertium-en-gl",
+                     "cat-spa": "apertium-eng-cat apertium-spa-cat apertium-eng-spa",
+                     "glg-spa": "apertium-en-gl apertium-es-gl apertium-eng-spa"}
+
+
+def route_modes(pivot: str) -> tuple:
+    """The apertium modes of ``pivot``'s round trip, in order (two for a pair, three for a chain)."""
+    if pivot in APERTIUM_CHAINS:
+        fwd, back = APERTIUM_CHAINS[pivot]
+        return tuple(fwd) + (back,)
+    return tuple(APERTIUM_PAIRS[pivot])
+
+
+def route_directions(pivot: str) -> frozenset:
+    """The translation directions (source, target language) a round trip goes through; two round
+    trips that share one are not independent evidence for an edit (docs/methods.md, BACKTRANS)."""
+    norm = {"en": "eng", "es": "spa", "gl": "glg", "eo": "epo", "ca": "cat"}
+    out = set()
+    for mode in route_modes(pivot):
+        a, b = mode.split("_")[0].split("-")[:2]
+        out.add((norm.get(a, a), norm.get(b, b)))
+    return frozenset(out)
 # Characters that would end a line for apertium (or Python's splitlines) inside one query.
 _LINE_BREAKS = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00]")
 
@@ -69,8 +101,9 @@ class ApertiumTranslator(Translator):
     backend = "apertium"
 
     def __init__(self, pivot: str = "spa", executable: Optional[str] = None, timeout: float = 600.0):
-        if pivot not in APERTIUM_PAIRS:
-            raise ValueError(f"apertium pivot {pivot!r} not supported; choose from {sorted(APERTIUM_PAIRS)}")
+        if pivot not in APERTIUM_PAIRS and pivot not in APERTIUM_CHAINS:
+            raise ValueError(f"apertium pivot {pivot!r} not supported; choose from "
+                             f"{sorted(APERTIUM_PAIRS) + sorted(APERTIUM_CHAINS)}")
         self.pivot = pivot
         self.executable = executable or shutil.which("apertium") or ""
         self.timeout = timeout
@@ -90,24 +123,24 @@ class ApertiumTranslator(Translator):
         return self._modes
 
     def resources(self) -> List[Resource]:
-        fwd, back = APERTIUM_PAIRS[self.pivot]
+        modes = route_modes(self.pivot)
         exe = Resource("apertium", bool(self.executable), where=self.executable,
                        install="" if self.executable else APERTIUM_INSTALL)
         have = self.modes()
-        pair_ok = fwd in have and back in have
-        pair = Resource(f"{APERTIUM_PACKAGES[self.pivot]} ({fwd}, {back})", pair_ok,
+        pair_ok = all(m in have for m in modes)
+        pair = Resource(f"{APERTIUM_PACKAGES[self.pivot]} ({', '.join(modes)})", pair_ok,
                         where="apertium -l" if pair_ok else "", install="" if pair_ok else apertium_install(self.pivot))
         return [exe, pair]
 
     def config(self) -> dict:
         cfg = super().config()
-        cfg["modes"] = list(APERTIUM_PAIRS[self.pivot])
+        cfg["modes"] = list(route_modes(self.pivot))
         cfg["batching"] = "sorted distinct texts, blank-line separated"
         cfg["unknown_marks"] = "kept (no -u), used to reject pivot-language leaks"
         cfg["stable_check"] = ("words of an ambiguity class the tagger does not know cut to their first reading"
                                if self.stable_check else "off")
         if self._version is None:
-            self._version = _debian_version(APERTIUM_PACKAGES[self.pivot])
+            self._version = " ".join(_debian_version(p) for p in APERTIUM_PACKAGES[self.pivot].split())
         cfg["version"] = self._version
         return cfg
 
@@ -121,7 +154,16 @@ class ApertiumTranslator(Translator):
             raise RuntimeError(f"apertium {mode} failed ({out.returncode}): {out.stderr.decode('utf-8', 'replace')[:500]}")
         return out
 
+    shared: Optional["RunMemo"] = None  # set by BACKTRANS for one batch: pivots share equal hops
+
     def _run(self, mode: str, texts: Sequence[str]) -> List[Optional[str]]:
+        """:meth:`_run_alone`, or its result for the same mode and texts when another pivot of the
+        batch ran it (a chain "spa-cat" starts with the "spa" pivot's eng-spa hop)."""
+        if self.shared is None:
+            return self._run_alone(mode, texts)
+        return self.shared.run((mode, tuple(texts)), lambda: self._run_alone(mode, texts))
+
+    def _run_alone(self, mode: str, texts: Sequence[str]) -> List[Optional[str]]:
         """Translate ``texts`` with one apertium pipeline, each text on its own and never depending
         on the others.
 
@@ -214,61 +256,20 @@ class ApertiumTranslator(Translator):
         return dict(zip(unique, parts))
 
     def to_pivot(self, texts):
-        return self._run(APERTIUM_PAIRS[self.pivot][0], texts)
+        if self.pivot not in APERTIUM_CHAINS:
+            return self._run(APERTIUM_PAIRS[self.pivot][0], texts)
+        out: List[Optional[str]] = list(texts)
+        for k, mode in enumerate(APERTIUM_CHAINS[self.pivot][0]):
+            if k:  # unknown words pass through a hop marked: unmark them before the next one
+                out = [None if t is None else _MARKS.sub(r"\1", t) for t in out]
+            keep = [i for i, t in enumerate(out) if t is not None]
+            for i, t in zip(keep, self._run(mode, [out[i] for i in keep])):
+                out[i] = t
+        return out
 
     def from_pivot(self, texts):
-        return self._run(APERTIUM_PAIRS[self.pivot][1], texts)
-
-
-SENTINEL = "0"  # the paragraph sent first in every call (see _translate_ordered)
-_NEW_CLASS = re.compile(r"^Word '(.*)'\.$", re.M)  # apertium-tagger -d: "A new ambiguity class was found" ... "Word 'x'."
-# a lexical unit of an analysis stream: ^surface/readings$ (group 1 the surface, 2 the readings)
-_LU_FULL = re.compile(r"\^((?:\\.|[^/$\\^])*)/((?:\\.|[^$\\^])*)\$")
-_LU = re.compile(r"\^(?:\\.|[^/$\\^])*/((?:\\.|[^$\\^])*)\$")
-_READING_SPLIT = re.compile(r"(?<!\\)/")
-
-
-def _mode_steps(mode: str, modes_dir: Optional[Path] = None) -> Optional[List[List[str]]]:
-    """The steps of an installed apertium mode (its ``.mode`` file), ``$1``/``$2`` kept as
-    arguments (:func:`_filled`); None when the file is not found or does not start with
-    ``lt-proc``."""
-    roots = [modes_dir] if modes_dir else [Path("/usr/share/apertium/modes"), Path("/usr/local/share/apertium/modes")]
-    for root in roots:
-        path = root / f"{mode}.mode"
-        if path.is_file():
-            steps = [shlex.split(step) for step in path.read_text(encoding="utf-8").split("|")]
-            return steps if steps and steps[0][:1] == ["lt-proc"] else None
-    return None
-
-
-def _tagger_at(steps: List[List[str]]) -> Optional[int]:
-    """Index of the HMM tagger (``apertium-tagger -g``) when only the analyser and constraint
-    grammars come before it; None otherwise (the perceptron, ``-gx``, keeps no ambiguity classes)."""
-    for k, step in enumerate(steps):
-        if step[:1] == ["apertium-tagger"] and step[1:2] and step[1].startswith("-g"):
-            return None if "x" in step[1] or "-x" in step else k
-        if step[:1] not in (["lt-proc"], ["cg-proc"]):
-            return None
-    return None
-
-
-def _filled(step: List[str]) -> List[str]:
-    """A mode step with apertium's own arguments: ``$1`` the generator's ``-g`` (unknown words
-    marked, as ``apertium`` without ``-u``), ``$2`` the tagger's (none)."""
-    return [a for a in (x.replace("$1", "-g").replace("$2", "") for x in step) if a]
-
-
-def _first_reading(m: "re.Match") -> str:
-    """A lexical unit ``^surface/r1/r2...$`` cut to ``^surface/r1$``."""
-    return "^" + m.group(1) + "/" + _READING_SPLIT.split(m.group(2), 1)[0] + "$"
-
-
-def _debian_version(package: str) -> str:
-    try:
-        out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package], capture_output=True, text=True, timeout=30)
-        return out.stdout.strip() if out.returncode == 0 else ""
-    except (OSError, subprocess.SubprocessError):
-        return ""
+        back = APERTIUM_CHAINS[self.pivot][1] if self.pivot in APERTIUM_CHAINS else APERTIUM_PAIRS[self.pivot][1]
+        return self._run(back, texts)
 
 
 # --------------------------------------------------------------------------- Marian

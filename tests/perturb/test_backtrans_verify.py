@@ -52,9 +52,10 @@ def _gen():
 
 def test_label_config_and_determinism():
     gen = _gen()
-    assert gen.label == "BACKTRANS[cat+epo+glg+spa,apertium]"
+    assert gen.label == "BACKTRANS[cat+cat-spa+epo+glg+spa,apertium]"
     cfg = gen.config()
-    assert set(cfg["pivots"]) == {"cat", "epo", "glg", "spa"} and cfg["threshold"] == THRESHOLD
+    assert set(cfg["pivots"]) == {"cat", "cat-spa", "epo", "glg", "spa"} and cfg["threshold"] == THRESHOLD
+    assert cfg["pivots"]["cat-spa"]["modes"] == ["eng-cat", "cat-spa", "spa-eng"]
     assert all(v["version"] for v in cfg["pivots"].values())
     items = [("1", "What is the largest planet in our solar system?"), ("2", "INVESTIGATION OF FREE TURBULENT MIXING ."),
              ("3", "what is a active margin"), ("4", "material properties of photoelastic materials .")]
@@ -157,3 +158,102 @@ def test_the_dev_set_has_a_reason_per_pair_and_the_threshold_meets_its_tuning_ha
     assert len({c.reason for c in rows}) >= 0.8 * len(rows)  # one-line reasons, not a generic label
     p = point([c for c in rows if c.split == "tune"], THRESHOLD)
     assert p.validity >= 0.95
+
+
+# --------------------------------------------------------------------------- round 6
+@pytest.mark.parametrize("query,back", [
+    ("I'm sorry, but I don't have any.", "I am sorry, but I don't have any."),
+    ("I'm sorry, but I don't have any.", "I'm sorry, but I do not have any."),
+    ("My computer won't turn on.", "My computer will not turn on."),
+    ("So what's your favorite color?", "So what is your favorite color?"),
+])
+def test_a_contraction_spelled_out_is_one_valid_edit(query, back):
+    from perturb.generators.backtrans_score import WEIGHTS
+
+    s = {c.text.lower(): c for c in candidates(query, {"epo": back}, {})}  # edits come case-folded
+    assert s[back.lower()].score >= THRESHOLD and "contraction" in s[back.lower()].reasons
+    assert WEIGHTS["contraction"] >= THRESHOLD  # one pivot is enough
+
+
+@pytest.mark.parametrize("query,back", [
+    ("The thing you're using to talk to me is a computer.", "The thing are using to talk to me is a computer."),
+    ("I'm also good.", "am also good."),
+    ("I don't know.", "I do know."),
+])
+def test_a_contraction_half_lost_is_a_lost_pronoun_or_negation(query, back):
+    c = {c.text.lower(): c for c in candidates(query, {"epo": back, "spa": back}, {})}[back.lower()]
+    assert c.score < THRESHOLD and ({"pronoun", "need_word"} & set(c.reasons))
+
+
+def test_expand_keeps_possessives():
+    from perturb.generators.backtrans_score import expand
+
+    assert expand(["i'm", "don't", "it's", "earth's", "they're", "can't"]) == [
+        "i", "am", "do", "not", "it", "is", "earth's", "they", "are", "can", "not"]
+
+
+def test_a_word_one_pivot_leaks_is_no_leak_when_another_gives_it_plainly():
+    q, back = "So what's your favorite color?", "So what is your favorite color?"
+    both = {c.text: c for c in candidates(q, {"cat": back, "epo": back}, {"cat": {"what"}, "epo": set()})}
+    assert "leak" not in both[back].reasons and both[back].score >= THRESHOLD
+    one = {c.text: c for c in candidates(q, {"cat": back}, {"cat": {"what"}})}
+    assert "leak" in one[back].reasons and one[back].score < THRESHOLD
+
+
+def test_agreement_counts_independent_round_trips_only():
+    from perturb.generators.backtrans_score import independent
+    from perturb.resources.translators import route_directions
+
+    assert route_directions("cat-spa") == {("eng", "cat"), ("cat", "spa"), ("spa", "eng")}
+    assert independent({"cat", "epo", "glg", "spa"}) == 4
+    assert independent({"spa", "cat-spa"}) == 1  # both end with spa->eng
+    assert independent({"cat", "spa", "cat-spa"}) == 2
+    assert independent({"epo", "cat-spa"}) == 2
+    q = "what is a active margin"
+    s = {c.text: c for c in candidates(q, {"spa": "what is an active margin", "cat-spa": "what is an active margin"}, {})}
+    t = {c.text: c for c in candidates(q, {"spa": "what is an active margin", "epo": "what is an active margin"}, {})}
+    assert s["what is an active margin"].score < t["what is an active margin"].score
+
+
+def test_a_chained_pivot_runs_its_hops_in_order_and_shares_the_first_with_the_direct_pivot(monkeypatch):
+    from perturb.resources import translators as T
+
+    calls = []
+
+    def fake(self, mode, texts):
+        calls.append((self.pivot, mode))
+        return [f"*{mode}({t})" for t in texts]
+
+    monkeypatch.setattr(T.ApertiumTranslator, "_run_alone", fake)
+    chain, direct = T.ApertiumTranslator("cat-spa"), T.ApertiumTranslator("cat")
+    memo = T.RunMemo()
+    chain.shared = direct.shared = memo
+    assert direct.to_pivot(["a b"]) == ["*eng-cat(a b)"]
+    assert chain.to_pivot(["a b"]) == ["*cat-spa(eng-cat(a b))"]  # marks removed between hops
+    assert chain.from_pivot(["x"]) == ["*spa-eng(x)"]
+    assert calls == [("cat", "eng-cat"), ("cat-spa", "cat-spa"), ("cat-spa", "spa-eng")]  # eng-cat ran once
+
+
+def test_run_memo_computes_once_for_threads_asking_together():
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from perturb.resources.translators import RunMemo
+
+    memo, n, gate = RunMemo(), [], threading.Event()
+
+    def compute():
+        gate.wait(5)
+        n.append(1)
+        return ["x"]
+
+    with ThreadPoolExecutor(4) as pool:
+        futs = [pool.submit(memo.run, ("m", ("t",)), compute) for _ in range(4)]
+        gate.set()
+        assert [f.result() for f in futs] == [["x"]] * 4
+    assert n == [1]
+
+
+def test_a_round_trip_that_leaves_no_word_is_no_candidate():
+    assert candidates("a", {"epo": "", "cat-spa": "one"}, {}) and all(c.text.strip() for c in candidates("a", {"epo": ""}, {})) \
+        and not candidates("a", {"epo": ""}, {})

@@ -126,6 +126,29 @@ def test_apertium_unknown_class_oracle_asks_one_reading_set_at_a_time():
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("pivot", ["cat-spa"])
+def test_a_chained_pivot_does_not_depend_on_the_batch(cranfield, pivot):
+    """The chain's middle hop (cat-spa: Catalan -> Spanish, an HMM tagger) keeps every text as it
+    is alone: the whole chain, both directions, in a full batch, a half batch and alone."""
+    from bench.data.collections import load_dataset
+
+    tr = _apertium(pivot)
+    ds = load_dataset("chatterbot")
+    texts = sorted({t for _, t in cranfield} | {ds.queries[q].text for q in ds.judged_query_ids()})
+    full = dict(zip(texts, tr.to_pivot(texts)))
+    assert all(v is not None for v in full.values())
+    rng = random.Random(13)
+    half = rng.sample(texts, len(texts) // 2)
+    assert {t: full[t] for t in half} == dict(zip(half, tr.to_pivot(half)))
+    for t in rng.sample(texts, 20):
+        assert tr.to_pivot([t]) == [full[t]], t
+    mids = sorted(set(full.values()))
+    back = dict(zip(mids, tr.from_pivot(mids)))
+    part = rng.sample(mids, len(mids) // 3)
+    assert {m: back[m] for m in part} == dict(zip(part, tr.from_pivot(part)))
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("pivot", ["spa", "glg", "epo", "cat"])
 def test_apertium_translation_does_not_depend_on_the_batch(cranfield, pivot):
     """Every kept text translates as it does alone and in any other batch (both directions)."""

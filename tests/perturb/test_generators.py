@@ -284,12 +284,12 @@ def test_transtense_not_applicable_without_finite_verb():
 def test_backtrans_label_names_pivot_and_backend():
     gen = generator("BACKTRANS")
     # Marian German when its weights are on disk, else Apertium through every default pivot (verified)
-    assert re.fullmatch(r"BACKTRANS\[(deu,marian|cat\+epo\+glg\+spa,apertium)\]", gen.label)
+    assert re.fullmatch(r"BACKTRANS\[(deu,marian|cat\+cat-spa\+epo\+glg\+spa,apertium)\]", gen.label)
     cfg = gen.config()
     if cfg["backend"] == "marian":
         assert cfg["pivot"] == "deu"
     else:
-        assert sorted(cfg["pivots"]) == ["cat", "epo", "glg", "spa"] and "threshold" in cfg
+        assert sorted(cfg["pivots"]) == ["cat", "cat-spa", "epo", "glg", "spa"] and "threshold" in cfg
 
 
 def test_backtrans_apertium_round_trip_no_unknown_marks():
