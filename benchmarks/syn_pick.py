@@ -1,0 +1,333 @@
+"""Round 6 of the synonym swaps (issue 22): a verifier fitted on every labelled row, then labels
+where the decision is made (the candidates a pick could choose), a threshold chosen on a tuning
+half, measured once on the held half.
+
+    python benchmarks/syn_pick.py feats FEATS.pkl                 # perturb.generators._synverify features of every dev row
+    python benchmarks/syn_pick.py fit FEATS.pkl                   # per-source logistic -> perturb/generators/_synweights.py
+    python benchmarks/syn_pick.py cv FEATS.pkl                    # 5-fold AUC / top precision of that model (a check)
+    python benchmarks/syn_pick.py enumerate OUT.tsv [--seed 2612] # fresh queries, every candidate scoring >= FLOOR (no score shown)
+    python benchmarks/syn_pick.py append LABELLED.tsv             # labelled rows into docs/validity/dev-SWAPSYN-*.tsv
+    python benchmarks/syn_pick.py measure                         # tuning curve, chosen point, held validity (Wilson), per style
+    python benchmarks/syn_pick.py overlap                         # GLOVE vs WNET outputs on the fresh sample
+
+Sample (``enumerate``): 30 queries from each of five styles (Cranfield long questions; Cranfield
+titles, first sentence, 12 of 30 upper-cased; chatterbot's judged questions; TREC DL 2019;
+ANTIQUE), none whose (style, qid) is in a development set, seed 2612 (not used before).
+"""
+from __future__ import annotations
+
+import csv
+import math
+import pickle
+import random
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+SEED = 2612
+PER_STYLE = 30
+FLOOR = 0.2  # below any threshold considered (fixed before labelling)
+MARK = "round 6 pick sample"
+GENS = {"SWAPSYN-GLOVE": "glove", "SWAPSYN-WNET": "wordnet"}
+COLS = ("generator", "style", "qid", "original", "variation", "detail", "target", "candidate")
+
+
+def dev_rows():
+    from perturb.checks import devset
+    from syn_evidence import locate
+
+    out = []
+    for name in GENS:
+        for r in devset.read_devset(ROOT / "docs" / "validity" / f"dev-{name}.tsv"):
+            out.append(dict(generator=r.generator, style=r.style, qid=r.qid, original=r.original,
+                            variation=r.variation, detail=r.detail, split=r.split, valid=int(r.valid),
+                            reason=r.reason, score=r.score, source="pick" if MARK in r.detail else "dev"))
+    return locate(out)
+
+
+def features(rows):
+    """The verifier's features (perturb.generators._synverify.FEATURES) of labelled rows; ``x`` None
+    where the pair is excluded."""
+    from perturb.resources import _spacy
+    from perturb.resources._text import stopwords, tagging_copy
+    from perturb.resources.lexicon import base_forms
+    from perturb.generators import _synverify as sv
+    from perturb.generators.wordnet import SwapSynWordNet
+    from perturb.resources.lexicon import sense_in_context
+    from perturb.resources.wordnet_reader import wordnet
+
+    wn = wordnet()
+    gen = SwapSynWordNet()
+    stops = stopwords()
+    texts = sorted({r["original"] for r in rows})
+    docs = dict(zip(texts, _spacy.parse([tagging_copy(t) for t in texts])))
+    sv.neighbours_many(sorted({base_forms(r["word"].lower(), r["pos"])[-1] for r in rows}))
+    for r in rows:
+        doc = docs[r["original"]]
+        tok = next((t for t in doc if t.idx == r["start"]), None)
+        pos, low = r["pos"], r["word"].lower()
+        base = base_forms(low, pos)[-1]
+        cand = wn.morphy(r["new"].lower(), pos) or r["new"].lower()
+        nb = sv.neighbours_many([base])[base]
+        rank = (nb.index(cand) + 1) if cand in nb else (nb.index(r["new"].lower()) + 1 if r["new"].lower() in nb else sv.K + 1)
+        free = sv.free_features(low, base, pos, cand, rank)
+        if free is None:
+            r["x"] = None
+            continue
+        others = [t.lower_ for t in doc if t.is_alpha and t.lower_ not in stops and t.idx != r["start"]]
+        sense, _ = sv._linking(base, cand, pos)
+        ctx = sense_in_context(base, pos, others) if sense else None
+        r["x"] = tuple(free) + (sv.context_fit(base, cand, others), float(bool(sense) and sense == ctx),
+                                float(bool(tok is not None and gen.in_term(tok))),
+                                float(bool(tok is not None and gen.in_collocation(tok))))
+    return rows
+
+
+def fit_logistic(X, y, l2=1.0, iters=100):
+    n, d = X.shape
+    A = np.hstack([np.ones((n, 1)), X])
+    w = np.zeros(d + 1)
+    pen = np.full(d + 1, float(l2))
+    pen[0] = 0.0
+    for _ in range(iters):
+        p = 1.0 / (1.0 + np.exp(-np.clip(A @ w, -50, 50)))
+        H = (A * (p * (1 - p))[:, None]).T @ A + np.diag(pen) + 1e-9 * np.eye(d + 1)
+        step = np.linalg.solve(H, A.T @ (p - y) + pen * w)
+        w -= step
+        if float(np.max(np.abs(step))) < 1e-10:
+            break
+    return w
+
+
+def fit_model(rows):
+    X = np.array([r["x"] for r in rows], float)
+    y = np.array([r["valid"] for r in rows], float)
+    mu, sd = X.mean(0), X.std(0)
+    sd[sd < 1e-6] = 1.0  # a constant feature (WNET: every candidate is a synonym)
+    w = fit_logistic((X - mu) / sd, y)
+    return {"intercept": round(float(w[0]), 6), "weights": [round(float(v), 6) for v in w[1:]],
+            "mu": [round(float(v), 6) for v in mu], "sd": [round(float(v), 6) for v in sd]}
+
+
+def score_with(model, x):
+    from perturb.generators._synverify import logistic
+
+    return logistic(model["weights"], model["intercept"], model["mu"], model["sd"], x)
+
+
+def auc(s, y):
+    s, y = np.asarray(s, float), np.asarray(y, float)
+    pos, neg = s[y == 1], s[y == 0]
+    return float(((pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()) / (len(pos) * len(neg)))
+
+
+def cmd_fit(rows, only_dev=True):
+    from perturb.generators._synverify import FEATURES
+
+    models = {}
+    for name, src in GENS.items():
+        tr = [r for r in rows if r["generator"] == name and r["x"] is not None and (r["source"] == "dev" or not only_dev)]
+        models[src] = fit_model(tr)
+        models[src]["rows"] = len(tr)
+        models[src]["valid"] = sum(r["valid"] for r in tr)
+        print(name, len(tr), "rows", models[src]["valid"], "valid;",
+              " ".join(f"{f}={w:+.2f}" for f, w in zip(FEATURES, models[src]["weights"])))
+    lines = ['"""Fitted weights of the synonym-swap verifier (perturb.generators._synverify), written by',
+             "``benchmarks/syn_pick.py fit`` from every labelled row of docs/validity/dev-SWAPSYN-*.tsv that",
+             'precedes the round-6 pick sample (logistic, standardised features, L2 1.0). Do not edit by hand."""',
+             "", "VERSION = \"syn6-1\"", f"FEATURES = {FEATURES!r}", "MODELS = {"]
+    for src, m in models.items():
+        lines.append(f"    {src!r}: {{")
+        for k in ("intercept", "weights", "mu", "sd", "rows", "valid"):
+            lines.append(f"        {k!r}: {m[k]!r},")
+        lines.append("    },")
+    lines.append("}")
+    (ROOT / "perturb" / "generators" / "_synweights.py").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def cmd_cv(rows, k=5):
+    import hashlib
+
+    for name in GENS:
+        gr = [r for r in rows if r["generator"] == name and r["x"] is not None and r["source"] == "dev"]
+        fold = [hashlib.sha256(f"{r['style']}\0{r['qid']}".encode()).digest()[2] % k for r in gr]
+        s = np.zeros(len(gr))
+        for f in range(k):
+            m = fit_model([r for r, fo in zip(gr, fold) if fo != f])
+            for i, (r, fo) in enumerate(zip(gr, fold)):
+                if fo == f:
+                    s[i] = score_with(m, r["x"])
+        y = np.array([r["valid"] for r in gr], float)
+        o = np.argsort(-s)
+        print(f"{name}: {len(gr)} rows, {int(y.sum())} valid, 5-fold AUC {auc(s, y):.3f};",
+              " ".join(f"top{n} {y[o[:n]].mean():.2f}" for n in (10, 20, 30, 50)))
+
+
+def fresh_sample(seed=SEED, per=PER_STYLE):
+    """(style, qid, text) of the fresh sample: queries in no development set (TREC DL 2019 has 43
+    queries, all in some set: there, queries in no SWAPSYN set, i.e. none the verifier was fitted
+    on, 22 of them). Titles are drawn from every Cranfield title, not syn_ceiling's 150."""
+    import json
+
+    from perturb.checks import devset
+    from syn_ceiling import SHARED, styles
+
+    have_syn, have_all = set(), set()
+    for p in sorted((ROOT / "docs" / "validity").glob("dev-*.tsv")):
+        for r in devset.read_devset(p):
+            style = "keyword-title" if "title" in r.style else r.style
+            have_all.add((style, r.qid))
+            if "SWAPSYN" in p.name:
+                have_syn.add((style, r.qid))
+    st = styles()
+    with open(SHARED / "cranfield" / "corpus.jsonl", encoding="utf-8") as fh:
+        st["keyword-title"] = [(d["_id"], " ".join(d.get("title", "").split())) for d in map(json.loads, fh)]
+        st["keyword-title"] = [t for t in st["keyword-title"] if t[1]]
+    rng = random.Random(seed)
+    out = []
+    for style in ("long-question", "keyword-title", "chat-question", "web-query", "community-question"):
+        have = have_syn if style == "web-query" else have_all
+        pool = [it for it in st[style] if (style, it[0]) not in have]
+        for k, (qid, text) in enumerate(rng.sample(pool, min(per, len(pool)))):
+            if style == "keyword-title":
+                text = text.split(". ")[0].rstrip(".")
+                if k < 12:
+                    out.append(("keyword-title-caps", qid, text.upper()))
+                    continue
+            out.append((style, qid, text))
+    return out
+
+
+def scored_candidates(queries, floor=FLOOR):
+    """Every (generator, query, target, candidate) the generator scores >= ``floor``, with its score."""
+    rows = []
+    for name in GENS:
+        gen = verified(name, floor)
+        for (style, qid, text), cands in zip(queries, gen.scored([t for _, _, t in queries], floor)):
+            for start, end, new, score, detail in cands:
+                rows.append(dict(generator=name, style=style, qid=qid, original=text,
+                                 variation=text[:start] + new + text[end:], detail=detail, score=score))
+    return rows
+
+
+def verified(name, threshold):
+    from perturb.generators.glove import VerifiedSwapSynGlove
+    from perturb.generators.wordnet import VerifiedSwapSynWordNet
+
+    return (VerifiedSwapSynGlove if name == "SWAPSYN-GLOVE" else VerifiedSwapSynWordNet)(threshold)
+
+
+def cmd_enumerate(out_path, seed):
+    qs = fresh_sample(seed)
+    rows = scored_candidates(qs)
+    with open(out_path, "w", encoding="utf-8", newline="") as fh:  # the labelling listing: no score
+        w = csv.writer(fh, delimiter="\t", lineterminator="\n")
+        w.writerow(("generator", "style", "qid", "original", "variation", "valid", "reason"))
+        for r in sorted(rows, key=lambda r: (r["style"], r["qid"], r["variation"], r["generator"])):
+            w.writerow((r["generator"], r["style"], r["qid"], r["original"], r["variation"], "", ""))
+    with open(out_path + ".scores.pkl", "wb") as fh:
+        pickle.dump((qs, rows), fh)
+    for g in GENS:
+        print(g, sum(r["generator"] == g for r in rows), "candidates on",
+              len({(r["style"], r["qid"]) for r in rows if r["generator"] == g}), "queries")
+    print(len(qs), "queries")
+
+
+def cmd_append(labelled_path):
+    from perturb.checks import devset
+
+    with open(labelled_path, encoding="utf-8") as fh:
+        lab = {(r["generator"], r["original"], r["variation"]): (r["valid"], r["reason"]) for r in csv.DictReader(fh, delimiter="\t")}
+    with open(labelled_path + ".scores.pkl", "rb") as fh:
+        _, rows = pickle.load(fh)
+    for name in GENS:
+        path = ROOT / "docs" / "validity" / f"dev-{name}.tsv"
+        old = [c for c in devset.read_devset(path) if MARK not in c.detail]
+        new = []
+        for r in rows:
+            if r["generator"] != name:
+                continue
+            v, reason = lab[(name, r["original"], r["variation"])]
+            assert v in ("0", "1") and reason, (r["original"], r["variation"])
+            new.append(devset.Candidate(name, r["style"], r["qid"], r["original"], r["variation"],
+                                        f"{r['detail']} ({MARK}, seed {SEED})", round(r["score"], 4),
+                                        devset.split_of(r["style"], r["qid"]), v == "1", reason))
+        devset.write_devset(path, old + new)
+        print(name, len(old), "+", len(new), "rows")
+
+
+def pick_rows(name):
+    from perturb.checks import devset
+
+    return [c for c in devset.read_devset(ROOT / "docs" / "validity" / f"dev-{name}.tsv") if MARK in c.detail]
+
+
+GRID = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
+
+
+def cmd_measure(target=0.9, margin=0.0):
+    from bench.evaluation.intervals import wilson_ci
+    from perturb.checks import devset
+
+    qs = fresh_sample()
+    for name in GENS:
+        rows = pick_rows(name)
+        tune = [c for c in rows if c.split == "tune"]
+        held = [c for c in rows if c.split == "held"]
+        n_tune_q = sum(devset.split_of(s, q) == "tune" for s, q, _ in qs)
+        n_held_q = len(qs) - n_tune_q
+        print(f"\n## {name}: {len(rows)} labelled pick candidates ({sum(c.valid for c in rows)} valid);"
+              f" tuning {len(tune)} on {len({c.query for c in tune})} queries, held {len(held)} on {len({c.query for c in held})}")
+        print("tuning half curve (applicability over all tuning queries of the sample):")
+        for t in GRID:
+            p = devset.point(tune, t)
+            k = sum(c.valid for c in tune if c.score >= t)
+            n = sum(c.score >= t for c in tune)
+            print(f"  {t:.2f}: applied {p.n_applied}/{n_tune_q} ({100 * p.n_applied / n_tune_q:.1f}%), pick validity"
+                  f" {100 * p.validity if p.n_applied else float('nan'):.1f}%, passing {k}/{n}")
+        best = devset.choose(tune, target + margin)
+        if best is None:
+            print("no threshold reaches the target on the tuning half")
+            continue
+        th = best.threshold
+        print(f"chosen on tuning: {th:.4f} (tune applied {best.n_applied}/{n_tune_q}, pick validity {100 * best.validity:.1f}%)")
+        k, n, (lo, hi) = devset.held_validity(rows, th)
+        p = devset.point(held, th)
+        print(f"HELD at {th:.4f}: passing {k}/{n} valid ({100 * k / max(1, n):.1f}%, Wilson {100 * lo:.1f}-{100 * hi:.1f}%);"
+              f" pick validity {100 * p.validity if p.n_applied else float('nan'):.1f}%; applied {p.n_applied}/{n_held_q}"
+              f" ({100 * p.n_applied / n_held_q:.1f}%)")
+        for style in dict.fromkeys(s for s, _, _ in qs):
+            hq = [(s, q) for s, q, _ in qs if s == style and devset.split_of(s, q) == "held"]
+            hs = [c for c in held if c.style == style]
+            ps = devset.point(hs, th) if hs else None
+            kk = sum(c.valid for c in hs if c.score >= th)
+            nn = sum(c.score >= th for c in hs)
+            print(f"  held {style}: applied {ps.n_applied if ps else 0}/{len(hq)}; passing {kk}/{nn} valid")
+
+
+def main(argv):
+    cmd = argv[0]
+    seed = int(argv[argv.index("--seed") + 1]) if "--seed" in argv else SEED
+    if cmd == "feats":
+        rows = features(dev_rows())
+        with open(argv[1], "wb") as fh:
+            pickle.dump(rows, fh)
+        print(len(rows), "rows;", sum(r["x"] is None for r in rows), "excluded")
+    elif cmd in ("fit", "cv"):
+        with open(argv[1], "rb") as fh:
+            rows = pickle.load(fh)
+        (cmd_fit if cmd == "fit" else cmd_cv)(rows)
+    elif cmd == "enumerate":
+        cmd_enumerate(argv[1], seed)
+    elif cmd == "append":
+        cmd_append(argv[1])
+    elif cmd == "measure":
+        cmd_measure()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
