@@ -75,7 +75,7 @@ def features(rows):
         nb = sv.neighbours_many([base])[base]
         rank = (nb.index(cand) + 1) if cand in nb else (nb.index(r["new"].lower()) + 1 if r["new"].lower() in nb else sv.K + 1)
         free = sv.free_features(low, base, pos, cand, rank)
-        if free is None:
+        if free is None or sv.excluded(low, base, pos, cand):
             r["x"] = None
             continue
         others = [t.lower_ for t in doc if t.is_alpha and t.lower_ not in stops and t.idx != r["start"]]
@@ -139,7 +139,7 @@ def cmd_fit(rows, only_dev=True):
     lines = ['"""Fitted weights of the synonym-swap verifier (perturb.generators._synverify), written by',
              "``benchmarks/syn_pick.py fit`` from every labelled row of docs/validity/dev-SWAPSYN-*.tsv that",
              'precedes the round-6 pick sample (logistic, standardised features, L2 1.0). Do not edit by hand."""',
-             "", "VERSION = \"syn6-1\"", f"FEATURES = {FEATURES!r}", "MODELS = {"]
+             "", "VERSION = \"syn6-2\"", f"FEATURES = {FEATURES!r}", "MODELS = {"]
     for src, m in models.items():
         lines.append(f"    {src!r}: {{")
         for k in ("intercept", "weights", "mu", "sd", "rows", "valid"):
@@ -179,6 +179,8 @@ def fresh_sample(seed=SEED, per=PER_STYLE):
     have_syn, have_all = set(), set()
     for p in sorted((ROOT / "docs" / "validity").glob("dev-*.tsv")):
         for r in devset.read_devset(p):
+            if MARK in r.detail:  # the sample's own rows, once appended, do not count
+                continue
             style = "keyword-title" if "title" in r.style else r.style
             have_all.add((style, r.qid))
             if "SWAPSYN" in p.name:

@@ -270,7 +270,7 @@ class VerifiedSynonymSwap(SynonymSwap):
                 continue
             base = base_forms(low, pos)[-1]
             others = [t.lower_ for t in doc if t.is_alpha and t.lower_ not in stops and t.i != tok.i]
-            for cand, s, x in sv.score_pairs(model, base, pos, cands, others, self.in_term(tok),
+            for cand, s, x in sv.score_pairs(model, low, base, pos, cands, others, self.in_term(tok),
                                              self.in_collocation(tok), floor):
                 form = inflect_like(cand, tok.tag_, pos)
                 if not form or form.lower() == low:
@@ -281,6 +281,28 @@ class VerifiedSynonymSwap(SynonymSwap):
                             f"{pos}:{word!r}->{new!r} (score {s:.3f} >= {self.threshold:g}; {self.source}; {ev})"))
         return out
 
+    def prepare(self, texts: Sequence[str], docs) -> None:
+        """One batched GloVe neighbour search for every target base form of the batch (the rank
+        is a feature of both sources); each word's neighbours do not depend on the batch."""
+        from perturb.generators import _synverify as sv
+
+        bases = set()
+        for text, doc in zip(texts, docs):
+            style = case_style(text)
+            for tok in doc:
+                word = _spacy.original(tok, text)
+                pos = self.verified_target(tok, word, text, style)
+                if pos is not None:
+                    bases.add(base_forms(word.lower(), pos)[-1])
+        sv.neighbours_many(sorted(bases))
+
+    def perturb_batch(self, items, seed):
+        items = list(items)
+        texts = [t for _, t in items]
+        docs = _spacy.parse([tagging_copy(t) for t in texts], self.pipe_batch_size)
+        self.prepare(texts, docs)
+        return self._resolve(texts, docs, [query_rng(seed, self.name, t) for t in texts])
+
     def proposals(self, doc, text: str, rng: np.random.Generator) -> List[Proposal]:
         passing = self.scored_candidates(doc, text, self.threshold)
         return [passing[k][:3] + (passing[k][4],) for k in rng.permutation(len(passing)).tolist()][: self.max_checks]
@@ -289,6 +311,7 @@ class VerifiedSynonymSwap(SynonymSwap):
         """Every candidate of each text scoring >= ``floor`` that keeps the word's POS when the
         query is tagged again (what a pick at any threshold >= ``floor`` can choose)."""
         docs = _spacy.parse([tagging_copy(t) for t in texts], self.pipe_batch_size)
+        self.prepare(texts, docs)
         per = [self.scored_candidates(d, t, floor) for t, d in zip(texts, docs)]
         flat = [(i, c) for i, cs in enumerate(per) for c in cs]
         after = _spacy.parse([self._substituted(texts[i], (c[0], c[1], c[2], c[4])) for i, c in flat],

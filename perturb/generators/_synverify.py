@@ -83,10 +83,36 @@ def wordnet_lemmas(base: str, pos: str) -> Tuple[str, ...]:
     return tuple(sorted(names))
 
 
-_LINKS: Dict[Tuple[str, str], Dict[str, Tuple[int, float, str, str]]] = {}
+_LINKS: Dict[Tuple[str, str], Dict[str, Tuple[int, float, str, Tuple[str, ...]]]] = {}
+_SYNLINKS: Dict[Tuple[str, str], Dict[str, Tuple[int, float, str, Tuple[str, ...]]]] = {}
+_SHARE: Dict[Tuple[str, str, str], float] = {}
+
+
+def synonym_links(base: str, pos: str) -> Dict[str, Tuple[int, float, str, Tuple[str, ...]]]:
+    """The synonym part of :func:`links` (relation 2), without reading the linked synsets: a
+    synonym always wins over a one-link relation, so this answers for every synonym."""
+    key = (base, pos)
+    if key not in _SYNLINKS:
+        found: Dict[str, Tuple[int, float, str, Tuple[str, ...]]] = {}
+        for syn in ranked_synsets(base, pos):
+            ts = _share(base, pos, syn.name())
+            for n in syn.lemma_names():
+                n = n.lower()
+                old = found.get(n)
+                if old is None or ts > old[1]:
+                    found[n] = (2, ts, syn.name(), (syn.name(),))
+        _SYNLINKS[key] = found
+    return _SYNLINKS[key]
 
 
 def _share(word: str, pos: str, synset_name: str) -> float:
+    key = (word, pos, synset_name)
+    if key not in _SHARE:
+        _SHARE[key] = _share1(word, pos, synset_name)
+    return _SHARE[key]
+
+
+def _share1(word: str, pos: str, synset_name: str) -> float:
     """The word's SemCor share of the sense (uniform over its senses when it has no tags)."""
     s = sense_share(word, pos, synset_name)
     if s == 0.0 and all(sense_share(word, pos, x.name()) == 0.0 for x in ranked_synsets(word, pos)[:1]):
@@ -95,14 +121,16 @@ def _share(word: str, pos: str, synset_name: str) -> float:
     return s
 
 
-def links(base: str, pos: str) -> Dict[str, Tuple[int, float, str, str]]:
+def links(base: str, pos: str) -> Dict[str, Tuple[int, float, str, Tuple[str, ...]]]:
     """lemma -> (relation, the target's share of its linking sense, that sense, the candidate's
-    synset) for every one-word lemma of the target's senses (relation 2: a synonym) and of the
+    synsets) for every one-word lemma of the target's senses (relation 2: a synonym) and of the
     synsets one WordNet link away (1: similar-to, also-see, hypernym, hyponym); the closest
-    relation wins, then the target's more usual sense."""
+    relation wins, then the target's more usual sense; every candidate synset of the winning
+    (relation, sense) is kept, sorted (NLTK returns linked synsets in a set's order, which
+    changes from process to process)."""
     key = (base, pos)
     if key not in _LINKS:
-        found: Dict[str, Tuple[int, float, str, str]] = {}
+        found: Dict[str, Tuple[int, float, str, Tuple[str, ...]]] = {}
         for syn in ranked_synsets(base, pos):
             ts = _share(base, pos, syn.name())
             groups = [(2, [syn])] + [(1, syn.similar_tos() + syn.also_sees() + syn.hypernyms() + syn.hyponyms())]
@@ -112,7 +140,9 @@ def links(base: str, pos: str) -> Dict[str, Tuple[int, float, str, str]]:
                         n = n.lower()
                         old = found.get(n)
                         if old is None or (rel, ts) > (old[0], old[1]):
-                            found[n] = (rel, ts, syn.name(), t.name())
+                            found[n] = (rel, ts, syn.name(), (t.name(),))
+                        elif (rel, ts, syn.name()) == old[:3] and t.name() not in old[3]:
+                            found[n] = old[:3] + (tuple(sorted(old[3] + (t.name(),))),)
         _LINKS[key] = found
     return _LINKS[key]
 
@@ -120,8 +150,20 @@ def links(base: str, pos: str) -> Dict[str, Tuple[int, float, str, str]]:
 def _linking(base: str, cand: str, pos: str) -> Tuple[str, int]:
     """The target's sense that lists ``cand`` as a lemma (the most usual one), and the relation
     (2 synonym, 1 one link away, 0 none: sense "")."""
-    hit = links(base, pos).get(cand)
+    hit = synonym_links(base, pos).get(cand) or links(base, pos).get(cand)
     return (hit[2], hit[0]) if hit else ("", 0)
+
+
+_EXCL: Dict[tuple, bool] = {}
+
+
+def excluded(word: str, base: str, pos: str, cand: str) -> bool:
+    """The costly exclusions (a WordNet antonym, a derivation of the target), asked only of pairs
+    whose score bound reaches the floor."""
+    key = (word, base, pos, cand)
+    if key not in _EXCL:
+        _EXCL[key] = cand in antonyms(base, pos) or is_derivation(base, cand) or is_derivation(word, cand)
+    return _EXCL[key]
 
 
 def free_features(word: str, base: str, pos: str, cand: str, rank: int) -> Optional[Tuple[float, ...]]:
@@ -134,14 +176,13 @@ def free_features(word: str, base: str, pos: str, cand: str, rank: int) -> Optio
 
 
 def _free(word, base, pos, cand, rank):
-    if (cand in stopwords() or is_number(cand) or (pos == "v" and cand in LIGHT_VERBS) or zipf(cand) < 2.0
-            or cand in antonyms(base, pos) or is_derivation(base, cand) or is_derivation(word, cand)):
+    if cand in stopwords() or is_number(cand) or (pos == "v" and cand in LIGHT_VERBS) or zipf(cand) < 2.0:
         return None
-    hit = links(base, pos).get(cand)
+    hit = synonym_links(base, pos).get(cand) or links(base, pos).get(cand)
     rel, ts, cs = 0, 0.0, 0.0
     if hit is not None:
-        rel, ts, _, csyn = hit
-        cs = _share(cand, pos, csyn)
+        rel, ts, _, csyns = hit
+        cs = max(_share(cand, pos, c) for c in csyns)  # the candidate's most usual linked sense
     cos = cosine(base, cand)
     return (float(rel == 2), float(rel == 1), ts, cs, cos if cos is not None else 0.0,
             math.log(rank), max(0.0, zipf(base) - zipf(cand)))
@@ -156,7 +197,7 @@ def candidates(word: str, pos: str, tag: str, source: str) -> Tuple[Tuple[str, T
 
         wn = wordnet()
         base = base_forms(word, pos)[-1]
-        nb = neighbours_many([base])[base]
+        nb = _NB[base] if base in _NB else neighbours_many([base])[base]
         pool = nb if source == "glove" else wordnet_lemmas(base, pos)
         out, seen = [], set()
         for c in pool:
@@ -174,20 +215,32 @@ def candidates(word: str, pos: str, tag: str, source: str) -> Tuple[Tuple[str, T
             rank = (nb.index(c) + 1) if c in nb else K + 1
             f = free_features(word, base, pos, cb, rank)
             if f is not None:
-                out.append((cb, f, _linking(base, cb, pos)[0]))
+                out.append((cb, f, _linking(base, cb, pos)[0]))  # exclusions: score_pairs
         _CANDS[key] = tuple(out)
     return _CANDS[key]
 
 
-def context_fit(base: str, cand: str, others: Sequence[str]) -> float:
-    """cos(candidate, mean of the query's other content words) - cos(target, the same)."""
+def context_vector(others: Sequence[str]) -> Optional[np.ndarray]:
+    """The unit mean GloVe vector of the query's other content words (None when none is known)."""
     g = glove()
     vec = [g.unit[g.index[w]] for w in others if w in g.index]
-    if not vec or cand not in g.index or base not in g.index:
-        return 0.0
+    if not vec:
+        return None
     c = np.mean(vec, axis=0)
     c /= np.linalg.norm(c) or 1.0
+    return c
+
+
+def fit_with(c: Optional[np.ndarray], base: str, cand: str) -> float:
+    g = glove()
+    if c is None or cand not in g.index or base not in g.index:
+        return 0.0
     return float(c @ g.unit[g.index[cand]] - c @ g.unit[g.index[base]])
+
+
+def context_fit(base: str, cand: str, others: Sequence[str]) -> float:
+    """cos(candidate, mean of the query's other content words) - cos(target, the same)."""
+    return fit_with(context_vector(others), base, cand)
 
 
 def logistic(weights: Sequence[float], intercept: float, mu: Sequence[float], sd: Sequence[float],
@@ -196,31 +249,30 @@ def logistic(weights: Sequence[float], intercept: float, mu: Sequence[float], sd
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
 
-def bound(model: dict, free: Sequence[float]) -> float:
-    """The highest score the pair can reach whatever its per-query features (fit within
-    [-1, 1], in_context either way, never in a term or collocation)."""
-    w, mu, sd = model["weights"], model["mu"], model["sd"]
-    z = model["intercept"] + sum(w[i] * (free[i] - mu[i]) / sd[i] for i in range(N_FREE))
-    for i, name in enumerate(FEATURES[N_FREE:], start=N_FREE):
-        lo, hi = {"fit": (-1.0, 1.0)}.get(name, (0.0, 1.0))
-        z += max(w[i] * (lo - mu[i]) / sd[i], w[i] * (hi - mu[i]) / sd[i])
-    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+def bound(model: dict, free: Sequence[float], fit: float, in_term: bool, in_coll: bool) -> float:
+    """The highest score the pair can reach whichever sense the query's words point to (the
+    sense in context is looked up only for pairs whose bound reaches the floor)."""
+    lo = (*free, fit, 0.0, float(in_term), float(in_coll))
+    hi = (*free, fit, 1.0, float(in_term), float(in_coll))
+    args = (model["weights"], model["intercept"], model["mu"], model["sd"])
+    return max(logistic(*args, lo), logistic(*args, hi))
 
 
-def score_pairs(model: dict, base: str, pos: str, cands, others: Sequence[str], in_term: bool, in_coll: bool,
+def score_pairs(model: dict, word: str, base: str, pos: str, cands, others: Sequence[str], in_term: bool, in_coll: bool,
                 floor: float) -> List[Tuple[str, float, Tuple[float, ...]]]:
-    """(candidate, score, all features) of the candidates whose score is >= ``floor``; the sense in
-    context is looked up only for pairs whose bound reaches the floor."""
+    """(candidate, score rounded to 4 decimals, all features) of the candidates whose score is >=
+    ``floor`` and that are not excluded (:func:`excluded`, asked of passing pairs only)."""
     out = []
     sense_ctx = None
+    ctx = context_vector(others) if cands else None
     for cand, free, sense in cands:
-        if bound(model, free) < floor:
+        fit = fit_with(ctx, base, cand)
+        if round(bound(model, free, fit, in_term, in_coll), 4) < floor:
             continue
         if sense and sense_ctx is None:
             sense_ctx = sense_in_context(base, pos, list(others)) or ""
-        x = tuple(free) + (context_fit(base, cand, others), float(bool(sense) and sense == sense_ctx),
-                           float(in_term), float(in_coll))
-        s = logistic(model["weights"], model["intercept"], model["mu"], model["sd"], x)
-        if s >= floor:
+        x = tuple(free) + (fit, float(bool(sense) and sense == sense_ctx), float(in_term), float(in_coll))
+        s = round(logistic(model["weights"], model["intercept"], model["mu"], model["sd"], x), 4)
+        if s >= floor and not excluded(word, base, pos, cand):
             out.append((cand, s, x))
     return out
