@@ -250,26 +250,37 @@ class VerifiedSynonymSwap(SynonymSwap):
             return None
         return pos
 
+    def targets(self, doc, text: str) -> List[tuple]:
+        """(token, original word, WordNet POS) of the query's targets (:meth:`verified_target`),
+        kept per text for the batch (the doc is the text's parse, so they depend on the text only)."""
+        cache = self.__dict__.setdefault("_targets", {})
+        if text not in cache:
+            style = case_style(text)
+            found = []
+            for tok in doc:
+                word = _spacy.original(tok, text)
+                pos = self.verified_target(tok, word, text, style)
+                if pos is not None:
+                    found.append((tok, word, pos))
+            cache[text] = found
+        return cache[text]
+
     def scored_candidates(self, doc, text: str, floor: float) -> List[Tuple[int, int, str, float, str]]:
         """(start, end, new text, score, detail) of every candidate scoring >= ``floor``, in text
         order then candidate order (independent of the rng and of the batch)."""
         from perturb.generators import _synverify as sv
 
-        style = case_style(text)
         stops = stopwords()
         model = self.model()
+        content = [(t.i, t.lower_) for t in doc if t.is_alpha and t.lower_ not in stops]
         out = []
-        for tok in doc:
-            word = _spacy.original(tok, text)
-            pos = self.verified_target(tok, word, text, style)
-            if pos is None:
-                continue
+        for tok, word, pos in self.targets(doc, text):
             low = word.lower()
             cands = sv.candidates(low, pos, tok.tag_, self.source)
             if not cands:
                 continue
             base = base_forms(low, pos)[-1]
-            others = [t.lower_ for t in doc if t.is_alpha and t.lower_ not in stops and t.i != tok.i]
+            others = [w for i, w in content if i != tok.i]
             for cand, s, x in sv.score_pairs(model, low, base, pos, cands, others, self.in_term(tok),
                                              self.in_collocation(tok), floor):
                 form = inflect_like(cand, tok.tag_, pos)
@@ -288,20 +299,19 @@ class VerifiedSynonymSwap(SynonymSwap):
 
         bases = set()
         for text, doc in zip(texts, docs):
-            style = case_style(text)
-            for tok in doc:
-                word = _spacy.original(tok, text)
-                pos = self.verified_target(tok, word, text, style)
-                if pos is not None:
-                    bases.add(base_forms(word.lower(), pos)[-1])
+            for tok, word, pos in self.targets(doc, text):
+                bases.add(base_forms(word.lower(), pos)[-1])
         sv.neighbours_many(sorted(bases))
 
     def perturb_batch(self, items, seed):
         items = list(items)
         texts = [t for _, t in items]
         docs = _spacy.parse([tagging_copy(t) for t in texts], self.pipe_batch_size)
-        self.prepare(texts, docs)
-        return self._resolve(texts, docs, [query_rng(seed, self.name, t) for t in texts])
+        try:
+            self.prepare(texts, docs)
+            return self._resolve(texts, docs, [query_rng(seed, self.name, t) for t in texts])
+        finally:
+            self.__dict__.pop("_targets", None)
 
     def proposals(self, doc, text: str, rng: np.random.Generator) -> List[Proposal]:
         passing = self.scored_candidates(doc, text, self.threshold)
@@ -311,8 +321,11 @@ class VerifiedSynonymSwap(SynonymSwap):
         """Every candidate of each text scoring >= ``floor`` that keeps the word's POS when the
         query is tagged again (what a pick at any threshold >= ``floor`` can choose)."""
         docs = _spacy.parse([tagging_copy(t) for t in texts], self.pipe_batch_size)
-        self.prepare(texts, docs)
-        per = [self.scored_candidates(d, t, floor) for t, d in zip(texts, docs)]
+        try:
+            self.prepare(texts, docs)
+            per = [self.scored_candidates(d, t, floor) for t, d in zip(texts, docs)]
+        finally:
+            self.__dict__.pop("_targets", None)
         flat = [(i, c) for i, cs in enumerate(per) for c in cs]
         after = _spacy.parse([self._substituted(texts[i], (c[0], c[1], c[2], c[4])) for i, c in flat],
                              self.pipe_batch_size, disable=("parser",))

@@ -4,8 +4,8 @@ Candidates per content word of the query (NOUN/VERB/ADJ/ADV, letters, not a stop
 
 * ``glove``: the ``K`` nearest GloVe 6B-50d neighbours of the target's base form, searched by one
   matrix product over a restricted vocabulary (the first ``VOCAB`` GloVe rows that are lower-case
-  letters), cosines rounded to 4 decimals before ranking so the order does not depend on which
-  other words share the batch;
+  letters), ranked by cosine rounded to 4 decimals, then by row (so the order does not depend on
+  which other words share the batch's matrix product);
 * ``wordnet``: the one-word lemmas of every WordNet sense of the base form for the POS.
 
 Both pass the cheap filter of ``benchmarks/syn_ceiling.py`` (letters, lower case, not the target or
@@ -50,6 +50,18 @@ def _vocab() -> Tuple[np.ndarray, List[str]]:
     return _VOCAB
 
 
+def _top(sims: np.ndarray, cand: np.ndarray, k1: int) -> List[int]:
+    """The ``k1`` best columns by (cosine rounded to 4 decimals, descending; column): from the
+    unrounded top ``cand`` when no column outside it can tie in (a column outside has a cosine
+    <= the least inside), else from the whole row."""
+    r = np.round(sims[cand], 4)
+    order = sorted(range(len(cand)), key=lambda a: (-float(r[a]), int(cand[a])))
+    if float(r[order[k1 - 1]]) > float(np.round(sims[cand].min(), 4)):
+        return [int(cand[a]) for a in order[:k1]]
+    full = np.round(sims, 4)
+    return [int(j) for j in np.lexsort((np.arange(len(full)), -full))[:k1]]
+
+
 def neighbours_many(words: Sequence[str], k: int = K, chunk: int = 512) -> Dict[str, Tuple[str, ...]]:
     """The ``k`` nearest restricted-vocabulary neighbours of each word (itself left out), batched."""
     todo = sorted({w for w in words if w not in _NB})
@@ -60,14 +72,14 @@ def neighbours_many(words: Sequence[str], k: int = K, chunk: int = 512) -> Dict[
         for w in todo:
             if w not in g.index:
                 _NB[w] = ()
+        k1, m = k + 1, 16
         for s in range(0, len(known), chunk):
             part = known[s:s + chunk]
             q = g.unit[[g.index[w] for w in part]]
-            sims = np.round(q @ mat.T, 4)
-            top = np.argpartition(-sims, k + 1, axis=1)[:, : k + 1]
+            sims = q @ mat.T
+            top = np.argpartition(-sims, k1 + m, axis=1)[:, : k1 + m]
             for row, w in enumerate(part):
-                cand = sorted(top[row].tolist(), key=lambda j: (-float(sims[row, j]), j))
-                _NB[w] = tuple(vw[j] for j in cand if vw[j] != w)[:k]
+                _NB[w] = tuple(vw[j] for j in _top(sims[row], top[row], k1) if vw[j] != w)[:k]
     return {w: _NB[w] for w in words}
 
 
@@ -203,7 +215,7 @@ def candidates(word: str, pos: str, tag: str, source: str) -> Tuple[Tuple[str, T
         for c in pool:
             if not c.isalpha() or c != c.lower() or c in (word, base) or is_inflection(word, c) or is_inflection(base, c):
                 continue
-            if not (wn.synsets(c, pos=pos) or (pos == "a" and wn.synsets(c, pos="s"))):
+            if not _known(c, pos):
                 continue
             cb = wn.morphy(c, pos) or c
             if cb in (word, base) or cb in seen:
@@ -218,6 +230,20 @@ def candidates(word: str, pos: str, tag: str, source: str) -> Tuple[Tuple[str, T
                 out.append((cb, f, _linking(base, cb, pos)[0]))  # exclusions: score_pairs
         _CANDS[key] = tuple(out)
     return _CANDS[key]
+
+
+_KNOWN: Dict[Tuple[str, str], bool] = {}
+
+
+def _known(word: str, pos: str) -> bool:
+    """WordNet knows the word for the POS (adjectives: or as a satellite)."""
+    key = (word, pos)
+    if key not in _KNOWN:
+        from perturb.resources.wordnet_reader import wordnet
+
+        wn = wordnet()
+        _KNOWN[key] = bool(wn.synsets(word, pos=pos) or (pos == "a" and wn.synsets(word, pos="s")))
+    return _KNOWN[key]
 
 
 def context_vector(others: Sequence[str]) -> Optional[np.ndarray]:
@@ -251,11 +277,17 @@ def logistic(weights: Sequence[float], intercept: float, mu: Sequence[float], sd
 
 def bound(model: dict, free: Sequence[float], fit: float, in_term: bool, in_coll: bool) -> float:
     """The highest score the pair can reach whichever sense the query's words point to (the
-    sense in context is looked up only for pairs whose bound reaches the floor)."""
-    lo = (*free, fit, 0.0, float(in_term), float(in_coll))
-    hi = (*free, fit, 1.0, float(in_term), float(in_coll))
-    args = (model["weights"], model["intercept"], model["mu"], model["sd"])
-    return max(logistic(*args, lo), logistic(*args, hi))
+    sense in context is looked up only for pairs whose bound reaches the floor); a pruning
+    test only, the score itself is :func:`logistic` of every feature."""
+    w, mu, sd = model["weights"], model["mu"], model["sd"]
+    z = model["intercept"] + sum(w[i] * (free[i] - mu[i]) / sd[i] for i in range(N_FREE))
+    rest = (fit, None, float(in_term), float(in_coll))
+    for i, v in enumerate(rest, start=N_FREE):
+        if v is None:
+            z += max(w[i] * (0.0 - mu[i]) / sd[i], w[i] * (1.0 - mu[i]) / sd[i])
+        else:
+            z += w[i] * (v - mu[i]) / sd[i]
+    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
 
 def score_pairs(model: dict, word: str, base: str, pos: str, cands, others: Sequence[str], in_term: bool, in_coll: bool,
@@ -267,7 +299,7 @@ def score_pairs(model: dict, word: str, base: str, pos: str, cands, others: Sequ
     ctx = context_vector(others) if cands else None
     for cand, free, sense in cands:
         fit = fit_with(ctx, base, cand)
-        if round(bound(model, free, fit, in_term, in_coll), 4) < floor:
+        if bound(model, free, fit, in_term, in_coll) < floor - 1e-4:
             continue
         if sense and sense_ctx is None:
             sense_ctx = sense_in_context(base, pos, list(others)) or ""
