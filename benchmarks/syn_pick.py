@@ -8,7 +8,10 @@ half, measured once on the held half.
     python benchmarks/syn_pick.py enumerate OUT.tsv [--seed 2612] # fresh queries, every candidate scoring >= FLOOR (no score shown)
     python benchmarks/syn_pick.py append LABELLED.tsv             # labelled rows into docs/validity/dev-SWAPSYN-*.tsv
     python benchmarks/syn_pick.py measure                         # tuning curve, chosen point, held validity (Wilson), per style
-    python benchmarks/syn_pick.py overlap                         # GLOVE vs WNET outputs on the fresh sample
+    python benchmarks/syn_pick.py confirm-list OUT.tsv            # seed 2613: the default WNET's passing candidates, to label
+    python benchmarks/syn_pick.py confirm-append LABELLED.tsv     # ... into dev-SWAPSYN-WNET.tsv ("round 6 confirmation sample")
+    python benchmarks/syn_pick.py confirm-measure                 # validity with Wilson, applicability per style
+    python benchmarks/syn_pick.py overlap                         # GLOVE vs WNET outputs, before -> after, per style
 
 Sample (``enumerate``): 30 queries from each of five styles (Cranfield long questions; Cranfield
 titles, first sentence, 12 of 30 upper-cased; chatterbot's judged questions; TREC DL 2019;
@@ -167,7 +170,11 @@ def cmd_cv(rows, k=5):
               " ".join(f"top{n} {y[o[:n]].mean():.2f}" for n in (10, 20, 30, 50)))
 
 
-def fresh_sample(seed=SEED, per=PER_STYLE):
+CONFIRM_SEED = 2613
+CONFIRM_MARK = "round 6 confirmation sample"
+
+
+def fresh_sample(seed=SEED, per=PER_STYLE, exclude=()):
     """(style, qid, text) of the fresh sample: queries in no development set (TREC DL 2019 has 43
     queries, all in some set: there, queries in no SWAPSYN set, i.e. none the verifier was fitted
     on, 22 of them). Titles are drawn from every Cranfield title, not syn_ceiling's 150."""
@@ -179,7 +186,7 @@ def fresh_sample(seed=SEED, per=PER_STYLE):
     have_syn, have_all = set(), set()
     for p in sorted((ROOT / "docs" / "validity").glob("dev-*.tsv")):
         for r in devset.read_devset(p):
-            if MARK in r.detail:  # the sample's own rows, once appended, do not count
+            if MARK in r.detail or CONFIRM_MARK in r.detail:  # round 6's own rows, once appended, do not count
                 continue
             style = "keyword-title" if "title" in r.style else r.style
             have_all.add((style, r.qid))
@@ -193,7 +200,7 @@ def fresh_sample(seed=SEED, per=PER_STYLE):
     out = []
     for style in ("long-question", "keyword-title", "chat-question", "web-query", "community-question"):
         have = have_syn if style == "web-query" else have_all
-        pool = [it for it in st[style] if (style, it[0]) not in have]
+        pool = [it for it in st[style] if (style, it[0]) not in have and (style, it[0]) not in exclude]
         for k, (qid, text) in enumerate(rng.sample(pool, min(per, len(pool)))):
             if style == "keyword-title":
                 text = text.split(". ")[0].rstrip(".")
@@ -311,6 +318,113 @@ def cmd_measure(target=0.9, margin=0.0):
             print(f"  held {style}: applied {ps.n_applied if ps else 0}/{len(hq)}; passing {kk}/{nn} valid")
 
 
+def confirm_sample():
+    """A second fresh sample (seed 2613): queries in no development set and not in the pick sample."""
+    first = {("keyword-title" if "title" in s else s, q) for s, q, _ in fresh_sample()}
+    return fresh_sample(CONFIRM_SEED, exclude=first)
+
+
+def cmd_confirm_list(out_path):
+    """The default SWAPSYN-WNET's passing candidates (>= its threshold) on the confirmation
+    sample, for labelling (no score shown), and its picks (seed 0)."""
+    from perturb import make
+
+    qs = confirm_sample()
+    gen = make("SWAPSYN-WNET")
+    texts = [t for _, _, t in qs]
+    cands = gen.scored(texts, gen.threshold)
+    picks = gen.perturb_batch([(f"{s}/{q}", t) for s, q, t in qs], 0)
+    rows = []
+    for (style, qid, text), cs, p in zip(qs, cands, picks):
+        for s0, e0, new, score, detail in cs:
+            var = text[:s0] + new + text[e0:]
+            rows.append(dict(generator="SWAPSYN-WNET", style=style, qid=qid, original=text, variation=var,
+                             detail=detail, score=score, picked=int(p.applied and p.text == var)))
+    with open(out_path, "w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh, delimiter="\t", lineterminator="\n")
+        w.writerow(("generator", "style", "qid", "original", "variation", "valid", "reason"))
+        for r in rows:
+            w.writerow((r["generator"], r["style"], r["qid"], r["original"], r["variation"], "", ""))
+    with open(out_path + ".scores.pkl", "wb") as fh:
+        pickle.dump((qs, rows), fh)
+    print(len(qs), "queries;", len(rows), "passing candidates on", len({(r["style"], r["qid"]) for r in rows}),
+          "queries; picks", sum(p.applied for p in picks))
+
+
+def cmd_confirm_append(labelled_path):
+    from perturb.checks import devset
+
+    with open(labelled_path, encoding="utf-8") as fh:
+        lab = {(r["original"], r["variation"]): (r["valid"], r["reason"]) for r in csv.DictReader(fh, delimiter="\t")}
+    with open(labelled_path + ".scores.pkl", "rb") as fh:
+        _, rows = pickle.load(fh)
+    path = ROOT / "docs" / "validity" / "dev-SWAPSYN-WNET.tsv"
+    old = [c for c in devset.read_devset(path) if CONFIRM_MARK not in c.detail]
+    new = []
+    for r in rows:
+        v, reason = lab[(r["original"], r["variation"])]
+        assert v in ("0", "1") and reason
+        new.append(devset.Candidate("SWAPSYN-WNET", r["style"], r["qid"], r["original"], r["variation"],
+                                    f"{r['detail']} ({CONFIRM_MARK}, seed {CONFIRM_SEED}{'; picked, seed 0' if r['picked'] else ''})",
+                                    r["score"], devset.split_of(r["style"], r["qid"]), v == "1", reason))
+    devset.write_devset(path, old + new)
+    print(len(old), "+", len(new), "rows")
+
+
+def cmd_confirm_measure():
+    from bench.evaluation.intervals import wilson_ci
+    from perturb.checks import devset
+
+    qs = confirm_sample()
+    rows = [c for c in devset.read_devset(ROOT / "docs" / "validity" / "dev-SWAPSYN-WNET.tsv") if CONFIRM_MARK in c.detail]
+    k = sum(c.valid for c in rows)
+    lo, hi = wilson_ci(k, len(rows), 0.95)
+    p = devset.point(rows, 0.0)
+    picked = [c for c in rows if "picked" in c.detail]
+    kp = sum(c.valid for c in picked)
+    plo, phi = wilson_ci(kp, len(picked), 0.95)
+    print(f"confirmation (seed {CONFIRM_SEED}, {len(qs)} queries): passing candidates {k}/{len(rows)} valid"
+          f" ({100 * k / max(1, len(rows)):.1f}%, Wilson {100 * lo:.1f}-{100 * hi:.1f}%); pick validity"
+          f" {100 * p.validity:.1f}%; applied {p.n_applied}/{len(qs)} ({100 * p.n_applied / len(qs):.1f}%);"
+          f" seed-0 picks {kp}/{len(picked)} valid (Wilson {100 * plo:.1f}-{100 * phi:.1f}%)")
+    for style in dict.fromkeys(s for s, _, _ in qs):
+        rs = [c for c in rows if c.style == style]
+        print(f"  {style}: applied {len({c.query for c in rs})}/{sum(s == style for s, _, _ in qs)};"
+              f" passing {sum(c.valid for c in rs)}/{len(rs)} valid")
+
+
+def cmd_overlap(seed=0):
+    """Applicability per style before -> after (the rule-based SWAPSYN-WNET of main, the verified
+    default) and the overlap of the two sets (SWAPSYN-GLOVE, still main's generator, vs SWAPSYN-WNET):
+    on the pick and confirmation samples, and on Cranfield's 225 queries and chatterbot's judged ones."""
+    import json
+
+    from bench.data.collections import load_dataset
+    from perturb import make
+    from perturb.generators.wordnet import SwapSynWordNet
+    from syn_ceiling import SHARED
+
+    sets = {"pick sample (seed 2612)": fresh_sample(), "confirmation sample (seed 2613)": confirm_sample()}
+    with open(SHARED / "cranfield" / "queries.jsonl", encoding="utf-8") as fh:
+        sets["Cranfield queries"] = [("cranfield", d["_id"], d["text"]) for d in map(json.loads, fh)]
+    ds = load_dataset("chatterbot")
+    sets["chatterbot judged queries"] = [("chatterbot", q, ds.queries[q].text) for q in ds.judged_query_ids()]
+    gens = {"GLOVE (main)": make("SWAPSYN-GLOVE"), "WNET before (rules)": SwapSynWordNet(), "WNET after (verified)": make("SWAPSYN-WNET")}
+    for label, qs in sets.items():
+        items = [(f"{s}/{q}", t) for s, q, t in qs]
+        out = {g: gen.perturb_batch(items, seed) for g, gen in gens.items()}
+        print(f"\n## {label}: {len(qs)} queries")
+        for style in dict.fromkeys(s for s, _, _ in qs):
+            idx = [i for i, (s, _, _) in enumerate(qs) if s == style]
+            print(f"  {style} ({len(idx)}): " + "; ".join(f"{g} {sum(out[g][i].applied for i in idx)}" for g in gens))
+        tot = "; ".join(f"{g} {sum(p.applied for p in out[g])}/{len(qs)} ({100 * sum(p.applied for p in out[g]) / len(qs):.1f}%)" for g in gens)
+        print("  all: " + tot)
+        for a in ("WNET before (rules)", "WNET after (verified)"):
+            both = [i for i in range(len(qs)) if out["GLOVE (main)"][i].applied and out[a][i].applied]
+            same = [i for i in both if out["GLOVE (main)"][i].text == out[a][i].text]
+            print(f"  overlap GLOVE (main) vs {a}: both changed {len(both)}, same text {len(same)}")
+
+
 def main(argv):
     cmd = argv[0]
     seed = int(argv[argv.index("--seed") + 1]) if "--seed" in argv else SEED
@@ -329,6 +443,14 @@ def main(argv):
         cmd_append(argv[1])
     elif cmd == "measure":
         cmd_measure()
+    elif cmd == "confirm-list":
+        cmd_confirm_list(argv[1])
+    elif cmd == "confirm-append":
+        cmd_confirm_append(argv[1])
+    elif cmd == "confirm-measure":
+        cmd_confirm_measure()
+    elif cmd == "overlap":
+        cmd_overlap()
 
 
 if __name__ == "__main__":
