@@ -15,7 +15,8 @@ half, measured once on the held half.
 
 Sample (``enumerate``): 30 queries from each of five styles (Cranfield long questions; Cranfield
 titles, first sentence, 12 of 30 upper-cased; chatterbot's judged questions; TREC DL 2019;
-ANTIQUE), none whose (style, qid) is in a development set, seed 2612 (not used before).
+ANTIQUE), none whose (style, qid) is in a development set, seed 2612 (not used before). The drawn
+samples are committed as docs/validity/queries-SWAPSYN-round6.tsv and read from there.
 """
 from __future__ import annotations
 
@@ -231,7 +232,7 @@ def verified(name, threshold):
 
 
 def cmd_enumerate(out_path, seed):
-    qs = fresh_sample(seed)
+    qs = pick_sample() if seed == SEED else fresh_sample(seed)
     rows = scored_candidates(qs)
     with open(out_path, "w", encoding="utf-8", newline="") as fh:  # the labelling listing: no score
         w = csv.writer(fh, delimiter="\t", lineterminator="\n")
@@ -282,7 +283,7 @@ def cmd_measure(target=0.9, margin=0.0):
     from bench.evaluation.intervals import wilson_ci
     from perturb.checks import devset
 
-    qs = fresh_sample()
+    qs = pick_sample()
     for name in GENS:
         rows = pick_rows(name)
         tune = [c for c in rows if c.split == "tune"]
@@ -318,8 +319,24 @@ def cmd_measure(target=0.9, margin=0.0):
             print(f"  held {style}: applied {ps.n_applied if ps else 0}/{len(hq)}; passing {kk}/{nn} valid")
 
 
+FROZEN = ROOT / "docs" / "validity" / "queries-SWAPSYN-round6.tsv"
+
+
+def frozen(sample):
+    """The drawn sample as committed (development sets added later would change a new draw)."""
+    with open(FROZEN, encoding="utf-8", newline="") as fh:
+        return [(r["style"], r["qid"], r["text"]) for r in csv.DictReader(fh, delimiter="\t")
+                if r["sample"] == sample]
+
+
+def pick_sample():
+    return frozen("pick") if FROZEN.is_file() else fresh_sample()
+
+
 def confirm_sample():
     """A second fresh sample (seed 2613): queries in no development set and not in the pick sample."""
+    if FROZEN.is_file():
+        return frozen("confirm")
     first = {("keyword-title" if "title" in s else s, q) for s, q, _ in fresh_sample()}
     return fresh_sample(CONFIRM_SEED, exclude=first)
 
@@ -404,7 +421,7 @@ def cmd_overlap(seed=0):
     from perturb.generators.wordnet import SwapSynWordNet
     from syn_ceiling import SHARED
 
-    sets = {"pick sample (seed 2612)": fresh_sample(), "confirmation sample (seed 2613)": confirm_sample()}
+    sets = {"pick sample (seed 2612)": pick_sample(), "confirmation sample (seed 2613)": confirm_sample()}
     with open(SHARED / "cranfield" / "queries.jsonl", encoding="utf-8") as fh:
         sets["Cranfield queries"] = [("cranfield", d["_id"], d["text"]) for d in map(json.loads, fh)]
     ds = load_dataset("chatterbot")
