@@ -12,6 +12,7 @@ half, measured once on the held half.
     python benchmarks/syn_pick.py confirm-append LABELLED.tsv     # ... into dev-SWAPSYN-WNET.tsv ("round 6 confirmation sample")
     python benchmarks/syn_pick.py confirm-measure                 # validity with Wilson, applicability per style
     python benchmarks/syn_pick.py overlap                         # GLOVE vs WNET outputs, before -> after, per style
+    python benchmarks/syn_pick.py penha                           # the WNET verifier vs Penha et al.'s human labels
 
 Sample (``enumerate``): 30 queries from each of five styles (Cranfield long questions; Cranfield
 titles, first sentence, 12 of 30 upper-cased; chatterbot's judged questions; TREC DL 2019;
@@ -442,6 +443,67 @@ def cmd_overlap(seed=0):
             print(f"  overlap GLOVE (main) vs {a}: both changed {len(both)}, same text {len(same)}")
 
 
+def cmd_penha():
+    """The shipped SWAPSYN-WNET verifier against Penha et al.'s human labels: their one-word
+    WordNet swaps (``WordSwapWordNet``, ANTIQUE and TREC DL; no-ops and multi-word changes left
+    out) scored as our candidate would be (same features; a pair our cheap filter or exclusions
+    refuse, or a target we do not swap, scores 0); accepted = score >= the shipped threshold.
+    Precision / recall at accepting human-valid, and the share of human-invalid rejected."""
+    from perturb import make
+    from perturb.generators import _synverify as sv
+    from perturb.generators._swap import SPACY_TO_WN
+    from perturb.resources import _spacy
+    from perturb.resources._text import stopwords, tagging_copy
+    from perturb.resources.lexicon import base_forms
+    from perturb.resources.wordnet_reader import wordnet
+    from syn_ceiling import SHARED
+
+    gen = make("SWAPSYN-WNET")
+    wn = wordnet()
+    stops = stopwords()
+    for fname in ("variations_antique_labeled.csv", "variations_trec2019_labeled.csv"):
+        rows = []
+        with open(SHARED / "penha-variations" / fname, encoding="utf-8", newline="") as fh:
+            for r in csv.DictReader(fh):
+                a, b = " ".join(r["original_query"].split()), " ".join(r["variation"].split())
+                wa, wb = a.split(), b.split()
+                if r["method"] != "WordSwapWordNet" or len(wa) != len(wb):
+                    continue
+                diff = [i for i, (x, y) in enumerate(zip(wa, wb)) if x != y]
+                if len(diff) != 1:
+                    continue
+                start = sum(len(w) + 1 for w in wa[:diff[0]])
+                rows.append((a, b, start, wa[diff[0]], wb[diff[0]], r["valid"] == "True"))
+        docs = dict(zip(sorted({r[0] for r in rows}), _spacy.parse([tagging_copy(t) for t in sorted({r[0] for r in rows})])))
+        model = gen.model()
+        out = []
+        for a, b, start, word, new, human in rows:
+            doc = docs[a]
+            tok = next((t for t in doc if t.idx == start), None)
+            score = 0.0
+            pos = SPACY_TO_WN.get(tok.pos_) if tok is not None else None
+            if tok is not None and pos and any(t[0].i == tok.i for t in gen.targets(doc, a)):
+                low = word.lower()
+                cand = wn.morphy(new.lower(), pos) or new.lower()
+                cands = [c for c in sv.candidates(low, pos, tok.tag_, "wordnet") if c[0] == cand]
+                others = [t.lower_ for t in doc if t.is_alpha and t.lower_ not in stops and t.i != tok.i]
+                got = sv.score_pairs(model, low, base_forms(low, pos)[-1], pos, cands, others, gen.in_term(tok),
+                                     gen.in_collocation(tok), 0.0)
+                score = got[0][1] if got else 0.0
+            gen.__dict__.pop("_targets", None)
+            out.append((score >= gen.threshold, human, score))
+        tp = sum(a and h for a, h, _ in out)
+        acc = sum(a for a, _, _ in out)
+        val = sum(h for _, h, _ in out)
+        inv = len(out) - val
+        rej_inv = sum((not a) and (not h) for a, h, _ in out)
+        print(f"{fname}: {len(out)} one-word WordNet swaps ({val} human-valid); accepted {acc}:"
+              f" precision {tp}/{acc} ({100 * tp / max(1, acc):.1f}%), recall {tp}/{val} ({100 * tp / max(1, val):.1f}%),"
+              f" human-invalid rejected {rej_inv}/{inv} ({100 * rej_inv / max(1, inv):.1f}%);"
+              f" AUC of the score {auc([x for _, _, x in out], [h for _, h, _ in out]):.3f},"
+              f" scored (not refused) {sum(x > 0 for _, _, x in out)}")
+
+
 def main(argv):
     cmd = argv[0]
     seed = int(argv[argv.index("--seed") + 1]) if "--seed" in argv else SEED
@@ -468,6 +530,8 @@ def main(argv):
         cmd_confirm_measure()
     elif cmd == "overlap":
         cmd_overlap()
+    elif cmd == "penha":
+        cmd_penha()
 
 
 if __name__ == "__main__":
