@@ -151,3 +151,21 @@ def test_pick_rows_carry_the_generator_scores():
     for text, cands in zip(sample, gen.scored(sample, 0.2)):
         got = {text[:s] + new + text[e:]: score for s, e, new, score, _ in cands}
         assert got == by_text[text], text
+
+
+def test_features_do_not_depend_on_the_hash_seed():
+    """NLTK lists a synset's hyponyms in a set's order: the candidate's share of a linked sense
+    (info -> news, linked through two hyponyms) must not change with PYTHONHASHSEED."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("from perturb.generators import _synverify as sv; "
+            "print(sv.free_features('info', 'info', 'n', 'news', 5), sv.links('info', 'n')['news'])")
+    outs = set()
+    for seed in ("1", "2", "3"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        outs.add(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                                check=True).stdout)
+    assert len(outs) == 1, outs
+    assert "news.n.01" in outs.pop()
