@@ -11,6 +11,11 @@ half, measured once on the held half.
     python benchmarks/syn_pick.py confirm-list OUT.tsv            # seed 2613: the default WNET's passing candidates, to label
     python benchmarks/syn_pick.py confirm-append LABELLED.tsv     # ... into dev-SWAPSYN-WNET.tsv ("round 6 confirmation sample")
     python benchmarks/syn_pick.py confirm-measure                 # validity with Wilson, applicability per style
+    python benchmarks/syn_pick.py pooled                          # pick (>= 0.5929) + confirmation rows: validity vs threshold, >= 95% point
+    python benchmarks/syn_pick.py third-freeze                    # seed 2614: third fresh sample -> queries-SWAPSYN-round6.tsv ("third")
+    python benchmarks/syn_pick.py third-list OUT.tsv              # the default WNET's applied outputs (seed 0), to label (no score)
+    python benchmarks/syn_pick.py third-append LABELLED.tsv       # ... into dev-SWAPSYN-WNET.tsv ("round 6 third sample")
+    python benchmarks/syn_pick.py third-measure                   # validity (Wilson), applicability per style
     python benchmarks/syn_pick.py overlap                         # GLOVE vs WNET outputs, before -> after, per style
     python benchmarks/syn_pick.py penha                           # the WNET verifier vs Penha et al.'s human labels
 
@@ -174,9 +179,13 @@ def cmd_cv(rows, k=5):
 
 CONFIRM_SEED = 2613
 CONFIRM_MARK = "round 6 confirmation sample"
+CONFIRM_THRESHOLD = 0.5929  # the threshold the confirmation sample was listed at (the default then)
+THIRD_SEED = 2614
+THIRD_MARK = "round 6 third sample"
+THIRD_PER = 250  # per style (60 gave 126 queries, 4 applied: enlarged before any output was read); ANTIQUE and TREC DL 2019 have no query left, 6 long questions
 
 
-def fresh_sample(seed=SEED, per=PER_STYLE, exclude=()):
+def fresh_sample(seed=SEED, per=PER_STYLE, exclude=(), caps=12):
     """(style, qid, text) of the fresh sample: queries in no development set (TREC DL 2019 has 43
     queries, all in some set: there, queries in no SWAPSYN set, i.e. none the verifier was fitted
     on, 22 of them). Titles are drawn from every Cranfield title, not syn_ceiling's 150."""
@@ -188,7 +197,7 @@ def fresh_sample(seed=SEED, per=PER_STYLE, exclude=()):
     have_syn, have_all = set(), set()
     for p in sorted((ROOT / "docs" / "validity").glob("dev-*.tsv")):
         for r in devset.read_devset(p):
-            if MARK in r.detail or CONFIRM_MARK in r.detail:  # round 6's own rows, once appended, do not count
+            if MARK in r.detail or CONFIRM_MARK in r.detail or THIRD_MARK in r.detail:  # round 6's own rows do not count
                 continue
             style = "keyword-title" if "title" in r.style else r.style
             have_all.add((style, r.qid))
@@ -206,7 +215,7 @@ def fresh_sample(seed=SEED, per=PER_STYLE, exclude=()):
         for k, (qid, text) in enumerate(rng.sample(pool, min(per, len(pool)))):
             if style == "keyword-title":
                 text = text.split(". ")[0].rstrip(".")
-                if k < 12:
+                if k < caps:
                     out.append(("keyword-title-caps", qid, text.upper()))
                     continue
             out.append((style, qid, text))
@@ -345,10 +354,8 @@ def confirm_sample():
 def cmd_confirm_list(out_path):
     """The default SWAPSYN-WNET's passing candidates (>= its threshold) on the confirmation
     sample, for labelling (no score shown), and its picks (seed 0)."""
-    from perturb import make
-
     qs = confirm_sample()
-    gen = make("SWAPSYN-WNET")
+    gen = verified("SWAPSYN-WNET", CONFIRM_THRESHOLD)
     texts = [t for _, _, t in qs]
     cands = gen.scored(texts, gen.threshold)
     picks = gen.perturb_batch([(f"{s}/{q}", t) for s, q, t in qs], 0)
@@ -409,6 +416,129 @@ def cmd_confirm_measure():
         rs = [c for c in rows if c.style == style]
         print(f"  {style}: applied {len({c.query for c in rs})}/{sum(s == style for s, _, _ in qs)};"
               f" passing {sum(c.valid for c in rs)}/{len(rs)} valid")
+
+
+def pooled_rows():
+    """Every round-6 labelled WNET row a threshold >= CONFIRM_THRESHOLD can pass: the pick sample's
+    rows (both halves) scoring >= it and every confirmation row (listed at it)."""
+    from perturb.checks import devset
+
+    rows = devset.read_devset(ROOT / "docs" / "validity" / "dev-SWAPSYN-WNET.tsv")
+    return [c for c in rows if (MARK in c.detail and c.score >= CONFIRM_THRESHOLD) or CONFIRM_MARK in c.detail]
+
+
+def pooled_threshold(rows, target=0.95):
+    """The lowest labelled score t >= CONFIRM_THRESHOLD whose passing rows (score >= t) are >= target valid."""
+    for t in sorted({c.score for c in rows}):
+        passing = [c for c in rows if c.score >= t]
+        if sum(c.valid for c in passing) >= target * len(passing):
+            return t
+    return None
+
+
+def cmd_pooled(target=0.95):
+    """Step 2 of the round-6 follow-up: validity of the pooled passing rows against the threshold,
+    the chosen point (>= 95% valid: a margin, as it is chosen on these rows)."""
+    from bench.evaluation.intervals import wilson_ci
+
+    rows = pooled_rows()
+    nq = len(pick_sample()) + len(confirm_sample())
+    print(f"pooled round-6 WNET rows >= {CONFIRM_THRESHOLD}: {len(rows)} ({sum(c.valid for c in rows)} valid), {nq} queries")
+    grid = sorted({round(x, 2) for x in np.arange(0.60, 0.90, 0.02)} | {CONFIRM_THRESHOLD})
+    for t in grid:
+        ps = [c for c in rows if c.score >= t]
+        k = sum(c.valid for c in ps)
+        lo, hi = wilson_ci(k, len(ps), 0.95) if ps else (float("nan"), float("nan"))
+        print(f"  {t:.4f}: passing {k}/{len(ps)} valid ({100 * k / max(1, len(ps)):.1f}%, Wilson {100 * lo:.1f}-{100 * hi:.1f}%);"
+              f" queries with a passing candidate {len({c.query for c in ps})}/{nq}")
+    th = pooled_threshold(rows, target)
+    ps = [c for c in rows if c.score >= th]
+    print(f"chosen (lowest labelled score with >= {100 * target:.0f}% of its passing rows valid): {th:.4f};"
+          f" {sum(c.valid for c in ps)}/{len(ps)}, {len({c.query for c in ps})}/{nq} queries")
+    for c in sorted(rows, key=lambda c: -c.score):
+        if not c.valid:
+            print(f"  invalid {c.score:.4f}: {c.original!r} -> {c.variation!r} ({c.reason})")
+
+
+def third_sample():
+    """A third fresh sample (seed 2614): queries in no development set and in neither earlier sample."""
+    if FROZEN.is_file() and any(s == "third" for s in _samples()):
+        return frozen("third")
+    first = {("keyword-title" if "title" in s else s, q) for s, q, _ in frozen("pick") + frozen("confirm")}
+    return fresh_sample(THIRD_SEED, per=THIRD_PER, exclude=first, caps=THIRD_PER * 2 // 5)
+
+
+def _samples():
+    with open(FROZEN, encoding="utf-8", newline="") as fh:
+        return {r["sample"] for r in csv.DictReader(fh, delimiter="\t")}
+
+
+def cmd_third_freeze():
+    qs = third_sample()
+    with open(FROZEN, "a", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh, delimiter="\t", lineterminator="\n")
+        for style, qid, text in qs:
+            w.writerow(("third", style, qid, text))
+    print(len(qs), "queries frozen")
+
+
+def cmd_third_list(out_path):
+    """The default SWAPSYN-WNET's outputs (seed 0) on the third sample, for labelling (no score shown)."""
+    from perturb import make
+
+    qs = third_sample()
+    gen = make("SWAPSYN-WNET")
+    picks = gen.perturb_batch([(f"{s}/{q}", t) for s, q, t in qs], 0)
+    rows = [dict(style=s, qid=q, original=t, variation=p.text, detail=p.detail,
+                 score=float(p.detail.split("(score ")[1].split()[0]))
+            for (s, q, t), p in zip(qs, picks) if p.applied]
+    with open(out_path, "w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh, delimiter="\t", lineterminator="\n")
+        w.writerow(("generator", "style", "qid", "original", "variation", "valid", "reason"))
+        for r in rows:
+            w.writerow(("SWAPSYN-WNET", r["style"], r["qid"], r["original"], r["variation"], "", ""))
+    with open(out_path + ".scores.pkl", "wb") as fh:
+        pickle.dump((qs, rows, gen.threshold), fh)
+    print(len(qs), "queries;", len(rows), "applied at", gen.threshold)
+
+
+def cmd_third_append(labelled_path):
+    from perturb.checks import devset
+
+    with open(labelled_path, encoding="utf-8") as fh:
+        lab = {(r["original"], r["variation"]): (r["valid"], r["reason"]) for r in csv.DictReader(fh, delimiter="\t")}
+    with open(labelled_path + ".scores.pkl", "rb") as fh:
+        _, rows, th = pickle.load(fh)
+    path = ROOT / "docs" / "validity" / "dev-SWAPSYN-WNET.tsv"
+    old = [c for c in devset.read_devset(path) if THIRD_MARK not in c.detail]
+    new = []
+    for r in rows:
+        v, reason = lab[(r["original"], r["variation"])]
+        assert v in ("0", "1") and reason
+        new.append(devset.Candidate("SWAPSYN-WNET", r["style"], r["qid"], r["original"], r["variation"],
+                                    f"{r['detail']} ({THIRD_MARK}, seed {THIRD_SEED}; picked, seed 0, threshold {th:g})",
+                                    r["score"], devset.split_of(r["style"], r["qid"]), v == "1", reason))
+    devset.write_devset(path, old + new)
+    print(len(old), "+", len(new), "rows")
+
+
+def cmd_third_measure():
+    from bench.evaluation.intervals import wilson_ci
+    from perturb.checks import devset
+
+    qs = third_sample()
+    rows = [c for c in devset.read_devset(ROOT / "docs" / "validity" / "dev-SWAPSYN-WNET.tsv") if THIRD_MARK in c.detail]
+    k = sum(c.valid for c in rows)
+    lo, hi = wilson_ci(k, len(rows), 0.95)
+    print(f"third sample (seed {THIRD_SEED}, {len(qs)} queries): applied outputs {k}/{len(rows)} valid"
+          f" ({100 * k / max(1, len(rows)):.1f}%, Wilson {100 * lo:.1f}-{100 * hi:.1f}%);"
+          f" applied {len(rows)}/{len(qs)} ({100 * len(rows) / len(qs):.1f}%)")
+    for style in dict.fromkeys(s for s, _, _ in qs):
+        rs = [c for c in rows if c.style == style]
+        print(f"  {style}: applied {len(rs)}/{sum(s == style for s, _, _ in qs)}; valid {sum(c.valid for c in rs)}/{len(rs)}")
+    for c in rows:
+        if not c.valid:
+            print(f"  invalid: {c.original!r} -> {c.variation!r} ({c.reason})")
 
 
 def cmd_overlap(seed=0):
@@ -528,6 +658,16 @@ def main(argv):
         cmd_confirm_append(argv[1])
     elif cmd == "confirm-measure":
         cmd_confirm_measure()
+    elif cmd == "pooled":
+        cmd_pooled()
+    elif cmd == "third-freeze":
+        cmd_third_freeze()
+    elif cmd == "third-list":
+        cmd_third_list(argv[1])
+    elif cmd == "third-append":
+        cmd_third_append(argv[1])
+    elif cmd == "third-measure":
+        cmd_third_measure()
     elif cmd == "overlap":
         cmd_overlap()
     elif cmd == "penha":

@@ -13,7 +13,9 @@ lists, per target, its synonym candidates in its preference order; a *proposal* 
 candidate) whose sense is the sense the query's other words point to (an embedding Lesk:
 :func:`perturb.resources.lexicon.sense_in_context`), re-inflected to the target's form (lemminflect dictionary only). Proposals are checked
 in order and the first whose new word keeps the target's POS when the substituted query is tagged
-again is used ("synonym in context"). No proposal passes -> the query is left unchanged.
+again is used ("synonym in context"). No proposal passes -> the query is left unchanged. An "a"/"an"
+right before the swapped word is made to follow the new word's sound
+(:func:`perturb.resources._text.with_article`: "a project" -> "an undertaking").
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from perturb.resources import _spacy
-from perturb.resources._text import case_style, match_case, stopwords, tagging_copy, zipf
+from perturb.resources._text import case_style, match_case, stopwords, tagging_copy, with_article, zipf
 from perturb.base import Perturbation, query_rng, settle
 from perturb.resources.lexicon import base_forms, inflect_like, is_proper_noun, sense_in_context, sense_share
 
@@ -201,7 +203,7 @@ class SynonymSwap(_spacy.SpacyGenerator):
                 out.append(Perturbation(text, False, ""))
             else:
                 start, end, new, detail = prop
-                out.append(settle(text, Perturbation(text[:start] + new + text[end:], True, detail)))
+                out.append(settle(text, Perturbation(with_article(text, start, end, new), True, detail)))
         return out
 
     def _perturb_doc(self, doc, text, rng):
