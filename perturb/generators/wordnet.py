@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Dict, List, Tuple
 
 from perturb.resources import _spacy
-from perturb.generators._swap import SynonymSwap
+from perturb.generators._swap import SynonymSwap, VerifiedSynonymSwap
 from perturb.resources._text import stopwords_resource, wordfreq_resource, zipf
 from perturb.base import Generator, Resource
 from perturb.resources.lexicon import antonyms, base_forms, is_derivation, sense_synonyms
@@ -113,3 +113,32 @@ class SwapSynWordNet(SynonymSwap, Generator):
 
 def _module(name: str, install: str) -> Resource:
     return module_resource(name, name, install)
+
+
+class VerifiedSwapSynWordNet(VerifiedSynonymSwap, SwapSynWordNet):
+    """SWAPSYN-WNET, generate then verify: the candidates are the one-word lemmas of every WordNet
+    sense of the target for its POS (TextAttack's set), each scored by the WordNet model of
+    :mod:`perturb.generators._synweights`; a seeded pick among those scoring >= ``threshold``."""
+
+    source = "wordnet"
+
+    THRESHOLD = 0.7202  # benchmarks/syn_pick.py pooled: >= 95% of the round-6 pick + confirmation rows (was 0.5929, tuning half)
+
+    def __init__(self, threshold: float = THRESHOLD):
+        super().__init__()
+        self.threshold = float(threshold)
+
+    def config(self) -> dict:
+        from perturb.generators import _synverify as sv
+        from perturb.generators._synweights import VERSION
+
+        found = find_wordnet()
+        cfg = {"pos_model": _spacy.model_name() or "missing", "wordnet": found[0] if found else "missing",
+               "candidates": "one-word lemmas of every sense for the POS, cheap filter",
+               "verifier": f"logistic {VERSION} ({self.source})", "features": list(sv.FEATURES),
+               "threshold": self.threshold, "pick": "uniform among candidates >= threshold (query rng)",
+               "pos_in_context": True, "reinflect": "lemminflect dictionary", "wordfreq": "3.1.1"}
+        sha = wordnet_content_sha()
+        if sha is not None:
+            cfg["wordnet_sha256"] = sha
+        return cfg

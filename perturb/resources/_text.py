@@ -50,6 +50,40 @@ def match_case(template: str, word: str) -> str:
     return word
 
 
+# The indefinite article follows the sound of the next word: a vowel letter -> "an", except a
+# "you"/"w" sound (uni-, use, eu-, one); a silent h -> "an" (hour, honest, honour, heir).
+_A_BEFORE_VOWEL = ("uni", "use", "usu", "uti", "ubiq", "ura", "uri", "uro", "eu", "ewe", "one", "once")
+_AN_BEFORE_H = ("hour", "honest", "honou", "honor", "heir")
+_ARTICLE_BEFORE = re.compile(r"(?:(?<=[^\w'-])|^)(a|an)(\s+)$", re.IGNORECASE)
+
+
+def indefinite_article(word: str) -> str:
+    """"a" or "an" before ``word`` (lower case; by its first letters, see the rule above)."""
+    low = word.lower()
+    if low.startswith(_AN_BEFORE_H):
+        return "an"
+    if low[:1] in ("a", "e", "i", "o", "u") and not low.startswith(_A_BEFORE_VOWEL):
+        return "an"
+    return "a"
+
+
+def with_article(text: str, start: int, end: int, new: str) -> str:
+    """``text`` with ``text[start:end]`` replaced by ``new`` and an "a"/"an" right before it made to
+    follow the new word's sound, in the original article's case ("A" in an ALL-CAPS query -> "AN")."""
+    head = text[:start]
+    m = _ARTICLE_BEFORE.search(head)
+    if m:
+        old = m.group(1)
+        art = indefinite_article(new)
+        if art != old.lower():
+            if old.isupper() and (len(old) > 1 or case_style(text) == "upper"):
+                art = art.upper()
+            elif old[:1].isupper():
+                art = art.capitalize()
+            head = head[: m.start(1)] + art + m.group(2)
+    return head + new + text[end:]
+
+
 def is_number(word: str) -> bool:
     w = word.replace(",", "").replace(".", "", 1).lstrip("+-")
     return bool(w) and w.isdigit()

@@ -32,8 +32,18 @@ def inflect_like(base: str, tag: str, pos: str) -> Optional[str]:
 _WN_POS = {"n": ("n",), "v": ("v",), "a": ("a", "s"), "r": ("r",)}
 
 
+_BASE: Dict[Tuple[str, str], Tuple[str, ...]] = {}
+
+
 def base_forms(word: str, pos: str) -> List[str]:
     """``word`` and its WordNet base form for ``pos`` (morphy), lower-cased, distinct."""
+    key = (word.lower(), pos)
+    if key not in _BASE:
+        _BASE[key] = tuple(_base_forms(word, pos))
+    return list(_BASE[key])
+
+
+def _base_forms(word: str, pos: str) -> List[str]:
     wn = wordnet()
     low = word.lower()
     out = [low]

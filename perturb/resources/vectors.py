@@ -74,7 +74,16 @@ def glove() -> _Glove:
     return _GLOVE
 
 
-def _lemmas(word: str) -> set:
+_LEMMAS: Dict[str, frozenset] = {}
+
+
+def _lemmas(word: str) -> frozenset:
+    if word not in _LEMMAS:
+        _LEMMAS[word] = frozenset(_lemmas1(word))
+    return _LEMMAS[word]
+
+
+def _lemmas1(word: str) -> set:
     out = {word}
     try:
         import lemminflect

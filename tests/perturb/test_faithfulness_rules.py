@@ -180,7 +180,14 @@ SWAPS = ["SWAPSYN-WNET", "SWAPSYN-GLOVE"]
 
 
 def _all_outputs(name, text, seeds=range(12)):
-    gen = generator(name)
+    # the rule-based swap (SWAPSYN-WNET's default is the verified swap since round 6: its
+    # refusals are scored, tests/perturb/test_synswap_verified.py)
+    if name == "SWAPSYN-WNET":
+        from perturb.generators.wordnet import SwapSynWordNet
+
+        gen = SwapSynWordNet()
+    else:
+        gen = generator(name)
     return {gen.perturb_batch([("q", text)], s)[0].text for s in seeds} - {text}
 
 

@@ -203,15 +203,18 @@ def test_wordnet_synonym_same_pos():
 
     gen = generator("SWAPSYN-WNET")
     wn = wordnet()
-    text = "Do I frighten you?"
+    # the verified swap (round 6, threshold 0.7202) passes three lemmas of "primarily" here
+    text = ("do the discrepancies among current analyses of the vorticity effect on stagnation-point heat transfer"
+            " result primarily from the differences in the viscosity-temperature law assumed .")
     changed = collections.Counter()
     for s in range(10):
         p = gen.perturb(text, rng_for(s, "SWAPSYN-WNET", "q"))
         assert p.applied
         ((old, new),) = [(a, b) for a, b in zip(text.split(), p.text.split()) if a != b]
-        changed[old] += 1
-        lemmas = {l.name() for syn in wn.synsets("frighten", pos="v") for l in syn.lemmas()}
-        assert old == "frighten" and new in lemmas and new != "frighten"
+        changed[new] += 1
+        lemmas = {l.name() for syn in wn.synsets("primarily", pos="r") for l in syn.lemmas()}
+        assert old == "primarily" and new in lemmas and new != "primarily"
+    assert len(changed) > 1  # a seeded pick among the passing candidates
     assert gen.perturb("how do the romans build aqueducts", rng_for(0, "SWAPSYN-WNET", "q")).text.split()[1] == "do"
 
 
