@@ -67,6 +67,7 @@ AUX = frozenset("do does did".split())
 ARGUMENT_PREPOSITIONS = frozenset("of to for by".split())  # they mark an argument, not a place
 DETERMINERS = frozenset({"only"}) | ARTICLES | frozenset("my our your his her its their this that these those some any no each every".split())
 _TOKEN = re.compile(r"\w+(?:['-]\w+)*|[^\w\s]")
+_WORD = re.compile(r"\w")
 
 
 @dataclass(frozen=True)
@@ -100,9 +101,10 @@ def edits_of(query: str, back: str) -> List[Edit]:
     return [Edit(i1, i2, tuple(b[j1:j2])) for tag, i1, i2, j1, j2 in ops if tag != "equal"]
 
 
-def apply_edits(query: str, edits: Sequence[Edit]) -> str:
-    """The query with ``edits`` applied (character spans of its tokens replaced, right to left)."""
-    toks = tokens(query)
+def apply_edits(query: str, edits: Sequence[Edit], toks: Optional[Sequence[Tuple[str, int, int]]] = None) -> str:
+    """The query with ``edits`` applied (character spans of its tokens replaced, right to left);
+    ``toks``: ``tokens(query)``, when the caller has them already."""
+    toks = tokens(query) if toks is None else toks
     out = query
     for e in sorted(edits, key=lambda e: e.start, reverse=True):
         new = _join(e.new)
@@ -115,9 +117,11 @@ def apply_edits(query: str, edits: Sequence[Edit]) -> str:
     return collapse_spaces(out)
 
 
+_BEFORE_MARK = re.compile(r" ([,.;:?!)])")
+
+
 def _join(words: Sequence[str]) -> str:
-    text = " ".join(words)
-    return re.sub(r" ([,.;:?!)])", r"\1", text)
+    return _BEFORE_MARK.sub(r"\1", " ".join(words))
 
 
 def _words(toks: Sequence[str]) -> List[str]:
@@ -325,17 +329,18 @@ def candidates(query: str, backs: Dict[str, str], leaks: Dict[str, Set[str]], or
     scored = {e: score_edit(old, e, set.intersection(*(set(leaks.get(p, ())) for p in sorted(ps))), independent(ps), ctx)
               for e, ps in proposers.items()}
     out: Dict[str, Candidate] = {}
+    toks, same = tokens(query), " ".join(query.lower().split())
 
     def add(edits: Tuple[Edit, ...], pivots: Set[str]) -> None:
         if not edits:
             return
-        text = apply_edits(query, edits)
-        if " ".join(text.lower().split()) == " ".join(query.lower().split()) or not re.search(r"\w", text):
+        text = apply_edits(query, edits, toks)
+        if " ".join(text.lower().split()) == same or not _WORD.search(text):
             return  # unchanged, or nothing left to search for ("a" -> "")
-        low = min(scored[e][0] for e in edits)
-        why = tuple(sorted({w for e in edits for w in scored[e][1]}))
         have = out.get(text)
         if have is None:
+            low = min(scored[e][0] for e in edits)
+            why = tuple(sorted({w for e in edits for w in scored[e][1]}))
             out[text] = Candidate(text, edits, set(pivots), low, why)
         else:
             have.pivots |= pivots
