@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
+from perturb.resources import _text
 from perturb.resources._text import WH_WORDS, stopwords
 from perturb.resources.lexicon import is_derivation, is_proper_noun, ranked_synsets, sense_share
 
@@ -124,8 +125,9 @@ def shared_sense(a: str, b: str) -> float:
     return _SHARE[key]
 
 
-# words whose loss or change changes the need (NOSTOPWORD keeps them for the same reason)
-NEED_WORDS = frozenset("no not nor never without against only few more most less least".split())
+# words whose loss or change changes the need (perturb.resources._text.NEED_WORDS, which NOSTOPWORD
+# keeps too), and the comparatives of restriction
+NEED_WORDS = _text.NEED_WORDS | {"less", "least"}
 
 
 def question_change(before: List[str], after: List[str]) -> str:

@@ -7,7 +7,7 @@ from typing import List, Tuple
 
 import numpy as np
 
-from perturb.resources._text import collapse_spaces, stopwords, stopwords_resource
+from perturb.resources._text import NEED_WORDS, collapse_spaces, stopwords, stopwords_resource
 from perturb.base import Generator, Perturbation, Resource
 
 # A whitespace token is "punctuation + core + punctuation"; only a core of word characters and
@@ -21,7 +21,7 @@ _CORE = re.compile(r"^([^\w'’]*)([\w'’]+)([^\w'’]*)$")
 # blade rows" -> "one blade rows", "consumes the most chocolate" -> "consumes chocolate"):
 # negations, the prepositions of opposition, separation and absence, and the words of quantity,
 # comparison and restriction.
-KEPT = frozenset({"no", "not", "nor", "never", "without", "against", "from", "more", "most", "few", "only"})
+KEPT = NEED_WORDS | {"from"}
 # Negated auxiliaries: "don't", "won’t", and the split forms "don t", "won t" of ANTIQUE/TREC text.
 NEGATED_STEMS = frozenset("don doesn didn isn aren wasn weren hasn haven hadn couldn shouldn wouldn won "
                           "mustn needn mightn shan ain can".split())

@@ -236,6 +236,11 @@ def wordfreq_resource() -> Resource:
 #: SWAPWORDS read them
 WH_WORDS = frozenset("what which who whom whose when where why how".split())
 
+#: words whose loss or change changes the need: negations and the words of restriction and
+#: quantity ("only move diagonally", "one or more blade rows"). NOSTOPWORD keeps them
+#: (with "from"); BACKTRANS refuses an edit that drops, adds or changes one (with "less", "least")
+NEED_WORDS = frozenset("no not nor never without against only few more most".split())
+
 
 def has_digit(word: str) -> bool:
     return any(c.isdigit() for c in word)
