@@ -101,15 +101,10 @@ def neighbours(word: str, k: int = K_GLOVE):
 
 
 def wn_lemmas(base: str, pos: str):
-    from perturb.resources.wordnet_reader import wordnet
+    """The one-word lemmas of every WordNet sense (the verified SWAPSYN-WNET's candidates)."""
+    from perturb.generators._synverify import wordnet_lemmas
 
-    wn = wordnet()
-    names = set()
-    for syn in wn.synsets(base, pos=pos) + (wn.synsets(base, pos="s") if pos == "a" else []):
-        for n in syn.lemma_names():
-            if "_" not in n and "-" not in n:
-                names.add(n)
-    return sorted(names)
+    return list(wordnet_lemmas(base, pos))
 
 
 def enumerate_candidates(queries):

@@ -38,6 +38,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
+from syn_evidence import fit_logistic  # noqa: E402  (one Newton-fitted L2 logistic for the synonym scripts)
+
 SEED = 2612
 PER_STYLE = 30
 FLOOR = 0.2  # below any threshold considered (fixed before labelling)
@@ -95,22 +97,6 @@ def features(rows):
                                 float(bool(tok is not None and gen.in_term(tok))),
                                 float(bool(tok is not None and gen.in_collocation(tok))))
     return rows
-
-
-def fit_logistic(X, y, l2=1.0, iters=100):
-    n, d = X.shape
-    A = np.hstack([np.ones((n, 1)), X])
-    w = np.zeros(d + 1)
-    pen = np.full(d + 1, float(l2))
-    pen[0] = 0.0
-    for _ in range(iters):
-        p = 1.0 / (1.0 + np.exp(-np.clip(A @ w, -50, 50)))
-        H = (A * (p * (1 - p))[:, None]).T @ A + np.diag(pen) + 1e-9 * np.eye(d + 1)
-        step = np.linalg.solve(H, A.T @ (p - y) + pen * w)
-        w -= step
-        if float(np.max(np.abs(step))) < 1e-10:
-            break
-    return w
 
 
 def fit_model(rows):
