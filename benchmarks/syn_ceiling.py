@@ -219,6 +219,26 @@ def main_on_sample(seed, gen_seed=0):
                   f" labels of the outputs {[lab.get((t, p.text)) for t, p in ch]}")
 
 
+def penha_one_word_swaps(fname: str, method: str):
+    """Penha et al.'s rows of ``method`` that change exactly one whitespace word (no-ops and
+    multi-word changes left out): dicts with original, variation, start (character offset of the
+    word), word, new, valid (1 = human-valid)."""
+    rows = []
+    with open(SHARED / "penha-variations" / fname, encoding="utf-8", newline="") as fh:
+        for r in csv.DictReader(fh):
+            a, b = " ".join(r["original_query"].split()), " ".join(r["variation"].split())
+            wa, wb = a.split(), b.split()
+            if r["method"] != method or len(wa) != len(wb):
+                continue
+            diff = [i for i, (x, y) in enumerate(zip(wa, wb)) if x != y]
+            if len(diff) != 1:
+                continue
+            start = sum(len(w) + 1 for w in wa[:diff[0]])
+            rows.append(dict(original=a, variation=b, start=start, word=wa[diff[0]], new=wb[diff[0]],
+                             valid=int(r["valid"] == "True")))
+    return rows
+
+
 def penha_token_auc():
     """AUC of the swapped word's contextual-vector cosine (syn_evidence.token_features) and of the
     sentence cosine at separating Penha et al.'s human-valid from human-invalid one-word swaps."""
@@ -227,19 +247,7 @@ def penha_token_auc():
 
     for method in ("WordSwapEmbedding", "WordSwapWordNet"):
         for fname in ("variations_antique_labeled.csv", "variations_trec2019_labeled.csv"):
-            rows = []
-            with open(SHARED / "penha-variations" / fname, encoding="utf-8", newline="") as fh:
-                for r in csv.DictReader(fh):
-                    a, b = " ".join(r["original_query"].split()), " ".join(r["variation"].split())
-                    wa, wb = a.split(), b.split()
-                    if r["method"] != method or len(wa) != len(wb):
-                        continue
-                    diff = [i for i, (x, y) in enumerate(zip(wa, wb)) if x != y]
-                    if len(diff) != 1:
-                        continue
-                    start = sum(len(w) + 1 for w in wa[:diff[0]])
-                    rows.append(dict(original=a, variation=b, start=start, word=wa[diff[0]], new=wb[diff[0]],
-                                     valid=int(r["valid"] == "True")))
+            rows = penha_one_word_swaps(fname, method)
             token_features(rows)
             minilm_features(rows)
             y = [r["valid"] for r in rows]

@@ -572,24 +572,14 @@ def cmd_penha():
     from perturb.resources._text import stopwords, tagging_copy
     from perturb.resources.lexicon import base_forms
     from perturb.resources.wordnet_reader import wordnet
-    from syn_ceiling import SHARED
+    from syn_ceiling import penha_one_word_swaps
 
     gen = make("SWAPSYN-WNET")
     wn = wordnet()
     stops = stopwords()
     for fname in ("variations_antique_labeled.csv", "variations_trec2019_labeled.csv"):
-        rows = []
-        with open(SHARED / "penha-variations" / fname, encoding="utf-8", newline="") as fh:
-            for r in csv.DictReader(fh):
-                a, b = " ".join(r["original_query"].split()), " ".join(r["variation"].split())
-                wa, wb = a.split(), b.split()
-                if r["method"] != "WordSwapWordNet" or len(wa) != len(wb):
-                    continue
-                diff = [i for i, (x, y) in enumerate(zip(wa, wb)) if x != y]
-                if len(diff) != 1:
-                    continue
-                start = sum(len(w) + 1 for w in wa[:diff[0]])
-                rows.append((a, b, start, wa[diff[0]], wb[diff[0]], r["valid"] == "True"))
+        rows = [(r["original"], r["variation"], r["start"], r["word"], r["new"], r["valid"] == 1)
+                for r in penha_one_word_swaps(fname, "WordSwapWordNet")]
         docs = dict(zip(sorted({r[0] for r in rows}), _spacy.parse([tagging_copy(t) for t in sorted({r[0] for r in rows})])))
         model = gen.model()
         out = []
