@@ -45,3 +45,13 @@ def generator(name: str):
             pytest.fail(f"{exc}  (set DRBENCH_SKIP_MISSING=1 to skip on machines without it)")
         _GENS[name] = gen
     return _GENS[name]
+
+
+def swapwords_candidates(text: str) -> dict:
+    """Every SWAPWORDS candidate of ``text`` at any score: variation -> (score, kind)."""
+    from perturb.resources import _spacy
+    from perturb.resources._text import tagging_copy
+
+    gen = make("SWAPWORDS")
+    doc = _spacy.parse([tagging_copy(text)])[0]
+    return {gen.apply(doc, text, *c[:4]): (c[4], c[5]) for c in gen.scored(doc, text)}

@@ -9,7 +9,7 @@ import pytest
 
 from perturb import make
 from perturb.resources import _spacy
-from perturb.resources._text import tagging_copy
+from perturb_helpers import swapwords_candidates
 
 pytest.importorskip("spacy")
 if _spacy.model_name() is None:  # pragma: no cover - depends on the install
@@ -18,10 +18,7 @@ if _spacy.model_name() is None:  # pragma: no cover - depends on the install
 DEVSET = Path(__file__).resolve().parents[2] / "docs" / "validity" / "dev-SWAPWORDS.tsv"
 
 
-def _variations(text):
-    gen = make("SWAPWORDS")
-    doc = _spacy.parse([tagging_copy(text)])[0]
-    return {gen.apply(doc, text, *c[:4]): (c[4], c[5]) for c in gen.scored(doc, text)}
+_variations = swapwords_candidates  # every candidate at any score: variation -> (score, kind)
 
 
 @pytest.mark.parametrize("text,variation,kind", [

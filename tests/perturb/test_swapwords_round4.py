@@ -8,7 +8,7 @@ import pytest
 
 from perturb import make
 from perturb.resources import _spacy, wordnet_index
-from perturb.resources._text import tagging_copy
+from perturb_helpers import swapwords_candidates
 
 pytest.importorskip("spacy")
 if _spacy.model_name() is None:  # pragma: no cover - depends on the install
@@ -19,10 +19,7 @@ if wordnet_index.index() is None:  # pragma: no cover - depends on the install
 CONFIRM = Path(__file__).resolve().parents[2] / "docs" / "validity" / "confirm-SWAPWORDS-round4.tsv"
 
 
-def _kinds(text):
-    gen = make("SWAPWORDS")
-    doc = _spacy.parse([tagging_copy(text)])[0]
-    return {gen.apply(doc, text, *c[:4]): (c[4], c[5]) for c in gen.scored(doc, text)}
+_kinds = swapwords_candidates  # every candidate at any score: variation -> (score, kind)
 
 
 @pytest.mark.parametrize("adjective,noun,lemma,why", [
