@@ -13,7 +13,7 @@ from bench.core.io import atomic_write_text
 from bench.core.paths import check_writable_folder
 from perturb import DEFAULT_PROTOCOL, GENERATORS, PAPER_ORDER, PROTOCOLS, describe_protocol
 from perturb.io.importers import import_penha_csv, import_rodr_tsv
-from perturb.io.sets import applicability_table, generate, write_sets
+from perturb.io.sets import applicability_table, generate_all, write_sets
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -71,7 +71,7 @@ def run(args) -> int:
         originals = dict(items)
         names = PAPER_ORDER if not args.generators else [GENERATORS.canonical(g.strip()) for g in
                                                          args.generators.split(",") if g.strip()]
-        sets = [generate(n, items, args.seed, protocol=args.protocol) for n in names]
+        sets = generate_all(items, args.seed, names, protocol=args.protocol)  # BACKTRANS overlaps the others
         print(describe_protocol(args.protocol))
     rows = applicability_table(sets)
     import csv

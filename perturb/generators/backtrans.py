@@ -305,6 +305,57 @@ class BackTranslate(Generator):
             for tr in self._translators:
                 tr.shared = None
 
+    # ------------------------------------------------------------------ round trips ahead of time
+    # Each text's round trip does not depend on the batch or the seed (see ApertiumTranslator._run_alone),
+    # so one computed ahead, or for another seed, is the one this batch would compute.
+    def _trip_memo(self) -> Dict[str, Dict[str, Optional[tuple]]]:
+        return self.__dict__.setdefault("_trips", {})
+
+    def prefetch(self, items) -> None:
+        """Start the Apertium round trips of ``items`` in a background thread (Apertium runs in its
+        own processes, so the generators that run meanwhile overlap with it); a later
+        :meth:`perturb_batch` of these texts, for any seed, takes them instead of translating again.
+        Only the translation runs there: scoring (which reads WordNet, not safe across threads)
+        stays in the calling thread."""
+        if not self.verified:
+            return
+        sent = sorted({self._sent(t) for _, t in items} - set(self._trip_memo()))
+        if not sent:
+            return
+        import threading
+        from concurrent.futures import Future
+
+        fut: "Future" = Future()
+        self.__dict__.setdefault("_pending", []).append(fut)
+
+        def work():
+            try:
+                trips = self._round_trips(sent)
+                fut.set_result({s: {p: r[i] for p, r in trips.items()} for i, s in enumerate(sent)})
+            except BaseException as exc:  # noqa: BLE001 - raised again where the batch waits
+                fut.set_exception(exc)
+
+        threading.Thread(target=work, name="BACKTRANS-prefetch", daemon=True).start()
+
+    def _trips_for(self, sent: Sequence[str]) -> Dict[str, Dict[str, Optional[tuple]]]:
+        """text -> pivot -> round trip for every text of ``sent``: from :meth:`prefetch` or an
+        earlier batch where available, the rest translated now."""
+        memo = self._trip_memo()
+        for fut in self.__dict__.pop("_pending", []):
+            memo.update(fut.result())
+        todo = sorted({s for s in sent if s not in memo})
+        if todo:
+            trips = self._round_trips(todo, warm=backtrans_score.warm)
+            memo.update({s: {p: r[i] for p, r in trips.items()} for i, s in enumerate(todo)})
+        else:
+            backtrans_score.warm()
+        return memo
+
+    @staticmethod
+    def _sent(text: str) -> str:
+        """The text as sent to Apertium: ALL-CAPS and Title Case queries lower-cased."""
+        return text.lower() if case_style(text) in ("upper", "title") else text
+
     def verified_candidates(self, text: str, sent: str, trips: Dict[str, Optional[tuple]]):
         """Scored candidates of ``sent`` (the text as sent) from its round trips."""
         backs, leaks = {}, {}
@@ -318,11 +369,11 @@ class BackTranslate(Generator):
 
     def _verified_batch(self, texts: Sequence[str], seed: int,
                         rngs: Optional[Sequence[np.random.Generator]] = None) -> List[Perturbation]:
-        sent = [t.lower() if case_style(t) in ("upper", "title") else t for t in texts]
-        trips = self._round_trips(sent, warm=backtrans_score.warm)
+        sent = [self._sent(t) for t in texts]
+        trips = self._trips_for(sent)
         out = []
         for i, (text, s) in enumerate(zip(texts, sent)):
-            cands = self.verified_candidates(text, s, {p: r[i] for p, r in trips.items()})
+            cands = self.verified_candidates(text, s, trips[s])
             passing = [c for c in cands if c.score >= backtrans_score.THRESHOLD]
             if not passing:
                 out.append(Perturbation(text, False, ""))

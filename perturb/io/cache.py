@@ -144,21 +144,45 @@ def _save(path: Path, key: str, gen, entries: Dict[str, list]) -> None:
         atomic_write_text(path, json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":")))
 
 
+def _shard(gen, seed: int) -> Optional[str]:
+    """The cache shard key of ``gen`` and ``seed``; None when the cache is off, the generator is not
+    one of ours, or its config cannot be computed (nothing cached)."""
+    registered = gen.name in GENERATORS and type(gen).__module__.startswith("perturb.")
+    try:
+        return shard_key(gen, seed) if (enabled() and registered) else None
+    except Exception:  # noqa: BLE001 - a config that cannot be computed is not cached
+        return None
+
+
+def _shard_path(gen, key: str) -> Path:
+    return cache_root() / gen.name.replace("/", "_") / f"{key}.json"
+
+
+def uncached(gen, items: Sequence[Tuple[str, str]], seed: int) -> List[Tuple[str, str]]:
+    """The items :func:`cached_perturb_batch` would compute (one per distinct text not in the
+    cache), in its order: what a :meth:`perturb.base.Generator.prefetch` should prepare."""
+    items = list(items)
+    key = _shard(gen, seed)
+    entries = _load(_shard_path(gen, key)) if key is not None else {}
+    first: Dict[str, int] = {}
+    for i, (_, t) in enumerate(items):
+        k = text_key(t)
+        if k not in entries:
+            first.setdefault(k, i)
+    return [items[i] for i in sorted(first.values())]
+
+
 def cached_perturb_batch(gen, items: Sequence[Tuple[str, str]], seed: int, stats: Optional[dict] = None
                          ) -> List[Perturbation]:
     """``gen.perturb_batch(items, seed)`` through the cache. ``stats`` (if given) receives
     ``hits``/``misses`` counts."""
     items = list(items)
-    registered = gen.name in GENERATORS and type(gen).__module__.startswith("perturb.")
-    try:
-        key = shard_key(gen, seed) if (enabled() and registered) else None
-    except Exception:  # noqa: BLE001 - a config that cannot be computed is not cached
-        key = None
+    key = _shard(gen, seed)
     if key is None:
         if stats is not None:
             stats.update(hits=0, misses=len(items))
         return gen.perturb_batch(items, seed)
-    path = cache_root() / gen.name.replace("/", "_") / f"{key}.json"
+    path = _shard_path(gen, key)
     entries = _load(path, warn=True)
     keys = [text_key(t) for _, t in items]
     todo_idx = [i for i, k in enumerate(keys) if k not in entries]

@@ -25,7 +25,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Callable, ContextManager, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from bench.core.errors import DataError
 from bench.core.io import atomic_write_text, sha256_hex
@@ -144,9 +144,49 @@ def _safe_config(gen) -> dict:
         return {"error": str(exc)}
 
 
+def generate_many(names: Iterable[str], queries: Sequence[Tuple[str, str]], seeds: Sequence[int],
+                  protocol: str = DEFAULT_PROTOCOL, cache: bool = True,
+                  around: Optional[Callable[[str], ContextManager]] = None) -> Dict[str, List[VariationSet]]:
+    """name -> [the set for each of ``seeds``], as :func:`generate` gives them one by one.
+
+    One generator instance per name serves every seed. A generator with seed-independent work it
+    can start in the background (:meth:`perturb.base.Generator.prefetch`: BACKTRANS's Apertium
+    round trips, which run in their own processes) starts it first, for the texts not cached for
+    any seed, and runs last, so the other generators run meanwhile. The sets are those each
+    generator gives alone (what is prefetched does not depend on the batch or the seed).
+    ``around(name)``, if given, is entered around each generator's sets (timers, progress)."""
+    from contextlib import nullcontext
+
+    from perturb.base import Generator
+
+    registry = registry_of(protocol)
+    names = list(names)
+    gens = {n: registry.get(n)() if n in registry else None for n in names}
+    ahead = [n for n in names if gens[n] is not None and type(gens[n]).prefetch is not Generator.prefetch]
+    for n in ahead:
+        gen = gens[n]
+        try:
+            gen.check()
+        except ResourceMissing:
+            continue  # generate() records it as missing
+        if cache:
+            from perturb.io.cache import uncached
+
+            todo = {t: (q, t) for s in seeds for q, t in uncached(gen, queries, s)}
+            gen.prefetch(list(todo.values()))
+        else:
+            gen.prefetch(list(queries))
+    out: Dict[str, List[VariationSet]] = {}
+    for n in [n for n in names if n not in ahead] + ahead:
+        with (around(n) if around is not None else nullcontext()):
+            out[n] = [generate(n, queries, s, generator=gens[n], cache=cache, protocol=protocol) for s in seeds]
+    return {n: out[n] for n in names}
+
+
 def generate_all(queries: Sequence[Tuple[str, str]], seed: int, names: Iterable[str] = None,
                  protocol: str = DEFAULT_PROTOCOL) -> List[VariationSet]:
-    return [generate(n, queries, seed, protocol=protocol) for n in (PAPER_ORDER if names is None else names)]
+    sets = generate_many(PAPER_ORDER if names is None else names, queries, [seed], protocol=protocol)
+    return [v[0] for v in sets.values()]
 
 
 def protocol_of(vs: VariationSet) -> str:

@@ -8,6 +8,7 @@ and names them.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
@@ -33,7 +34,7 @@ from bench.search.ann import IndexConfig
 from bench.search.exact import trec_id_problem
 from perturb import DEFAULT_PROTOCOL, GENERATORS, PAPER_ORDER, PROTOCOLS
 from perturb.checks.labels import check_match, match_labels, read_label_files
-from perturb.io.sets import VariationSet, check_set_names, generate, read_tsv
+from perturb.io.sets import VariationSet, check_set_names, generate_many, read_tsv
 from suites.variations.subsets import human_labels, label_column, subsets
 from suites.variations.protocol import protocol_report, run_protocol
 from suites.variations import draws as DR
@@ -112,9 +113,13 @@ def build_sets(dataset: Dataset, cfg: VariationsConfig, timer: Timer):
     names = list(cfg.generators) if cfg.generators is not None else list(PAPER_ORDER)
     items = list(zip(qids, texts))
     seeds = DR.effective_seeds(cfg.generation_seeds, cfg.seed) or [cfg.seed]
-    for name in names:
+    @contextmanager
+    def around(name):
         with timer(f"generate:{name}"), stage(f"generating {name}: {len(items)} queries", cfg.progress):
-            drawn = [generate(name, items, s, protocol=cfg.protocol) for s in seeds]
+            yield
+
+    # BACKTRANS's round trips start first and overlap the other generators (generate_many)
+    for drawn in generate_many(names, items, seeds, protocol=cfg.protocol, around=around).values():
         sets.append(drawn[0] if len(seeds) == 1 else DR.combine(drawn, seeds, texts))
     return sets, notes
 
