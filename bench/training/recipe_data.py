@@ -12,7 +12,7 @@ from bench.core.errors import BenchError
 from bench.core.seeding import rng_for
 from bench.data.model import Dataset, natural_key
 from perturb import PAPER_ORDER
-from perturb.io.sets import generate
+from perturb.io.sets import generate_all
 
 
 @dataclass(frozen=True)
@@ -65,8 +65,7 @@ def variation_pairs(dataset: Dataset, train_ids: Sequence[str], cfg, negatives) 
     by_q: Dict[str, List[Tuple[str, str]]] = {q: [] for q in train_ids}
     used, missing = [], []
     if cfg.recipe != "dr":
-        for name in names:
-            vs = generate(name, items, cfg.seed)
+        for vs in generate_all(items, cfg.seed, names):  # in names order; BACKTRANS overlaps the others
             if vs.status != "ok":
                 missing.append({"name": vs.name, "reason": vs.reason})
                 continue
