@@ -105,7 +105,7 @@ def main(argv=None) -> int:
               f"  warm misses {wstats['misses']}", flush=True)
     # as the product runs them (perturb.io.sets.generate_many): BACKTRANS's round trips start first
     # and overlap the other seven; a second fresh cache, resources already loaded as above
-    from perturb.io.sets import generate_many
+    from perturb.io.generation import generate_many
 
     os.environ["DRBENCH_HOME"] = tempfile.mkdtemp(prefix="drbench-bench-")
     t = time.perf_counter()

@@ -102,11 +102,12 @@ class Generator:
     def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
         raise NotImplementedError
 
-    def prefetch(self, items: Sequence[Tuple[str, str]]) -> None:
+    def prefetch(self, items: Sequence[Tuple[str, str]]) -> bool:
         """Start, in the background, the seed-independent work a later :meth:`perturb_batch` of
         ``items`` needs, so other generators can run meanwhile (:func:`perturb.io.sets.generate_many`).
         The result must not change: only work whose outcome does not depend on when or with what
-        it runs belongs here. Default: nothing."""
+        it runs belongs here. Returns whether anything was started (default: nothing, False)."""
+        return False
 
     def perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
         return settle(text, self._perturb(text, rng))

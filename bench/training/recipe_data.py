@@ -12,7 +12,7 @@ from bench.core.errors import BenchError
 from bench.core.seeding import rng_for
 from bench.data.model import Dataset, natural_key
 from perturb import PAPER_ORDER
-from perturb.io.sets import generate_all
+from perturb.io.generation import generate_all
 
 
 @dataclass(frozen=True)

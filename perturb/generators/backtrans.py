@@ -311,17 +311,17 @@ class BackTranslate(Generator):
     def _trip_memo(self) -> Dict[str, Dict[str, Optional[tuple]]]:
         return self.__dict__.setdefault("_trips", {})
 
-    def prefetch(self, items) -> None:
+    def prefetch(self, items) -> bool:
         """Start the Apertium round trips of ``items`` in a background thread (Apertium runs in its
         own processes, so the generators that run meanwhile overlap with it); a later
         :meth:`perturb_batch` of these texts, for any seed, takes them instead of translating again.
         Only the translation runs there: scoring (which reads WordNet, not safe across threads)
         stays in the calling thread."""
         if not self.verified:
-            return
+            return False
         sent = sorted({self._sent(t) for _, t in items} - set(self._trip_memo()))
         if not sent:
-            return
+            return False
         import threading
         from concurrent.futures import Future
 
@@ -336,6 +336,7 @@ class BackTranslate(Generator):
                 fut.set_exception(exc)
 
         threading.Thread(target=work, name="BACKTRANS-prefetch", daemon=True).start()
+        return True
 
     def _trips_for(self, sent: Sequence[str]) -> Dict[str, Dict[str, Optional[tuple]]]:
         """text -> pivot -> round trip for every text of ``sent``: from :meth:`prefetch` or an

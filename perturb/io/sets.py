@@ -25,13 +25,12 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, ContextManager, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from bench.core.errors import DataError
 from bench.core.io import atomic_write_text, sha256_hex
 from bench.core.io import safe_name
-from perturb import DEFAULT_PROTOCOL, PAPER_ORDER, registry_of
-from perturb.base import ResourceMissing
+from perturb import DEFAULT_PROTOCOL
 
 PathLike = Union[str, Path]
 COLUMNS = ("qid", "text", "applied", "detail")
@@ -103,90 +102,6 @@ class VariationSet:
 
     def as_dict(self) -> Dict[str, Tuple[str, bool, str]]:
         return {q: (t, a, d) for q, t, a, d in zip(self.qids, self.texts, self.applied, self.details)}
-
-
-# --------------------------------------------------------------------------- generation
-def generate(name: str, queries: Sequence[Tuple[str, str]], seed: int, generator=None,
-             cache: bool = True, protocol: str = DEFAULT_PROTOCOL) -> VariationSet:
-    """Run generator ``name`` of ``protocol`` ("validated" or "rodr": :data:`perturb.PROTOCOLS`)
-    over ``(qid, text)`` pairs. Never skips silently: a generator that cannot run here gives a set
-    with ``status="missing"`` and the install hint as ``reason``. Variations come from the content
-    cache (:mod:`perturb.io.cache`) when ``cache``."""
-    qids = [str(q) for q, _ in queries]
-    texts = [t for _, t in queries]
-    if len(set(qids)) != len(qids):
-        dup = next(q for q in qids if qids.count(q) > 1)
-        raise ValueError(f"query id {dup!r} appears twice: ids must be unique (they seed the generators)")
-    registry = registry_of(protocol)
-    gen = generator if generator is not None else registry.get(name)()
-    canonical = registry.canonical(name) if name in registry else name
-    try:
-        gen.check()
-        if cache:
-            from perturb.io.cache import cached_perturb_batch
-
-            results = cached_perturb_batch(gen, list(zip(qids, texts)), seed)
-        else:
-            results = gen.perturb_batch(list(zip(qids, texts)), seed)
-    except ResourceMissing as exc:
-        return VariationSet(name=canonical, label=gen.label, config=_safe_config(gen), seed=seed, qids=qids,
-                            texts=list(texts), applied=[False] * len(qids), details=[""] * len(qids),
-                            status="missing", reason=str(exc))
-    return VariationSet(name=canonical, label=gen.label, config=gen.config(), seed=seed, qids=qids,
-                        texts=[r.text for r in results], applied=[bool(r.applied) for r in results],
-                        details=[r.detail for r in results])
-
-
-def _safe_config(gen) -> dict:
-    try:
-        return gen.config()
-    except Exception as exc:  # noqa: BLE001 - a missing resource may break config() too
-        return {"error": str(exc)}
-
-
-def generate_many(names: Iterable[str], queries: Sequence[Tuple[str, str]], seeds: Sequence[int],
-                  protocol: str = DEFAULT_PROTOCOL, cache: bool = True,
-                  around: Optional[Callable[[str], ContextManager]] = None) -> Dict[str, List[VariationSet]]:
-    """name -> [the set for each of ``seeds``], as :func:`generate` gives them one by one.
-
-    One generator instance per name serves every seed. A generator with seed-independent work it
-    can start in the background (:meth:`perturb.base.Generator.prefetch`: BACKTRANS's Apertium
-    round trips, which run in their own processes) starts it first, for the texts not cached for
-    any seed, and runs last, so the other generators run meanwhile. The sets are those each
-    generator gives alone (what is prefetched does not depend on the batch or the seed).
-    ``around(name)``, if given, is entered around each generator's sets (timers, progress)."""
-    from contextlib import nullcontext
-
-    from perturb.base import Generator
-
-    registry = registry_of(protocol)
-    names = list(names)
-    gens = {n: registry.get(n)() if n in registry else None for n in names}
-    ahead = [n for n in names if gens[n] is not None and type(gens[n]).prefetch is not Generator.prefetch]
-    for n in ahead:
-        gen = gens[n]
-        try:
-            gen.check()
-        except ResourceMissing:
-            continue  # generate() records it as missing
-        if cache:
-            from perturb.io.cache import uncached
-
-            todo = {t: (q, t) for s in seeds for q, t in uncached(gen, queries, s)}
-            gen.prefetch(list(todo.values()))
-        else:
-            gen.prefetch(list(queries))
-    out: Dict[str, List[VariationSet]] = {}
-    for n in [n for n in names if n not in ahead] + ahead:
-        with (around(n) if around is not None else nullcontext()):
-            out[n] = [generate(n, queries, s, generator=gens[n], cache=cache, protocol=protocol) for s in seeds]
-    return {n: out[n] for n in names}
-
-
-def generate_all(queries: Sequence[Tuple[str, str]], seed: int, names: Iterable[str] = None,
-                 protocol: str = DEFAULT_PROTOCOL) -> List[VariationSet]:
-    sets = generate_many(PAPER_ORDER if names is None else names, queries, [seed], protocol=protocol)
-    return [v[0] for v in sets.values()]
 
 
 def protocol_of(vs: VariationSet) -> str:

@@ -34,7 +34,8 @@ from bench.search.ann import IndexConfig
 from bench.search.exact import trec_id_problem
 from perturb import DEFAULT_PROTOCOL, GENERATORS, PAPER_ORDER, PROTOCOLS
 from perturb.checks.labels import check_match, match_labels, read_label_files
-from perturb.io.sets import VariationSet, check_set_names, generate_many, read_tsv
+from perturb.io.sets import VariationSet, check_set_names, read_tsv
+from perturb.io.generation import generate_many
 from suites.variations.subsets import human_labels, label_column, subsets
 from suites.variations.protocol import protocol_report, run_protocol
 from suites.variations import draws as DR
@@ -114,8 +115,9 @@ def build_sets(dataset: Dataset, cfg: VariationsConfig, timer: Timer):
     items = list(zip(qids, texts))
     seeds = DR.effective_seeds(cfg.generation_seeds, cfg.seed) or [cfg.seed]
     @contextmanager
-    def around(name):
-        with timer(f"generate:{name}"), stage(f"generating {name}: {len(items)} queries", cfg.progress):
+    def around(name, ahead):
+        note = " (its translations ran in the background while the sets above were made)" if ahead else ""
+        with timer(f"generate:{name}"), stage(f"generating {name}: {len(items)} queries{note}", cfg.progress):
             yield
 
     # BACKTRANS's round trips start first and overlap the other generators (generate_many)

@@ -7,7 +7,8 @@ import pytest
 
 from perturb import make
 from perturb.io.cache import cache_root, cached_perturb_batch, shard_key
-from perturb.io.sets import format_tsv, generate
+from perturb.io.sets import format_tsv
+from perturb.io.generation import generate
 
 
 ITEMS = [("1", "what is the percentage of people with security clearance"), ("2", "how do the romans build aqueducts"),

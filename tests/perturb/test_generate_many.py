@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from perturb.io.sets import generate, generate_many
+from perturb.io.generation import generate, generate_many
 
 ITEMS = [("1", "What is the largest planet in our solar system?"), ("2", "INVESTIGATION OF FREE TURBULENT MIXING ."),
          ("3", "how do i get water out of my phone"), ("4", "the effect of heat transfer on boundary layers"),
@@ -54,7 +54,7 @@ def test_round_trips_start_before_the_others_and_run_once_for_every_seed(tmp_pat
         return real_generate(name, *a, **k)
 
     monkeypatch.setattr(backtrans.BackTranslate, "_round_trips", counted)
-    monkeypatch.setattr("perturb.io.sets.generate", logged)
+    monkeypatch.setattr("perturb.io.generation.generate", logged)
     generate_many(NAMES, ITEMS, [0, 1, 2])
     trips = [e for e in events if e[0] == "round trips"]
     assert len(trips) == 1, trips  # three seeds, one translation of each distinct text

@@ -312,7 +312,7 @@ def test_backtrans_apertium_round_trip_no_unknown_marks():
 def test_backtrans_missing_backends_reported(monkeypatch):
     import perturb.generators.backtrans as bt
     import perturb.resources.translators as tr
-    from perturb.io.sets import generate
+    from perturb.io.generation import generate
 
     monkeypatch.setattr(tr.shutil, "which", lambda name: None)
     monkeypatch.setattr(tr, "_hf_cached", lambda model_id: None)

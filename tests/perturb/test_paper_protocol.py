@@ -12,7 +12,8 @@ from bench.core.seeding import rng_for
 from perturb import GENERATORS, PAPER_GENERATORS, PAPER_ORDER, PROTOCOLS, describe_protocol, make
 from perturb.resources._text import stopwords, word_spans
 from perturb.base import ResourceMissing
-from perturb.io.sets import format_tsv, generate, protocol_of
+from perturb.io.sets import format_tsv, protocol_of
+from perturb.io.generation import generate
 from perturb_helpers import SECURITY
 
 QUERIES = [SECURITY, "how do the romans build aqueducts ?", "WHAT SIMILARITY LAWS MUST BE OBEYED",

@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 from bench.core.errors import DataError
 from perturb.base import Generator, Perturbation, ResourceMissing
 from perturb.io.importers import import_penha_csv, import_rodr_tsv
-from perturb.io.sets import VariationSet, applicability_table, format_tsv, generate, generate_all, read_tsv, write_tsv
+from perturb.io.sets import VariationSet, applicability_table, format_tsv, read_tsv, write_tsv
+from perturb.io.generation import generate, generate_all
 from perturb_helpers import SECURITY, shared_data
 
 
