@@ -247,6 +247,103 @@ def cmd_stage2(pkl, depth, floor=0.3):
                 print(f"    {r['split']} s2 {r['s2']:.3f} s1 {r['s1']:.3f} tc {r['tc']:.3f} valid {r['valid']} {r['word']}->{r['new']} | {r['original'][:60]}")
 
 
+FRESH_SEED = 2707
+FRESH_PER = 200
+# the configuration fixed on the tuning half before the fresh sample was drawn (stage2 2 0.4):
+CASCADE = dict(depth=2, floor=0.4, threshold=0.7405, intercept=1.220, w_logit=0.974, w_tok=0.824,
+               mu=(0.3802, 0.6636), sd=(0.6856, 0.136))
+
+
+FRESH_FROZEN = Path(__file__).resolve().parents[1] / "docs" / "validity" / "queries-SWAPSYN-round7-fresh.tsv"
+
+
+def fresh_queries():
+    """(style, qid, text): queries in no development set and in none of round 6's three samples
+    (seed 2707), as frozen in docs/validity/queries-SWAPSYN-round7-fresh.tsv once drawn."""
+    import csv
+    import syn_pick
+
+    if FRESH_FROZEN.is_file():
+        with open(FRESH_FROZEN, encoding="utf-8", newline="") as fh:
+            return [(r["style"], r["qid"], r["text"]) for r in csv.DictReader(fh, delimiter="\t")]
+
+    first = {("keyword-title" if "title" in s else s, q) for s, q, _ in
+             syn_pick.frozen("pick") + syn_pick.frozen("confirm") + syn_pick.frozen("third")}
+    return syn_pick.fresh_sample(FRESH_SEED, per=FRESH_PER, exclude=first, caps=FRESH_PER * 2 // 5)
+
+
+def cascade_rows(qs, cfg=CASCADE):
+    """Every SWAPSYN-WNET candidate scoring >= the floor (POS kept), with s1, tok_cos and s2."""
+    from perturb.generators.wordnet import VerifiedSwapSynWordNet
+
+    gen = VerifiedSwapSynWordNet()
+    texts = [t for _, _, t in qs]
+    per = gen.scored(texts, cfg["floor"])
+    rows = []
+    for (style, qid, text), cs in zip(qs, per):
+        for start, end, new, score, detail in cs:
+            rows.append(dict(style=style, qid=qid, original=text, variation=text[:start] + new + text[end:],
+                             start=start, word=text[start:end], new=new, s1=score, detail=detail))
+    tok, model = load_minilm(cfg["depth"])
+    E = encode(tok, model, sorted({r["original"] for r in rows} | {r["variation"] for r in rows}))
+    for r in rows:
+        r["tc"] = round(tok_cos(E, r["original"], r["variation"], r["start"], r["word"], r["new"]), 3)
+        z0 = (np.log(r["s1"] / (1 - r["s1"])) - cfg["mu"][0]) / cfg["sd"][0]
+        z1 = (r["tc"] - cfg["mu"][1]) / cfg["sd"][1]
+        r["s2"] = round(float(1 / (1 + np.exp(-(cfg["intercept"] + cfg["w_logit"] * z0 + cfg["w_tok"] * z1)))), 4)
+    return rows
+
+
+def cmd_fresh_list(out_path):
+    """List (no scores) every fresh candidate the cascade passes or the shipped score passes (>= 0.7202)."""
+    import csv
+    import pickle
+
+    qs = fresh_queries()
+    if not FRESH_FROZEN.is_file():
+        with open(FRESH_FROZEN, "w", encoding="utf-8", newline="") as fh:
+            w = csv.writer(fh, delimiter="\t", lineterminator="\n")
+            w.writerow(("style", "qid", "text"))
+            w.writerows(qs)
+    rows = cascade_rows(qs)
+    keep = [r for r in rows if r["s2"] >= CASCADE["threshold"] or r["s1"] >= 0.7202]
+    with open(out_path, "w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh, delimiter="\t", lineterminator="\n")
+        w.writerow(("style", "qid", "original", "variation", "valid", "reason"))
+        for r in sorted(keep, key=lambda r: (r["original"], r["variation"])):
+            w.writerow((r["style"], r["qid"], r["original"], r["variation"], "", ""))
+    from collections import Counter
+    print(len(qs), "queries", dict(Counter(s for s, _, _ in qs)), ";", len(rows), "candidates >= floor;", len(keep), "listed")
+
+
+def cmd_fresh_measure(labelled_path):
+    import csv
+    import pickle
+    from bench.evaluation.intervals import wilson_ci
+
+    with open(labelled_path, encoding="utf-8") as fh:
+        lab = {(r["original"], r["variation"]): r for r in csv.DictReader(fh, delimiter="\t")}
+    qs = fresh_queries()
+    rows = cascade_rows(qs)  # recomputed: the scores are deterministic (s1 and tok_cos rounded)
+    for label, sel in (("cascade s2 >= %.4f" % CASCADE["threshold"], lambda r: r["s2"] >= CASCADE["threshold"]),
+                       ("shipped s1 >= 0.7202", lambda r: r["s1"] >= 0.7202)):
+        ps = [r for r in rows if sel(r)]
+        v = [lab[(r["original"], r["variation"])]["valid"] == "1" for r in ps]
+        k, n = sum(v), len(v)
+        lo, hi = wilson_ci(k, n, 0.95)
+        nq = len({(r["style"], r["qid"]) for r in ps})
+        print(f"{label}: passing candidates {k}/{n} valid ({100 * k / max(1, n):.1f}%, Wilson {100 * lo:.1f}-{100 * hi:.1f}%);"
+              f" queries with a passing candidate {nq}/{len(qs)} ({100 * nq / len(qs):.1f}%)")
+        for style in dict.fromkeys(s for s, _, _ in qs):
+            sp = [r for r in ps if r["style"] == style]
+            print(f"   {style}: {len({r['qid'] for r in sp})}/{sum(s == style for s, _, _ in qs)} queries, "
+                  f"{sum(lab[(r['original'], r['variation'])]['valid'] == '1' for r in sp)}/{len(sp)} valid")
+        for r in ps:
+            L = lab[(r["original"], r["variation"])]
+            if L["valid"] != "1":
+                print(f"   invalid: {r['word']} -> {r['new']} s1 {r['s1']:.3f} tc {r['tc']:.3f} s2 {r['s2']:.3f} | {r['original'][:70]} ({L['reason']})")
+
+
 def main(argv):
     cmd = argv[0]
     n = int(argv[argv.index("--n") + 1]) if "--n" in argv else 7000
@@ -256,6 +353,10 @@ def main(argv):
         cmd_count(n)
     elif cmd == "stage2":
         cmd_stage2(argv[1], int(argv[2]), float(argv[3]) if len(argv) > 3 and not argv[3].startswith("-") else 0.3)
+    elif cmd == "fresh-list":
+        cmd_fresh_list(argv[1])
+    elif cmd == "fresh-measure":
+        cmd_fresh_measure(argv[1])
     elif cmd == "depth":
         cmd_depth(argv[1])
     else:
