@@ -216,7 +216,7 @@ def score_edit(old: Sequence[str], edit: Edit, leaks: Set[str], n_pivots: int,
         why.append("pronoun")
     elif (set(before) ^ set(after)) & ev.NEED_WORDS:
         why.append("need_word")  # "can only move" -> "can move", "no" -> "any"
-    elif wh := ev.question_change(before, after):
+    elif wh := ev.question_change(before, after, ev.which_asks(old, edit.start, edit.end)):
         why.append(wh)  # "what" -> "than", "how" -> "what"
     elif set(before) | set(after) <= ARTICLES:
         nxt = old[edit.end] if edit.end < len(old) else ""
