@@ -130,17 +130,27 @@ def shared_sense(a: str, b: str) -> float:
 NEED_WORDS = _text.NEED_WORDS | {"less", "least"}
 
 
-def question_change(before: List[str], after: List[str]) -> str:
+def question_change(before: List[str], after: List[str], which_asks: bool = False) -> str:
     """``wh_lost``: a question word (not "which") replaced or dropped with no question word left
     ("what" -> "than", "how" -> "as", "who" -> "that it"); ``wh_changed``: one question word for
-    another, which <-> what aside ("how" -> "what"); "" otherwise."""
+    another, which <-> what aside ("how" -> "what"); "" otherwise. ``which_asks``: the edit's
+    "which" opens the question ("which city ...", "in which city ..."; round 7), so it counts as a
+    question word too ("in which city did ..." -> "in that city did ..."); a relative "which"
+    inside a sentence ("papers which discuss" -> "papers that discuss") does not."""
     def wh(words: List[str]) -> List[str]:
         return sorted("what" if w == "which" else w for w in words if w in WH_WORDS)
 
     old, new = wh(before), wh(after)
-    if not [w for w in before if w in WH_WORDS and w != "which"]:
+    if not [w for w in before if w in WH_WORDS and (w != "which" or which_asks)]:
         return ""
     return "wh_lost" if not new else "" if old == new else "wh_changed"
+
+
+def which_asks(old: List[str], start: int, end: int) -> bool:
+    """The span [start, end) of the query's tokens ``old`` holds a "which" that opens the question:
+    the first word, or the second after a preposition ("in which city ...")."""
+    return any(old[i] == "which" and (i == 0 or (i == 1 and old[0] in SIMPLE_PREPOSITIONS))
+               for i in range(start, min(end, 2)))
 
 
 def pronoun_change(before: List[str], after: List[str]) -> bool:

@@ -37,6 +37,7 @@ labelled tuning half of ``docs/validity/dev-BACKTRANS.tsv`` (:mod:`perturb.check
 from __future__ import annotations
 
 import difflib
+import functools
 import itertools
 import re
 from dataclasses import dataclass
@@ -94,8 +95,10 @@ def tokens(text: str) -> List[Tuple[str, int, int]]:
     return [(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(text)]
 
 
-def edits_of(query: str, back: str) -> List[Edit]:
-    a = [t.lower() for t, _, _ in tokens(query)]
+def edits_of(query: str, back: str, old: Optional[Sequence[str]] = None) -> List[Edit]:
+    """The difflib edits from ``query`` to ``back`` (``old``: the query's case-folded tokens, when
+    the caller has them already)."""
+    a = [t.lower() for t, _, _ in tokens(query)] if old is None else list(old)
     b = [t.lower() for t, _, _ in tokens(back)]
     ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
     return [Edit(i1, i2, tuple(b[j1:j2])) for tag, i1, i2, j1, j2 in ops if tag != "equal"]
@@ -120,8 +123,13 @@ def apply_edits(query: str, edits: Sequence[Edit], toks: Optional[Sequence[Tuple
 _BEFORE_MARK = re.compile(r" ([,.;:?!)])")
 
 
-def _join(words: Sequence[str]) -> str:
+@functools.lru_cache(maxsize=65536)
+def _joined(words: Tuple[str, ...]) -> str:
     return _BEFORE_MARK.sub(r"\1", " ".join(words))
+
+
+def _join(words: Sequence[str]) -> str:
+    return _joined(tuple(words))
 
 
 def _words(toks: Sequence[str]) -> List[str]:
@@ -216,7 +224,7 @@ def score_edit(old: Sequence[str], edit: Edit, leaks: Set[str], n_pivots: int,
         why.append("pronoun")
     elif (set(before) ^ set(after)) & ev.NEED_WORDS:
         why.append("need_word")  # "can only move" -> "can move", "no" -> "any"
-    elif wh := ev.question_change(before, after):
+    elif wh := ev.question_change(before, after, ev.which_asks(old, edit.start, edit.end)):
         why.append(wh)  # "what" -> "than", "how" -> "what"
     elif set(before) | set(after) <= ARTICLES:
         nxt = old[edit.end] if edit.end < len(old) else ""
@@ -279,10 +287,15 @@ def independent(pivots: Set[str]) -> int:
     """How many of the round trips ``pivots`` proposing one edit are independent evidence: the most
     of them that share no translation direction (a chained pivot "spa-cat" shares eng->spa with
     "spa" and cat->eng with "cat", so the three count as two). Direct pivots share none."""
+    return _independent(tuple(sorted(pivots)))
+
+
+@functools.lru_cache(maxsize=None)
+def _independent(pivots: Tuple[str, ...]) -> int:  # the pivots sorted; memoised (a few dozen sets)
     from perturb.resources.translators import APERTIUM_CHAINS, APERTIUM_PAIRS, route_directions
 
     dirs = [route_directions(p) if p in APERTIUM_PAIRS or p in APERTIUM_CHAINS else frozenset({(p,)})
-            for p in sorted(pivots)]
+            for p in pivots]
     if all(not (a & b) for i, a in enumerate(dirs) for b in dirs[i + 1:]):
         return len(dirs)
     best = 1
@@ -314,7 +327,7 @@ def candidates(query: str, backs: Dict[str, str], leaks: Dict[str, Set[str]], or
     """Scored candidates of ``query`` from the round trips ``backs`` (pivot -> back text, marks
     stripped, whitespace collapsed) and each pivot's leaked words (case-folded)."""
     old = [t.lower() for t, _, _ in tokens(query)]
-    per_pivot = {p: edits_of(query, b) for p, b in sorted(backs.items())}
+    per_pivot = {p: edits_of(query, b, old) for p, b in sorted(backs.items())}
     proposers: Dict[Edit, Set[str]] = {}
     for p, eds in per_pivot.items():
         for e in eds:
@@ -330,11 +343,14 @@ def candidates(query: str, backs: Dict[str, str], leaks: Dict[str, Set[str]], or
               for e, ps in proposers.items()}
     out: Dict[str, Candidate] = {}
     toks, same = tokens(query), " ".join(query.lower().split())
+    texts: Dict[Tuple[Edit, ...], str] = {}  # one edit set proposed by several round trips: applied once
 
     def add(edits: Tuple[Edit, ...], pivots: Set[str]) -> None:
         if not edits:
             return
-        text = apply_edits(query, edits, toks)
+        text = texts.get(edits)
+        if text is None:
+            text = texts[edits] = apply_edits(query, edits, toks)
         if " ".join(text.lower().split()) == same or not _WORD.search(text):
             return  # unchanged, or nothing left to search for ("a" -> "")
         have = out.get(text)

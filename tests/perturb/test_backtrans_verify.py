@@ -257,3 +257,21 @@ def test_run_memo_computes_once_for_threads_asking_together():
 def test_a_round_trip_that_leaves_no_word_is_no_candidate():
     assert candidates("a", {"epo": "", "cat-spa": "one"}, {}) and all(c.text.strip() for c in candidates("a", {"epo": ""}, {})) \
         and not candidates("a", {"epo": ""}, {})
+
+
+@pytest.mark.parametrize("back", ["In that city did Hitler commit suicide?", "In that city Hitler commit suicide?"])
+def test_an_opening_which_replaced_is_a_question_word_lost_even_with_agreement(back):
+    # round 7: "which" opening the question ("in which city ...") counts for wh_lost; before, "which"
+    # -> "that" was a function word (-0.5) and passed as soon as two pivots agreed
+    query = "In which city did Hitler commit suicide?"
+    cands = candidates(query, {p: back for p in ["cat", "epo", "glg"]}, {}, original=query)
+    whole = [c for c in cands if c.text == back]
+    assert whole and whole[0].score < THRESHOLD and "wh_lost" in whole[0].reasons
+
+
+def test_a_relative_which_for_that_is_still_a_function_word():
+    query = "papers which discuss the heat transfer of a cylinder ."
+    back = "papers that discuss the heat transfer of a cylinder ."
+    cands = candidates(query, {p: back for p in ["cat", "epo", "glg"]}, {}, original=query)
+    whole = [c for c in cands if c.text == back]
+    assert whole and "wh_lost" not in whole[0].reasons and whole[0].score >= THRESHOLD
