@@ -49,6 +49,22 @@ def seen_queries():
     return seen
 
 
+def seen_texts(*paths):
+    """(style, text) of the queries of the development set and the confirmation samples in ``paths``:
+    Cranfield holds a few titles twice under two ids, so a query drawn as fresh by its id can have been
+    labelled under the other; such queries are dropped after the draw (the draw itself is unchanged)."""
+    from perturb.checks.devset import read_devset
+
+    out = set()
+    for path in paths:
+        if path.endswith(".tsv") and "/dev-" in path:
+            out |= {(r.style, r.original) for r in read_devset(path)}
+        else:
+            with open(path, encoding="utf-8") as fh:
+                out |= {(f[0], f[2]) for f in (line.split("\t") for line in fh.read().splitlines()[1:])}
+    return out
+
+
 def fresh():
     """Queries in no development set: every candidate of the new kinds (all such queries), and every
     plain adjective-and-noun candidate of up to ADJ_PER_STYLE queries per style drawn with
@@ -77,7 +93,8 @@ def fresh():
             for c in cs:
                 out.append((style, q, t, gen.apply(d, t, *c[:4]), t[c[0]:c[1]], t[c[2]:c[3]], c[5], c[4]))
     out.sort(key=lambda r: (r[0], r[1], r[3]))
-    return out
+    old = seen_texts(OLD_DEV, CONFIRM4)
+    return [r for r in out if (r[0], r[2]) not in old]
 
 
 def build():
@@ -132,6 +149,7 @@ def confirmation(per_style: int = 30, seed: int = 11, second: bool = False):
         with open(CONFIRM7, encoding="utf-8") as fh:
             seen |= {tuple(line.split("\t")[:2]) for line in fh.read().splitlines()[1:]}
     gen = make("SWAPWORDS")
+    old = seen_texts(DEV, CONFIRM4, *([CONFIRM7] if second else []))  # the same text under another id
     out, drawn = [], {}
     for k, (style, rows) in enumerate(r4.parsed().items()):
         pool = [(q, t) for q, t, _ in rows if (style, q) not in seen]
@@ -139,7 +157,7 @@ def confirmation(per_style: int = 30, seed: int = 11, second: bool = False):
         pick = [pool[i] for i in sorted(rng.permutation(len(pool))[:per_style])]
         drawn[style] = len(pick)
         for (q, t), p in zip(pick, gen.perturb_batch(pick, seed)):
-            if p.applied:
+            if p.applied and (style, t) not in old:
                 out.append((style, q, t, p.text, p.detail))
     return out, drawn
 

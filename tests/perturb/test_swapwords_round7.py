@@ -54,7 +54,7 @@ def test_round7_labels_are_in_the_devset():
     rows = read_devset(VALIDITY / "dev-SWAPWORDS-round7.tsv")
     new = [r for r in rows if "(round 7)" in r.detail]
     old = [r for r in read_devset(VALIDITY / "dev-SWAPWORDS.tsv")]
-    assert len(rows) == 913 and len(new) == 143 and sum(r.valid for r in new) == 129
+    assert len(rows) == 911 and len(new) == 141 and sum(r.valid for r in new) == 127
     key = lambda r: (r.style, r.qid, r.variation)  # noqa: E731
     assert {key(r) for r in old} == {key(r) for r in rows if "(round 7)" not in r.detail}
     assert not {(r.style, r.qid) for r in new} & {(r.style, r.qid) for r in old}  # fresh queries only
@@ -67,3 +67,14 @@ def test_second_confirmation_sample_is_the_generators_output():
     done = make("SWAPWORDS").perturb_batch([(r["qid"], r["original"]) for r in rows], 11)
     assert [p.text for p in done] == [r["variation"] for r in rows]
     assert [p.detail for p in done] == [r["detail"] for r in rows]
+
+
+def test_first_confirmation_sample_differs_only_where_the_fixes_apply():
+    """The first sample was drawn before the two fixes: today the generator leaves "what is taj mahal"
+    unchanged and picks another candidate of the phrasal-verb question; every other row is its output."""
+    with open(VALIDITY / "confirm-SWAPWORDS-round7.tsv", encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+    assert len(rows) == 50 and sum(r["valid"] == "1" for r in rows) == 44
+    done = make("SWAPWORDS").perturb_batch([(r["qid"], r["original"]) for r in rows], 11)
+    differ = {r["original"] for r, p in zip(rows, done) if p.text != r["variation"]}
+    assert differ == {"what is taj mahal", "why do we put up with the heresies of science"}
