@@ -17,10 +17,17 @@ an abbreviation or a hyphenated word. The kinds, each with its evidence name (th
 * ``subject and auxiliary``: in a wh-question, the auxiliary or copula after the wh-word moved
   behind the subject (the order of an embedded question: "where can i buy shoes" -> "where i can
   buy shoes", "what is the capital of france" -> "what the capital of france is"); split by kind
-  (``copula``, ``modal``, ``do``) because the labels judge them differently;
+  (``copula``, ``modal``, ``do``) because the labels judge them differently; round 7: a wh-phrase
+  before the auxiliary ("what type of computer | are you", "how honest | are you": ``wh-phrase``),
+  and a wh-word with the copula and a noun phrase the parse hangs on the copula ("what is love" ->
+  "what love is", "who is the governor": ``copula, wh-subject``); a noun right after the copula's
+  subject ("what is taj | mahal") is ``copula, subject cut short``;
+* ``complement fronted`` (round 7): a personal pronoun, the copula and its complement, the
+  complement moved to the front ("you are a coward" -> "a coward you are"; not with a negation
+  or a verb);
 * ``prepositional phrase fronted``: a query-final prepositional phrase attached to the main
   verb, moved to the front ("how do i cook rice in a microwave" -> "in a microwave how do i cook
-  rice").
+  rice"); a verb with a particle ("put up | with") makes the phrase an ``(argument)``.
 
 :func:`phrase_candidates` returns ``(sa, ea, sb, eb, reason)``; the scores of the reasons live
 in :mod:`perturb.generators.wordorder`.
