@@ -17,10 +17,17 @@ an abbreviation or a hyphenated word. The kinds, each with its evidence name (th
 * ``subject and auxiliary``: in a wh-question, the auxiliary or copula after the wh-word moved
   behind the subject (the order of an embedded question: "where can i buy shoes" -> "where i can
   buy shoes", "what is the capital of france" -> "what the capital of france is"); split by kind
-  (``copula``, ``modal``, ``do``) because the labels judge them differently;
+  (``copula``, ``modal``, ``do``) because the labels judge them differently; round 7: a wh-phrase
+  before the auxiliary ("what type of computer | are you", "how honest | are you": ``wh-phrase``),
+  and a wh-word with the copula and a noun phrase the parse hangs on the copula ("what is love" ->
+  "what love is", "who is the governor": ``copula, wh-subject``); a noun right after the copula's
+  subject ("what is taj | mahal") is ``copula, subject cut short``;
+* ``complement fronted`` (round 7): a personal pronoun, the copula and its complement, the
+  complement moved to the front ("you are a coward" -> "a coward you are"; not with a negation
+  or a verb);
 * ``prepositional phrase fronted``: a query-final prepositional phrase attached to the main
   verb, moved to the front ("how do i cook rice in a microwave" -> "in a microwave how do i cook
-  rice").
+  rice"); a verb with a particle ("put up | with") makes the phrase an ``(argument)``.
 
 :func:`phrase_candidates` returns ``(sa, ea, sb, eb, reason)``; the scores of the reasons live
 in :mod:`perturb.generators.wordorder`.
@@ -35,6 +42,7 @@ FOCUS_ADVERBS = frozenset("even also still always never already ever only just r
                           "merely simply mostly nearly hardly barely rather quite usually".split())
 ARGUMENT_PREPS = frozenset({"of", "like", "than", "as"})
 DEGREE = frozenset("much many long often far old big".split())
+PERSONAL = frozenset("i you he she it we they".split())
 Span = Tuple[int, int]
 BRACKETS = (("(", ")"), ("[", "]"), ("{", "}"))
 
@@ -130,12 +138,14 @@ def _subject_aux(doc):
     words = [t for t in doc if not t.is_punct]
     if not words:
         return
+    phrase = ""
     if words[0].pos_ == "AUX" and words[0].tag_ in ("VBZ", "VBP", "VBD", "MD") and len(words) > 2:
         k = 0  # "are you a robot" -> "you are a robot": a yes/no question in statement order
     elif words[0].lower_ not in WH:
         return
     else:
-            k = 2 if len(words) > 2 and words[0].lower_ == "how" and words[1].lower_ in DEGREE else 1
+        k = 2 if len(words) > 2 and words[0].lower_ == "how" and words[1].lower_ in DEGREE else 1
+        k, phrase = _wh_phrase(doc, words, k)
     if k >= len(words):
         return
     aux = words[k]
@@ -144,6 +154,8 @@ def _subject_aux(doc):
     head = aux if aux.dep_ == "ROOT" else aux.head
     subj = [c for c in head.children if c.dep_ in ("nsubj", "nsubjpass", "expl") and c.i > aux.i]
     if not subj:
+        if k >= 1 and (head.i == aux.i or aux.dep_ == "aux" and head.pos_ in ("NOUN", "PROPN", "ADJ") and head.i > aux.i):
+            yield from _wh_subject_copula(doc, words, aux, phrase)  # "what is love": the parse hangs "is" on "love"
         return
     s = subj[0]
     if s.left_edge.i != aux.i + 1:
@@ -161,13 +173,68 @@ def _subject_aux(doc):
         kind += ", subject cut short"  # "can the procedure of matching | inner and outer solutions ... be"
     elif k == 1 and words[0].lower_ == "how" and doc[s.left_edge.i].pos_ in ("ADJ", "ADV"):
         kind += ", how + adjective"  # "how large changes ... do affect" reads as "how large"
+    if kind == "copula" and nxt and nxt[0].pos_ in ("NOUN", "PROPN"):
+        kind = "copula, subject cut short"  # "what is taj mahal" -> "what taj is mahal" (round 7)
     if kind == "copula" and s.right_edge.i < words[-1].i and any(
             t.dep_ not in ("punct",) for t in doc[s.right_edge.i + 1:] if t.head is aux):
         kind = "copula, complement after"  # "what is X like" -> "what X is like"
+    if phrase:  # "what type of computer | are you", "how honest | are you": one kind, scored on its own labels
+        kind = "wh-phrase" + (kind[kind.index(","):] if "," in kind and not kind.startswith("copula, complement") else "")
     if k == 0:
         kind = ("yes/no, do" if kind.startswith("do") else "yes/no") + kind[kind.index(","):] if "," in kind and \
             not kind.startswith("copula, complement") else ("yes/no, do" if kind == "do" else "yes/no")
     yield _tok_span(doc, aux.i, aux.i), _tok_span(doc, s.left_edge.i, s.right_edge.i), f"subject and auxiliary ({kind})"
+
+
+def _wh_phrase(doc, words, k: int):
+    """(position of the auxiliary, kind suffix) after a wh-word that opens a longer phrase (round 7):
+    a wh-determiner's noun phrase ("what type of computer | are you", "which name | is ...") or
+    "how" + an adjective or adverb ("how honest | are you", "how often | do ..."); else ``(k, "")``."""
+    first = words[0]
+    if k == 1 and first.dep_ == "det" and first.head.pos_ in ("NOUN", "PROPN") and first.head.i > first.i:
+        end = first.head.right_edge.i
+    elif k == 1 and first.lower_ == "how" and len(words) > 2 and words[1].pos_ in ("ADJ", "ADV") and \
+            words[1].lower_ not in WH:
+        end = words[1].i
+    else:
+        return k, ""
+    nxt = [n for n, w in enumerate(words) if w.i > end]
+    return (nxt[0], ", wh-phrase") if nxt else (len(words), "")
+
+
+def _wh_subject_copula(doc, words, aux, phrase: str = ""):
+    """"what is love" -> "what love is", "who is the governor" -> "who the governor is": a wh-word and
+    the copula "is/are/was/were" with everything after it one noun phrase the parse hangs on the copula
+    (it calls the wh-word the subject, so the plain subject-and-auxiliary candidate does not arise).
+    No verb, no wh-word, no comma and no stranded preposition in the phrase (round 7)."""
+    if aux.lemma_ != "be" or aux.tag_ not in ("VBZ", "VBP", "VBD"):
+        return
+    rest = [t for t in words if t.i > aux.i]
+    if not rest or rest[0].pos_ in ("VERB", "AUX", "ADP", "SCONJ", "CCONJ", "PART"):
+        return
+    if any(t.pos_ in ("VERB", "AUX") or t.lower_ in WH or t.text == "," for t in rest) or rest[-1].pos_ == "ADP":
+        return
+    top = [t for t in rest if not rest[0].i <= t.head.i <= rest[-1].i or t.head.i == t.i]  # the phrase's top word(s)
+    if len(top) != 1 or top[0].dep_ not in ("attr", "acomp", "nsubj", "dep", "npadvmod", "punct", "advmod", "ROOT"):
+        return
+    kind = "copula, wh-subject"
+    yield _tok_span(doc, aux.i, aux.i), _tok_span(doc, rest[0].i, rest[-1].i), f"subject and auxiliary ({kind})"
+
+
+def _complement_fronted(doc):
+    """"you are a coward" -> "a coward you are": a statement of a personal pronoun, the copula and
+    its complement (no negation, no verb, no wh-word), the complement moved to the front (round 7)."""
+    words = [t for t in doc if not t.is_punct]
+    if len(words) < 3 or words[0].lower_ not in PERSONAL or words[0].dep_ != "nsubj":
+        return
+    cop = words[1]
+    if cop.lemma_ != "be" or cop.dep_ != "ROOT" or words[0].head.i != cop.i:
+        return
+    rest = words[2:]
+    if any(t.pos_ in ("VERB", "AUX", "PART", "SCONJ", "CCONJ") or t.lower_ in WH or t.dep_ == "neg" or t.text == ","
+           for t in rest):
+        return
+    yield _tok_span(doc, words[0].i, cop.i), _tok_span(doc, rest[0].i, rest[-1].i), "complement fronted"
 
 
 def _fronted_pp(doc):
@@ -180,7 +247,8 @@ def _fronted_pp(doc):
     for p in root.children:
         if p.dep_ == "prep" and p.i > root.i and p.right_edge.i == words[-1].i and p.right_edge.i > p.i:
             kind = " (argument)" if p.lower_ in ARGUMENT_PREPS or any(
-                t.pos_ == "VERB" for t in doc[p.i + 1: p.right_edge.i + 1]) else ""  # "get rid of", a clause
+                t.pos_ == "VERB" for t in doc[p.i + 1: p.right_edge.i + 1]) or any(
+                c.dep_ == "prt" for c in root.children) else ""  # "get rid of", a clause, "put up | with" (round 7)
             if not kind and (words[0].pos_ in ("NOUN", "PROPN", "ADJ") or _inner_host(doc, p)):
                 kind = " (another attachment)"  # "IN THE INTERIOR OF AIRCRAFT BOUNDARY LAYER ...", "in 1865"
             yield _tok_span(doc, words[0].i, p.i - 1), _tok_span(doc, p.i, p.right_edge.i), \
@@ -197,7 +265,8 @@ def _inner_host(doc, p) -> bool:
 def phrase_candidates(doc, text: str) -> List[Tuple[int, int, int, int, str]]:
     """Every phrase reordering of ``doc`` (a parse of ``text`` or its same-length lower-cased copy)."""
     out, seen = [], set()
-    for gen in (_coordinations(doc), _sibling_preps(doc), _adverbs(doc, text), _subject_aux(doc), _fronted_pp(doc)):
+    for gen in (_coordinations(doc), _sibling_preps(doc), _adverbs(doc, text), _subject_aux(doc), _fronted_pp(doc),
+                _complement_fronted(doc)):
         for a, b, reason in gen:
             if _clean(text, a, b) and (a, b) not in seen and text[a[0]:a[1]].lower() != text[b[0]:b[1]].lower():
                 seen.add((a, b))

@@ -33,7 +33,8 @@ def test_verified_swap_never_crosses_a_preposition():
     outs = {p.text for p in _outs(make("SWAPWORDS"), "what is the effect of heat on cracks") if p.applied}
     assert outs == {"what the effect of heat on cracks is"}  # a phrase reordering, never "heat of effect"
     outs = {p.text for p in _outs(make("SWAPWORDS"), "how are dna and rna similar") if p.applied}
-    assert outs == {"how dna and rna are similar", "how are rna and dna similar"}  # conjuncts: 0.80 (3/3 labelled)
+    # conjuncts score 0.80 (3/3 labelled), under the round-7 threshold 0.83 (docs/methods.md)
+    assert outs == {"how dna and rna are similar"}
 
 
 def test_swapwords_config_records_mode():
@@ -109,7 +110,7 @@ def test_applicability_on_small_real_lists(name):
 def test_default_threshold_is_the_devset_choice(name, attr):
     from perturb.checks.devset import choose, read_devset
 
-    rows = read_devset(ROOT / "docs" / "validity" / f"dev-{name}.tsv")
+    rows = read_devset(ROOT / "docs" / "validity" / (f"dev-{name}-round7.tsv" if name == "SWAPWORDS" else f"dev-{name}.tsv"))
     tune = [r for r in rows if r.split == "tune"]
     if name == "SWAPWORDS":  # kind by kind (perturb.checks.devset.choose_by_kind), pooled for TRANSTENSE
         from perturb.checks.devset import choose_by_kind

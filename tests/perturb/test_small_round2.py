@@ -70,7 +70,7 @@ def test_swapwords_kind_scores_are_the_smoothed_tuning_half_validity():
     from perturb.checks.devset import kind_counts, read_devset
     from perturb.generators.wordorder import SCORE_OF
 
-    rows = read_devset(Path(__file__).resolve().parents[2] / "docs" / "validity" / "dev-SWAPWORDS.tsv")
+    rows = read_devset(Path(__file__).resolve().parents[2] / "docs" / "validity" / "dev-SWAPWORDS-round7.tsv")
     counts = kind_counts(r for r in rows if r.split == "tune")
     assert len(rows) >= 200 and len({r.style for r in rows}) >= 4
     for kind, (v, n) in counts.items():

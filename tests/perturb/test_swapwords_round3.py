@@ -15,7 +15,7 @@ pytest.importorskip("spacy")
 if _spacy.model_name() is None:  # pragma: no cover - depends on the install
     pytest.skip("no spaCy English model", allow_module_level=True)
 
-DEVSET = Path(__file__).resolve().parents[2] / "docs" / "validity" / "dev-SWAPWORDS.tsv"
+DEVSET = Path(__file__).resolve().parents[2] / "docs" / "validity" / "dev-SWAPWORDS-round7.tsv"
 
 
 _variations = swapwords_candidates  # every candidate at any score: variation -> (score, kind)
@@ -87,7 +87,7 @@ def test_evidence_table_is_the_tuning_half_of_the_devset():
 
 def test_config_records_the_evidence_and_threshold():
     cfg = make("SWAPWORDS").config()
-    assert cfg["min_score"] == 0.8 and cfg["evidence"]["gerund and its bare object"] < 0.8
+    assert cfg["min_score"] == 0.83 and cfg["evidence"]["gerund and its bare object"] < 0.83
     assert cfg["unlisted_kind_score"] == 0.5
     assert make("SWAPWORDS", min_score=0.6).config() != cfg
 
