@@ -190,11 +190,25 @@ FRESH_KINDS = ("adjective and its noun", "adjective and its noun (term evidence)
                "subject and auxiliary (yes/no, do)", "gerund and its bare object", "adverb moved")
 
 
+def drawn_rows(gen, style, pool, seed, n):
+    """The listing rows of every candidate of ``n`` queries drawn from ``pool`` ((qid, text, doc,
+    candidates) per query) with ``default_rng(seed)``, in pool order."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    return [listing_row(gen, style, q, t, d, c)
+            for i in sorted(rng.permutation(len(pool))[:n]) for q, t, d, cs in [pool[i]] for c in cs]
+
+
+def listing_row(gen, style, q, t, d, c):
+    """One candidate of a label listing: (style, qid, text, variation, span a, span b, kind, score)."""
+    return (style, q, t, gen.apply(d, t, *c[:4]), t[c[0]:c[1]], t[c[2]:c[3]], c[5], c[4])
+
+
 def fresh(per_style: int = 30, path="docs/validity/dev-SWAPWORDS.tsv"):
     """Queries not yet labelled, drawn per style with ``default_rng(4401 + style index)`` among those
     with a candidate of FRESH_KINDS; every candidate of those kinds. Printed without scores or kinds
     (labels are written from this listing)."""
-    import numpy as np
     from perturb import make
     from perturb.checks.devset import read_devset
 
@@ -209,11 +223,7 @@ def fresh(per_style: int = 30, path="docs/validity/dev-SWAPWORDS.tsv"):
             cs = [c for c in gen.scored(d, t) if c[5] in FRESH_KINDS]
             if cs:
                 pool.append((q, t, d, cs))
-        rng = np.random.default_rng(4401 + k)
-        for i in sorted(rng.permutation(len(pool))[:per_style]):
-            q, t, d, cs = pool[i]
-            for c in cs:
-                out.append((style, q, t, gen.apply(d, t, *c[:4]), t[c[0]:c[1]], t[c[2]:c[3]], c[5], c[4]))
+        out += drawn_rows(gen, style, pool, 4401 + k, per_style)
     return out
 
 

@@ -69,7 +69,6 @@ def fresh():
     """Queries in no development set: every candidate of the new kinds (all such queries), and every
     plain adjective-and-noun candidate of up to ADJ_PER_STYLE queries per style drawn with
     ``default_rng(7701 + style index)``. Rows (style, qid, original, variation, span a, span b, kind, score)."""
-    import numpy as np
     from perturb import make
 
     gen = make("SWAPWORDS")
@@ -83,15 +82,11 @@ def fresh():
             cs = gen.scored(d, t)
             for c in cs:
                 if _is_new(c[5]):
-                    out.append((style, q, t, gen.apply(d, t, *c[:4]), t[c[0]:c[1]], t[c[2]:c[3]], c[5], c[4]))
+                    out.append(r4.listing_row(gen, style, q, t, d, c))
             adj = [c for c in cs if c[5] == ADJ]
             if adj:
                 adj_pool.append((q, t, d, adj))
-        rng = np.random.default_rng(7701 + k)
-        for i in sorted(rng.permutation(len(adj_pool))[:ADJ_PER_STYLE]):
-            q, t, d, cs = adj_pool[i]
-            for c in cs:
-                out.append((style, q, t, gen.apply(d, t, *c[:4]), t[c[0]:c[1]], t[c[2]:c[3]], c[5], c[4]))
+        out += r4.drawn_rows(gen, style, adj_pool, 7701 + k, ADJ_PER_STYLE)
     out.sort(key=lambda r: (r[0], r[1], r[3]))
     old = seen_texts(OLD_DEV, CONFIRM4)
     return [r for r in out if (r[0], r[2]) not in old]

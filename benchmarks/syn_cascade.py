@@ -34,19 +34,9 @@ def load_minilm(layers=None):
 
 
 def encode(tok, model, texts, batch=64, max_length=48):
-    """text -> (hidden states, offsets, mask), one batch at a time."""
-    import torch
-
-    out = {}
-    for i in range(0, len(texts), batch):
-        b = texts[i:i + batch]
-        t = tok(b, return_offsets_mapping=True, padding=True, truncation=True, max_length=max_length, return_tensors="pt")
-        off = t.pop("offset_mapping")
-        with torch.no_grad():
-            h = model(**t).last_hidden_state
-        for j, s in enumerate(b):
-            out[s] = (h[j].numpy(), off[j].numpy(), t["attention_mask"][j].numpy())
-    return out
+    """text -> (hidden states of the last layer, offsets, mask), one batch at a time."""
+    return {s: (hs[-1], off, mask) for s, (hs, off, mask) in
+            encode_layers(tok, model, texts, batch=batch, max_length=max_length).items()}
 
 
 def span_vec(E, s, a, b):

