@@ -1,16 +1,18 @@
-"""Numbers of results/rodr-study/README.md after the round-6 re-run, with round 5's beside them.
+"""Numbers of results/rodr-study/README.md after a re-run, with the previous round's beside them.
 
 Usage:
-    python benchmarks/rodr_study_round6.py NEW_DIR OLD_DIR [--seeds 0 1 2]
+    python benchmarks/rodr_study_rerun.py NEW_DIR OLD_DIR [--round 7] [--changed SWAPWORDS] [--seeds 0 1 2] [--oq]
 
 NEW_DIR and OLD_DIR each hold the study's files (run folders, training/*.json, drop_rate-*.csv,
-heldout_queries-*.txt, compare-*.md); OLD_DIR is round 5's, e.g. extracted with
-``git archive 87c60e9 results/rodr-study | tar -x -C /tmp/old``.
+heldout_queries-*.txt, compare-*.md); OLD_DIR is the previous round's, e.g. extracted with
+``git archive <commit> results/rodr-study | tar -x -C /tmp/old``. ``--round`` names the new round
+in the headings; ``--changed`` the sets whose generators changed in it (round 6: BACKTRANS
+SWAPSYN-WNET SWAPWORDS; round 7: SWAPWORDS).
 
 Prints: the MRR@10 table (ORIGINAL / VARIATIONS (AVG.) / drop rate of the average), the
 drop-rate pairs, the significance markers of the compare tables, queries changed per set, whether
-the held-out query files are identical, whether each training loss sequence equals round 5's, and
-the drop rate of the mean over the sets whose generators did not change in round 6.
+the held-out query files are identical, whether each training loss sequence equals the previous
+round's, and the drop rate of the mean over the sets whose generators did not change.
 """
 
 from __future__ import annotations
@@ -21,8 +23,7 @@ import json
 from pathlib import Path
 
 MODELS = [("minilm", "minilm-l6"), ("dr", "dr"), ("dr-qv", "dr-qv"), ("rodr", "rodr")]
-CHANGED_R6 = {"BACKTRANS", "SWAPSYN-WNET", "SWAPWORDS"}
-PAIRS = [("dr", "rodr"), ("dr", "dr-qv"), ("dr-qv", "rodr"), ("minilm-l6", "dr")]
+PAIRS = [("dr", "rodr"), ("dr", "dr-qv"), ("dr-qv", "rodr"), ("minilm-l6", "dr"), ("minilm-l6", "rodr")]
 
 
 def result(root: Path, run: str) -> dict:
@@ -80,9 +81,12 @@ def main() -> None:
     ap.add_argument("old", type=Path)
     ap.add_argument("--seeds", nargs="+", default=["0", "1", "2"])
     ap.add_argument("--oq", action="store_true", help="also the from-DR_OQ case (seed 0)")
+    ap.add_argument("--round", type=int, default=7, help="the new round (headings)")
+    ap.add_argument("--changed", nargs="+", default=["SWAPWORDS"], help="sets whose generators changed")
     a = ap.parse_args()
+    CHANGED = set(a.changed)
 
-    print("## MRR@10: ORIGINAL / VARIATIONS (AVG.) / drop rate (round 5 -> round 6)")
+    print(f"## MRR@10: ORIGINAL / VARIATIONS (AVG.) / drop rate (round {a.round - 1} -> round {a.round})")
     for run, label in MODELS:
         cells = []
         for s in a.seeds:
@@ -103,18 +107,18 @@ def main() -> None:
     for s in a.seeds:
         print(f"s{s}: old {markers(a.old, f's{s}')}\n    new {markers(a.new, f's{s}')}")
 
-    print("\n## queries changed per set (n_applied), round 5 -> round 6")
+    print(f"\n## queries changed per set (n_applied), round {a.round - 1} -> round {a.round}")
     for s in a.seeds:
         o = {x["name"]: x["n_applied"] for x in result(a.old, f"dr-heldout-s{s}")["sets"]}
         n = {x["name"]: x["n_applied"] for x in result(a.new, f"dr-heldout-s{s}")["sets"]}
         print(f"s{s}: " + ", ".join(f"{k} {o[k]}->{n[k]}" for k in n if k != "ORIGINAL"))
 
-    print("\n## held-out query files identical to round 5's")
+    print(f"\n## held-out query files identical to round {a.round - 1}'s")
     for s in a.seeds:
         f = f"heldout_queries-s{s}.txt"
         print(f"s{s}: {(a.old / f).read_bytes() == (a.new / f).read_bytes()}")
 
-    print("\n## training loss sequences equal to round 5's (exact float equality)")
+    print(f"\n## training loss sequences equal to round {a.round - 1}'s (exact float equality)")
     recipes = ["dr", "dr-qv", "rodr"]
     for s in a.seeds:
         for r in recipes:
@@ -123,19 +127,19 @@ def main() -> None:
             print(f"{r}-s{s}: equal={o == n} steps {len(o)}/{len(n)} first differing step {first} "
                   f"last loss {o[-1]:.6f} -> {n[-1]:.6f}")
 
-    print("\n## per-query scores on the sets unchanged in round 6, and drop rate of their mean")
+    print(f"\n## per-query scores on the sets unchanged in round {a.round}, and drop rate of their mean")
     for s in a.seeds:
         for run, label in MODELS:
             po, pn = per_query(a.old, f"{run}-heldout-s{s}"), per_query(a.new, f"{run}-heldout-s{s}")
-            sets = sorted({k[0] for k in pn} - CHANGED_R6 - {"ORIGINAL"})
-            same = all(po[k] == pn[k] for k in pn if k[0] not in CHANGED_R6)
+            sets = sorted({k[0] for k in pn} - CHANGED - {"ORIGINAL"})
+            same = all(po[k] == pn[k] for k in pn if k[0] not in CHANGED)
             orig_same = all(po[k] == pn[k] for k in pn if k[0] == "ORIGINAL")
             print(f"s{s} {label}: ORIGINAL identical {orig_same}; unchanged sets identical {same}; "
                   f"drop of mean over {len(sets)} unchanged sets "
                   f"{100 * drop_of_mean(po, sets):.2f}% -> {100 * drop_of_mean(pn, sets):.2f}%; "
-                  f"over the {len(CHANGED_R6)} changed sets "
-                  f"{100 * drop_of_mean(po, sorted(CHANGED_R6)):.2f}% -> "
-                  f"{100 * drop_of_mean(pn, sorted(CHANGED_R6)):.2f}%")
+                  f"over the {len(CHANGED)} changed sets "
+                  f"{100 * drop_of_mean(po, sorted(CHANGED)):.2f}% -> "
+                  f"{100 * drop_of_mean(pn, sorted(CHANGED)):.2f}%")
 
     if a.oq:
         print("\n## from-DR_OQ, seed 0")
