@@ -104,7 +104,7 @@ class Generator:
 
     def prefetch(self, items: Sequence[Tuple[str, str]]) -> bool:
         """Start, in the background, the seed-independent work a later :meth:`perturb_batch` of
-        ``items`` needs, so other generators can run meanwhile (:func:`perturb.io.sets.generate_many`).
+        ``items`` needs, so other generators can run meanwhile (:func:`perturb.io.generation.generate_many`).
         The result must not change: only work whose outcome does not depend on when or with what
         it runs belongs here. Returns whether anything was started (default: nothing, False)."""
         return False

@@ -164,12 +164,18 @@ def uncached(gen, items: Sequence[Tuple[str, str]], seed: int) -> List[Tuple[str
     items = list(items)
     key = _shard(gen, seed)
     entries = _load(_shard_path(gen, key)) if key is not None else {}
+    first = _first_missing([text_key(t) for _, t in items], entries)
+    return [items[i] for i in sorted(first.values())]
+
+
+def _first_missing(keys: Sequence[str], entries: Dict[str, list]) -> Dict[str, int]:
+    """text key -> index of its first item, for every key not in ``entries`` (one computation per
+    distinct text: a variation depends only on the text)."""
     first: Dict[str, int] = {}
-    for i, (_, t) in enumerate(items):
-        k = text_key(t)
+    for i, k in enumerate(keys):
         if k not in entries:
             first.setdefault(k, i)
-    return [items[i] for i in sorted(first.values())]
+    return first
 
 
 def cached_perturb_batch(gen, items: Sequence[Tuple[str, str]], seed: int, stats: Optional[dict] = None
@@ -186,10 +192,7 @@ def cached_perturb_batch(gen, items: Sequence[Tuple[str, str]], seed: int, stats
     entries = _load(path, warn=True)
     keys = [text_key(t) for _, t in items]
     todo_idx = [i for i, k in enumerate(keys) if k not in entries]
-    # one computation per distinct text (a variation depends only on the text)
-    first: Dict[str, int] = {}
-    for i in todo_idx:
-        first.setdefault(keys[i], i)
+    first = _first_missing(keys, entries)
     new: Dict[str, list] = {}
     if first:
         idx = sorted(first.values())
