@@ -50,7 +50,8 @@ def _safe_config(gen) -> dict:
 def generate_many(names: Iterable[str], queries: Sequence[Tuple[str, str]], seeds: Sequence[int],
                   protocol: str = DEFAULT_PROTOCOL, cache: bool = True,
                   around: Optional[Callable[[str, bool], ContextManager]] = None) -> Dict[str, List[VariationSet]]:
-    """name -> [the set for each of ``seeds``], as :func:`generate` gives them one by one.
+    """name -> [the set for each of ``seeds``], as :func:`generate` gives them one by one (a name
+    given twice is made once).
 
     One generator instance per name serves every seed. A generator with seed-independent work it
     can start in the background (:meth:`perturb.base.Generator.prefetch`: BACKTRANS's Apertium
@@ -91,5 +92,6 @@ def generate_many(names: Iterable[str], queries: Sequence[Tuple[str, str]], seed
 
 def generate_all(queries: Sequence[Tuple[str, str]], seed: int, names: Iterable[str] = None,
                  protocol: str = DEFAULT_PROTOCOL) -> List[VariationSet]:
-    sets = generate_many(PAPER_ORDER if names is None else names, queries, [seed], protocol=protocol)
-    return [v[0] for v in sets.values()]
+    names = list(PAPER_ORDER if names is None else names)
+    sets = generate_many(names, queries, [seed], protocol=protocol)
+    return [sets[n][0] for n in names]  # a name given twice stays twice (write_sets refuses it)

@@ -121,7 +121,8 @@ def build_sets(dataset: Dataset, cfg: VariationsConfig, timer: Timer):
             yield
 
     # BACKTRANS's round trips start first and overlap the other generators (generate_many)
-    for drawn in generate_many(names, items, seeds, protocol=cfg.protocol, around=around).values():
+    made = generate_many(names, items, seeds, protocol=cfg.protocol, around=around)
+    for drawn in (made[n] for n in names):  # a name given twice stays twice, as before
         sets.append(drawn[0] if len(seeds) == 1 else DR.combine(drawn, seeds, texts))
     return sets, notes
 
