@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable, ContextManager, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from perturb import DEFAULT_PROTOCOL, PAPER_ORDER, registry_of
-from perturb.base import ResourceMissing
+from perturb.base import Generator, ResourceMissing
 from perturb.io.sets import VariationSet
 
 
@@ -62,10 +62,8 @@ def generate_many(names: Iterable[str], queries: Sequence[Tuple[str, str]], seed
     ``ahead``: its background work started before the others ran."""
     from contextlib import nullcontext
 
-    from perturb.base import Generator
-
     registry = registry_of(protocol)
-    names = list(names)
+    names = list(dict.fromkeys(names))  # each generator made, and its round trips started, once
     gens = {n: registry.get(n)() if n in registry else None for n in names}
     ahead = [n for n in names if gens[n] is not None and type(gens[n]).prefetch is not Generator.prefetch]
     started = set()
