@@ -43,7 +43,7 @@ PIVOTS = [p for p in os.environ.get("DRBENCH_BT_PIVOTS", "").split(",") if p]  #
 
 
 def _gen():
-    from perturb.generators.backtrans import BackTranslate
+    from perturb.generators.backtrans.generator import BackTranslate
 
     return BackTranslate(backend="apertium", pivots=PIVOTS or None)
 
@@ -59,7 +59,7 @@ def load_table(gen=None):
 
 
 def _sent(text):
-    from perturb.resources._text import case_style
+    from perturb.resources.words import case_style
 
     return text.lower() if case_style(text) in ("upper", "title") else text
 
@@ -99,9 +99,9 @@ def sample(out_path, per_style=28, seed=5):
             good = [c for c in cands if c.score >= 0]
             bad = [c for c in cands if c.score < 0]
             pick = rng.sample(good, min(2, len(good))) + rng.sample(bad, min(1, len(bad)))
-            from perturb.generators import backtrans_score
+            from perturb.generators.backtrans import score as backtrans_score
             old = [t.lower() for t, _, _ in backtrans_score.tokens(_sent(text))]
-            from perturb.resources._text import apply_case_style, case_style
+            from perturb.resources.words import apply_case_style, case_style
             for c in pick:
                 rows.append(["BACKTRANS", style, qid, text, apply_case_style(c.text, case_style(text)), c.detail(old),
                              f"{c.score:g}", split_of(style, qid), "", ""])

@@ -23,7 +23,7 @@ from benchmarks.backtrans_dev import _gen, _sent, load_table, styles
 
 def _recording():
     """Wrap ``backtrans_score.score_edit`` so each scored edit's (score, evidence) is kept."""
-    from perturb.generators import backtrans_score as bs
+    from perturb.generators.backtrans import score as bs
 
     seen = {}
     orig = bs.score_edit
@@ -37,9 +37,9 @@ def _recording():
 
 def classify(gen, table, text):
     """('applied'|'a'|'b'|'c', detail): detail is (sinking evidence, best score, best candidate)."""
-    from perturb.generators import backtrans_score as bs
+    from perturb.generators.backtrans import score as bs
     from perturb.base import Perturbation, settle
-    from perturb.resources._text import apply_case_style, case_style
+    from perturb.resources.words import apply_case_style, case_style
 
     s = _sent(text)
     trips = {p: (tuple(table[p][s]) if table[p].get(s) else None) for p in table}
@@ -119,7 +119,7 @@ def main():
 def listing(n, seed):
     """``n`` unchanged queries of kind (b) per style, their best refused candidate, without scores
     (for labelling by reading before the scores are looked at)."""
-    from perturb.resources._text import apply_case_style, case_style
+    from perturb.resources.words import apply_case_style, case_style
 
     gen = _gen()
     table = load_table(gen)

@@ -22,7 +22,7 @@ def main() -> None:
     n = int(sys.argv[sys.argv.index("--n") + 1]) if "--n" in sys.argv else 7000
     os.environ["DRBENCH_HOME"] = tempfile.mkdtemp(prefix="bt-speed-")
     from benchmarks.variation_generation import real_queries
-    from perturb.generators.backtrans import BackTranslate
+    from perturb.generators.backtrans.generator import BackTranslate
 
     queries = real_queries(n)
     gen = BackTranslate(backend="apertium", pivots=pivots)

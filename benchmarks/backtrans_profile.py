@@ -25,8 +25,8 @@ def main() -> None:
     n = int(sys.argv[sys.argv.index("--n") + 1]) if "--n" in sys.argv else 7000
     os.environ["DRBENCH_HOME"] = tempfile.mkdtemp(prefix="bt-prof-")
     from benchmarks.variation_generation import real_queries
-    from perturb.generators import backtrans_score
-    from perturb.generators.backtrans import BackTranslate
+    from perturb.generators.backtrans import score as backtrans_score
+    from perturb.generators.backtrans.generator import BackTranslate
     from perturb.resources.translators import ApertiumTranslator
 
     stats = collections.defaultdict(lambda: [0, 0.0, 0.0])
@@ -53,7 +53,7 @@ def main() -> None:
     queries = real_queries(n)
     gen = BackTranslate(backend="apertium")
     texts = [t for _, t in queries]
-    sent = [t.lower() if __import__("perturb.resources._text", fromlist=["case_style"]).case_style(t) in ("upper", "title") else t
+    sent = [t.lower() if __import__("perturb.resources.words", fromlist=["case_style"]).case_style(t) in ("upper", "title") else t
             for t in texts]
     t0 = time.time()
     keep = os.environ.get("DRBENCH_BT_PROFILE_TRIPS")  # optional: reuse (or save) the round trips

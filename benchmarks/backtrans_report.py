@@ -13,8 +13,8 @@ from benchmarks.backtrans_dev import DEV, SHARED, _gen, _sent, candidates_of, lo
 
 
 def rescored(gen, table):
-    from perturb.resources._text import apply_case_style, case_style
-    from perturb.generators import backtrans_score
+    from perturb.resources.words import apply_case_style, case_style
+    from perturb.generators.backtrans import score as backtrans_score
     from perturb.checks.devset import read_devset
 
     out, missing = [], []
@@ -30,7 +30,7 @@ def rescored(gen, table):
 
 
 def breakdown(gen, table, threshold):
-    from perturb.generators.backtrans_score import THRESHOLD
+    from perturb.generators.backtrans.score import THRESHOLD
 
     res = {}
     for style, qs in styles().items():
@@ -60,8 +60,8 @@ def breakdown(gen, table, threshold):
 
 
 def penha(threshold):
-    from perturb.generators.backtrans import pivot_leaks, strip_marks
-    from perturb.generators import backtrans_score
+    from perturb.generators.backtrans.generator import pivot_leaks, strip_marks
+    from perturb.generators.backtrans import score as backtrans_score
 
     out = {}
     for name in ("trec2019", "antique"):

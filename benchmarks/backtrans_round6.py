@@ -28,8 +28,8 @@ CHAINS = {"spa-cat", "spa-glg", "cat-spa", "glg-spa"}
 
 def sample(out_tsv: str, listing: str, seed: int = 31) -> None:
     from perturb.checks.devset import COLUMNS, read_devset, split_of
-    from perturb.generators import backtrans_score
-    from perturb.resources._text import apply_case_style, case_style
+    from perturb.generators.backtrans import score as backtrans_score
+    from perturb.resources.words import apply_case_style, case_style
 
     gen = _gen()
     table = load_table(gen)
@@ -94,8 +94,8 @@ def confirm(out_tsv: str, listing: str, seed: int = 37) -> None:
     dev set, one passing candidate each, picked as the generator picks (uniform among the passing
     ones), to label by reading (the listing shows no score)."""
     from perturb.checks.devset import COLUMNS, read_devset
-    from perturb.generators import backtrans_score
-    from perturb.resources._text import apply_case_style, case_style
+    from perturb.generators.backtrans import score as backtrans_score
+    from perturb.resources.words import apply_case_style, case_style
 
     gen = _gen()
     table = load_table(gen)

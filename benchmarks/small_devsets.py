@@ -59,8 +59,8 @@ def _sample(qs, n, key):
 def candidates(gen_name: str, per_style: int):
     """Unlabelled candidate rows (style, qid, original, variation, detail, score) for labelling."""
     from perturb import make
-    from perturb.resources import _spacy
-    from perturb.resources._text import tagging_copy
+    from perturb.resources import parsing
+    from perturb.resources.words import tagging_copy
     from perturb.base import query_rng
 
     st = styles()
@@ -69,7 +69,7 @@ def candidates(gen_name: str, per_style: int):
     for style in LABEL_STYLES:
         qs = st[style]
         if gen_name in ("SWAPWORDS", "TRANSTENSE"):
-            docs = _spacy.parse([tagging_copy(t) for _, t in qs])
+            docs = parsing.parse([tagging_copy(t) for _, t in qs])
             pool = [(q, t, d) for (q, t), d in zip(qs, docs) if gen.scored(d, t)]
             for q, t, d in _sample(pool, per_style, gen_name + style):
                 rng = query_rng(SEED, gen_name + "-dev", t)
@@ -95,10 +95,10 @@ def candidates(gen_name: str, per_style: int):
 
 def score_of(gen, style_queries, original: str, variation: str):
     """The current verifier's score of a labelled (original, variation) pair."""
-    from perturb.resources import _spacy
-    from perturb.resources._text import tagging_copy
+    from perturb.resources import parsing
+    from perturb.resources.words import tagging_copy
 
-    doc = _spacy.parse([tagging_copy(original)])[0]
+    doc = parsing.parse([tagging_copy(original)])[0]
     if gen.name == "SWAPWORDS":
         found = [(c[4], f"{original[c[0]:c[1]]} <-> {original[c[2]:c[3]]}: {c[5]}") for c in gen.scored(doc, original)
                  if gen.apply(doc, original, *c[:4]) == variation]
@@ -142,14 +142,14 @@ def applicability(seed: int = SEED) -> Dict[str, Dict[str, Tuple[int, int]]]:
     import re as _re
 
     from perturb import make
-    from perturb.resources import _spacy
-    from perturb.resources._text import stopwords, tagging_copy
+    from perturb.resources import parsing
+    from perturb.resources.words import stopwords, tagging_copy
 
     stops = stopwords()
     out: Dict[str, Dict[str, Tuple[int, int]]] = {}
     for style, qs in styles().items():
         items = [(q, t) for q, t in qs]
-        docs = _spacy.parse([tagging_copy(t) for _, t in items])
+        docs = parsing.parse([tagging_copy(t) for _, t in items])
         eligible = {
             "SWAPWORDS": [len(t.split()) >= 2 for _, t in items],
             "TRANSTENSE": [any(tok.tag_ in ("VBD", "VBZ", "VBP", "MD") for tok in d) for d in docs],
@@ -165,7 +165,7 @@ def applicability(seed: int = SEED) -> Dict[str, Dict[str, Tuple[int, int]]]:
 
 def kind_scores(devset_path: str, generator: str = "SWAPWORDS"):
     """Each evidence kind's Laplace-smoothed validity on the tuning half: (valid + 1) / (labelled + 2),
-    the scores of perturb.generators.wordorder.EVIDENCE (the detail ends with ": <kind>")."""
+    the scores of perturb.generators.swapwords.pairs.EVIDENCE (the detail ends with ": <kind>")."""
     from perturb.checks.devset import kind_counts, read_devset
 
     counts = kind_counts(r for r in read_devset(devset_path) if r.split == "tune" and r.generator == generator)

@@ -21,15 +21,15 @@ import small_devsets as sd  # noqa: E402
 
 def parsed():
     """style -> [(qid, text, doc)] for the label styles, eligible (>= 2 words) queries."""
-    from perturb.resources import _spacy
-    from perturb.resources._text import tagging_copy
+    from perturb.resources import parsing
+    from perturb.resources.words import tagging_copy
 
     out = {}
     for style, qs in sd.styles().items():
         if style not in sd.LABEL_STYLES:
             continue
         qs = [(q, t) for q, t in qs if len(t.split()) >= 2]
-        docs = _spacy.parse([tagging_copy(t) for _, t in qs])
+        docs = parsing.parse([tagging_copy(t) for _, t in qs])
         out[style] = [(q, t, d) for (q, t), d in zip(qs, docs)]
     return out
 
@@ -93,15 +93,15 @@ def adjective_rows(path="docs/validity/dev-SWAPWORDS.tsv", kinds=ADJECTIVE_KINDS
     rounds 1-3 the evidence was measured on: every sub-kind the fourth round split the kind into)."""
     from perturb import make
     from perturb.checks.devset import kind_of, read_devset
-    from perturb.resources import _spacy
-    from perturb.resources._text import tagging_copy
+    from perturb.resources import parsing
+    from perturb.resources.words import tagging_copy
 
     gen = make("SWAPWORDS")
     out = []
     for r in read_devset(path):
         if kind_of(r) not in kinds or (rounds_1_3 and "(round 4)" in r.detail):
             continue
-        doc = _spacy.parse([tagging_copy(r.original)])[0]
+        doc = parsing.parse([tagging_copy(r.original)])[0]
         for c in gen.scored(doc, r.original):
             if c[5] == kind_of(r) and gen.apply(doc, r.original, *c[:4]) == r.variation:
                 a = doc.char_span(c[0], c[1])[0]
@@ -290,14 +290,14 @@ def penha():
     and how many of those pass the threshold (their rows are all labelled valid)."""
     import csv
     from perturb import make
-    from perturb.resources import _spacy
-    from perturb.resources._text import tagging_copy
+    from perturb.resources import parsing
+    from perturb.resources.words import tagging_copy
 
     gen = make("SWAPWORDS")
     for name in ("variations_trec2019_labeled.csv", "variations_antique_labeled.csv"):
         with open(f"{sd.SHARED}/penha-variations/{name}", encoding="utf-8") as fh:
             rows = [r for r in csv.DictReader(fh) if r["method"] == "WordInnerSwapRandom"]
-        docs = _spacy.parse([tagging_copy(r["original_query"]) for r in rows])
+        docs = parsing.parse([tagging_copy(r["original_query"]) for r in rows])
         among = accepted = 0
         for r, d in zip(rows, docs):
             t = r["original_query"]

@@ -77,14 +77,14 @@ def rate(sample, n=600):
 
 def cmd_count(n):
     from variation_generation import real_queries
-    from perturb.generators.glove import VerifiedSwapSynGlove
-    from perturb.generators.wordnet import VerifiedSwapSynWordNet
-    from perturb.resources import _spacy
-    from perturb.generators._swap import tagging_copy
+    from perturb.generators.swapsyn.glove import VerifiedSwapSynGlove
+    from perturb.generators.swapsyn.wordnet import VerifiedSwapSynWordNet
+    from perturb.resources import parsing
+    from perturb.generators.swapsyn.swap import tagging_copy
 
     texts = [t for _, t in real_queries(n)]
     print("queries", len(texts), "load", os.getloadavg()[0], flush=True)
-    docs = _spacy.parse([tagging_copy(t) for t in texts], 256)
+    docs = parsing.parse([tagging_copy(t) for t in texts], 256)
     per = {}
     for gen in (VerifiedSwapSynGlove(), VerifiedSwapSynWordNet()):
         t0 = time.time()
@@ -264,7 +264,7 @@ def fresh_queries():
 
 def cascade_rows(qs, cfg=CASCADE):
     """Every SWAPSYN-WNET candidate scoring >= the floor (POS kept), with s1, tok_cos and s2."""
-    from perturb.generators.wordnet import VerifiedSwapSynWordNet
+    from perturb.generators.swapsyn.wordnet import VerifiedSwapSynWordNet
 
     gen = VerifiedSwapSynWordNet()
     texts = [t for _, _, t in qs]

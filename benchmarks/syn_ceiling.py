@@ -102,26 +102,26 @@ def neighbours(word: str, k: int = K_GLOVE):
 
 def wn_lemmas(base: str, pos: str):
     """The one-word lemmas of every WordNet sense (the verified SWAPSYN-WNET's candidates)."""
-    from perturb.generators._synverify import wordnet_lemmas
+    from perturb.generators.swapsyn.verifier import wordnet_lemmas
 
     return list(wordnet_lemmas(base, pos))
 
 
 def enumerate_candidates(queries):
-    from perturb.resources import _spacy
-    from perturb.generators._swap import SPACY_TO_WN
-    from perturb.resources._text import match_case, stopwords, tagging_copy
+    from perturb.resources import parsing
+    from perturb.generators.swapsyn.swap import SPACY_TO_WN
+    from perturb.resources.words import match_case, stopwords, tagging_copy
     from perturb.resources.lexicon import base_forms, inflect_like
     from perturb.resources.vectors import is_inflection
     from perturb.resources.wordnet_reader import wordnet
 
     wn = wordnet()
     stops = stopwords()
-    docs = _spacy.parse([tagging_copy(t) for _, _, t in queries])
+    docs = parsing.parse([tagging_copy(t) for _, _, t in queries])
     rows = []
     for (style, qid, text), doc in zip(queries, docs):
         for tok in doc:
-            word = _spacy.original(tok, text)
+            word = parsing.original(tok, text)
             pos = SPACY_TO_WN.get(tok.pos_)
             if pos is None or not word.isalpha() or word.lower() in stops:
                 continue

@@ -74,11 +74,11 @@ def _old_synscore():
 
 
 def lexical_features(rows):
-    from perturb.resources import _spacy
-    from perturb.resources._text import stopwords, tagging_copy, zipf
+    from perturb.resources import parsing
+    from perturb.resources.words import stopwords, tagging_copy, zipf
     from perturb.resources.lexicon import base_forms, sense_in_context
     from perturb.resources.vectors import cosine, glove
-    from perturb.generators.wordnet import SwapSynWordNet
+    from perturb.generators.swapsyn.wordnet import SwapSynWordNet
     from perturb.resources.wordnet_reader import wordnet
     from syn_ceiling import neighbours
 
@@ -88,7 +88,7 @@ def lexical_features(rows):
     stops = stopwords()
     g = glove()
     texts = sorted({r["original"] for r in rows})
-    docs = dict(zip(texts, _spacy.parse([tagging_copy(t) for t in texts])))
+    docs = dict(zip(texts, parsing.parse([tagging_copy(t) for t in texts])))
     for r in rows:
         doc = docs[r["original"]]
         tok = next((t for t in doc if t.idx == r["start"]), None)

@@ -2,8 +2,8 @@
 where the decision is made (the candidates a pick could choose), a threshold chosen on a tuning
 half, measured once on the held half.
 
-    python benchmarks/syn_pick.py feats FEATS.pkl                 # perturb.generators._synverify features of every dev row
-    python benchmarks/syn_pick.py fit FEATS.pkl                   # per-source logistic -> perturb/generators/_synweights.py
+    python benchmarks/syn_pick.py feats FEATS.pkl                 # perturb.generators.swapsyn.verifier features of every dev row
+    python benchmarks/syn_pick.py fit FEATS.pkl                   # per-source logistic -> perturb/generators/swapsyn/weights.py
     python benchmarks/syn_pick.py cv FEATS.pkl                    # 5-fold AUC / top precision of that model (a check)
     python benchmarks/syn_pick.py enumerate OUT.tsv [--seed 2612] # fresh queries, every candidate scoring >= FLOOR (no score shown)
     python benchmarks/syn_pick.py append LABELLED.tsv             # labelled rows into docs/validity/dev-SWAPSYN-*.tsv
@@ -62,13 +62,13 @@ def dev_rows():
 
 
 def features(rows):
-    """The verifier's features (perturb.generators._synverify.FEATURES) of labelled rows; ``x`` None
+    """The verifier's features (perturb.generators.swapsyn.verifier.FEATURES) of labelled rows; ``x`` None
     where the pair is excluded."""
-    from perturb.resources import _spacy
-    from perturb.resources._text import stopwords, tagging_copy
+    from perturb.resources import parsing
+    from perturb.resources.words import stopwords, tagging_copy
     from perturb.resources.lexicon import base_forms
-    from perturb.generators import _synverify as sv
-    from perturb.generators.wordnet import SwapSynWordNet
+    from perturb.generators.swapsyn import verifier as sv
+    from perturb.generators.swapsyn.wordnet import SwapSynWordNet
     from perturb.resources.lexicon import sense_in_context
     from perturb.resources.wordnet_reader import wordnet
 
@@ -76,7 +76,7 @@ def features(rows):
     gen = SwapSynWordNet()
     stops = stopwords()
     texts = sorted({r["original"] for r in rows})
-    docs = dict(zip(texts, _spacy.parse([tagging_copy(t) for t in texts])))
+    docs = dict(zip(texts, parsing.parse([tagging_copy(t) for t in texts])))
     sv.neighbours_many(sorted({base_forms(r["word"].lower(), r["pos"])[-1] for r in rows}))
     for r in rows:
         doc = docs[r["original"]]
@@ -110,7 +110,7 @@ def fit_model(rows):
 
 
 def score_with(model, x):
-    from perturb.generators._synverify import logistic
+    from perturb.generators.swapsyn.verifier import logistic
 
     return logistic(model["weights"], model["intercept"], model["mu"], model["sd"], x)
 
@@ -122,7 +122,7 @@ def auc(s, y):
 
 
 def cmd_fit(rows, only_dev=True):
-    from perturb.generators._synverify import FEATURES
+    from perturb.generators.swapsyn.verifier import FEATURES
 
     models = {}
     for name, src in GENS.items():
@@ -132,7 +132,7 @@ def cmd_fit(rows, only_dev=True):
         models[src]["valid"] = sum(r["valid"] for r in tr)
         print(name, len(tr), "rows", models[src]["valid"], "valid;",
               " ".join(f"{f}={w:+.2f}" for f, w in zip(FEATURES, models[src]["weights"])))
-    lines = ['"""Fitted weights of the synonym-swap verifier (perturb.generators._synverify), written by',
+    lines = ['"""Fitted weights of the synonym-swap verifier (perturb.generators.swapsyn.verifier), written by',
              "``benchmarks/syn_pick.py fit`` from every labelled row of docs/validity/dev-SWAPSYN-*.tsv that",
              'precedes the round-6 pick sample (logistic, standardised features, L2 1.0). Do not edit by hand."""',
              "", "VERSION = \"syn6-2\"", f"FEATURES = {FEATURES!r}", "MODELS = {"]
@@ -221,8 +221,8 @@ def scored_candidates(queries, floor=FLOOR):
 
 
 def verified(name, threshold):
-    from perturb.generators.glove import VerifiedSwapSynGlove
-    from perturb.generators.wordnet import VerifiedSwapSynWordNet
+    from perturb.generators.swapsyn.glove import VerifiedSwapSynGlove
+    from perturb.generators.swapsyn.wordnet import VerifiedSwapSynWordNet
 
     return (VerifiedSwapSynGlove if name == "SWAPSYN-GLOVE" else VerifiedSwapSynWordNet)(threshold)
 
@@ -535,7 +535,7 @@ def cmd_overlap(seed=0):
 
     from bench.data.collections import load_dataset
     from perturb import make
-    from perturb.generators.wordnet import SwapSynWordNet
+    from perturb.generators.swapsyn.wordnet import SwapSynWordNet
     from syn_ceiling import SHARED
 
     sets = {"pick sample (seed 2612)": pick_sample(), "confirmation sample (seed 2613)": confirm_sample()}
@@ -566,10 +566,10 @@ def cmd_penha():
     refuse, or a target we do not swap, scores 0); accepted = score >= the shipped threshold.
     Precision / recall at accepting human-valid, and the share of human-invalid rejected."""
     from perturb import make
-    from perturb.generators import _synverify as sv
-    from perturb.generators._swap import SPACY_TO_WN
-    from perturb.resources import _spacy
-    from perturb.resources._text import stopwords, tagging_copy
+    from perturb.generators.swapsyn import verifier as sv
+    from perturb.generators.swapsyn.swap import SPACY_TO_WN
+    from perturb.resources import parsing
+    from perturb.resources.words import stopwords, tagging_copy
     from perturb.resources.lexicon import base_forms
     from perturb.resources.wordnet_reader import wordnet
     from syn_ceiling import penha_one_word_swaps
@@ -580,7 +580,7 @@ def cmd_penha():
     for fname in ("variations_antique_labeled.csv", "variations_trec2019_labeled.csv"):
         rows = [(r["original"], r["variation"], r["start"], r["word"], r["new"], r["valid"] == 1)
                 for r in penha_one_word_swaps(fname, "WordSwapWordNet")]
-        docs = dict(zip(sorted({r[0] for r in rows}), _spacy.parse([tagging_copy(t) for t in sorted({r[0] for r in rows})])))
+        docs = dict(zip(sorted({r[0] for r in rows}), parsing.parse([tagging_copy(t) for t in sorted({r[0] for r in rows})])))
         model = gen.model()
         out = []
         for a, b, start, word, new, human in rows:

@@ -36,7 +36,7 @@ import math
 from dataclasses import dataclass
 from typing import Dict, NamedTuple, Optional, Tuple
 
-from perturb.resources._text import is_number, stopwords, zipf
+from perturb.resources.words import is_number, stopwords, zipf
 from perturb.resources.lexicon import antonyms, base_forms, is_derivation, ranked_synsets, sense_counts
 from perturb.resources.vectors import cosine, is_inflection
 

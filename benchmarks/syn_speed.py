@@ -20,7 +20,7 @@ def main(argv):
     n = int(argv[argv.index("--n") + 1]) if "--n" in argv else 7000
     from variation_generation import real_queries
     from perturb import make
-    from perturb.generators.wordnet import SwapSynWordNet
+    from perturb.generators.swapsyn.wordnet import SwapSynWordNet
 
     items = [(str(i), t) for i, (_, t) in enumerate(real_queries(n))]
     print("load average at start", os.getloadavg()[0])

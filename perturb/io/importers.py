@@ -10,7 +10,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 from bench.core.errors import DataError
 from bench.core.io import sha256_hex
-from perturb.io.sets import PathLike, VariationSet, _read_utf8
+from perturb.io.sets import PathLike, VariationSet, read_utf8
 
 
 def import_rodr_tsv(path: PathLike, name: str, originals: Optional[Dict[str, str]] = None,
@@ -21,7 +21,7 @@ def import_rodr_tsv(path: PathLike, name: str, originals: Optional[Dict[str, str
     without originals every row counts as applied (nothing to compare with) and says so.
     """
     path = Path(path)
-    raw, content = _read_utf8(path)
+    raw, content = read_utf8(path)
     qids, texts, applied, details = [], [], [], []
     seen: Dict[str, int] = {}
     for k, line in enumerate(content.split("\n"), start=1):
@@ -101,7 +101,7 @@ def import_penha_csv(path: PathLike, valid_only: bool = True) -> List[VariationS
     valid one (when filtering), preferring a row whose variation differs from the original.
     """
     path = Path(path)
-    raw, content = _read_utf8(path)
+    raw, content = read_utf8(path)
     by_method: Dict[str, Dict[str, tuple]] = {}
     dups: Dict[str, int] = {}
     datasets: Dict[str, set] = {}

@@ -126,7 +126,7 @@ def applicability_table(sets: Iterable[VariationSet]) -> List[tuple]:
     return rows
 
 
-def _read_utf8(path: Path, encoding: str = "utf-8-sig", what: str = "cannot read") -> Tuple[bytes, str]:
+def read_utf8(path: Path, encoding: str = "utf-8-sig", what: str = "cannot read") -> Tuple[bytes, str]:
     """The file's bytes and text; unreadable files and bad UTF-8 are DataErrors naming the file (and line)."""
     try:
         raw = path.read_bytes()
@@ -163,7 +163,7 @@ def write_tsv(vs: VariationSet, path: PathLike) -> None:
 
 def read_tsv(path: PathLike) -> VariationSet:
     path = Path(path)
-    _, content = _read_utf8(path, "utf-8", "cannot read variation set")
+    _, content = read_utf8(path, "utf-8", "cannot read variation set")
     lines = content.split("\n")
     if lines and lines[-1] == "":
         lines.pop()

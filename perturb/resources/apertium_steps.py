@@ -36,18 +36,18 @@ class RunMemo:
         return list(fut.result())
 
 
-_MARKS = re.compile(r"(?<![\w*#@])[*#@](\w[\w'-]*)")  # as perturb.generators.backtrans.strip_marks
+MARKS = re.compile(r"(?<![\w*#@])[*#@](\w[\w'-]*)")  # as perturb.generators.backtrans.generator.strip_marks
 SENTINEL = "0"  # the paragraph sent first in every call (see _translate_ordered)
-_NEW_CLASS = re.compile(r"^Word '(.*)'\.$", re.M)  # apertium-tagger -d: "A new ambiguity class was found" ... "Word 'x'."
+NEW_CLASS = re.compile(r"^Word '(.*)'\.$", re.M)  # apertium-tagger -d: "A new ambiguity class was found" ... "Word 'x'."
 # a lexical unit of an analysis stream: ^surface/readings$ (group 1 the surface, 2 the readings)
-_LU_FULL = re.compile(r"\^((?:\\.|[^/$\\^])*)/((?:\\.|[^$\\^])*)\$")
-_LU = re.compile(r"\^(?:\\.|[^/$\\^])*/((?:\\.|[^$\\^])*)\$")
+LU_FULL = re.compile(r"\^((?:\\.|[^/$\\^])*)/((?:\\.|[^$\\^])*)\$")
+LU = re.compile(r"\^(?:\\.|[^/$\\^])*/((?:\\.|[^$\\^])*)\$")
 _READING_SPLIT = re.compile(r"(?<!\\)/")
 
 
-def _mode_steps(mode: str, modes_dir: Optional[Path] = None) -> Optional[List[List[str]]]:
+def mode_steps(mode: str, modes_dir: Optional[Path] = None) -> Optional[List[List[str]]]:
     """The steps of an installed apertium mode (its ``.mode`` file), ``$1``/``$2`` kept as
-    arguments (:func:`_filled`); None when the file is not found or does not start with
+    arguments (:func:`filled`); None when the file is not found or does not start with
     ``lt-proc``."""
     roots = [modes_dir] if modes_dir else [Path("/usr/share/apertium/modes"), Path("/usr/local/share/apertium/modes")]
     for root in roots:
@@ -58,7 +58,7 @@ def _mode_steps(mode: str, modes_dir: Optional[Path] = None) -> Optional[List[Li
     return None
 
 
-def _tagger_at(steps: List[List[str]]) -> Optional[int]:
+def tagger_at(steps: List[List[str]]) -> Optional[int]:
     """Index of the HMM tagger (``apertium-tagger -g``) when only the analyser and constraint
     grammars come before it; None otherwise (the perceptron, ``-gx``, keeps no ambiguity classes)."""
     for k, step in enumerate(steps):
@@ -69,18 +69,18 @@ def _tagger_at(steps: List[List[str]]) -> Optional[int]:
     return None
 
 
-def _filled(step: List[str]) -> List[str]:
+def filled(step: List[str]) -> List[str]:
     """A mode step with apertium's own arguments: ``$1`` the generator's ``-g`` (unknown words
     marked, as ``apertium`` without ``-u``), ``$2`` the tagger's (none)."""
     return [a for a in (x.replace("$1", "-g").replace("$2", "") for x in step) if a]
 
 
-def _first_reading(m: "re.Match") -> str:
+def first_reading(m: "re.Match") -> str:
     """A lexical unit ``^surface/r1/r2...$`` cut to ``^surface/r1$``."""
     return "^" + m.group(1) + "/" + _READING_SPLIT.split(m.group(2), 1)[0] + "$"
 
 
-def _debian_version(package: str) -> str:
+def debian_version(package: str) -> str:
     try:
         out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package], capture_output=True, text=True, timeout=30)
         return out.stdout.strip() if out.returncode == 0 else ""

@@ -9,7 +9,7 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-from perturb.resources._text import stopwords, zipf
+from perturb.resources.words import stopwords, zipf
 from perturb.resources.vectors import glove, is_inflection
 from perturb.resources.wordnet_reader import wordnet, wordnet_meta
 

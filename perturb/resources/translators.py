@@ -1,4 +1,4 @@
-"""Machine-translation backends for BACKTRANS (:mod:`perturb.generators.backtrans`): a :class:`Translator` each,
+"""Machine-translation backends for BACKTRANS (:mod:`perturb.generators.backtrans.generator`): a :class:`Translator` each,
 both deterministic and offline.
 
 * :class:`MarianTranslator`: Hugging Face MarianMT ``Helsinki-NLP/opus-mt-en-de`` / ``opus-mt-de-en``
@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from perturb.base import Resource, ResourceMissing
-from perturb.resources.apertium_steps import (_LU, _LU_FULL, _MARKS, _NEW_CLASS, SENTINEL, RunMemo, _debian_version,
-                                              _filled, _first_reading, _mode_steps, _tagger_at)
+from perturb.resources.apertium_steps import (LU, LU_FULL, MARKS, NEW_CLASS, SENTINEL, RunMemo, debian_version,
+                                              filled, first_reading, mode_steps, tagger_at)
 
 __all__ = ["ApertiumTranslator", "MarianTranslator", "RunMemo", "Translator", "route_directions", "route_modes",
-           "_filled", "_mode_steps", "_tagger_at"]
+           "filled", "mode_steps", "tagger_at"]
 
 APERTIUM_INSTALL = "apt-get install apertium apertium-eng-cat apertium-eng-spa apertium-en-gl apertium-eo-en apertium-spa-cat"
 
@@ -140,7 +140,7 @@ class ApertiumTranslator(Translator):
         cfg["stable_check"] = ("words of an ambiguity class the tagger does not know cut to their first reading"
                                if self.stable_check else "off")
         if self._version is None:
-            self._version = " ".join(_debian_version(p) for p in APERTIUM_PACKAGES[self.pivot].split())
+            self._version = " ".join(debian_version(p) for p in APERTIUM_PACKAGES[self.pivot].split())
         cfg["version"] = self._version
         return cfg
 
@@ -190,8 +190,8 @@ class ApertiumTranslator(Translator):
         if not unique:
             return list(clean)
         table: Dict[str, Optional[str]]
-        steps = _mode_steps(mode) if self.stable_check else None
-        if steps is not None and _tagger_at(steps) is not None:
+        steps = mode_steps(mode) if self.stable_check else None
+        if steps is not None and tagger_at(steps) is not None:
             table = dict(self._translate_staged(mode, unique, steps))
         elif steps is not None:  # no statistical tagger (a constraint grammar alone): no such state
             table = dict(self._translate_ordered(mode, unique))
@@ -206,18 +206,18 @@ class ApertiumTranslator(Translator):
     def _translate_staged(self, mode: str, unique: Sequence[str], steps: List[List[str]]) -> Dict[str, Optional[str]]:
         """One pass of ``unique`` through the mode, the readings of lexical units of an ambiguity
         class the tagger does not know cut to their first (see :meth:`_run`)."""
-        k = _tagger_at(steps)
+        k = tagger_at(steps)
         data = SENTINEL + "\n\n" + "\n\n".join(unique) + "\n"
         stream = self._call(mode, data, ["apertium-destxt"]).stdout.decode("utf-8", "replace")
         for step in steps[:k]:
-            stream = self._call(mode, stream, _filled(step)).stdout.decode("utf-8", "replace")
-        unknown = self._unknown_classes(mode, sorted(set(_LU.findall(stream))), _filled(steps[k]))
+            stream = self._call(mode, stream, filled(step)).stdout.decode("utf-8", "replace")
+        unknown = self._unknown_classes(mode, sorted(set(LU.findall(stream))), filled(steps[k]))
         if unknown:
-            stream = _LU_FULL.sub(lambda m: _first_reading(m) if m.group(2) in unknown else m.group(0), stream)
+            stream = LU_FULL.sub(lambda m: first_reading(m) if m.group(2) in unknown else m.group(0), stream)
         tagger = steps[k][:1] + ["-d"] + steps[k][1:]
-        rest = " | ".join(" ".join(shlex.quote(a) for a in _filled(s)) for s in [tagger] + steps[k + 1:])
+        rest = " | ".join(" ".join(shlex.quote(a) for a in filled(s)) for s in [tagger] + steps[k + 1:])
         out = self._call(mode, stream, ["bash", "-c", "set -o pipefail; " + rest + " | apertium-retxt"])
-        left = set(_NEW_CLASS.findall(out.stderr.decode("utf-8", "replace")))  # none expected
+        left = set(NEW_CLASS.findall(out.stderr.decode("utf-8", "replace")))  # none expected
         text = out.stdout.decode("utf-8", "replace")
         parts = text[:-1].split("\n\n") if text.endswith("\n") else text.split("\n\n")
         if len(parts) != len(unique) + 1 or parts[0].strip() != SENTINEL or any("\n" in p for p in parts):
@@ -261,7 +261,7 @@ class ApertiumTranslator(Translator):
         out: List[Optional[str]] = list(texts)
         for k, mode in enumerate(APERTIUM_CHAINS[self.pivot][0]):
             if k:  # unknown words pass through a hop marked: unmark them before the next one
-                out = [None if t is None else _MARKS.sub(r"\1", t) for t in out]
+                out = [None if t is None else MARKS.sub(r"\1", t) for t in out]
             keep = [i for i, t in enumerate(out) if t is not None]
             for i, t in zip(keep, self._run(mode, [out[i] for i in keep])):
                 out[i] = t

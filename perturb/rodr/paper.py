@@ -32,8 +32,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from perturb.resources import _spacy
-from perturb.resources._text import (collapse_spaces, draw_marks, draw_word_pair, match_case, stopwords, stopwords_resource,
+from perturb.resources import parsing
+from perturb.resources.words import (collapse_spaces, draw_marks, draw_word_pair, match_case, stopwords, stopwords_resource,
                            word_spans)
 from perturb.base import Generator, Perturbation, Resource, ResourceMissing, settle
 
@@ -267,7 +267,7 @@ class PaperNoStopword(Generator):
 VERB_TAGS = ("VB", "VBD", "VBG", "VBN", "VBP", "VBZ")
 
 
-class PaperTransTense(_spacy.SpacyGenerator, Generator):
+class PaperTransTense(parsing.SpacyGenerator, Generator):
     """One random verb (spaCy tag VB*, POS VERB or AUX) flipped: past forms (VBD, VBN) to the
     present (VBZ), the others (VB, VBG, VBP, VBZ) to the past (VBD), by lemminflect's
     ``getInflection`` of the spaCy lemma (out-of-vocabulary rules allowed). No agreement, no
@@ -283,13 +283,13 @@ class PaperTransTense(_spacy.SpacyGenerator, Generator):
             lem = metadata.version("lemminflect")
         except metadata.PackageNotFoundError:
             lem = "missing"
-        return rodr_config("TextFlint-style tense swap of one random verb", pos_model=_spacy.model_name() or "missing",
+        return rodr_config("TextFlint-style tense swap of one random verb", pos_model=parsing.model_name() or "missing",
                            inflector=f"lemminflect=={lem} getInflection (OOV rules allowed)",
                            verbs=list(VERB_TAGS), flip="VBD/VBN -> VBZ; VB/VBG/VBP/VBZ -> VBD",
                            agreement="none")
 
     def resources(self) -> List[Resource]:
-        return [*_spacy.resources(), _spacy.lemminflect_resource()]
+        return [*parsing.resources(), parsing.lemminflect_resource()]
 
     def _perturb_doc(self, doc, text: str, rng: np.random.Generator) -> Perturbation:
         import lemminflect
@@ -297,7 +297,7 @@ class PaperTransTense(_spacy.SpacyGenerator, Generator):
         verbs = [t for t in doc if t.tag_ in VERB_TAGS and t.pos_ in ("VERB", "AUX") and t.text.isalpha()]
         for k in rng.permutation(len(verbs)).tolist():
             tok = verbs[k]
-            word = _spacy.original(tok, text)
+            word = parsing.original(tok, text)
             target = "VBZ" if tok.tag_ in ("VBD", "VBN") else "VBD"
             forms = lemminflect.getInflection(tok.lemma_.lower() or word.lower(), tag=target)
             if not forms or forms[0].lower() == word.lower():

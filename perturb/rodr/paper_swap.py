@@ -23,7 +23,7 @@ from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
-from perturb.resources._text import match_case, stopwords, stopwords_resource, word_spans
+from perturb.resources.words import match_case, stopwords, stopwords_resource, word_spans
 from perturb.base import Generator, Perturbation, Resource
 from perturb.rodr.paper import rodr_config
 
@@ -78,7 +78,7 @@ class PaperSwapSynWordNet(_PairSwap):
         return cfg
 
     def resources(self) -> List[Resource]:
-        from perturb.resources._text import module_resource
+        from perturb.resources.words import module_resource
         from perturb.resources.wordnet_reader import NLTK_INSTALL, wordnet_resource
 
         return [wordnet_resource(), module_resource("nltk", "nltk", NLTK_INSTALL), stopwords_resource()]

@@ -49,9 +49,9 @@ def generator(name: str):
 
 def swapwords_candidates(text: str) -> dict:
     """Every SWAPWORDS candidate of ``text`` at any score: variation -> (score, kind)."""
-    from perturb.resources import _spacy
-    from perturb.resources._text import tagging_copy
+    from perturb.resources import parsing
+    from perturb.resources.words import tagging_copy
 
     gen = make("SWAPWORDS")
-    doc = _spacy.parse([tagging_copy(text)])[0]
+    doc = parsing.parse([tagging_copy(text)])[0]
     return {gen.apply(doc, text, *c[:4]): (c[4], c[5]) for c in gen.scored(doc, text)}

@@ -45,7 +45,7 @@ def tiny_marian(tmp_path_factory, cranfield):
 
 @pytest.mark.slow
 def test_marian_backend_from_local_folders(tiny_marian, monkeypatch, cranfield):
-    from perturb.generators.backtrans import BackTranslate
+    from perturb.generators.backtrans.generator import BackTranslate
 
     monkeypatch.setenv("DRBENCH_MARIAN_EN_DE", str(tiny_marian))
     monkeypatch.setenv("DRBENCH_MARIAN_DE_EN", str(tiny_marian))
@@ -64,7 +64,7 @@ def test_marian_backend_from_local_folders(tiny_marian, monkeypatch, cranfield):
 
 
 def test_marian_explicit_backend_missing_weights(tmp_path):
-    from perturb.generators.backtrans import BackTranslate
+    from perturb.generators.backtrans.generator import BackTranslate
     from perturb.base import ResourceMissing
 
     gen = BackTranslate(backend="marian", en_pivot=str(tmp_path / "no"), pivot_en=str(tmp_path / "no"))

@@ -2,7 +2,9 @@
 explicit evidence, one picked (seeded) among those passing the threshold."""
 import pytest
 
-from perturb.generators.backtrans_score import THRESHOLD, candidates
+from perturb.generators.backtrans.score import WEAKEST_EDIT, candidates
+
+THRESHOLD = WEAKEST_EDIT.threshold
 
 
 def _best(query, backs, leaks=None):
@@ -42,7 +44,7 @@ def test_article_and_form_edits_accepted():
 
 
 def _gen():
-    from perturb.generators.backtrans import BackTranslate
+    from perturb.generators.backtrans.generator import BackTranslate
 
     gen = BackTranslate(backend="apertium")
     if not all(t.available() for t in gen._translators):
@@ -115,7 +117,7 @@ def test_agreement_slips_one_and_place_prepositions_pass_from_one_pivot(query, b
 
 
 def test_short_words_two_letters_apart_are_not_spelling_variants():
-    from perturb.generators.backtrans_evidence import spelling_variant
+    from perturb.generators.backtrans.evidence import spelling_variant
 
     assert not spelling_variant("flow", "flux") and not spelling_variant("wakes", "awake")
     assert spelling_variant("color", "colour") and spelling_variant("analyzed", "analysed")
@@ -168,7 +170,7 @@ def test_the_dev_set_has_a_reason_per_pair_and_the_threshold_meets_its_tuning_ha
     ("So what's your favorite color?", "So what is your favorite color?"),
 ])
 def test_a_contraction_spelled_out_is_one_valid_edit(query, back):
-    from perturb.generators.backtrans_score import WEIGHTS
+    from perturb.generators.backtrans.score import WEIGHTS
 
     s = {c.text.lower(): c for c in candidates(query, {"epo": back}, {})}  # edits come case-folded
     assert s[back.lower()].score >= THRESHOLD and "contraction" in s[back.lower()].reasons
@@ -186,7 +188,7 @@ def test_a_contraction_half_lost_is_a_lost_pronoun_or_negation(query, back):
 
 
 def test_expand_keeps_possessives():
-    from perturb.generators.backtrans_score import expand
+    from perturb.generators.backtrans.score import expand
 
     assert expand(["i'm", "don't", "it's", "earth's", "they're", "can't"]) == [
         "i", "am", "do", "not", "it", "is", "earth's", "they", "are", "can", "not"]
@@ -201,7 +203,7 @@ def test_a_word_one_pivot_leaks_is_no_leak_when_another_gives_it_plainly():
 
 
 def test_agreement_counts_independent_round_trips_only():
-    from perturb.generators.backtrans_score import independent
+    from perturb.generators.backtrans.score import independent
     from perturb.resources.translators import route_directions
 
     assert route_directions("cat-spa") == {("eng", "cat"), ("cat", "spa"), ("spa", "eng")}

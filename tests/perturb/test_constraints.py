@@ -9,7 +9,7 @@ import collections
 
 import pytest
 
-from perturb.resources._text import case_style, stopwords, word_spans
+from perturb.resources.words import case_style, stopwords, word_spans
 from bench.core.seeding import rng_for
 from perturb.base import Perturbation, normalise, settle
 from perturb_helpers import generator
@@ -152,12 +152,12 @@ def test_glove_refuses_antonyms_derivations_and_names():
 
 
 def test_glove_keeps_pos_in_context(cranfield):
-    from perturb.resources import _spacy
-    from perturb.resources._text import tagging_copy
+    from perturb.resources import parsing
+    from perturb.resources.words import tagging_copy
 
     gen = generator("SWAPSYN-GLOVE")
     out = gen.perturb_batch(cranfield, 0)
-    nlp = _spacy.nlp()
+    nlp = parsing.nlp()
     n = 0
     for (qid, text), p in zip(cranfield, out):
         if not p.applied:
@@ -174,7 +174,7 @@ def test_glove_keeps_pos_in_context(cranfield):
 
 
 def test_glove_pos_check_refuses_a_changed_pos():
-    from perturb.generators.glove import SwapSynGlove
+    from perturb.generators.swapsyn.glove import SwapSynGlove
 
     class Bad(SwapSynGlove):
         def candidates(self, word, pos):  # offer an adverb for a verb: "using" -> "instead"
@@ -232,7 +232,7 @@ def test_wordnet_whole_queries(text, keep):
     ("what causes diabetes", "diabeted"), ("WHAT CAUSES DIABETES", "DIABETED"),
 ])
 def test_transtense_real_word_forms_only(text, bad):
-    from perturb.resources._text import zipf
+    from perturb.resources.words import zipf
 
     for p in _outs("TRANSTENSE", text, range(10)):
         assert bad not in p.text
@@ -262,7 +262,7 @@ def test_transtense_case_and_modals(text, expected):
 
 # --------------------------------------------------------------------------- BACKTRANS
 def test_backtrans_pivot_leaks_detected():
-    from perturb.generators.backtrans import pivot_leaks
+    from perturb.generators.backtrans.generator import pivot_leaks
 
     q = "what is the analytical solution of the problem"
     assert pivot_leaks(q, "what is the soluciónanalítica of the problem", "spa", False)
@@ -273,7 +273,7 @@ def test_backtrans_pivot_leaks_detected():
 
 
 def test_backtrans_output_clean_case_and_spacing():
-    from perturb.generators.backtrans import BackTranslate
+    from perturb.generators.backtrans.generator import BackTranslate
 
     gen = generator("BACKTRANS")
     if not isinstance(gen.translator, type(BackTranslate(backend="apertium").translator)):
@@ -289,7 +289,7 @@ def test_backtrans_output_clean_case_and_spacing():
 
 
 def test_backtrans_case_only_output_not_applied(monkeypatch):
-    from perturb.generators.backtrans import BackTranslate
+    from perturb.generators.backtrans.generator import BackTranslate
 
     gen = BackTranslate(backend="apertium")
     monkeypatch.setattr(gen, "translate_round_trip", lambda texts: [("x", t.title()) for t in texts])
@@ -297,7 +297,7 @@ def test_backtrans_case_only_output_not_applied(monkeypatch):
 
 
 def test_backtrans_docstring_names_textflint_default():
-    import perturb.generators.backtrans as bt
+    import perturb.generators.backtrans.generator as bt
 
     assert "facebook/wmt19-en-de" in bt.__doc__
 
@@ -330,13 +330,13 @@ def test_nostopword_never_cuts_inside_a_token(cranfield):
     ("how can one detect transition phenomena in boundary layers .", "how can one detects phenomena of transition in layers of border ."),
 ])
 def test_backtrans_refuses_lost_or_mistranslated_content_words(orig, back):
-    from perturb.generators.backtrans import unmatched_content
+    from perturb.generators.backtrans.generator import unmatched_content
 
     assert unmatched_content(orig, back)
 
 
 def test_backtrans_content_words_kept_are_accepted():
-    from perturb.generators.backtrans import form_changes, unmatched_content
+    from perturb.generators.backtrans.generator import form_changes, unmatched_content
 
     orig, back = "what is your favorite number", "what is your favourite number"
     assert unmatched_content(orig, back) == [] and form_changes(orig, back) == []
@@ -349,7 +349,7 @@ def test_backtrans_content_words_kept_are_accepted():
     ("How much money have you lost?", "How much money has lost?"),
 ])
 def test_backtrans_refuses_lost_persons_and_question_form(orig, back):
-    from perturb.generators.backtrans import form_changes
+    from perturb.generators.backtrans.generator import form_changes
 
     assert form_changes(orig, back)
     assert form_changes("can you write a parser?", "it can you write a parser?") == []

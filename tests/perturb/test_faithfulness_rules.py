@@ -42,7 +42,7 @@ from perturb_helpers import generator
     ("My mouse is not responding.", "My mouse is not answering."),
 ])
 def test_backtrans_structure_refused(original, back):
-    from perturb.generators.backtrans_rules import structure_changes
+    from perturb.generators.backtrans.rules import structure_changes
 
     assert structure_changes(original, back), (original, back)
 
@@ -57,15 +57,15 @@ def test_backtrans_structure_refused(original, back):
     ("what investigations have been made of the flow", "which investigations have been done of the flow"),
 ])
 def test_backtrans_structure_kept(original, back):
-    from perturb.generators.backtrans_rules import structure_changes
+    from perturb.generators.backtrans.rules import structure_changes
 
     assert structure_changes(original, back) == []
 
 
 def test_backtrans_old_rules_accepted_what_the_structure_rule_refuses():
     """The pairs above that the content-word and form rules let through: the new rule is what refuses them."""
-    from perturb.generators.backtrans import form_changes, unmatched_content
-    from perturb.generators.backtrans_rules import structure_changes
+    from perturb.generators.backtrans.generator import form_changes, unmatched_content
+    from perturb.generators.backtrans.rules import structure_changes
 
     for original, back in [("What is a ratchet jaw", "What is a jaw of ratchet"),
                            ("how can one detect transition phenomena in hypersonic wakes .",
@@ -77,7 +77,7 @@ def test_backtrans_old_rules_accepted_what_the_structure_rule_refuses():
 
 
 def test_backtrans_spacing_only_output_not_applied(monkeypatch):
-    from perturb.generators.backtrans import BackTranslate
+    from perturb.generators.backtrans.generator import BackTranslate
 
     # the verified (several-pivot) path: every pivot's round trip differs from the query in spacing only
     gen = BackTranslate(backend="apertium")
@@ -114,11 +114,11 @@ def test_apertium_new_ambiguity_class_is_cut_so_later_tagging_does_not_change():
 
 
 def test_apertium_unknown_class_oracle_asks_one_reading_set_at_a_time():
-    from perturb.resources.translators import _filled, _mode_steps, _tagger_at
+    from perturb.resources.translators import filled, mode_steps, tagger_at
 
     tr = _apertium()
-    steps = _mode_steps("eng-spa")
-    tagger = _filled(steps[_tagger_at(steps)])
+    steps = mode_steps("eng-spa")
+    tagger = filled(steps[tagger_at(steps)])
     sets = ["drunk<adj>/drink<vblex><pp>", "robot<n><sg>", "I<num><mf><sg>/prpers<prn><subj><p1><mf><sg>"]
     unknown = tr._unknown_classes("eng-spa", sets, tagger)
     assert unknown == {sets[0], sets[2]}
@@ -183,7 +183,7 @@ def _all_outputs(name, text, seeds=range(12)):
     # the rule-based swap (SWAPSYN-WNET's default is the verified swap since round 6: its
     # refusals are scored, tests/perturb/test_synswap_verified.py)
     if name == "SWAPSYN-WNET":
-        from perturb.generators.wordnet import SwapSynWordNet
+        from perturb.generators.swapsyn.wordnet import SwapSynWordNet
 
         gen = SwapSynWordNet()
     else:

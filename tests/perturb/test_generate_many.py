@@ -13,7 +13,7 @@ NAMES = ["MISSPELL", "BACKTRANS", "SWAPWORDS"]
 
 
 def _backtrans():
-    from perturb.generators.backtrans import BackTranslate
+    from perturb.generators.backtrans.generator import BackTranslate
 
     gen = BackTranslate(backend="apertium")
     if not all(t.available() for t in gen._translators):
@@ -37,7 +37,7 @@ def test_the_sets_are_those_each_generator_gives_alone(tmp_path, monkeypatch):
 
 
 def test_round_trips_start_before_the_others_and_run_once_for_every_seed(tmp_path, monkeypatch):
-    from perturb.generators import backtrans
+    from perturb.generators.backtrans import generator as backtrans
 
     _backtrans()
     monkeypatch.setenv("DRBENCH_HOME", str(tmp_path))
@@ -68,7 +68,7 @@ def test_round_trips_start_before_the_others_and_run_once_for_every_seed(tmp_pat
 
 
 def test_a_failure_in_the_background_is_raised_where_the_set_is_made(tmp_path, monkeypatch):
-    from perturb.generators import backtrans
+    from perturb.generators.backtrans import generator as backtrans
 
     _backtrans()
     monkeypatch.setenv("DRBENCH_HOME", str(tmp_path))

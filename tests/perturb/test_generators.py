@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from perturb.resources._text import stopwords, word_spans
+from perturb.resources.words import stopwords, word_spans
 from bench.core.seeding import rng_for
 from perturb.base import ResourceMissing
 from perturb_helpers import SECURITY, generator
@@ -296,7 +296,7 @@ def test_backtrans_label_names_pivot_and_backend():
 
 
 def test_backtrans_apertium_round_trip_no_unknown_marks():
-    from perturb.generators.backtrans import BackTranslate
+    from perturb.generators.backtrans.generator import BackTranslate
 
     gen = BackTranslate(backend="apertium")
     gen.check()
@@ -310,7 +310,7 @@ def test_backtrans_apertium_round_trip_no_unknown_marks():
 
 
 def test_backtrans_missing_backends_reported(monkeypatch):
-    import perturb.generators.backtrans as bt
+    import perturb.generators.backtrans.generator as bt
     import perturb.resources.translators as tr
     from perturb.io.generation import generate
 

@@ -1,6 +1,6 @@
-"""The layout of perturb (issue 22, item 7): sub-packages in data-flow order, every one of them a
-layer of the contract, the public paths kept, and the variation cache's code hash covering every
-sub-package."""
+"""The layout of perturb: sub-packages in data-flow order, every one of them a layer of the
+contract, one sub-package per generator family, no shims, and a variation cache keyed on the
+generators' specs rather than on their source files."""
 import importlib
 import tomllib
 from pathlib import Path
@@ -11,7 +11,8 @@ import perturb
 
 ROOT = Path(__file__).resolve().parents[2]
 PERTURB = ROOT / "perturb"
-SUB_PACKAGES = ("checks", "io", "rodr", "generators", "resources")
+SUB_PACKAGES = ("tuning", "checks", "io", "rodr", "generators", "resources")
+FAMILIES = ("backtrans", "swapsyn", "swapwords")
 
 
 def _perturb_contract() -> dict:
@@ -24,20 +25,29 @@ def _perturb_contract() -> dict:
 def test_every_sub_package_is_a_layer_in_data_flow_order():
     found = sorted(p.parent.name for p in PERTURB.glob("*/__init__.py"))
     assert found == sorted(SUB_PACKAGES)
-    assert _perturb_contract()["layers"] == [*SUB_PACKAGES, "base"]
+    assert _perturb_contract()["layers"] == [*SUB_PACKAGES, "spec", "base"]
 
 
-def test_only_the_base_and_the_kept_names_stay_at_the_top():
+def test_one_sub_package_per_generator_family():
+    found = sorted(p.parent.name for p in (PERTURB / "generators").glob("*/__init__.py"))
+    assert found == sorted(FAMILIES)
+
+
+def test_only_the_base_and_the_spec_stay_at_the_top():
     top = sorted(p.name for p in PERTURB.glob("*.py"))
-    assert top == ["__init__.py", "base.py", "importers.py", "sets.py"]
+    assert top == ["__init__.py", "base.py", "spec.py"]
 
 
-@pytest.mark.parametrize("old, new", [("perturb.sets", "perturb.io.sets"),
-                                      ("perturb.importers", "perturb.io.importers")])
-def test_public_paths_are_the_moved_modules(old, new):
-    assert importlib.import_module(old) is importlib.import_module(new)
-    from perturb.sets import VariationSet, write_tsv  # noqa: F401 - the names plugin authors use
-    from perturb.base import Generator  # noqa: F401
+def test_no_private_module_names_and_no_private_names_imported_across_modules():
+    import ast
+
+    for path in PERTURB.rglob("*.py"):
+        assert path.name == "__init__.py" or not path.name.startswith("_"), path
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("perturb"):
+                private = [a.name for a in node.names if a.name.startswith("_")]
+                assert not private, f"{path.relative_to(ROOT)} imports private {private} from {node.module}"
 
 
 @pytest.mark.parametrize("protocol", sorted(perturb.PROTOCOLS))
@@ -49,10 +59,13 @@ def test_registered_classes_live_in_their_sub_package(protocol):
         assert cls.__module__.startswith(expected), (name, cls.__module__)
 
 
-def test_code_hash_reads_every_sub_package():
-    from perturb.io.cache import code_files
+def test_the_cache_key_is_the_spec_not_the_source(monkeypatch):
+    """A source edit that changes no output (a comment) keeps the shard; the spec version is in it."""
+    from perturb.io import cache
 
-    files = code_files()
-    assert set(files) == set(PERTURB.resolve().rglob("*.py"))
-    for sub in SUB_PACKAGES:
-        assert any(f.parent.name == sub for f in files), sub
+    gen = perturb.make("EXTRAPUNC")
+    key = cache.shard_key(gen, 0)
+    assert not hasattr(cache, "code_hash")
+    bumped = type(gen.spec)(**{**gen.spec.__dict__, "version": gen.spec.version + 1})
+    monkeypatch.setattr(gen, "spec", bumped)
+    assert cache.shard_key(gen, 0) != key

@@ -10,7 +10,7 @@ import pytest
 
 from bench.core.seeding import rng_for
 from perturb import GENERATORS, PAPER_GENERATORS, PAPER_ORDER, PROTOCOLS, describe_protocol, make
-from perturb.resources._text import stopwords, word_spans
+from perturb.resources.words import stopwords, word_spans
 from perturb.base import ResourceMissing
 from perturb.io.sets import format_tsv, protocol_of
 from perturb.io.generation import generate

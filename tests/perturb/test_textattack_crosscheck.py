@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from perturb.resources._text import word_spans
+from perturb.resources.words import word_spans
 from bench.core.seeding import rng_for
 from perturb_helpers import generator
 

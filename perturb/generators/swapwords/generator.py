@@ -3,11 +3,11 @@
 Two modes (``config()["mode"]`` records which):
 
 * ``verified`` (the default): every pair of swappable content words is a candidate, scored on
-  parse evidence (:mod:`perturb.generators.wordorder`: coordinated conjuncts and co-modifiers keep the need,
+  parse evidence (:mod:`perturb.generators.swapwords.pairs`: coordinated conjuncts and co-modifiers keep the need,
   "X of Y" -> "Y of X" and subject/object swaps do not); a candidate passes at ``min_score``
   (chosen on the tuning half of ``docs/validity/dev-SWAPWORDS-round7.tsv``), one passing pair is picked
   uniformly with the query's rng. Deviation from the paper: besides two words, two phrases may
-  exchange places (:mod:`perturb.generators.phraseorder`: coordinated phrases, sibling prepositional
+  exchange places (:mod:`perturb.generators.swapwords.phrases`: coordinated phrases, sibling prepositional
   phrases, an adverb moved, subject and auxiliary in questions, a final prepositional phrase
   fronted); ``config()["operations"]`` names them. Stop words, abbreviations and punctuation stay in place. Not
   applicable when no pair passes.
@@ -18,58 +18,82 @@ Two modes (``config()["mode"]`` records which):
 """
 from __future__ import annotations
 
-from typing import List
+from typing import List, Optional
 
 import numpy as np
 
-from perturb.resources import _spacy
-from perturb.resources._text import case_style, draw_word_pair, stopwords_resource, word_spans_keeping_abbreviations
+from perturb.resources import parsing
+from perturb.resources.words import case_style, draw_word_pair, stopwords_resource, word_spans_keeping_abbreviations
 from perturb.base import Generator, Perturbation, Resource
-from perturb.generators.wordorder import EVIDENCE, UNLABELLED, candidates
+from perturb.spec import Spec, Tuning, threshold_constraint
+from perturb.generators.swapwords.pairs import EVIDENCE, UNLABELLED, candidates
 from perturb.resources.wordnet_index import TERM_FORMING
 from perturb.resources.wordnet_reader import find_wordnet, wordnet_content_sha, wordnet_resource
 
 MODES = ("verified", "random")
-DEFAULT_MIN_SCORE = 0.83  # perturb.checks.devset.choose_by_kind on the tuning half of docs/validity/dev-SWAPWORDS-round7.tsv (docs/methods.md)
+KIND_TABLE = threshold_constraint(
+    "kind table", 0.83, key="min_score",
+    description="the exchange is of a kind whose labelled exchanges keep the need",
+    evidence="per-kind Laplace validity (pairs.EVIDENCE)",
+    tuning=Tuning("perturb/data/validity/SWAPWORDS.tsv", "choose_by_kind", {"min_validity": 0.9}))
+
+SPEC = Spec(
+    name="SWAPWORDS", version=1, protocol="validated",
+    transformation="two content words, or two phrases, exchange places (pairs.candidates)",
+    constraints=(KIND_TABLE,), picker="uniform among passing pairs",
+    facts={"mode": "verified",
+           "words": "content words (NOUN PROPN VERB ADJ ADV), no NLTK stop word, no abbreviation",
+           "operations": "two words exchanged (the paper) + phrase reorderings (deviation: coordinated "
+                         "phrases, sibling prepositional phrases, adverb moved, subject and auxiliary, "
+                         "prepositional phrase fronted, a pronoun statement's complement fronted; "
+                         "perturb.generators.phraseorder)",  # the recorded text of version 1 (phrases.py now)
+           "evidence": {reason: score for score, reason in EVIDENCE}, "unlisted_kind_score": UNLABELLED,
+           "pick": "uniform among passing pairs", "case": "ALL-CAPS/Title Case tagged lower-cased"})
+
+# the paper's operation (TextAttack's WordInnerSwapRandom), the transformation of --protocol rodr too
+RANDOM_SPEC = Spec(
+    name="SWAPWORDS", version=1, protocol="validated",
+    transformation="two words at uniform positions i != j exchange places (textattack-words)",
+    picker="uniform i, uniform j != i",
+    facts={"mode": "random", "words": "textattack-words, dotted abbreviations whole",
+           "pairs": "uniform i, uniform j != i"})
 
 
 def _swap(text: str, sa: int, ea: int, sb: int, eb: int) -> str:
     return text[:sa] + text[sb:eb] + text[ea:sb] + text[sa:ea] + text[eb:]
 
 
-class SwapWords(_spacy.SpacyGenerator, Generator):
+class SwapWords(parsing.SpacyGenerator, Generator):
     name = "SWAPWORDS"
 
-    def __init__(self, mode: str = "verified", min_score: float = DEFAULT_MIN_SCORE):
+    spec = SPEC
+
+    def __init__(self, mode: str = "verified", min_score: Optional[float] = None):
         if mode not in MODES:
             raise ValueError(f"SWAPWORDS mode {mode!r}: choose from {MODES}")
         self.mode = mode
-        self.min_score = float(min_score)
+        if mode == "random":
+            self.spec = RANDOM_SPEC
+        self.kind_table = KIND_TABLE.with_values(threshold=min_score)
+
+    @property
+    def min_score(self) -> float:
+        return self.kind_table.threshold
 
     def config(self) -> dict:
         if self.mode == "random":
-            return {"mode": "random", "words": "textattack-words, dotted abbreviations whole",
-                    "pairs": "uniform i, uniform j != i"}
-        cfg = {"mode": "verified", "pos_model": _spacy.model_name() or "missing",
-               "words": "content words (NOUN PROPN VERB ADJ ADV), no NLTK stop word, no abbreviation",
-               "operations": "two words exchanged (the paper) + phrase reorderings (deviation: coordinated "
-                             "phrases, sibling prepositional phrases, adverb moved, subject and auxiliary, "
-                             "prepositional phrase fronted, a pronoun statement's complement fronted; "
-                             "perturb.generators.phraseorder)",
-               "evidence": {reason: score for score, reason in EVIDENCE}, "unlisted_kind_score": UNLABELLED,
-               "min_score": self.min_score,
-               "term_evidence": {"lexicon": "WordNet index.adj + index.noun (perturb.resources.wordnet_index)",
-                                 "wordnet": (find_wordnet() or ("missing",))[0], "term_forming_min": TERM_FORMING},
-               "pick": "uniform among passing pairs", "case": "ALL-CAPS/Title Case tagged lower-cased"}
+            return self.spec.config()
+        term = {"lexicon": "WordNet index.adj + index.noun (perturb.resources.wordnet_index)",
+                "wordnet": (find_wordnet() or ("missing",))[0], "term_forming_min": TERM_FORMING}
         sha = wordnet_content_sha()  # of the files found, as SWAPSYN-WNET records it
         if sha is not None:
-            cfg["term_evidence"]["wordnet_sha256"] = sha
-        return cfg
+            term["wordnet_sha256"] = sha
+        return self.spec.config([self.kind_table], pos_model=parsing.model_name() or "missing", term_evidence=term)
 
     def resources(self) -> List[Resource]:
         if self.mode == "random":
             return []
-        return [*_spacy.resources(), stopwords_resource(), wordnet_resource()]
+        return [*parsing.resources(), stopwords_resource(), wordnet_resource()]
 
     # ------------------------------------------------------------------ the paper's operation
     def _random(self, text: str, rng: np.random.Generator) -> Perturbation:
@@ -102,7 +126,7 @@ class SwapWords(_spacy.SpacyGenerator, Generator):
         return out
 
     def _perturb_doc(self, doc, text: str, rng: np.random.Generator) -> Perturbation:
-        passing = [c for c in self.scored(doc, text) if c[4] >= self.min_score]
+        passing = [c for c in self.scored(doc, text) if self.kind_table.passes(c[4])]
         if not passing:
             return Perturbation(text, False, "")
         sa, ea, sb, eb, score, reason = passing[int(rng.integers(len(passing)))]

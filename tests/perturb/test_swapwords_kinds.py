@@ -1,4 +1,4 @@
-"""SWAPWORDS, third round (issue 22): the finer evidence kinds the held-back errors asked for, spans
+"""SWAPWORDS: the finer evidence kinds the held-back errors asked for, spans
 that carry no stray spaces or conjunctions, abbreviations kept whole, and the evidence table
 recomputable from the committed development set."""
 from __future__ import annotations
@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from perturb import make
-from perturb.resources import _spacy
+from perturb.resources import parsing
 from perturb_helpers import swapwords_candidates
 
 pytest.importorskip("spacy")
-if _spacy.model_name() is None:  # pragma: no cover - depends on the install
+if parsing.model_name() is None:  # pragma: no cover - depends on the install
     pytest.skip("no spaCy English model", allow_module_level=True)
 
 DEVSET = Path(__file__).resolve().parents[2] / "docs" / "validity" / "dev-SWAPWORDS-round7.tsv"
@@ -78,7 +78,7 @@ def test_abbreviations_are_one_token_in_every_verified_candidate():
 
 def test_evidence_table_is_the_tuning_half_of_the_devset():
     from perturb.checks.devset import kind_counts, read_devset
-    from perturb.generators.wordorder import EVIDENCE
+    from perturb.generators.swapwords.pairs import EVIDENCE
 
     counts = kind_counts(r for r in read_devset(DEVSET) if r.split == "tune")
     expected = {k: round((v + 1) / (n + 2), 2) for k, (v, n) in counts.items()}

@@ -11,16 +11,17 @@ relations used here are in :mod:`perturb.resources.lexicon`.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
-from perturb.resources import _spacy
-from perturb.generators._swap import SynonymSwap, VerifiedSynonymSwap
-from perturb.resources._text import stopwords_resource, wordfreq_resource, zipf
+from perturb.resources import parsing
+from perturb.generators.swapsyn.swap import SynonymSwap, VerifiedSynonymSwap
+from perturb.resources.words import stopwords_resource, wordfreq_resource, zipf
 from perturb.base import Generator, Resource
+from perturb.spec import Spec, Tuning, threshold_constraint
 from perturb.resources.lexicon import antonyms, base_forms, is_derivation, sense_synonyms
 from perturb.resources.vectors import cosine
 from perturb.resources.wordnet_reader import NLTK_INSTALL, find_wordnet, wordnet, wordnet_content_sha, wordnet_resource
-from perturb.resources._text import module_resource
+from perturb.resources.words import module_resource
 
 SPACY_TO_WN = {"NOUN": "n", "PROPN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 _SYN_CACHE: Dict[Tuple[str, str], Tuple[str, ...]] = {}
@@ -36,7 +37,7 @@ class SwapSynWordNet(SynonymSwap, Generator):
     lower-case lemmas are the candidates, kept when frequent (Zipf >= ``min_zipf``: not
     "oftenness"), not a derivation of the word, and close enough in GloVe space (cosine >=
     ``min_cosine``, a sanity check that the sense is the word's usual one). A target is drawn
-    uniformly among the replaceable words (:mod:`perturb.generators._swap`: no proper nouns, no rare terms),
+    uniformly among the replaceable words (:mod:`perturb.generators.swapsyn.swap`: no proper nouns, no rare terms),
     a candidate uniformly among its synonyms, re-inflected to the word's form (lemminflect), and
     kept only if the substituted query keeps the word's POS.
     """
@@ -54,7 +55,7 @@ class SwapSynWordNet(SynonymSwap, Generator):
 
     def config(self) -> dict:
         found = find_wordnet()
-        cfg = {"pos_model": _spacy.model_name() or "missing", "inflect": self.inflect,
+        cfg = {"pos_model": parsing.model_name() or "missing", "inflect": self.inflect,
                "wordnet": found[0] if found else "missing", "multiword": "excluded",
                "sense": "most frequent sense for the POS in context (cntlist.rev)", "min_zipf": self.min_zipf,
                "min_cosine_glove": self.min_cosine, "min_target_zipf": self.min_target_zipf,
@@ -67,7 +68,7 @@ class SwapSynWordNet(SynonymSwap, Generator):
     def resources(self) -> List[Resource]:
         wn_res = wordnet_resource()
         nltk_res = _module("nltk", NLTK_INSTALL)
-        return [*_spacy.resources(), wn_res, nltk_res, stopwords_resource(), _spacy.lemminflect_resource(),
+        return [*parsing.resources(), wn_res, nltk_res, stopwords_resource(), parsing.lemminflect_resource(),
                 wordfreq_resource()]
 
     def synonyms(self, word: str, pos: str) -> Tuple[str, ...]:
@@ -115,29 +116,45 @@ def _module(name: str, install: str) -> Resource:
     return module_resource(name, name, install)
 
 
+WNET_VERIFIER = threshold_constraint(
+    "logistic verifier", 0.7202, description="the fitted model says the swap keeps the need",
+    evidence="logistic model over the verifier's features (weights.MODELS['wordnet'])",
+    tuning=Tuning("perturb/data/validity/SWAPSYN-WNET.tsv", "pooled_validity", {"min_validity": 0.95}))
+
+VERIFIED_WNET_SPEC = Spec(
+    name="SWAPSYN-WNET", version=1, protocol="validated",
+    transformation="one content word replaced by a one-word lemma of one of its WordNet senses for its POS",
+    constraints=(WNET_VERIFIER,), picker="uniform among candidates >= threshold (query rng)",
+    facts={"candidates": "one-word lemmas of every sense for the POS, cheap filter",
+           "pick": "uniform among candidates >= threshold (query rng)",
+           "pos_in_context": True, "reinflect": "lemminflect dictionary", "wordfreq": "3.1.1"})
+
+
 class VerifiedSwapSynWordNet(VerifiedSynonymSwap, SwapSynWordNet):
     """SWAPSYN-WNET, generate then verify: the candidates are the one-word lemmas of every WordNet
     sense of the target for its POS (TextAttack's set), each scored by the WordNet model of
-    :mod:`perturb.generators._synweights`; a seeded pick among those scoring >= ``threshold``."""
+    :mod:`perturb.generators.swapsyn.weights`; a seeded pick among those scoring >= ``threshold``."""
 
     source = "wordnet"
 
-    THRESHOLD = 0.7202  # benchmarks/syn_pick.py pooled: >= 95% of the round-6 pick + confirmation rows (was 0.5929, tuning half)
+    spec = VERIFIED_WNET_SPEC
 
-    def __init__(self, threshold: float = THRESHOLD):
+    def __init__(self, threshold: Optional[float] = None):
         super().__init__()
-        self.threshold = float(threshold)
+        self.verifier = WNET_VERIFIER.with_values(threshold=threshold)
+
+    @property
+    def threshold(self) -> float:
+        return self.verifier.threshold
 
     def config(self) -> dict:
-        from perturb.generators import _synverify as sv
-        from perturb.generators._synweights import VERSION
+        from perturb.generators.swapsyn import verifier as sv
+        from perturb.generators.swapsyn.weights import VERSION
 
         found = find_wordnet()
-        cfg = {"pos_model": _spacy.model_name() or "missing", "wordnet": found[0] if found else "missing",
-               "candidates": "one-word lemmas of every sense for the POS, cheap filter",
-               "verifier": f"logistic {VERSION} ({self.source})", "features": list(sv.FEATURES),
-               "threshold": self.threshold, "pick": "uniform among candidates >= threshold (query rng)",
-               "pos_in_context": True, "reinflect": "lemminflect dictionary", "wordfreq": "3.1.1"}
+        cfg = self.spec.config([self.verifier], pos_model=parsing.model_name() or "missing",
+                               wordnet=found[0] if found else "missing",
+                               verifier=f"logistic {VERSION} ({self.source})", features=list(sv.FEATURES))
         sha = wordnet_content_sha()
         if sha is not None:
             cfg["wordnet_sha256"] = sha

@@ -1,4 +1,4 @@
-"""Fitted weights of the synonym-swap verifier (perturb.generators._synverify), written by
+"""Fitted weights of the synonym-swap verifier (perturb.generators.swapsyn.verifier), written by
 ``benchmarks/syn_pick.py fit`` from every labelled row of docs/validity/dev-SWAPSYN-*.tsv that
 precedes the round-6 pick sample (logistic, standardised features, L2 1.0). Do not edit by hand."""
 

@@ -1,4 +1,4 @@
-"""SWAPWORDS, fourth round (issue 22): an adjective and its noun split by WordNet term evidence
+"""SWAPWORDS: an adjective and its noun split by WordNet term evidence
 (perturb.resources.wordnet_index) and by a verb object, each sub-kind scored on its own labels."""
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from perturb import make
-from perturb.resources import _spacy, wordnet_index
+from perturb.resources import parsing, wordnet_index
 from perturb_helpers import swapwords_candidates
 
 pytest.importorskip("spacy")
-if _spacy.model_name() is None:  # pragma: no cover - depends on the install
+if parsing.model_name() is None:  # pragma: no cover - depends on the install
     pytest.skip("no spaCy English model", allow_module_level=True)
 if wordnet_index.index() is None:  # pragma: no cover - depends on the install
     pytest.skip("no WordNet files", allow_module_level=True)

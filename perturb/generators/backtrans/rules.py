@@ -1,7 +1,7 @@
-"""Structure rules for BACKTRANS (:mod:`perturb.generators.backtrans`): a round trip must keep the query's
+"""Structure rules for BACKTRANS (:mod:`perturb.generators.backtrans.generator`): a round trip must keep the query's
 term structure, not only its content words.
 
-The content-word rule of :func:`perturb.generators.backtrans.unmatched_content` lets through round trips that
+The content-word rule of :func:`perturb.generators.backtrans.generator.unmatched_content` lets through round trips that
 keep every content word but rebuild the terms around them: a compound turned into an "X of Y"
 phrase ("boundary layer" -> "layer of boundary", "sandwich sphere" -> "sphere of available
 sandwich"), the preposition inside a term changed ("angle of attack" -> "angle to attack"), a
@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from typing import Dict, FrozenSet, List, Tuple
 
-from perturb.resources._text import stopwords
+from perturb.resources.words import stopwords
 from perturb.resources.lexicon import ranked_synsets
 
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
@@ -35,7 +35,7 @@ _UPOS_WN = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 _TAGS: Dict[str, FrozenSet[Tuple[str, str, str]]] = {}
 
 
-def _forms(word: str) -> FrozenSet[Tuple[str, str, str]]:
+def forms_of(word: str) -> FrozenSet[Tuple[str, str, str]]:
     """(upos, lemma, tag) readings of ``word`` in lemminflect's dictionary ("wakes": (NOUN, wake, NNS),
     (VERB, wake, VBZ)); an unknown word reads as itself with no tag."""
     if word not in _TAGS:
@@ -52,14 +52,14 @@ def _forms(word: str) -> FrozenSet[Tuple[str, str, str]]:
 
 
 def same_lemma(a: str, b: str) -> bool:
-    return bool({lem for _, lem, _ in _forms(a)} & {lem for _, lem, _ in _forms(b)})
+    return bool({lem for _, lem, _ in forms_of(a)} & {lem for _, lem, _ in forms_of(b)})
 
 
 def synonym_same_form(a: str, b: str) -> bool:
     """``a`` and ``b`` (lower-case, different lemmas) share a reading: a part of speech with the same
     inflection tag in which ``a``'s most frequent WordNet sense is one of ``b``'s two most frequent
     ("large"/"big", "start"/"begin"; not "respond"/"answer": react.v.01 first, nor "avoid"/"avert")."""
-    fa, fb = _forms(a), _forms(b)
+    fa, fb = forms_of(a), forms_of(b)
     for upos, lem_a, tag in fa:
         pos = _UPOS_WN.get(upos)
         if pos is None:

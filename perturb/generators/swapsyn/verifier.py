@@ -12,7 +12,7 @@ Both pass the cheap filter of ``benchmarks/syn_ceiling.py`` (letters, lower case
 an inflection of it, WordNet knows the candidate for the POS, lemminflect has its form for the
 target's tag) and the exclusions (a WordNet antonym, a derivation of the target, a stop word, a
 light verb, Zipf < 2). Each remaining pair gets :data:`FEATURES`, combined by a logistic model per
-source whose weights (:mod:`perturb.generators._synweights`) were fitted on every labelled row of
+source whose weights (:mod:`perturb.generators.swapsyn.weights`) were fitted on every labelled row of
 ``docs/validity/dev-SWAPSYN-*.tsv`` (``benchmarks/syn_pick.py fit``); nothing is fitted at run time.
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from perturb.resources._text import is_number, stopwords, zipf
+from perturb.resources.words import is_number, stopwords, zipf
 from perturb.resources.lexicon import (antonyms, base_forms, inflect_like, is_derivation, ranked_synsets,
                                        sense_in_context, sense_share)
 from perturb.resources.vectors import cosine, glove, is_inflection

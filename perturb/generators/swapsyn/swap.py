@@ -15,7 +15,7 @@ candidate) whose sense is the sense the query's other words point to (an embeddi
 in order and the first whose new word keeps the target's POS when the substituted query is tagged
 again is used ("synonym in context"). No proposal passes -> the query is left unchanged. An "a"/"an"
 right before the swapped word is made to follow the new word's sound
-(:func:`perturb.resources._text.with_article`: "a project" -> "an undertaking").
+(:func:`perturb.resources.words.with_article`: "a project" -> "an undertaking").
 """
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from perturb.resources import _spacy
-from perturb.resources._text import case_style, match_case, stopwords, tagging_copy, with_article, zipf
+from perturb.resources import parsing
+from perturb.resources.words import case_style, match_case, stopwords, tagging_copy, with_article, zipf
 from perturb.base import Perturbation, query_rng, settle
 from perturb.resources.lexicon import base_forms, inflect_like, is_proper_noun, sense_in_context, sense_share
 
@@ -38,7 +38,7 @@ _USUAL: dict = {}  # usual_sense results, shared in the process
 Proposal = Tuple[int, int, str, str]
 
 
-class SynonymSwap(_spacy.SpacyGenerator):
+class SynonymSwap(parsing.SpacyGenerator):
     min_target_zipf = 3.0
     context_sense = True  # the synonym's sense must be the sense the query's other words point to
     max_checks = 6  # proposals tagged in context per query
@@ -145,7 +145,7 @@ class SynonymSwap(_spacy.SpacyGenerator):
         content = [t for t in doc if t.is_alpha and t.lower_ not in stops]
         targets = []
         for tok in doc:
-            word = _spacy.original(tok, text)
+            word = parsing.original(tok, text)
             pos = self.target_ok(tok, word, text, style)
             if pos is None:
                 continue
@@ -188,7 +188,7 @@ class SynonymSwap(_spacy.SpacyGenerator):
         while pending:
             subs = [self._substituted(texts[i], plans[i][r]) for i in pending]
             # POS only: the parser is not needed (tags do not depend on it in en_core_web_sm)
-            after = _spacy.parse(subs, self.pipe_batch_size, disable=("parser",))
+            after = parsing.parse(subs, self.pipe_batch_size, disable=("parser",))
             still = []
             for i, doc2 in zip(pending, after):
                 if self._keeps_pos(docs[i], doc2, plans[i][r]):
@@ -211,14 +211,14 @@ class SynonymSwap(_spacy.SpacyGenerator):
 
     def perturb_batch(self, items, seed):
         items = list(items)
-        docs = _spacy.parse([tagging_copy(t) for _, t in items], self.pipe_batch_size)
+        docs = parsing.parse([tagging_copy(t) for _, t in items], self.pipe_batch_size)
         return self._resolve([t for _, t in items], docs, [query_rng(seed, self.name, t) for _, t in items])
 
 
 class VerifiedSynonymSwap(SynonymSwap):
     """Generate, then verify (issue 22, round 6): every candidate of every content word from the
     generator's ``source`` (``glove`` neighbours or ``wordnet`` lemmas,
-    :mod:`perturb.generators._synverify`) is scored by the fitted logistic model of that source;
+    :mod:`perturb.generators.swapsyn.verifier`) is scored by the fitted logistic model of that source;
     the pick is uniform (the query's rng) among the candidates scoring >= ``threshold``, the rest
     after it in the same seeded order as fallbacks when the substituted query loses the word's POS.
     No candidate passes -> the query is left unchanged. Targets: NOUN/VERB/ADJ/ADV tokens, letters,
@@ -231,7 +231,7 @@ class VerifiedSynonymSwap(SynonymSwap):
     max_checks = 6
 
     def model(self) -> dict:
-        from perturb.generators._synweights import MODELS
+        from perturb.generators.swapsyn.weights import MODELS
 
         return MODELS[self.source]
 
@@ -260,7 +260,7 @@ class VerifiedSynonymSwap(SynonymSwap):
             style = case_style(text)
             found = []
             for tok in doc:
-                word = _spacy.original(tok, text)
+                word = parsing.original(tok, text)
                 pos = self.verified_target(tok, word, text, style)
                 if pos is not None:
                     found.append((tok, word, pos))
@@ -270,7 +270,7 @@ class VerifiedSynonymSwap(SynonymSwap):
     def scored_candidates(self, doc, text: str, floor: float) -> List[Tuple[int, int, str, float, str]]:
         """(start, end, new text, score, detail) of every candidate scoring >= ``floor``, in text
         order then candidate order (independent of the rng and of the batch)."""
-        from perturb.generators import _synverify as sv
+        from perturb.generators.swapsyn import verifier as sv
 
         stops = stopwords()
         model = self.model()
@@ -297,7 +297,7 @@ class VerifiedSynonymSwap(SynonymSwap):
     def prepare(self, texts: Sequence[str], docs) -> None:
         """One batched GloVe neighbour search for every target base form of the batch (the rank
         is a feature of both sources); each word's neighbours do not depend on the batch."""
-        from perturb.generators import _synverify as sv
+        from perturb.generators.swapsyn import verifier as sv
 
         bases = set()
         for text, doc in zip(texts, docs):
@@ -308,7 +308,7 @@ class VerifiedSynonymSwap(SynonymSwap):
     def perturb_batch(self, items, seed):
         items = list(items)
         texts = [t for _, t in items]
-        docs = _spacy.parse([tagging_copy(t) for t in texts], self.pipe_batch_size)
+        docs = parsing.parse([tagging_copy(t) for t in texts], self.pipe_batch_size)
         try:
             self.prepare(texts, docs)
             return self._resolve(texts, docs, [query_rng(seed, self.name, t) for t in texts])
@@ -322,14 +322,14 @@ class VerifiedSynonymSwap(SynonymSwap):
     def scored(self, texts: Sequence[str], floor: float) -> List[List[Tuple[int, int, str, float, str]]]:
         """Every candidate of each text scoring >= ``floor`` that keeps the word's POS when the
         query is tagged again (what a pick at any threshold >= ``floor`` can choose)."""
-        docs = _spacy.parse([tagging_copy(t) for t in texts], self.pipe_batch_size)
+        docs = parsing.parse([tagging_copy(t) for t in texts], self.pipe_batch_size)
         try:
             self.prepare(texts, docs)
             per = [self.scored_candidates(d, t, floor) for t, d in zip(texts, docs)]
         finally:
             self.__dict__.pop("_targets", None)
         flat = [(i, c) for i, cs in enumerate(per) for c in cs]
-        after = _spacy.parse([self._substituted(texts[i], (c[0], c[1], c[2], c[4])) for i, c in flat],
+        after = parsing.parse([self._substituted(texts[i], (c[0], c[1], c[2], c[4])) for i, c in flat],
                              self.pipe_batch_size, disable=("parser",))
         out: List[List[Tuple[int, int, str, float, str]]] = [[] for _ in texts]
         for (i, c), d2 in zip(flat, after):

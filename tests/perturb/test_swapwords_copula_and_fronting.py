@@ -1,4 +1,4 @@
-"""SWAPWORDS, fifth round (project round 7): a wh-word, the copula and a noun phrase the parse calls its
+"""SWAPWORDS: a wh-word, the copula and a noun phrase the parse calls its
 complement ("what is love" -> "what love is"), a wh-phrase before the auxiliary, a pronoun statement's
 complement fronted ("you are a coward" -> "a coward you are"), each scored on its own tuning labels;
 two fixes (a name split by the copula, a phrasal verb's phrase fronted); threshold 0.83."""
@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from perturb import make
-from perturb.resources import _spacy, wordnet_index
+from perturb.resources import parsing, wordnet_index
 from perturb_helpers import swapwords_candidates
 
 pytest.importorskip("spacy")
-if _spacy.model_name() is None:  # pragma: no cover - depends on the install
+if parsing.model_name() is None:  # pragma: no cover - depends on the install
     pytest.skip("no spaCy English model", allow_module_level=True)
 if wordnet_index.index() is None:  # pragma: no cover - depends on the install
     pytest.skip("no WordNet files", allow_module_level=True)

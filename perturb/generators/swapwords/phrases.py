@@ -30,13 +30,13 @@ an abbreviation or a hyphenated word. The kinds, each with its evidence name (th
   rice"); a verb with a particle ("put up | with") makes the phrase an ``(argument)``.
 
 :func:`phrase_candidates` returns ``(sa, ea, sb, eb, reason)``; the scores of the reasons live
-in :mod:`perturb.generators.wordorder`.
+in :mod:`perturb.generators.swapwords.pairs`.
 """
 from __future__ import annotations
 
 from typing import List, Tuple
 
-from perturb.resources._text import WH_WORDS as WH, stopwords
+from perturb.resources.words import WH_WORDS as WH, stopwords
 
 FOCUS_ADVERBS = frozenset("even also still always never already ever only just really yet almost "
                           "merely simply mostly nearly hardly barely rather quite usually".split())

@@ -31,7 +31,7 @@ technical terms ("boundary layer" -> "layer of border", "pump" -> "bomb"), and s
 are refused. So are round trips that lose or add a personal pronoun or turn an auxiliary-first
 question into a statement (:func:`form_changes`; Spanish drops subject pronouns), and round trips
 that change the query's structure: a function word, a word's place or form, a multi-word term
-(:func:`perturb.generators.backtrans_rules.structure_changes`). What remains are articles, ``which`` for
+(:func:`perturb.generators.backtrans.rules.structure_changes`). What remains are articles, ``which`` for
 ``what``, a dummy leading ``it`` and same-form synonyms outside terms.
 
 The backend and pivot are part of ``label`` (``BACKTRANS[deu,marian]``, ``BACKTRANS[spa,apertium]``)
@@ -46,12 +46,13 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
-from perturb.resources._text import apply_case_style, case_style, collapse_spaces, wordfreq_resource, zipf
+from perturb.resources.words import apply_case_style, case_style, collapse_spaces, wordfreq_resource, zipf
+from perturb.spec import Spec
 from perturb.base import Generator, Perturbation, Resource, ResourceMissing, settle
 from perturb.resources.translators import APERTIUM_INSTALL, MARIAN_INSTALL, ApertiumTranslator, MarianTranslator, RunMemo, Translator
-from perturb.resources._text import stopwords
-from perturb.generators.backtrans_rules import structure_changes
-from perturb.generators import backtrans_score
+from perturb.resources.words import stopwords
+from perturb.generators.backtrans.rules import structure_changes
+from perturb.generators.backtrans import score as backtrans_score
 from perturb.base import query_rng
 
 _MARKED = re.compile(r"(?<![\w*#@])([*#@])(\w[\w'-]*)")
@@ -165,8 +166,26 @@ def pivot_leaks(original: str, back: str, pivot: str, marked: bool) -> List[str]
 
 
 # --------------------------------------------------------------------------- generator
+SPEC = Spec(
+    name="BACKTRANS", version=1, protocol="validated",
+    transformation="round trips through every Apertium pivot; each edit (difflib) of a round trip alone and "
+                   "every subset of one round trip's edits is a candidate",
+    constraints=(backtrans_score.WEAKEST_EDIT,), picker="uniform among passing (query_rng)",
+    facts={"source": "eng", "backend": "apertium",
+           "candidates": "each edit (difflib) of a round trip alone and every subset of one round trip's edits",
+           "score": "weakest edit's evidence sum", "weights": dict(backtrans_score.WEIGHTS),
+           "pick": "uniform among passing (query_rng)",
+           "sent": "ALL-CAPS and Title Case queries lower-cased", "case": "query case style restored"})
+
+
 class BackTranslate(Generator):
+    """Back-translation. With Apertium (the offline default) every pivot's round trip gives
+    candidate edits, scored and verified (:data:`SPEC`); with Marian (the paper's German pivot,
+    when its weights are on disk) one round trip, refused when it loses content or structure."""
+
     name = "BACKTRANS"
+    spec = SPEC
+    weakest_edit = backtrans_score.WEAKEST_EDIT
     keep_content = True  # refuse round trips that lose, add or mistranslate a content word
     keep_structure = True  # refuse round trips that change a term, a function word or a word form
 
@@ -174,7 +193,7 @@ class BackTranslate(Generator):
                  pivots: Optional[Sequence[str]] = None, **translator_kwargs):
         """``backend`` is "marian", "apertium" or None (Marian German if its weights exist, else Apertium).
         Apertium round-trips through every pivot of ``pivots`` (default :data:`APERTIUM_PIVOTS`, or
-        ``pivot`` alone) and verifies the candidates (:mod:`perturb.generators.backtrans_score`)."""
+        ``pivot`` alone) and verifies the candidates (:mod:`perturb.generators.backtrans.score`)."""
         self.pivots: List[str] = list(pivots) if pivots else [pivot] if pivot else list(APERTIUM_PIVOTS)
         if backend is None:
             marian = MarianTranslator(**({"pivot": pivot} if pivot else {}), **translator_kwargs)
@@ -208,11 +227,7 @@ class BackTranslate(Generator):
 
     def config(self) -> dict:
         if self.verified:
-            return {"source": "eng", "backend": "apertium", "pivots": {t.pivot: t.config() for t in self._translators},
-                    "candidates": "each edit (difflib) of a round trip alone and every subset of one round trip's edits",
-                    "score": "weakest edit's evidence sum", "weights": dict(backtrans_score.WEIGHTS),
-                    "threshold": backtrans_score.THRESHOLD, "pick": "uniform among passing (query_rng)",
-                    "sent": "ALL-CAPS and Title Case queries lower-cased", "case": "query case style restored"}
+            return self.spec.config(pivots={t.pivot: t.config() for t in self._translators})
         return {"source": "eng", **self.translator.config(),
                 "reject": "pivot-language leaks (apertium marks, wordfreq en/pivot)",
                 "content_words": "each kept (same lemma or WordNet synonym in the top-2 senses)" if self.keep_content
@@ -375,7 +390,7 @@ class BackTranslate(Generator):
         out = []
         for i, (text, s) in enumerate(zip(texts, sent)):
             cands = self.verified_candidates(text, s, trips[s])
-            passing = [c for c in cands if c.score >= backtrans_score.THRESHOLD]
+            passing = [c for c in cands if self.weakest_edit.passes(c.score)]
             if not passing:
                 out.append(Perturbation(text, False, ""))
                 continue

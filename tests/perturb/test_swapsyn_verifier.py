@@ -1,4 +1,4 @@
-"""Round 6 of issue 22: the verified synonym swap (perturb.generators._synverify; SWAPSYN-WNET's
+"""The verified synonym swap (perturb.generators.swapsyn.verifier; SWAPSYN-WNET's
 default, and the GloVe-neighbour version measured for SWAPSYN-GLOVE). docs/methods.md, SWAPSYN."""
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ TEXTS = ["you are disgusting", "What country has the most vending machines per c
 
 
 def _glove(threshold=0.0):
-    from perturb.generators.glove import VerifiedSwapSynGlove
+    from perturb.generators.swapsyn.glove import VerifiedSwapSynGlove
 
     gen = VerifiedSwapSynGlove(threshold)
     gen.check()
@@ -26,8 +26,8 @@ def _glove(threshold=0.0):
 
 
 def test_default_wnet_is_the_verified_swap():
-    from perturb.generators.wordnet import VerifiedSwapSynWordNet
-    from perturb.generators._synweights import VERSION
+    from perturb.generators.swapsyn.wordnet import VerifiedSwapSynWordNet
+    from perturb.generators.swapsyn.weights import VERSION
 
     gen = generator("SWAPSYN-WNET")
     assert isinstance(gen, VerifiedSwapSynWordNet) and gen.source == "wordnet"
@@ -54,7 +54,7 @@ def test_same_seed_same_text_whatever_the_batch():
 
 
 def test_neighbour_search_does_not_depend_on_the_batch():
-    from perturb.generators import _synverify as sv
+    from perturb.generators.swapsyn import verifier as sv
 
     words = ["car", "effect", "disgusting", "purpose", "house", "flow", "pressure"]
     together = {w: sv.neighbours_many(words)[w] for w in words}
@@ -68,7 +68,7 @@ def test_neighbour_search_does_not_depend_on_the_batch():
 def test_glove_candidates_are_glove_neighbours():
     """SWAPSYN-GLOVE's verified candidates are GloVe neighbours, including ones WordNet does not
     list as synonyms of any sense (truck for car), unlike the WordNet source."""
-    from perturb.generators import _synverify as sv
+    from perturb.generators.swapsyn import verifier as sv
     from perturb.resources.lexicon import base_forms
 
     nb = sv.neighbours_many(["car"])["car"]
@@ -90,8 +90,8 @@ def test_glove_candidates_are_glove_neighbours():
 def test_refused_classes_stay_refused_at_any_threshold(text, target, pos, refused, source):
     """The candidate is proposed by the source and passes the cheap filter, but an excluded class
     never comes out, even at threshold 0."""
-    from perturb.generators import _synverify as sv
-    from perturb.generators.wordnet import VerifiedSwapSynWordNet
+    from perturb.generators.swapsyn import verifier as sv
+    from perturb.generators.swapsyn.wordnet import VerifiedSwapSynWordNet
     from perturb.resources.lexicon import base_forms
 
     tag = {"a": "JJ", "n": "NN", "v": "VB"}[pos]
@@ -105,7 +105,7 @@ def test_refused_classes_stay_refused_at_any_threshold(text, target, pos, refuse
 
 
 def test_light_verb_and_score_floor():
-    from perturb.generators import _synverify as sv
+    from perturb.generators.swapsyn import verifier as sv
 
     assert sv.free_features("allow", "allow", "v", "let", 5) is None  # light verb candidate
     gen = _glove(0.0)
@@ -159,7 +159,7 @@ def test_features_do_not_depend_on_the_hash_seed():
     import subprocess
     import sys
 
-    code = ("from perturb.generators import _synverify as sv; "
+    code = ("from perturb.generators.swapsyn import verifier as sv; "
             "print(sv.free_features('info', 'info', 'n', 'news', 5), sv.links('info', 'n')['news'])")
     outs = set()
     for seed in ("1", "2", "3"):
@@ -181,7 +181,7 @@ def _syn_pick():
 def test_pooled_threshold_recomputed_from_the_tsv():
     """The default threshold is the lowest labelled score whose passing round-6 rows (pick sample
     >= 0.5929, both halves, and the confirmation sample) are >= 95% valid: 20/21."""
-    from perturb.generators.wordnet import VerifiedSwapSynWordNet
+    from perturb.generators.swapsyn.wordnet import VerifiedSwapSynWordNet
 
     sp = _syn_pick()
     rows = sp.pooled_rows()
@@ -217,7 +217,7 @@ def test_third_sample_figures_recomputed_from_the_tsv():
                                           ("one", "a"), ("hour", "an"), ("honest", "an"), ("Honour", "an"),
                                           ("car", "a"), ("UMBRELLA", "an")])
 def test_indefinite_article(word, article):
-    from perturb.resources._text import indefinite_article
+    from perturb.resources.words import indefinite_article
 
     assert indefinite_article(word) == article
 
@@ -235,7 +235,7 @@ def test_indefinite_article(word, article):
     ("a-b car", "car", "auto", "a-b auto"),
 ])
 def test_article_follows_the_new_word(text, old, new, want):
-    from perturb.resources._text import with_article
+    from perturb.resources.words import with_article
 
     start = text.rindex(old)
     assert with_article(text, start, start + len(old), new) == want
@@ -250,9 +250,9 @@ def test_swap_output_fixes_the_article():
     start = text.index("project")
     gen.proposals = lambda doc, t, rng: [(start, start + 7, "undertaking", "test")]
     gen._keeps_pos = lambda d1, d2, prop: True
-    from perturb.resources import _spacy
-    from perturb.resources._text import tagging_copy
+    from perturb.resources import parsing
+    from perturb.resources.words import tagging_copy
 
-    docs = _spacy.parse([tagging_copy(text)])
+    docs = parsing.parse([tagging_copy(text)])
     out = gen._resolve([text], docs, [query_rng(0, gen.name, text)])[0]
     assert out.applied and out.text == "how to plan an undertaking"

@@ -1,4 +1,4 @@
-"""Lexical evidence for scoring BACKTRANS edits (:mod:`perturb.generators.backtrans_score`), each a small,
+"""Lexical evidence for scoring BACKTRANS edits (:mod:`perturb.generators.backtrans.score`), each a small,
 inspectable test on WordNet (with SemCor sense counts, :mod:`perturb.resources.lexicon`), lemminflect and
 the query's own spelling:
 
@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from perturb.resources import _text
-from perturb.resources._text import WH_WORDS, stopwords
+from perturb.resources.words import NEED_WORDS as _BASE_NEED_WORDS
+from perturb.resources.words import WH_WORDS, stopwords
 from perturb.resources.lexicon import is_derivation, is_proper_noun, ranked_synsets, sense_share
 
 _SHARE: Dict[Tuple[str, str], float] = {}
@@ -125,9 +125,9 @@ def shared_sense(a: str, b: str) -> float:
     return _SHARE[key]
 
 
-# words whose loss or change changes the need (perturb.resources._text.NEED_WORDS, which NOSTOPWORD
+# words whose loss or change changes the need (perturb.resources.words.NEED_WORDS, which NOSTOPWORD
 # keeps too), and the comparatives of restriction
-NEED_WORDS = _text.NEED_WORDS | {"less", "least"}
+NEED_WORDS = _BASE_NEED_WORDS | {"less", "least"}
 
 
 def question_change(before: List[str], after: List[str], which_asks: bool = False) -> str:

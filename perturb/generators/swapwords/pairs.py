@@ -8,7 +8,7 @@ transfer" -> "mass and heat transfer"), co-modifier adjectives of one head, an a
 noun it modifies ("round tubes" -> "tubes round"), a verb and its bare subject/object, a
 compound modifier and its head ("boundary layer" -> "layer boundary"), same or different word
 classes near, far or across a preposition ("X of Y" -> "Y of X"). The phrase reorderings of
-:mod:`perturb.generators.phraseorder` add their own kinds.
+:mod:`perturb.generators.swapwords.phrases` add their own kinds.
 
 An adjective and its noun is split further by WordNet's term evidence
 (:func:`perturb.resources.wordnet_index.term_evidence`: "natural frequencies", "leading edge",
@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from typing import List, Tuple
 
-from perturb.resources._text import is_abbreviation, stopwords
+from perturb.resources.words import is_abbreviation, stopwords
 from perturb.resources.wordnet_index import term_evidence
-from perturb.generators.phraseorder import phrase_candidates
+from perturb.generators.swapwords.phrases import phrase_candidates
 
 CLASSES = {"NOUN": "N", "PROPN": "N", "VERB": "V", "ADJ": "A", "ADV": "R"}
 QUANTITY = frozenset("many much several numerous little".split())
@@ -56,7 +56,7 @@ EVIDENCE = (
     (0.12, "different classes, far"),  # 0/6
     (0.05, "same class across a preposition"),  # 0/17
     (0.04, "different classes across a preposition"),  # 0/21
-    # phrase reorderings (a deviation from the paper: perturb.generators.phraseorder)
+    # phrase reorderings (a deviation from the paper: perturb.generators.swapwords.phrases)
     (0.93, "subject and auxiliary (copula)"),  # 12/12
     (0.88, "complement fronted"),  # 22/24 (round 7: "you are a coward" -> "a coward you are")
     (0.83, "subject and auxiliary (copula, wh-subject)"),  # 9/10 (round 7: "what is love" -> "what love is")
@@ -201,7 +201,7 @@ def word_candidates(doc, text: str) -> List[Tuple[int, int, float, str]]:
 
 def candidates(doc, text: str) -> List[Tuple[int, int, int, int, float, str]]:
     """Every candidate exchange of two character spans ``(sa, ea, sb, eb, score, reason)``, ``ea <= sb``:
-    the word pairs above and the phrase reorderings of :mod:`perturb.generators.phraseorder`."""
+    the word pairs above and the phrase reorderings of :mod:`perturb.generators.swapwords.phrases`."""
     out = []
     for i, j, score, reason in word_candidates(doc, text):
         a, b = doc[i], doc[j]
