@@ -42,7 +42,7 @@ import string
 import threading
 import unicodedata
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -71,6 +71,22 @@ def nlpaug_res_dir() -> Optional[Path]:
     if spec is None or not spec.submodule_search_locations:
         return None
     return Path(list(spec.submodule_search_locations)[0]) / "res"
+
+
+def table_paths() -> Dict[str, Optional[Path]]:
+    """The path of each nlpaug table file (``ocr``, ``keyboard``, ``spelling``; None without nlpaug)."""
+    res = nlpaug_res_dir()
+    return {name: res.joinpath(*parts) if res else None for name, parts in _TABLE_FILES.items()}
+
+
+def table_resources() -> List[Resource]:
+    """One :class:`Resource` per nlpaug table file (both protocols' MISSPELL read the three)."""
+    out = []
+    for name, path in table_paths().items():
+        found = bool(path and path.is_file())
+        out.append(Resource(f"nlpaug {'/'.join(_TABLE_FILES[name])}", found, where=str(path) if found else "",
+                            install="" if found else NLPAUG_INSTALL))
+    return out
 
 
 def _bidirectional(mapping: Dict[str, List[str]]) -> Dict[str, List[str]]:
@@ -137,11 +153,10 @@ def tables() -> Dict[str, Dict[str, Tuple[str, ...]]]:
     if not _TABLES:
         with _TABLE_LOCK:
             if not _TABLES:
-                res = nlpaug_res_dir()
                 loaders = {"ocr": load_ocr, "keyboard": load_keyboard, "spelling": load_spelling}
                 loaded = {}
-                for name, parts in _TABLE_FILES.items():
-                    path = res.joinpath(*parts) if res else None
+                for name, path in table_paths().items():
+                    parts = _TABLE_FILES[name]
                     if path is None or not path.is_file():
                         raise ResourceMissing(
                             f"MISSPELL: nlpaug resource file {'/'.join(parts)} not found "
@@ -173,12 +188,110 @@ def edit_distance(a: str, b: str) -> int:
     return d[len(a)][len(b)]
 
 
-def _random_like(ch: str, rng: np.random.Generator, exclude: str = "") -> str:
+# --------------------------------------------------------------------------- the operations
+# Shared with --protocol rodr (perturb.rodr.paper.PaperMisspell): the draws are the transformation;
+# what a generator allows (targets, same-case letters, real words) is decided around them.
+def random_like(ch: str, rng: np.random.Generator, exclude: str = "") -> str:
     """A random character of the same kind as ``ch`` (digit, upper or lower letter), != exclude."""
     pool = string.digits if ch.isdigit() else string.ascii_uppercase if ch.isupper() else string.ascii_lowercase
     if exclude:
         pool = pool.replace(exclude, "")
     return pool[int(rng.integers(len(pool)))]
+
+
+def typo(word: str, rng: np.random.Generator) -> Optional[Tuple[str, str]]:
+    """TextFlint's ``Typos``, one error (``skip_first_char``, ``skip_last_char``): insert, delete,
+    substitute or swap (words of 4+ characters) at an interior position; an inserted or substituted
+    character is of the kind of the one it goes before or replaces (:func:`random_like`).
+    ``(new word, operation)``, or None when the edit leaves the word as it was (a swap of two equal
+    letters). Needs a word of 3+ characters."""
+    n = len(word)
+    lo, hi = 1, n - 2  # interior characters only
+    ops = ["insert", "delete", "substitute"] + (["swap"] if hi - lo >= 1 else [])
+    op = ops[int(rng.integers(len(ops)))]
+    chars = list(word)
+    if op == "delete":
+        i = int(rng.integers(lo, hi + 1))
+        del chars[i]
+    elif op == "substitute":
+        i = int(rng.integers(lo, hi + 1))
+        chars[i] = random_like(word[i], rng, exclude=word[i])
+    elif op == "insert":
+        i = int(rng.integers(lo, hi + 2))  # before an interior char or before the last char
+        chars.insert(i, random_like(word[min(i, n - 1)], rng))
+    else:
+        i = int(rng.integers(lo, hi))  # swap i and i+1, both interior
+        chars[i], chars[i + 1] = chars[i + 1], chars[i]
+    new = "".join(chars)
+    return (new, op) if new != word else None
+
+
+CharOptions = List[Tuple[int, Tuple[str, ...]]]
+
+
+def char_positions(word: str, table: Dict[str, Tuple[str, ...]],
+                   keep: Optional[Callable[[str, Tuple[str, ...]], Sequence[str]]] = None) -> CharOptions:
+    """``(position, replacements)`` for each character of ``word`` the OCR or keyboard ``table``
+    lists; ``keep(char, replacements)`` narrows the replacements (a position left with none is
+    dropped). Without ``keep``, every replacement of the table (TextFlint's)."""
+    out = []
+    for i, c in enumerate(word):
+        if c in table:
+            opts = table[c] if keep is None else tuple(keep(c, table[c]))
+            if opts:
+                out.append((i, opts))
+    return out
+
+
+def char_edit(word: str, positions: CharOptions, rng: np.random.Generator) -> Optional[Tuple[str, str]]:
+    """TextFlint's ``Ocr`` / ``Keyboard``, one error: a position uniform among ``positions``
+    (:func:`char_positions`), then a replacement uniform among its options. ``(new word, "a->b")``,
+    or None when no position has one."""
+    if not positions:
+        return None
+    i, options = positions[int(rng.integers(len(positions)))]
+    new_ch = options[int(rng.integers(len(options)))]
+    return word[:i] + new_ch + word[i + 1:], f"{word[i]}->{new_ch}"
+
+
+def table_misspellings(word: str) -> Tuple[str, ...]:
+    """TextFlint's ``SpellingError`` candidates of ``word``: its entries in nlpaug's (bidirectional)
+    spelling table, or those of the lower-cased word in ``word``'s case pattern, in table order."""
+    sp = tables()["spelling"]
+    if word in sp:
+        return sp[word]
+    return tuple(match_case(word, o) for o in sp.get(word.lower(), ()))
+
+
+def table_edit(options: Sequence[str], rng: np.random.Generator) -> Optional[Tuple[str, str]]:
+    """TextFlint's ``SpellingError``, one error: a misspelling uniform among ``options``
+    (:func:`table_misspellings`, narrowed by the generator); ``(misspelling, "table")``, None without one."""
+    return (options[int(rng.integers(len(options)))], "table") if options else None
+
+
+def type_order(types: Sequence[str], rng: np.random.Generator) -> List[str]:
+    """The order the error types are tried in: the first uniform, the others in a seeded order."""
+    first = int(rng.integers(len(types)))
+    rest = [t for k, t in enumerate(types) if k != first]
+    return [types[first]] + [rest[k] for k in rng.permutation(len(rest))]
+
+
+def pick_misspelling(words: Sequence[str], order: Sequence[str], rng: np.random.Generator,
+                     candidates: Callable[[str], Sequence[int]],
+                     apply: Callable[[str, str, np.random.Generator], Optional[Tuple[str, str]]],
+                     max_attempts: int) -> Optional[Tuple[str, int, str, str]]:
+    """The picker: for each type of ``order``, up to ``max_attempts`` draws of a target word
+    (uniform among ``candidates(type)``, indices into ``words``), each given to
+    ``apply(type, word, rng)`` (None: refused or no change, draw again). The first edit made, as
+    ``(type, word index, new word, how)``, or None when no type gives one."""
+    for kind in order:
+        cands = candidates(kind)
+        for _ in range(max_attempts if cands else 0):
+            k = cands[int(rng.integers(len(cands)))]
+            done = apply(kind, words[k], rng)
+            if done is not None:
+                return kind, k, done[0], done[1]
+    return None
 
 
 _SPELLING_CACHE: Dict[tuple, Tuple[str, ...]] = {}
@@ -270,36 +383,10 @@ class Misspell(Generator):
             keyboard_min_chars=self.keyboard_min_chars, ocr_min_chars=self.ocr_min_chars)
 
     def resources(self) -> List[Resource]:
-        res = nlpaug_res_dir()
-        out = []
-        for name, parts in _TABLE_FILES.items():
-            path = res.joinpath(*parts) if res else None
-            found = bool(path and path.is_file())
-            out.append(Resource(f"nlpaug {'/'.join(parts)}", found, where=str(path) if found else "",
-                                install="" if found else NLPAUG_INSTALL))
-        return out + [stopwords_resource(), wordfreq_resource()]
+        return table_resources() + [stopwords_resource(), wordfreq_resource()]
 
     # ------------------------------------------------------------------ the four error types
-    def _typos(self, word: str, rng: np.random.Generator) -> Optional[Tuple[str, str]]:
-        n = len(word)
-        lo, hi = 1, n - 2  # interior characters only
-        ops = ["insert", "delete", "substitute"] + (["swap"] if hi - lo >= 1 else [])
-        op = ops[int(rng.integers(len(ops)))]
-        chars = list(word)
-        if op == "delete":
-            i = int(rng.integers(lo, hi + 1))
-            del chars[i]
-        elif op == "substitute":
-            i = int(rng.integers(lo, hi + 1))
-            chars[i] = _random_like(word[i], rng, exclude=word[i])
-        elif op == "insert":
-            i = int(rng.integers(lo, hi + 2))  # before an interior char or before the last char
-            chars.insert(i, _random_like(word[min(i, n - 1)], rng))
-        else:
-            i = int(rng.integers(lo, hi))  # swap i and i+1, both interior
-            chars[i], chars[i + 1] = chars[i + 1], chars[i]
-        new = "".join(chars)
-        return (new, op) if new != word else None
+    _typos = staticmethod(typo)  # the one typo operation (both protocols)
 
     @staticmethod
     def _same_case(ch: str, options: Sequence[str], allow_digits: bool) -> Tuple[str, ...]:
@@ -312,23 +399,13 @@ class Misspell(Generator):
                 out.append(o)
         return tuple(out)
 
-    def _char_options(self, kind: str, word: str) -> List[Tuple[int, Tuple[str, ...]]]:
-        table = tables()[kind]
-        out = []
-        for i, c in enumerate(word):
-            if c in table:
-                opts = self._same_case(c, table[c], allow_digits=(kind == "ocr"))
-                if opts:
-                    out.append((i, opts))
-        return out
+    def _char_options(self, kind: str, word: str) -> CharOptions:
+        """The table's replacements of ``word``'s characters, narrowed to the same case (:meth:`_same_case`)."""
+        return char_positions(word, tables()[kind],
+                              keep=lambda c, opts: self._same_case(c, opts, allow_digits=(kind == "ocr")))
 
     def _char_table(self, kind: str, word: str, rng: np.random.Generator) -> Optional[Tuple[str, str]]:
-        positions = self._char_options(kind, word)
-        if not positions:
-            return None
-        i, options = positions[int(rng.integers(len(positions)))]
-        new_ch = options[int(rng.integers(len(options)))]
-        return word[:i] + new_ch + word[i + 1:], f"{word[i]}->{new_ch}"
+        return char_edit(word, self._char_options(kind, word), rng)
 
     def target_ok(self, word: str) -> bool:
         """A word a misspelling may be injected into: letters only, no stop word, no digit."""
@@ -346,12 +423,9 @@ class Misspell(Generator):
         return cached
 
     def _compute_spelling_options(self, word: str) -> Tuple[str, ...]:
-        sp = tables()["spelling"]
-        options = sp[word] if word in sp else sp.get(word.lower(), ())
         out = []
-        for o in options:
-            new = o if word in sp else match_case(word, o)
-            if o.isalpha() and new.lower() != word.lower() and not self.is_real_word(new) and \
+        for new in table_misspellings(word):  # match_case keeps letters letters: new.isalpha() is the entry's
+            if new.isalpha() and new.lower() != word.lower() and not self.is_real_word(new) and \
                     self.table_distance.check(Edit.replace(0, len(word), new), {"word": word}).passed:
                 out.append(new)
         return tuple(out)
@@ -371,8 +445,7 @@ class Misspell(Generator):
         elif kind in ("ocr", "keyboard"):
             done = self._char_table(kind, word, rng)
         else:
-            options = self._spelling_options(word)
-            done = (options[int(rng.integers(len(options)))], "table") if options else None
+            done = table_edit(self._spelling_options(word), rng)
         if done is None or done[0].lower() == word.lower() or self.is_real_word(done[0]):
             return None  # no change, a case-only change, or a real word: not a misspelling
         return done
@@ -382,23 +455,12 @@ class Misspell(Generator):
         if not spans:
             return Perturbation(text, False, "")
         words = [text[s:e] for s, e in spans]
-        first = int(rng.integers(len(self.types)))
-        rest = [t for k, t in enumerate(self.types) if k != first]
-        order = [self.types[first]] + [rest[k] for k in rng.permutation(len(rest))]
-        for kind in order:
-            cands = self._candidates(kind, words)
-            done = None
-            for attempt in range(self.max_attempts):
-                if not cands:
-                    break
-                k = cands[int(rng.integers(len(cands)))]
-                done = self._apply(kind, words[k], rng)
-                if done is not None:
-                    break
-            if done is None:
-                continue
-            new, how = done
-            s, e = spans[k]
-            return Perturbation(text[:s] + new + text[e:], True,
-                                describe(kind, how, words[k], new, fallback_from="" if kind == order[0] else order[0]))
-        return Perturbation(text, False, "")
+        order = type_order(self.types, rng)
+        done = pick_misspelling(words, order, rng, lambda kind: self._candidates(kind, words), self._apply,
+                                self.max_attempts)
+        if done is None:
+            return Perturbation(text, False, "")
+        kind, k, new, how = done
+        s, e = spans[k]
+        return Perturbation(text[:s] + new + text[e:], True,
+                            describe(kind, how, words[k], new, fallback_from="" if kind == order[0] else order[0]))

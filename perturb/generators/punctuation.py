@@ -1,6 +1,8 @@
 """EXTRAPUNC: one to three identical successive marks from ``, . ? !`` appended at the end."""
 from __future__ import annotations
 
+from typing import Optional, Sequence, Tuple
+
 import numpy as np
 
 from perturb.resources.words import draw_marks
@@ -8,6 +10,18 @@ from perturb.base import Generator, Perturbation
 from perturb.spec import Spec
 
 MARKS = (",", ".", "?", "!")
+
+
+def append_marks(text: str, marks: Sequence[str], max_repeat: int,
+                 rng: np.random.Generator) -> Optional[Tuple[str, str]]:
+    """The EXTRAPUNC operation (both protocols): ``(text with the marks, the marks)``, the marks
+    drawn by :func:`perturb.resources.words.draw_marks` and put right after the last non-space
+    character (trailing whitespace dropped); None for an empty or whitespace-only text (no draw)."""
+    base = text.rstrip()
+    if not base:
+        return None
+    added = draw_marks(marks, max_repeat, rng)
+    return base + added, added
 
 
 SPEC = Spec(
@@ -37,8 +51,8 @@ class ExtraPunc(Generator):
         return self.spec.config(marks="".join(self.marks), max_repeat=self.max_repeat)
 
     def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
-        base = text.rstrip()
-        if not base:
+        done = append_marks(text, self.marks, self.max_repeat, rng)
+        if done is None:
             return Perturbation(text, False, "")
-        marks = draw_marks(self.marks, self.max_repeat, rng)
-        return Perturbation(base + marks, True, f"appended {marks!r}")
+        out, marks = done
+        return Perturbation(out, True, f"appended {marks!r}")

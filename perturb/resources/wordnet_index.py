@@ -2,8 +2,8 @@
 process): which words have an adjective or a noun entry, which "adjective noun" pairs are a
 multi-word noun lemma, and how many multi-word noun lemmas each word starts.
 
-SWAPWORDS uses them as *term evidence* for an adjective and its noun (docs/methods.md, SWAPWORDS
-fourth round): "natural frequencies" -> "frequencies natural" breaks a fixed term, "large house" ->
+SWAPWORDS uses them as *term evidence* for an adjective and its noun (docs/methods.md,
+SWAPWORDS): "natural frequencies" -> "frequencies natural" breaks a fixed term, "large house" ->
 "house large" does not. WordNet lists few technical terms, so the evidence is indirect: an
 adjective that starts many multi-word nouns ("natural gas", "free fall", "social security", ...)
 is a term-forming one.

@@ -1,13 +1,24 @@
-"""``--protocol rodr``: the paper's own, unconstrained operations (RoDR, IJCAI 2022, Sec. 2.1).
+"""``--protocol rodr``: the paper's own operations (RoDR, IJCAI 2022, Sec. 2.1), with the paper's constraints.
 
 The default generators (``perturb/generators/misspell.py`` ...) are *validated* versions of RoDR's eight sets:
 they refuse an edit that would change the information need. Users who compare with the paper's
 tables need the operations as TextFlint / TextAttack define them, without those constraints. This
 module (and :mod:`perturb.rodr.paper_swap` for the two synonym swaps) holds them, registered in
-``perturb.PAPER_GENERATORS`` under the same set names so tables line up. Every ``config()``
-records ``"protocol": "rodr"``, so a rodr set never has a validated set's fingerprint and a gate
-never compares the two. Each class is written on its own (it does not subclass the validated
-generator), so a change to a validated generator never changes what this protocol does.
+``perturb.PAPER_GENERATORS`` under the same set names so tables line up.
+
+Each generator carries a :class:`perturb.spec.Spec` (protocol ``rodr``): a transformation, the
+paper's constraints (none, or TextAttack's stop-word skip and embedding distance for the synonym
+swaps: :data:`STOPWORD_SKIP`) and a seeded picker. Where the paper's operation is one a validated
+generator also has, both call the one implementation (MISSPELL's typo, OCR/keyboard and spelling
+draws, type order and picker in :mod:`perturb.generators.misspell`; EXTRAPUNC's
+:func:`perturb.generators.punctuation.append_marks`; SWAPWORDS'
+:func:`perturb.generators.swapwords.generator.random_swap`; BACKTRANS'
+:func:`perturb.generators.backtrans.generator.round_trip` and ``strip_marks``): the paper protocol
+is that transformation with the validated constraints left out. What stays written here is what
+the paper does differently (TextAttack words instead of whitespace tokens, every verb tag, every
+WordNet sense, ...), each class's docstring says why. A change to a shared operation changes both
+protocols' output, so it bumps both specs' ``version``. Every ``config()`` records ``"protocol":
+"rodr"``, so a rodr set never has a validated set's fingerprint and a gate never compares the two.
 
 Operations (the deviations from the paper are named in ``docs/methods.md`` ("The paper protocol")):
 
@@ -26,31 +37,56 @@ Operations (the deviations from the paper are named in ``docs/methods.md`` ("The
 from __future__ import annotations
 
 import hashlib
-import re
-import string
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from perturb.resources import parsing
-from perturb.resources.words import (collapse_spaces, draw_marks, draw_word_pair, match_case, stopwords, stopwords_resource,
-                           word_spans)
+from perturb.resources.words import collapse_spaces, match_case, stopwords, stopwords_resource, word_spans
 from perturb.base import Generator, Perturbation, Resource, ResourceMissing, settle
+from perturb.spec import Constraint, Spec, Veto
+from perturb.generators.backtrans.generator import round_trip, strip_marks
+from perturb.generators.misspell import (TYPES, char_edit, char_positions, pick_misspelling, table_edit,
+                                         table_misspellings, table_paths, table_resources, tables, type_order, typo)
+from perturb.generators.punctuation import append_marks
+from perturb.generators.swapwords.generator import random_swap
 
 PROTOCOL = "rodr"
-MISSPELL_TYPES = ("typos", "ocr", "keyboard", "spelling")
-_MARKED = re.compile(r"(?<![\w*#@])[*#@](\w[\w'-]*)")
-NLPAUG_FILES = (("char", "ocr", "en.json"), ("char", "keyboard", "en.json"), ("word", "spelling", "spelling_en.txt"))
-
-
-def strip_marks(text: str) -> str:
-    """Apertium's unknown / untranslated / not-generated marks removed (``*xyzzy`` -> ``xyzzy``)."""
-    return _MARKED.sub(lambda m: m.group(1), text)
+MISSPELL_TYPES = TYPES
 
 
 def rodr_config(operation: str, **settings) -> dict:
     """A paper-protocol config: ``protocol`` and the operation named first, then the settings."""
     return {"protocol": PROTOCOL, "operation": operation, **settings}
+
+
+def rodr_spec(name: str, operation: str, *, transformation: str, picker: str,
+              constraints: Sequence[Constraint] = (), **facts: Any) -> Spec:
+    """A paper-protocol :class:`Spec`: its facts are :func:`rodr_config` (``protocol``, the recorded
+    ``operation``, then ``facts``); ``transformation`` says what it proposes."""
+    return Spec(name=name, version=1, protocol=PROTOCOL, transformation=transformation,
+                constraints=tuple(constraints), picker=picker, facts=rodr_config(operation, **facts))
+
+
+class StopwordSkip(Veto):
+    """TextAttack's ``StopwordModification`` (TextFlint's stop-word skip): a stop word is never a
+    target. The one constraint the paper's synonym swaps apply besides the embedding distance."""
+
+    name = "stop word skip"
+    description = "a word whose lower-cased form is an NLTK stop word is not a target"
+
+    def skips(self, word: str) -> bool:
+        return word.lower() in stopwords()
+
+    def reason(self, edit, context=None) -> Optional[str]:
+        word = (context or {}).get("word", "")  # the target word, as the swap's context names it
+        return f"{word!r} is a stop word" if self.skips(word) else None
+
+    def config(self) -> dict:
+        return {"stopwords": "nltk-english-179 (not targets)"}
+
+
+STOPWORD_SKIP = StopwordSkip()
 
 
 def file_sha256(paths) -> str:
@@ -62,10 +98,16 @@ def file_sha256(paths) -> str:
 
 
 # --------------------------------------------------------------------------- MISSPELL
-def _random_char(ch: str, rng: np.random.Generator, exclude: str = "") -> str:
-    pool = string.digits if ch.isdigit() else string.ascii_uppercase if ch.isupper() else string.ascii_lowercase
-    pool = pool.replace(exclude, "") if exclude else pool
-    return pool[int(rng.integers(len(pool)))]
+MISSPELL_SPEC = rodr_spec(
+    "MISSPELL", "TextFlint Typos/Ocr/Keyboard/SpellingError: one error in one random word, type uniform",
+    transformation="one error in one word: a typo (misspell.typo), an OCR or keyboard confusion with every "
+                   "replacement of nlpaug's table (misspell.char_positions without a filter, misspell.char_edit), "
+                   "or a spelling-table entry (misspell.table_misspellings, misspell.table_edit); the validated "
+                   "MISSPELL's operations",
+    picker="type uniform, the others in a seeded order (misspell.type_order); target word uniform among the "
+           "words the type applies to, up to 4 draws per type (misspell.pick_misspelling)",
+    tables="nlpaug res ocr/en.json, keyboard/en.json, spelling_en.txt (bidirectional)", errors_per_query=1,
+    targets="any word", fallback="other types in a seeded order")
 
 
 class PaperMisspell(Generator):
@@ -79,9 +121,15 @@ class PaperMisspell(Generator):
     nlpaug's table (both directions). Any word is a target: stop words, numbers, a result that
     is a real word. A draw whose result equals the word up to case is redrawn (at most 4 times),
     then the other types are tried in a seeded order.
+
+    The operations, the type order and the picker are the validated MISSPELL's
+    (:mod:`perturb.generators.misspell`); what the validated generator adds is left out: its
+    target rule (content words only), its same-case narrowing of the OCR and keyboard
+    replacements, and its constraints (not a real word, table edit distance).
     """
 
     name = "MISSPELL"
+    spec = MISSPELL_SPEC
     max_attempts = 4
 
     def __init__(self, types: Sequence[str] = MISSPELL_TYPES, keyboard_min_chars: int = 4, typo_min_chars: int = 3):
@@ -93,47 +141,22 @@ class PaperMisspell(Generator):
         self.typo_min_chars = int(typo_min_chars)
         self._spelling: Dict[str, Tuple[str, ...]] = {}
 
-    def _table_paths(self):
-        from perturb.generators.misspell import nlpaug_res_dir
-
-        res = nlpaug_res_dir()
-        return [res.joinpath(*parts) if res else None for parts in NLPAUG_FILES]
-
     def config(self) -> dict:
-        paths = self._table_paths()
+        paths = list(table_paths().values())
         if not all(p is not None and p.is_file() for p in paths):
             raise ResourceMissing("MISSPELL: nlpaug resource files not found (install: pip install nlpaug==1.1.11)")
-        return rodr_config(
-            "TextFlint Typos/Ocr/Keyboard/SpellingError: one error in one random word, type uniform",
-            types=list(self.types), tables="nlpaug res ocr/en.json, keyboard/en.json, spelling_en.txt (bidirectional)",
-            tables_sha256=file_sha256(paths), typos={"ops": ["insert", "delete", "substitute", "swap"],
-                                                     "min_chars": self.typo_min_chars, "skip_first_char": True,
-                                                     "skip_last_char": True},
-            keyboard_min_chars=self.keyboard_min_chars, errors_per_query=1, targets="any word",
-            fallback="other types in a seeded order")
+        return self.spec.config(
+            types=list(self.types), tables_sha256=file_sha256(paths),
+            typos={"ops": ["insert", "delete", "substitute", "swap"], "min_chars": self.typo_min_chars,
+                   "skip_first_char": True, "skip_last_char": True},
+            keyboard_min_chars=self.keyboard_min_chars)
 
     def resources(self) -> List[Resource]:
-        out = []
-        for parts, path in zip(NLPAUG_FILES, self._table_paths()):
-            found = bool(path and path.is_file())
-            out.append(Resource(f"nlpaug {'/'.join(parts)}", found, where=str(path) if found else "",
-                                install="" if found else "pip install nlpaug==1.1.11"))
-        return out
-
-    @staticmethod
-    def _tables():
-        from perturb.generators.misspell import tables
-
-        return tables()
+        return table_resources()
 
     def spelling_options(self, word: str) -> Tuple[str, ...]:
         if word not in self._spelling:
-            sp = self._tables()["spelling"]
-            if word in sp:
-                opts = sp[word]
-            else:
-                opts = tuple(match_case(word, o) for o in sp.get(word.lower(), ()))
-            self._spelling[word] = tuple(o for o in opts if o.lower() != word.lower())
+            self._spelling[word] = tuple(o for o in table_misspellings(word) if o.lower() != word.lower())
         return self._spelling[word]
 
     def _applicable(self, kind: str, word: str) -> bool:
@@ -143,107 +166,123 @@ class PaperMisspell(Generator):
             return bool(self.spelling_options(word))
         if kind == "keyboard" and len(word) < self.keyboard_min_chars:
             return False
-        table = self._tables()[kind]
-        return any(c in table for c in word)
+        return bool(char_positions(word, tables()[kind]))
 
-    def _edit(self, kind: str, word: str, rng: np.random.Generator) -> Tuple[str, str]:
+    def _apply(self, kind: str, word: str, rng: np.random.Generator) -> Optional[Tuple[str, str]]:
         if kind == "spelling":
-            opts = self.spelling_options(word)
-            return opts[int(rng.integers(len(opts)))], "table"
-        if kind in ("ocr", "keyboard"):
-            table = self._tables()[kind]
-            positions = [i for i, c in enumerate(word) if c in table]
-            i = positions[int(rng.integers(len(positions)))]
-            opts = table[word[i]]
-            new = opts[int(rng.integers(len(opts)))]
-            return word[:i] + new + word[i + 1:], f"{word[i]}->{new}"
-        n = len(word)
-        ops = ["insert", "delete", "substitute"] + (["swap"] if n >= 4 else [])
-        op = ops[int(rng.integers(len(ops)))]
-        chars = list(word)
-        if op == "swap":
-            i = int(rng.integers(1, n - 2))
-            chars[i], chars[i + 1] = chars[i + 1], chars[i]
-        elif op == "insert":
-            i = int(rng.integers(1, n))
-            chars.insert(i, _random_char(word[i], rng))
+            done = table_edit(self.spelling_options(word), rng)
+        elif kind in ("ocr", "keyboard"):
+            done = char_edit(word, char_positions(word, tables()[kind]), rng)
         else:
-            i = int(rng.integers(1, n - 1))
-            if op == "delete":
-                del chars[i]
-            else:
-                chars[i] = _random_char(word[i], rng, exclude=word[i])
-        return "".join(chars), op
+            done = typo(word, rng)
+        return done if done is not None and done[0].lower() != word.lower() else None  # a change, not of case only
 
     def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
         spans = word_spans(text)
         words = [text[s:e] for s, e in spans]
-        first = int(rng.integers(len(self.types)))
-        rest = [t for k, t in enumerate(self.types) if k != first]
-        order = [self.types[first]] + [rest[k] for k in rng.permutation(len(rest))]
-        for kind in order:
-            cands = [k for k, w in enumerate(words) if self._applicable(kind, w)]
-            for _ in range(self.max_attempts if cands else 0):
-                k = cands[int(rng.integers(len(cands)))]
-                new, how = self._edit(kind, words[k], rng)
-                if new.lower() != words[k].lower():
-                    s, e = spans[k]
-                    fallback = "" if kind == order[0] else f" (fallback from {order[0]})"
-                    return Perturbation(text[:s] + new + text[e:], True, f"{kind}: {how} {words[k]!r}->{new!r}{fallback}")
-        return Perturbation(text, False, "")
+        order = type_order(self.types, rng)
+        done = pick_misspelling(words, order, rng, lambda kind: [k for k, w in enumerate(words)
+                                                                 if self._applicable(kind, w)],
+                                self._apply, self.max_attempts)
+        if done is None:
+            return Perturbation(text, False, "")
+        kind, k, new, how = done
+        s, e = spans[k]
+        fallback = "" if kind == order[0] else f" (fallback from {order[0]})"
+        return Perturbation(text[:s] + new + text[e:], True, f"{kind}: {how} {words[k]!r}->{new!r}{fallback}")
 
 
 # --------------------------------------------------------------------------- EXTRAPUNC, SWAPWORDS, NOSTOPWORD
+EXTRAPUNC_SPEC = rodr_spec(
+    "EXTRAPUNC", "1-3 identical marks appended",
+    transformation="k copies of one mark appended after the last non-space character "
+                   "(punctuation.append_marks, the validated EXTRAPUNC's operation)",
+    picker="mark uniform over the marks, k uniform in 1..max_repeat (words.draw_marks, query rng)",
+    position="end")
+
+
 class PaperExtraPunc(Generator):
-    """``k`` copies (``k`` uniform in 1..3) of one mark (uniform over ``, . ? !``) appended."""
+    """``k`` copies (``k`` uniform in 1..3) of one mark (uniform over ``, . ? !``) appended.
+
+    The validated EXTRAPUNC's operation (:func:`perturb.generators.punctuation.append_marks`);
+    neither protocol has a constraint here, the two differ in the detail text only."""
 
     name = "EXTRAPUNC"
+    spec = EXTRAPUNC_SPEC
     marks = (",", ".", "?", "!")
     max_repeat = 3
 
     def config(self) -> dict:
-        return rodr_config("1-3 identical marks appended", marks="".join(self.marks), max_repeat=self.max_repeat,
-                           position="end")
+        return self.spec.config(marks="".join(self.marks), max_repeat=self.max_repeat)
 
     def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
-        base = text.rstrip()
-        if not base:
+        done = append_marks(text, self.marks, self.max_repeat, rng)
+        if done is None:
             return Perturbation(text, False, "")
-        marks = draw_marks(self.marks, self.max_repeat, rng)
-        return Perturbation(base + marks, True, f"appended: {marks!r}")
+        out, marks = done
+        return Perturbation(out, True, f"appended: {marks!r}")
+
+
+SWAPWORDS_SPEC = rodr_spec(
+    "SWAPWORDS", "TextAttack WordInnerSwapRandom",
+    transformation="two words exchange places (swapwords.generator.random_swap, the validated SWAPWORDS' random "
+                   "mode) on TextAttack words (words.word_spans: dotted abbreviations split at their dots)",
+    picker="uniform i, uniform j != i; identical words redrawn among the pairs of differing words "
+           "(words.draw_word_pair)",
+    words="textattack-words", pairs="uniform i, uniform j != i; identical words redrawn")
 
 
 class PaperSwapWords(Generator):
     """TextAttack ``WordInnerSwapRandom``: word ``i`` uniform, ``j != i`` uniform, the two swap places
-    (punctuation stays); a pair of identical words is redrawn among the pairs of differing words."""
+    (punctuation stays); a pair of identical words is redrawn among the pairs of differing words.
+
+    The operation of ``SwapWords(mode="random")``
+    (:func:`perturb.generators.swapwords.generator.random_swap`), on TextAttack's words: the
+    random mode keeps a dotted abbreviation ("i.e.", "U.S.") one word, the paper's tokenizer
+    splits it, so the two draw over different word lists and the paper's spans stay its own."""
 
     name = "SWAPWORDS"
+    spec = SWAPWORDS_SPEC
 
     def config(self) -> dict:
-        return rodr_config("TextAttack WordInnerSwapRandom", words="textattack-words",
-                           pairs="uniform i, uniform j != i; identical words redrawn")
+        return self.spec.config()
 
     def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
         spans = word_spans(text)
-        words = [text[s:e] for s, e in spans]
-        pair = draw_word_pair(words, rng)
-        if pair is None:
+        done = random_swap(text, spans, rng)
+        if done is None:
             return Perturbation(text, False, "")
-        a, b = pair
-        (sa, ea), (sb, eb) = spans[a], spans[b]
-        out = text[:sa] + words[b] + text[ea:sb] + words[a] + text[eb:]
-        return Perturbation(out, True, f"swapped: #{a} {words[a]!r} <-> #{b} {words[b]!r}")
+        out, a, b = done
+        wa, wb = text[slice(*spans[a])], text[slice(*spans[b])]
+        return Perturbation(out, True, f"swapped: #{a} {wa!r} <-> #{b} {wb!r}")
+
+
+NOSTOPWORD_SPEC = rodr_spec(
+    "NOSTOPWORD", "remove NLTK stop words",
+    transformation="every TextAttack word (words.word_spans) whose lower-cased form is an NLTK stop word cut out, "
+                   "whitespace collapsed",
+    picker="deterministic (every stop word)",
+    stopwords="nltk-english-179", match="lower-cased word")
 
 
 class PaperNoStopword(Generator):
     """Every word (TextAttack words: ``and/or`` is two) whose lower-cased form is an NLTK stop word
     removed, whitespace collapsed. Not applied when no word would remain (an empty query cannot
-    be searched)."""
+    be searched).
+
+    Not the validated NOSTOPWORD's code (:mod:`perturb.generators.stopwords`) with its kept words
+    left out: the two tokenize differently. The validated one removes whole whitespace tokens
+    (punctuation around them kept, "and/or" and "(i.e.," never cut), takes the whitespace before
+    a removed word along and tidies orphaned punctuation; the paper cuts TextAttack words out
+    wherever they are ("heat and/or (it) flow" -> "heat / () flow"). Sharing the removal would
+    change one protocol's output, so each keeps its own; both read the one stop-word list
+    (:func:`perturb.resources.words.stopwords`) and :func:`~perturb.resources.words.collapse_spaces`."""
 
     name = "NOSTOPWORD"
+    spec = NOSTOPWORD_SPEC
 
     def config(self) -> dict:
-        return rodr_config("remove NLTK stop words", stopwords="nltk-english-179", match="lower-cased word")
+        return self.spec.config()
 
     def resources(self) -> List[Resource]:
         return [stopwords_resource()]
@@ -266,15 +305,29 @@ class PaperNoStopword(Generator):
 # --------------------------------------------------------------------------- TRANSTENSE
 VERB_TAGS = ("VB", "VBD", "VBG", "VBN", "VBP", "VBZ")
 
+TRANSTENSE_SPEC = rodr_spec(
+    "TRANSTENSE", "TextFlint-style tense swap of one random verb",
+    transformation="one verb (any VB* tag, POS VERB or AUX) inflected past <-> present by lemminflect's "
+                   "getInflection of its lemma, the verb alone",
+    picker="verbs in a seeded order (query rng); the first whose form changes",
+    verbs=list(VERB_TAGS), flip="VBD/VBN -> VBZ; VB/VBG/VBP/VBZ -> VBD", agreement="none")
+
 
 class PaperTransTense(parsing.SpacyGenerator, Generator):
     """One random verb (spaCy tag VB*, POS VERB or AUX) flipped: past forms (VBD, VBN) to the
     present (VBZ), the others (VB, VBG, VBP, VBZ) to the past (VBD), by lemminflect's
     ``getInflection`` of the spaCy lemma (out-of-vocabulary rules allowed). No agreement, no
     auxiliary: the verb alone changes, as a word-level tense swap does. Verbs whose flipped form is
-    the same word are skipped (the next verb in a seeded order is tried)."""
+    the same word are skipped (the next verb in a seeded order is tried).
+
+    Its own code, not the validated TRANSTENSE's (:mod:`perturb.generators.tense`) without its
+    constraints: that one is another transformation (finite verbs only, VB/VBG/VBN changed through
+    their auxiliary, the subject's number deciding VBZ/VBP, modals, dictionary forms only), so
+    there is no common operation to call; both use spaCy through :mod:`perturb.resources.parsing`
+    and :func:`~perturb.resources.words.match_case`."""
 
     name = "TRANSTENSE"
+    spec = TRANSTENSE_SPEC
 
     def config(self) -> dict:
         from importlib import metadata
@@ -283,10 +336,8 @@ class PaperTransTense(parsing.SpacyGenerator, Generator):
             lem = metadata.version("lemminflect")
         except metadata.PackageNotFoundError:
             lem = "missing"
-        return rodr_config("TextFlint-style tense swap of one random verb", pos_model=parsing.model_name() or "missing",
-                           inflector=f"lemminflect=={lem} getInflection (OOV rules allowed)",
-                           verbs=list(VERB_TAGS), flip="VBD/VBN -> VBZ; VB/VBG/VBP/VBZ -> VBD",
-                           agreement="none")
+        return self.spec.config(pos_model=parsing.model_name() or "missing",
+                                inflector=f"lemminflect=={lem} getInflection (OOV rules allowed)")
 
     def resources(self) -> List[Resource]:
         return [*parsing.resources(), parsing.lemminflect_resource()]
@@ -310,14 +361,27 @@ class PaperTransTense(parsing.SpacyGenerator, Generator):
 
 
 # --------------------------------------------------------------------------- BACKTRANS
+BACKTRANS_SPEC = rodr_spec(
+    "BACKTRANS", "round trip through a pivot language, unchecked",
+    transformation="one round trip English -> pivot -> English (backtrans.generator.round_trip, the validated "
+                   "BACKTRANS' Marian path), apertium's marks removed (backtrans.generator.strip_marks)",
+    picker="deterministic (the translator's output)",
+    source="eng", whitespace="collapsed", case="as translated")
+
+
 class PaperBackTranslate(Generator):
     """English -> pivot -> English, unchecked: whatever the translator returns (apertium's
     ``*``/``@``/``#`` unknown-word marks removed, whitespace collapsed). ``backend``: "marian"
     (German, the paper's pivot), "apertium" (Spanish) or None (Marian when its weights are on
     disk, else Apertium). A query apertium cannot translate as it would alone (its tagger state
-    depends on the batch: :class:`perturb.resources.translators.ApertiumTranslator`) is left unchanged."""
+    depends on the batch: :class:`perturb.resources.translators.ApertiumTranslator`) is left unchanged.
+
+    The round trip and the mark stripping are the validated BACKTRANS' own
+    (:func:`perturb.generators.backtrans.generator.round_trip`, ``strip_marks``); its constraints
+    (pivot leaks, content words, structure, form) and its case restoration are left out."""
 
     name = "BACKTRANS"
+    spec = BACKTRANS_SPEC
 
     def __init__(self, backend: Optional[str] = None):
         from perturb.resources.translators import ApertiumTranslator, MarianTranslator
@@ -335,30 +399,19 @@ class PaperBackTranslate(Generator):
         return f"{self.name}[{self.translator.pivot},{self.translator.backend}]"
 
     def config(self) -> dict:
-        cfg = rodr_config("round trip through a pivot language, unchecked", source="eng", **self.translator.config(),
-                          whitespace="collapsed", case="as translated")
-        if self.translator.marks:
-            cfg["unknown_marks"] = "removed from the output (nothing is refused)"
-        return cfg
+        runtime = self.translator.config()
+        if self.translator.marks:  # the translator keeps them; this generator removes them
+            runtime["unknown_marks"] = "removed from the output (nothing is refused)"
+        return self.spec.config(**runtime)
 
     def resources(self) -> List[Resource]:
         return self.translator.resources()
 
     def round_trip(self, texts: Sequence[str]) -> List[Tuple[str, Optional[str]]]:
         """(pivot text, back-translation or None when it could not be made alone) per text."""
-        send = [i for i, t in enumerate(texts) if t.strip()]
-        mid = self.translator.to_pivot([texts[i] for i in send]) if send else []
-        if self.translator.marks:
-            mid = [None if m is None else strip_marks(m) for m in mid]
-        ok = [k for k, m in enumerate(mid) if m is not None]
-        back = dict(zip(ok, self.translator.from_pivot([mid[k] for k in ok]) if ok else []))
-        out: List[Tuple[str, Optional[str]]] = [("", None)] * len(texts)
-        for k, i in enumerate(send):
-            b = back.get(k)
-            if b is not None and self.translator.marks:
-                b = strip_marks(b)
-            out[i] = (mid[k] or "", None if b is None else collapse_spaces(b))
-        return out
+        marks = self.translator.marks
+        return [(mid, None if back is None else collapse_spaces(strip_marks(back) if marks else back))
+                for mid, back in round_trip(self.translator, texts)]
 
     def _result(self, text: str, mid: str, back: Optional[str]) -> Perturbation:
         if back is None or not back.strip():

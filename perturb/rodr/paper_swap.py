@@ -15,17 +15,25 @@ words, at least one).
   the 50 nearest neighbours of the lower-cased word in the embedding with cosine >= 0.8, taking
   the word's case pattern. TextAttack uses counter-fitted Paragram vectors; we have GloVe 6B 50d
   (:mod:`perturb.resources.vectors`), a named deviation (GloVe neighbours include antonyms and co-hyponyms).
+
+TextAttack's constraints are the specs' constraints: the stop-word skip
+(:data:`perturb.rodr.paper.STOPWORD_SKIP`) for both, the embedding distance (:data:`EMBEDDING_DISTANCE`)
+for GloVe. The candidate lists stay written here, not shared with the validated swaps
+(:mod:`perturb.generators.swapsyn`): those are other transformations (the lemmas of the word's
+most frequent sense for its POS in context; the verifier's nearest neighbours in a restricted
+vocabulary), so using their candidates would change this protocol's output.
 """
 from __future__ import annotations
 
 from importlib import metadata
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from perturb.resources.words import match_case, stopwords, stopwords_resource, word_spans
+from perturb.resources.words import match_case, stopwords_resource, word_spans
 from perturb.base import Generator, Perturbation, Resource
-from perturb.rodr.paper import rodr_config
+from perturb.rodr.paper import STOPWORD_SKIP, rodr_spec
+from perturb.spec import floor_veto
 
 _NEIGHBOURS: Dict[Tuple[str, int, float], Tuple[Tuple[str, float], ...]] = {}
 _LEMMAS: Dict[str, Tuple[str, ...]] = {}
@@ -35,8 +43,33 @@ def _one_word(word: str) -> bool:
     return word_spans(word) == [(0, len(word))]
 
 
+#: TextAttack's ``WordEmbeddingDistance(min_cos_sim=0.8)``: a neighbour under the cosine is no candidate
+EMBEDDING_DISTANCE = floor_veto("embedding distance", 0.8, key="min_cos", measure="GloVe 6B-50d cosine to the word",
+                                description="TextAttack WordEmbeddingDistance: the neighbour is near the word")
+
+WNET_SPEC = rodr_spec(
+    "SWAPSYN-WNET", "TextAttack WordSwapWordNet: a lemma of any synset of a random word",
+    transformation="one word replaced by a one-word lemma of any of its WordNet synsets (any sense, any POS), "
+                   "in the word's case pattern",
+    constraints=(STOPWORD_SKIP,), picker="uniform over all (word, lemma) pairs of the query (query rng)",
+    senses="all", pos="all (morphy)", multiword="excluded", words_per_query=1,
+    draw="uniform over (word, lemma) pairs", case="the word's case pattern")
+
+GLOVE_SPEC = rodr_spec(
+    "SWAPSYN-GLOVE", "TextAttack WordSwapEmbedding + WordEmbeddingDistance: an embedding neighbour of a random word",
+    transformation="one word replaced by one of its max_candidates nearest GloVe neighbours (cosine), in the "
+                   "word's case pattern",
+    constraints=(STOPWORD_SKIP, EMBEDDING_DISTANCE),
+    picker="uniform over all (word, neighbour) pairs of the query (query rng)",
+    similarity="cosine", words_per_query=1, draw="uniform over (word, neighbour) pairs",
+    case="the word's case pattern")
+
+
 class _PairSwap(Generator):
-    """Uniform over all (target word, candidate) pairs of the query; one swap."""
+    """Uniform over all (target word, candidate) pairs of the query; one swap. A word the
+    stop-word skip refuses (:data:`perturb.rodr.paper.STOPWORD_SKIP`) is no target."""
+
+    stopword_skip = STOPWORD_SKIP
 
     def candidates(self, word: str) -> Sequence[str]:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -45,11 +78,10 @@ class _PairSwap(Generator):
         return ""
 
     def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
-        stops = stopwords()
         pairs = []
         for span in word_spans(text):
             word = text[span[0]:span[1]]
-            if word.lower() in stops:
+            if self.stopword_skip.skips(word):
                 continue
             for cand in self.candidates(word):
                 new = match_case(word, cand)
@@ -65,17 +97,14 @@ class _PairSwap(Generator):
 
 class PaperSwapSynWordNet(_PairSwap):
     name = "SWAPSYN-WNET"
+    spec = WNET_SPEC
 
     def config(self) -> dict:
         from perturb.resources.wordnet_reader import find_wordnet, wordnet_meta
 
         found = find_wordnet()
-        cfg = rodr_config("TextAttack WordSwapWordNet: a lemma of any synset of a random word",
-                          wordnet=found[0] if found else "missing", senses="all", pos="all (morphy)",
-                          multiword="excluded", stopwords="nltk-english-179 (not targets)", words_per_query=1,
-                          draw="uniform over (word, lemma) pairs", case="the word's case pattern")
-        cfg["wordnet_sha256"] = wordnet_meta().get("content_sha256", "")[:16]
-        return cfg
+        return self.spec.config(wordnet=found[0] if found else "missing",
+                                wordnet_sha256=wordnet_meta().get("content_sha256", "")[:16])
 
     def resources(self) -> List[Resource]:
         from perturb.resources.words import module_resource
@@ -99,11 +128,14 @@ class PaperSwapSynWordNet(_PairSwap):
 
 class PaperSwapSynGlove(_PairSwap):
     name = "SWAPSYN-GLOVE"
+    spec = GLOVE_SPEC
     chunk = 256  # target words scored per matrix product
 
-    def __init__(self, max_candidates: int = 50, min_cos: float = 0.8):
+    def __init__(self, max_candidates: int = 50, min_cos: Optional[float] = None):
         self.max_candidates = int(max_candidates)
-        self.min_cos = float(min_cos)
+        self.embedding_distance = EMBEDDING_DISTANCE.with_values(floor=min_cos)
+
+    min_cos = property(lambda self: self.embedding_distance.floor)
 
     def config(self) -> dict:
         from perturb.resources.vectors import EMB_FILE, INDEX_FILE, glove_dir
@@ -115,11 +147,8 @@ class PaperSwapSynGlove(_PairSwap):
             source = "missing"
         if folder is not None and (folder / EMB_FILE).is_file() and source == "missing":
             source = f"folder: {EMB_FILE} {(folder / EMB_FILE).stat().st_size} B, {INDEX_FILE}"
-        return rodr_config("TextAttack WordSwapEmbedding + WordEmbeddingDistance: an embedding neighbour of a "
-                           "random word", embedding=f"glove.6B.50d ({source})", similarity="cosine",
-                           max_candidates=self.max_candidates, min_cos=self.min_cos,
-                           stopwords="nltk-english-179 (not targets)", words_per_query=1,
-                           draw="uniform over (word, neighbour) pairs", case="the word's case pattern")
+        return self.spec.config([self.stopword_skip, self.embedding_distance], embedding=f"glove.6B.50d ({source})",
+                                max_candidates=self.max_candidates)
 
     def resources(self) -> List[Resource]:
         from perturb.resources.vectors import EMB_FILE, GLOVE_INSTALL, INDEX_FILE, glove_dir
@@ -152,7 +181,7 @@ class PaperSwapSynGlove(_PairSwap):
                 out = []
                 for neg, i in ranked[: self.max_candidates]:
                     nb = g.words[i]
-                    if -neg >= self.min_cos and nb != w and _one_word(nb):
+                    if not self.embedding_distance.refuses(-neg) and nb != w and _one_word(nb):
                         out.append((nb, -neg))
                 _NEIGHBOURS[self._key(w)] = tuple(out)
 
@@ -170,6 +199,6 @@ class PaperSwapSynGlove(_PairSwap):
         return "" if cos is None else f"cos {cos:.3f}"
 
     def perturb_batch(self, items, seed):
-        stops = stopwords()
-        self.prepare([w for _, text in items for w in (text[s:e].lower() for s, e in word_spans(text)) if w not in stops])
+        self.prepare([w for _, text in items for w in (text[s:e].lower() for s, e in word_spans(text))
+                      if not self.stopword_skip.skips(w)])
         return super().perturb_batch(items, seed)

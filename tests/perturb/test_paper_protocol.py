@@ -174,3 +174,87 @@ def test_backtranslation_is_the_unchecked_round_trip():
     valid = make("BACKTRANS")
     if valid.translator.backend == gen.translator.backend:
         assert not valid.perturb_batch([("1", q)], 0)[0].applied  # the validated set refuses this round trip
+
+
+# --------------------------------------------------------------------------- one transformation, two constraint sets
+@pytest.mark.parametrize("name", PAPER_ORDER)
+def test_each_paper_generator_has_a_rodr_spec_its_config_is_built_from(name):
+    from perturb.spec import Spec
+
+    gen = make(name, protocol="rodr")
+    spec = type(gen).spec
+    assert isinstance(spec, Spec) and gen.spec is spec
+    assert spec.name == name and spec.protocol == "rodr" and spec.version >= 1
+    assert spec.transformation and spec.picker
+    assert spec.facts["protocol"] == "rodr" and spec.facts["operation"]
+    cfg = gen.config()
+    assert {k: cfg[k] for k in spec.facts} == dict(spec.facts)  # every fact recorded as declared
+    for c in spec.constraints:  # and every constraint's values (the instance's, same keys)
+        assert set(c.config()) <= set(cfg)
+    assert spec.identity() != make(name).spec.identity()  # never the validated set's cache key
+
+
+def test_the_paper_constraints_are_textattacks():
+    from perturb.rodr import paper, paper_swap
+
+    assert [c.name for c in paper_swap.PaperSwapSynWordNet.spec.constraints] == ["stop word skip"]
+    assert [c.name for c in paper_swap.PaperSwapSynGlove.spec.constraints] == ["stop word skip", "embedding distance"]
+    for name in ("MISSPELL", "EXTRAPUNC", "BACKTRANS", "TRANSTENSE", "NOSTOPWORD", "SWAPWORDS"):
+        assert PAPER_GENERATORS.get(name).spec.constraints == ()  # the validated constraints left out
+    assert paper.STOPWORD_SKIP.skips("The") and not paper.STOPWORD_SKIP.skips("aqueducts")
+    glove = rodr("SWAPSYN-GLOVE")
+    assert glove.min_cos == 0.8 and glove.config()["min_cos"] == 0.8
+    assert make("SWAPSYN-GLOVE", protocol="rodr", min_cos=0.7).config()["min_cos"] == 0.7
+
+
+def test_shared_operations_are_the_validated_generators_functions():
+    """One implementation per operation: the paper protocol calls the validated generators' own
+    functions (a parallel copy in perturb/rodr fails here)."""
+    from perturb.generators import misspell, punctuation
+    from perturb.generators.backtrans import generator as backtrans
+    from perturb.generators.swapwords import generator as swapwords
+    from perturb.resources import words as wordlib
+    from perturb.rodr import paper, paper_swap
+
+    shared = {
+        # MISSPELL: the typo, OCR/keyboard and spelling draws, the tables, the type order and the picker
+        "typo": misspell, "char_positions": misspell, "char_edit": misspell, "table_misspellings": misspell,
+        "table_edit": misspell, "tables": misspell, "table_paths": misspell, "table_resources": misspell,
+        "type_order": misspell, "pick_misspelling": misspell,
+        "append_marks": punctuation,  # EXTRAPUNC
+        "random_swap": swapwords,  # SWAPWORDS (the random mode's operation)
+        "round_trip": backtrans, "strip_marks": backtrans,  # BACKTRANS
+        "stopwords": wordlib, "collapse_spaces": wordlib, "word_spans": wordlib, "match_case": wordlib,
+    }
+    for fname, home in shared.items():
+        assert getattr(paper, fname) is getattr(home, fname), fname
+        assert getattr(home, fname).__module__ == home.__name__, fname
+    assert paper.MISSPELL_TYPES is misspell.TYPES
+    # the validated generators call the same functions
+    assert misspell.Misspell._typos is misspell.typo
+    assert punctuation.draw_marks is wordlib.draw_marks and swapwords.draw_word_pair is wordlib.draw_word_pair
+    assert misspell.random_like.__module__ == misspell.__name__
+    # no draw of its own in the paper classes whose operations are shared
+    import inspect
+
+    for cls in (paper.PaperMisspell, paper.PaperExtraPunc, paper.PaperSwapWords, paper.PaperBackTranslate):
+        src = inspect.getsource(cls)
+        assert "rng.integers" not in src and "rng.permutation" not in src, cls.__name__
+    for fname in ("_random_char", "_MARKED", "draw_marks", "draw_word_pair", "NLPAUG_FILES"):
+        assert not hasattr(paper, fname), fname  # the parallel copies this module once had
+    assert paper_swap.rodr_spec is paper.rodr_spec and paper_swap.STOPWORD_SKIP is paper.STOPWORD_SKIP
+
+
+def test_shared_misspell_operations_are_the_paper_ones_on_any_word():
+    """The shared draws give the paper's edits: a typo keeps the word's ends, the unfiltered
+    keyboard table offers another case, the validated narrowing does not."""
+    from perturb.generators import misspell
+
+    table = misspell.tables()["keyboard"]
+    every = dict(misspell.char_positions("clearance", table))
+    narrowed = dict(misspell.Misspell()._char_options("keyboard", "clearance"))
+    assert set(every) >= set(narrowed) and any(o.isupper() for opts in every.values() for o in opts)
+    assert not any(o.isupper() or not o.isalpha() for opts in narrowed.values() for o in opts)
+    for s in range(50):
+        done = misspell.typo("aqueducts", rng_for(s, "typo", "x"))
+        assert done is None or (done[0][0] == "a" and done[0][-1] == "s" and done[1] in misspell.EDIT_TYPES)

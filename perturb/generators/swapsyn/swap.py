@@ -227,7 +227,6 @@ class VerifiedSynonymSwap(SynonymSwap):
     capitalised). Terms and collocations are features of the model, not vetoes."""
 
     source = "glove"
-    threshold = 0.5
     max_checks = 6
 
     def model(self) -> dict:

@@ -18,12 +18,13 @@ Two modes (``config()["mode"]`` records which):
 """
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from perturb.resources import parsing
-from perturb.resources.words import case_style, draw_word_pair, stopwords_resource, word_spans_keeping_abbreviations
+from perturb.resources.words import (Span, case_style, draw_word_pair, stopwords_resource,
+                                     word_spans_keeping_abbreviations)
 from perturb.base import Generator, Perturbation, Resource
 from perturb.spec import Spec, Tuning, threshold_constraint
 from perturb.generators.swapwords.pairs import EVIDENCE, UNLABELLED, candidates
@@ -63,6 +64,19 @@ def _swap(text: str, sa: int, ea: int, sb: int, eb: int) -> str:
     return text[:sa] + text[sb:eb] + text[ea:sb] + text[sa:ea] + text[eb:]
 
 
+def random_swap(text: str, spans: Sequence[Span], rng: np.random.Generator) -> Optional[Tuple[str, int, int]]:
+    """The paper's operation (TextAttack's ``WordInnerSwapRandom``) on the words at ``spans``: a
+    pair drawn by :func:`perturb.resources.words.draw_word_pair` exchanges places, the text
+    between them untouched. ``(new text, a, b)`` with the two word indices ``a < b``, or None when
+    no two different words exist. The random mode here and ``--protocol rodr``'s SWAPWORDS
+    (:class:`perturb.rodr.paper.PaperSwapWords`) both call it; they differ only in ``spans``."""
+    pair = draw_word_pair([text[s:e] for s, e in spans], rng)
+    if pair is None:
+        return None
+    a, b = pair
+    return _swap(text, *spans[a], *spans[b]), a, b
+
+
 class SwapWords(parsing.SpacyGenerator, Generator):
     name = "SWAPWORDS"
 
@@ -98,13 +112,12 @@ class SwapWords(parsing.SpacyGenerator, Generator):
     # ------------------------------------------------------------------ the paper's operation
     def _random(self, text: str, rng: np.random.Generator) -> Perturbation:
         spans = word_spans_keeping_abbreviations(text)
-        words = [text[s:e] for s, e in spans]
-        pair = draw_word_pair(words, rng)
-        if pair is None:
+        done = random_swap(text, spans, rng)
+        if done is None:
             return Perturbation(text, False, "")
-        a, b = pair
-        out = _swap(text, *spans[a], *spans[b])
-        return Perturbation(out, True, f"swapped #{a} {words[a]!r} <-> #{b} {words[b]!r}")
+        out, a, b = done
+        wa, wb = text[slice(*spans[a])], text[slice(*spans[b])]
+        return Perturbation(out, True, f"swapped #{a} {wa!r} <-> #{b} {wb!r}")
 
     # ------------------------------------------------------------------ generate, then verify
     def scored(self, doc, text: str):
