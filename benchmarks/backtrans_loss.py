@@ -17,8 +17,11 @@ from __future__ import annotations
 import collections
 import random
 import sys
+from pathlib import Path
 
-from benchmarks.backtrans_dev import _gen, _sent, load_table, styles
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.backtrans_common import as_sent, backtranslator, load_table, styles  # noqa: E402
 
 
 def _recording():
@@ -41,7 +44,7 @@ def classify(gen, table, text):
     from perturb.base import Perturbation, settle
     from perturb.resources.words import apply_case_style, case_style
 
-    s = _sent(text)
+    s = as_sent(text)
     trips = {p: (tuple(table[p][s]) if table[p].get(s) else None) for p in table}
     seen, orig, rec = _recording()
     bs.score_edit = rec
@@ -72,7 +75,7 @@ def band(score):
 
 
 def table_of():
-    gen = _gen()
+    gen = backtranslator()
     table = load_table(gen)
     out = {}
     for style, qs in styles().items():
@@ -121,7 +124,7 @@ def listing(n, seed):
     (for labelling by reading before the scores are looked at)."""
     from perturb.resources.words import apply_case_style, case_style
 
-    gen = _gen()
+    gen = backtranslator()
     table = load_table(gen)
     rng = random.Random(seed)
     for style, qs in styles().items():

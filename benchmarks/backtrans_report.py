@@ -1,26 +1,29 @@
-"""Figures of BACKTRANS's verifier (docs/methods.md, BACKTRANS): the labelled dev set rescored with the
-current scorer, the tuning-half curve and chosen threshold, held-back validity, applicability per
+"""Figures of BACKTRANS's verifier (docs/methods.md, BACKTRANS): the development rows of
+perturb/data/validity/BACKTRANS.tsv rescored with the current scorer, the tuning-half curve and chosen threshold, held-back validity, applicability per
 style with the reasons queries get no passing candidate, and Penha et al.'s human labels."""
 from __future__ import annotations
 
 import collections
 import csv
 import dataclasses
-import json
 import sys
+from pathlib import Path
 
-from benchmarks.backtrans_dev import DEV, SHARED, _gen, _sent, candidates_of, load_table, styles
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.backtrans_common import as_sent, backtranslator, candidates_of, dev_path, load_table, styles  # noqa: E402
+from benchmarks.common import SHARED  # noqa: E402
 
 
 def rescored(gen, table):
     from perturb.resources.words import apply_case_style, case_style
     from perturb.generators.backtrans import score as backtrans_score
-    from perturb.checks.devset import read_devset
+    from perturb.checks.devset import DEVELOPMENT, read_devset
 
     out, missing = [], []
-    for c in read_devset(DEV):
+    for c in read_devset(dev_path(), DEVELOPMENT):
         cands = candidates_of(gen, table, c.original)
-        old = [t.lower() for t, _, _ in backtrans_score.tokens(_sent(c.original))]
+        old = [t.lower() for t, _, _ in backtrans_score.tokens(as_sent(c.original))]
         hit = [k for k in cands if apply_case_style(k.text, case_style(c.original)) == c.variation]
         if not hit:
             missing.append(c)
@@ -37,7 +40,7 @@ def breakdown(gen, table, threshold):
         why = collections.Counter()
         kinds = collections.Counter()
         for _, text in qs:
-            s = _sent(text)
+            s = as_sent(text)
             trips = [table[p].get(s) for p in table]
             cands = candidates_of(gen, table, text)
             passing = [c for c in cands if c.score >= threshold]
@@ -84,9 +87,10 @@ def penha(threshold):
 
 
 def report():
-    from perturb.checks.devset import choose, curve, curve_table, held_validity, write_devset
+    from perturb.checks.devset import (DEVELOPMENT, choose, curve, curve_table, held_validity, of_provenance,
+                                       read_devset, write_devset)
 
-    gen = _gen()
+    gen = backtranslator()
     table = load_table(gen)
     rows, missing = rescored(gen, table)
     print("rows", len(rows), "not regenerated", len(missing))
@@ -102,8 +106,11 @@ def report():
         print("held", held_validity(rows, thr))
         held = [c for c in rows if c.split == "held"]
         print("held curve\n" + curve_table(curve(held, grid), thr))
-    if "--write" in sys.argv:
-        write_devset(DEV, rows + missing)
+    if "--write" in sys.argv:  # the development rows rescored, every other sample as it was
+        everything = read_devset(dev_path())
+        dev = {id(c) for c in of_provenance(everything, DEVELOPMENT)}
+        others = [c for c in everything if id(c) not in dev]
+        write_devset(dev_path(), rows + missing + others)
     if "--misfires" in sys.argv:
         for c in sorted(tune, key=lambda c: -c.score):
             if (c.score >= (thr if thr is not None else 0)) != c.valid:

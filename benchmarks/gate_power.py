@@ -30,9 +30,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from aa_simulation import _rng, _wilson, draw_run, world  # noqa: E402
+from benchmarks.aa_simulation import _rng, _wilson, draw_run, world  # noqa: E402
 from bench.evaluation import stats as S  # noqa: E402
 from bench.reporting.gate import GateOptions, gate_arrays  # noqa: E402
 

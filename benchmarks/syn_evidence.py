@@ -1,5 +1,6 @@
 """Evidence on labelled synonym-swap candidates (issue 22): features per row of
-docs/validity/dev-SWAPSYN-*.tsv, measured one by one (AUC) and
+perturb/data/validity/SWAPSYN-*.tsv (the rows labelled before round 6: the samples
+``branch-syn-sample`` and ``ceiling-sample``), measured one by one (AUC) and
 combined (logistic model fitted on the tuning half, curve and held validity on the held half).
 
     python benchmarks/syn_evidence.py features FEATS.pkl     # ~5 min on 2 loaded cores
@@ -7,8 +8,8 @@ combined (logistic model fitted on the tuning half, curve and held validity on t
     python benchmarks/syn_evidence.py swap FEATS.pkl         # the same with the halves' roles swapped
     python benchmarks/syn_evidence.py cv FEATS.pkl           # 5 folds by query
 
-Rows whose detail says "fresh sample" are the candidates of benchmarks/syn_ceiling.py (every
-candidate of 45 queries); the others are the earlier development rows (branch syn).
+Rows of the ``ceiling-sample`` are the candidates of benchmarks/syn_ceiling.py (every candidate of
+45 queries; source "new"); the others are the earlier development rows (branch syn; "dev").
 
 Evidence: WordNet (a shared synset of any sense; the previous verifier's relation, SemCor shares of
 the linking sense and sense in context, on branch syn: perturb/_synscore.py), GloVe (cosine, rank
@@ -19,9 +20,7 @@ cosine of query and variation.
 """
 from __future__ import annotations
 
-import csv
 import difflib
-import importlib.util
 import os
 import pickle
 import re
@@ -30,47 +29,19 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks import syn_branch_verifier  # noqa: E402  (branch syn's verifier: the old_verifier feature)
+from benchmarks.syn_common import auc, encode, neighbours  # noqa: E402
+from benchmarks.syn_common import rows_of as labelled_rows  # noqa: E402
+from perturb.tuning.fit import FIT_SAMPLES, fit_logistic  # noqa: E402
+
 PIVOTS = ("spa", "cat", "glg", "epo")  # hbs: its batches come back out of step (one call per text: too slow)
-_DETAIL = re.compile(r"^([nvar]):'([^']*)'->'([^']*)'")
 
 
 def rows_of():
-    from perturb.checks import devset
-
-    out = []
-    for name in ("SWAPSYN-GLOVE", "SWAPSYN-WNET"):
-        for r in devset.read_devset(ROOT / "docs" / "validity" / f"dev-{name}.tsv"):
-            out.append(dict(generator=r.generator, style=r.style, qid=r.qid, original=r.original,
-                            variation=r.variation, detail=r.detail, split=r.split, valid=int(r.valid),
-                            reason=r.reason, source="new" if "fresh sample" in r.detail else "dev"))
-    return locate(out)
-
-
-def locate(rows):
-    """Add the swap's POS, target, new word and offset (from ``detail`` and the two texts)."""
-    for r in rows:
-        m = _DETAIL.match(r["detail"])
-        pos, word, new = m.group(1), m.group(2), m.group(3)
-        o, v = r["original"], r["variation"]
-        start = next(i for i in range(len(o)) if o.startswith(word, i) and o[:i] + new + o[i + len(word):] == v)
-        r.update(pos=pos, word=word, new=new, start=start)
-    return rows
-
-
-def _old_synscore():
-    """The round-2 synonym verifier (branch syn's ``perturb/_synscore.py``, kept as
-    ``benchmarks/syn_round2_score.py`` with the sub-package import paths); another copy through
-    ``$SYN_SCORE_PY``."""
-    path = os.environ.get("SYN_SCORE_PY", str(Path(__file__).resolve().parent / "syn_round2_score.py"))
-    if not os.path.isfile(path):
-        raise SystemExit(f"{path} not found: set SYN_SCORE_PY to the round-2 verifier module (benchmarks/syn_round2_score.py)")
-    spec = importlib.util.spec_from_file_location("old_synscore", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["old_synscore"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    """The rows labelled before round 6 (what the fit and these measurements rest on)."""
+    return labelled_rows(FIT_SAMPLES)
 
 
 def lexical_features(rows):
@@ -80,9 +51,8 @@ def lexical_features(rows):
     from perturb.resources.vectors import cosine, glove
     from perturb.generators.swapsyn.wordnet import SwapSynWordNet
     from perturb.resources.wordnet_reader import wordnet
-    from syn_ceiling import neighbours
 
-    syn = _old_synscore()
+    syn = syn_branch_verifier
     gen = SwapSynWordNet()
     wn = wordnet()
     stops = stopwords()
@@ -179,9 +149,6 @@ def token_features(rows):
     tok = AutoTokenizer.from_pretrained(path)
     model = AutoModel.from_pretrained(path).eval()
     def enc(texts):
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
-        from syn_cascade import encode
-
         return encode(tok, model, texts, max_length=128)
     texts = sorted({r["original"] for r in rows} | {r["variation"] for r in rows})
     E = enc(texts)
@@ -226,30 +193,6 @@ def value(r, f):
         return float(np.log(r["rank"]))
     v = r[f]
     return float(v) if np.isfinite(float(v)) else -1e9
-
-
-def auc(s, y):
-    s, y = np.asarray(s, float), np.asarray(y, float)
-    pos, neg = s[y == 1], s[y == 0]
-    if not len(pos) or not len(neg):
-        return float("nan")
-    return float(((pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()) / (len(pos) * len(neg)))
-
-
-def fit_logistic(X, y, l2=1.0, iters=100):
-    n, d = X.shape
-    A = np.hstack([np.ones((n, 1)), X])
-    w = np.zeros(d + 1)
-    pen = np.full(d + 1, float(l2))
-    pen[0] = 0.0
-    for _ in range(iters):
-        p = 1.0 / (1.0 + np.exp(-np.clip(A @ w, -50, 50)))
-        H = (A * (p * (1 - p))[:, None]).T @ A + np.diag(pen) + 1e-9 * np.eye(d + 1)
-        step = np.linalg.solve(H, A.T @ (p - y) + pen * w)
-        w -= step
-        if float(np.max(np.abs(step))) < 1e-10:
-            break
-    return w
 
 
 def matrix(rows, feats):
@@ -410,5 +353,4 @@ def crossval(rows, feats, k=5):
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(ROOT / "benchmarks"))
     main(sys.argv[1:])

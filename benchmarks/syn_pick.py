@@ -2,19 +2,18 @@
 where the decision is made (the candidates a pick could choose), a threshold chosen on a tuning
 half, measured once on the held half.
 
-    python benchmarks/syn_pick.py feats FEATS.pkl                 # perturb.generators.swapsyn.verifier features of every dev row
-    python benchmarks/syn_pick.py fit FEATS.pkl                   # per-source logistic -> perturb/generators/swapsyn/weights.py
-    python benchmarks/syn_pick.py cv FEATS.pkl                    # 5-fold AUC / top precision of that model (a check)
+    python -m perturb.tuning fit SWAPSYN-WNET|SWAPSYN-GLOVE       # per-source logistic -> perturb/generators/swapsyn/weights.py
+    python benchmarks/syn_pick.py cv                              # 5-fold AUC / top precision of that model (a check)
     python benchmarks/syn_pick.py enumerate OUT.tsv [--seed 2612] # fresh queries, every candidate scoring >= FLOOR (no score shown)
-    python benchmarks/syn_pick.py append LABELLED.tsv             # labelled rows into docs/validity/dev-SWAPSYN-*.tsv
+    python benchmarks/syn_pick.py append LABELLED.tsv             # labelled rows into perturb/data/validity/SWAPSYN-*.tsv
     python benchmarks/syn_pick.py measure                         # tuning curve, chosen point, held validity (Wilson), per style
     python benchmarks/syn_pick.py confirm-list OUT.tsv            # seed 2613: the default WNET's passing candidates, to label
-    python benchmarks/syn_pick.py confirm-append LABELLED.tsv     # ... into dev-SWAPSYN-WNET.tsv ("round 6 confirmation sample")
+    python benchmarks/syn_pick.py confirm-append LABELLED.tsv     # ... into SWAPSYN-WNET.tsv (provenance confirmation-1)
     python benchmarks/syn_pick.py confirm-measure                 # validity with Wilson, applicability per style
     python benchmarks/syn_pick.py pooled                          # pick (>= 0.5929) + confirmation rows: validity vs threshold, >= 95% point
-    python benchmarks/syn_pick.py third-freeze                    # seed 2614: third fresh sample -> queries-SWAPSYN-round6.tsv ("third")
+    python benchmarks/syn_pick.py third-freeze                    # seed 2614: third fresh sample -> SWAPSYN-WNET.queries.tsv (confirmation-2)
     python benchmarks/syn_pick.py third-list OUT.tsv              # the default WNET's applied outputs (seed 0), to label (no score)
-    python benchmarks/syn_pick.py third-append LABELLED.tsv       # ... into dev-SWAPSYN-WNET.tsv ("round 6 third sample")
+    python benchmarks/syn_pick.py third-append LABELLED.tsv       # ... into SWAPSYN-WNET.tsv (provenance confirmation-2)
     python benchmarks/syn_pick.py third-measure                   # validity (Wilson), applicability per style
     python benchmarks/syn_pick.py overlap                         # GLOVE vs WNET outputs, before -> after, per style
     python benchmarks/syn_pick.py penha                           # the WNET verifier vs Penha et al.'s human labels
@@ -22,12 +21,14 @@ half, measured once on the held half.
 Sample (``enumerate``): 30 queries from each of five styles (Cranfield long questions; Cranfield
 titles, first sentence, 12 of 30 upper-cased; chatterbot's judged questions; TREC DL 2019;
 ANTIQUE), none whose (style, qid) is in a development set, seed 2612 (not used before). The drawn
-samples are committed as docs/validity/queries-SWAPSYN-round6.tsv and read from there.
+samples are committed as perturb/data/validity/SWAPSYN-WNET.queries.tsv and read from there
+(provenance ``dev-pick-sample``, ``confirmation-1``, ``confirmation-2``: the pick, confirmation and
+third samples); their labelled rows have the same provenance in SWAPSYN-WNET.tsv / SWAPSYN-GLOVE.tsv.
+The threshold rule (``pooled``) is :func:`perturb.tuning.rules.pooled_validity`.
 """
 from __future__ import annotations
 
 import csv
-import math
 import pickle
 import random
 import sys
@@ -35,78 +36,18 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
-from syn_evidence import fit_logistic  # noqa: E402  (one Newton-fitted L2 logistic for the synonym scripts)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.common import SHARED  # noqa: E402
+from benchmarks.syn_common import auc, labelled, penha_one_word_swaps, styles  # noqa: E402
+from perturb.tuning.fit import SOURCES as GENS  # noqa: E402  (set -> the weights' source name)
 
 SEED = 2612
 PER_STYLE = 30
 FLOOR = 0.2  # below any threshold considered (fixed before labelling)
 MARK = "round 6 pick sample"
-GENS = {"SWAPSYN-GLOVE": "glove", "SWAPSYN-WNET": "wordnet"}
+PICK = "dev-pick-sample"  # the provenance of its rows and queries
 COLS = ("generator", "style", "qid", "original", "variation", "detail", "target", "candidate")
-
-
-def dev_rows():
-    from perturb.checks import devset
-    from syn_evidence import locate
-
-    out = []
-    for name in GENS:
-        for r in devset.read_devset(ROOT / "docs" / "validity" / f"dev-{name}.tsv"):
-            out.append(dict(generator=r.generator, style=r.style, qid=r.qid, original=r.original,
-                            variation=r.variation, detail=r.detail, split=r.split, valid=int(r.valid),
-                            reason=r.reason, score=r.score, source="pick" if MARK in r.detail else "dev"))
-    return locate(out)
-
-
-def features(rows):
-    """The verifier's features (perturb.generators.swapsyn.verifier.FEATURES) of labelled rows; ``x`` None
-    where the pair is excluded."""
-    from perturb.resources import parsing
-    from perturb.resources.words import stopwords, tagging_copy
-    from perturb.resources.lexicon import base_forms
-    from perturb.generators.swapsyn import verifier as sv
-    from perturb.generators.swapsyn.wordnet import SwapSynWordNet
-    from perturb.resources.lexicon import sense_in_context
-    from perturb.resources.wordnet_reader import wordnet
-
-    wn = wordnet()
-    gen = SwapSynWordNet()
-    stops = stopwords()
-    texts = sorted({r["original"] for r in rows})
-    docs = dict(zip(texts, parsing.parse([tagging_copy(t) for t in texts])))
-    sv.neighbours_many(sorted({base_forms(r["word"].lower(), r["pos"])[-1] for r in rows}))
-    for r in rows:
-        doc = docs[r["original"]]
-        tok = next((t for t in doc if t.idx == r["start"]), None)
-        pos, low = r["pos"], r["word"].lower()
-        base = base_forms(low, pos)[-1]
-        cand = wn.morphy(r["new"].lower(), pos) or r["new"].lower()
-        nb = sv.neighbours_many([base])[base]
-        rank = (nb.index(cand) + 1) if cand in nb else (nb.index(r["new"].lower()) + 1 if r["new"].lower() in nb else sv.K + 1)
-        free = sv.free_features(low, base, pos, cand, rank)
-        if free is None or sv.excluded(low, base, pos, cand):
-            r["x"] = None
-            continue
-        others = [t.lower_ for t in doc if t.is_alpha and t.lower_ not in stops and t.idx != r["start"]]
-        sense, _ = sv._linking(base, cand, pos)
-        ctx = sense_in_context(base, pos, others) if sense else None
-        r["x"] = tuple(free) + (sv.context_fit(base, cand, others), float(bool(sense) and sense == ctx),
-                                float(bool(tok is not None and gen.in_term(tok))),
-                                float(bool(tok is not None and gen.in_collocation(tok))))
-    return rows
-
-
-def fit_model(rows):
-    X = np.array([r["x"] for r in rows], float)
-    y = np.array([r["valid"] for r in rows], float)
-    mu, sd = X.mean(0), X.std(0)
-    sd[sd < 1e-6] = 1.0  # a constant feature (WNET: every candidate is a synonym)
-    w = fit_logistic((X - mu) / sd, y)
-    return {"intercept": round(float(w[0]), 6), "weights": [round(float(v), 6) for v in w[1:]],
-            "mu": [round(float(v), 6) for v in mu], "sd": [round(float(v), 6) for v in sd]}
 
 
 def score_with(model, x):
@@ -115,41 +56,14 @@ def score_with(model, x):
     return logistic(model["weights"], model["intercept"], model["mu"], model["sd"], x)
 
 
-def auc(s, y):
-    s, y = np.asarray(s, float), np.asarray(y, float)
-    pos, neg = s[y == 1], s[y == 0]
-    return float(((pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()) / (len(pos) * len(neg)))
-
-
-def cmd_fit(rows, only_dev=True):
-    from perturb.generators.swapsyn.verifier import FEATURES
-
-    models = {}
-    for name, src in GENS.items():
-        tr = [r for r in rows if r["generator"] == name and r["x"] is not None and (r["source"] == "dev" or not only_dev)]
-        models[src] = fit_model(tr)
-        models[src]["rows"] = len(tr)
-        models[src]["valid"] = sum(r["valid"] for r in tr)
-        print(name, len(tr), "rows", models[src]["valid"], "valid;",
-              " ".join(f"{f}={w:+.2f}" for f, w in zip(FEATURES, models[src]["weights"])))
-    lines = ['"""Fitted weights of the synonym-swap verifier (perturb.generators.swapsyn.verifier), written by',
-             "``benchmarks/syn_pick.py fit`` from every labelled row of docs/validity/dev-SWAPSYN-*.tsv that",
-             'precedes the round-6 pick sample (logistic, standardised features, L2 1.0). Do not edit by hand."""',
-             "", "VERSION = \"syn6-2\"", f"FEATURES = {FEATURES!r}", "MODELS = {"]
-    for src, m in models.items():
-        lines.append(f"    {src!r}: {{")
-        for k in ("intercept", "weights", "mu", "sd", "rows", "valid"):
-            lines.append(f"        {k!r}: {m[k]!r},")
-        lines.append("    },")
-    lines.append("}")
-    (ROOT / "perturb" / "generators" / "_synweights.py").write_text("\n".join(lines) + "\n", encoding="utf-8")
-
-
-def cmd_cv(rows, k=5):
+def cmd_cv(k=5):
+    """5-fold (by query) AUC and top precision of the fitted model on the rows it is fitted on."""
     import hashlib
 
+    from perturb.tuning.fit import features, fit_model, fit_rows
+
     for name in GENS:
-        gr = [r for r in rows if r["generator"] == name and r["x"] is not None and r["source"] == "dev"]
+        gr = [r for r in features(fit_rows(name)) if r["x"] is not None]
         fold = [hashlib.sha256(f"{r['style']}\0{r['qid']}".encode()).digest()[2] % k for r in gr]
         s = np.zeros(len(gr))
         for f in range(k):
@@ -165,9 +79,12 @@ def cmd_cv(rows, k=5):
 
 CONFIRM_SEED = 2613
 CONFIRM_MARK = "round 6 confirmation sample"
+CONFIRM = "confirmation-1"
 CONFIRM_THRESHOLD = 0.5929  # the threshold the confirmation sample was listed at (the default then)
 THIRD_SEED = 2614
 THIRD_MARK = "round 6 third sample"
+THIRD = "confirmation-2"
+SAMPLES = {"pick": PICK, "confirm": CONFIRM, "third": THIRD}  # the frozen samples by their former names
 THIRD_PER = 250  # per style (60 gave 126 queries, 4 applied: enlarged before any output was read); ANTIQUE and TREC DL 2019 have no query left, 6 long questions
 
 
@@ -178,12 +95,11 @@ def fresh_sample(seed=SEED, per=PER_STYLE, exclude=(), caps=12):
     import json
 
     from perturb.checks import devset
-    from syn_ceiling import SHARED, styles
 
     have_syn, have_all = set(), set()
-    for p in sorted((ROOT / "docs" / "validity").glob("dev-*.tsv")):
+    for p in sorted(devset.VALIDITY.glob("*.tsv")):
         for r in devset.read_devset(p):
-            if MARK in r.detail or CONFIRM_MARK in r.detail or THIRD_MARK in r.detail:  # round 6's own rows do not count
+            if r.provenance in SAMPLES.values() or ".queries." in p.name:  # round 6's own rows do not count
                 continue
             style = "keyword-title" if "title" in r.style else r.style
             have_all.add((style, r.qid))
@@ -251,8 +167,8 @@ def cmd_append(labelled_path):
     with open(labelled_path + ".scores.pkl", "rb") as fh:
         _, rows = pickle.load(fh)
     for name in GENS:
-        path = ROOT / "docs" / "validity" / f"dev-{name}.tsv"
-        old = [c for c in devset.read_devset(path) if MARK not in c.detail]
+        path = devset.labelled_path(name)
+        old = [c for c in devset.read_devset(path) if c.provenance != PICK]
         new = []
         for r in rows:
             if r["generator"] != name:
@@ -261,15 +177,13 @@ def cmd_append(labelled_path):
             assert v in ("0", "1") and reason, (r["original"], r["variation"])
             new.append(devset.Candidate(name, r["style"], r["qid"], r["original"], r["variation"],
                                         f"{r['detail']} ({MARK}, seed {SEED})", round(r["score"], 4),
-                                        devset.split_of(r["style"], r["qid"]), v == "1", reason))
+                                        devset.split_of(r["style"], r["qid"]), v == "1", reason, PICK))
         devset.write_devset(path, old + new)
         print(name, len(old), "+", len(new), "rows")
 
 
 def pick_rows(name):
-    from perturb.checks import devset
-
-    return [c for c in devset.read_devset(ROOT / "docs" / "validity" / f"dev-{name}.tsv") if MARK in c.detail]
+    return labelled(name, PICK)
 
 
 GRID = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
@@ -315,14 +229,21 @@ def cmd_measure(target=0.9, margin=0.0):
             print(f"  held {style}: applied {ps.n_applied if ps else 0}/{len(hq)}; passing {kk}/{nn} valid")
 
 
-FROZEN = ROOT / "docs" / "validity" / "queries-SWAPSYN-round6.tsv"
+def frozen_path():
+    from perturb.checks.devset import labelled_path
+
+    return labelled_path("SWAPSYN-WNET", "queries")
+
+
+FROZEN = frozen_path()
 
 
 def frozen(sample):
-    """The drawn sample as committed (development sets added later would change a new draw)."""
-    with open(FROZEN, encoding="utf-8", newline="") as fh:
-        return [(r["style"], r["qid"], r["text"]) for r in csv.DictReader(fh, delimiter="\t")
-                if r["sample"] == sample]
+    """The drawn sample as committed (development sets added later would change a new draw):
+    ``sample`` pick, confirm or third (or its provenance)."""
+    from perturb.checks.devset import read_devset
+
+    return [(c.style, c.qid, c.original) for c in read_devset(FROZEN, SAMPLES.get(sample, sample))]
 
 
 def pick_sample():
@@ -369,15 +290,15 @@ def cmd_confirm_append(labelled_path):
         lab = {(r["original"], r["variation"]): (r["valid"], r["reason"]) for r in csv.DictReader(fh, delimiter="\t")}
     with open(labelled_path + ".scores.pkl", "rb") as fh:
         _, rows = pickle.load(fh)
-    path = ROOT / "docs" / "validity" / "dev-SWAPSYN-WNET.tsv"
-    old = [c for c in devset.read_devset(path) if CONFIRM_MARK not in c.detail]
+    path = devset.labelled_path("SWAPSYN-WNET")
+    old = [c for c in devset.read_devset(path) if c.provenance != CONFIRM]
     new = []
     for r in rows:
         v, reason = lab[(r["original"], r["variation"])]
         assert v in ("0", "1") and reason
         new.append(devset.Candidate("SWAPSYN-WNET", r["style"], r["qid"], r["original"], r["variation"],
                                     f"{r['detail']} ({CONFIRM_MARK}, seed {CONFIRM_SEED}{'; picked, seed 0' if r['picked'] else ''})",
-                                    r["score"], devset.split_of(r["style"], r["qid"]), v == "1", reason))
+                                    r["score"], devset.split_of(r["style"], r["qid"]), v == "1", reason, CONFIRM))
     devset.write_devset(path, old + new)
     print(len(old), "+", len(new), "rows")
 
@@ -387,7 +308,7 @@ def cmd_confirm_measure():
     from perturb.checks import devset
 
     qs = confirm_sample()
-    rows = [c for c in devset.read_devset(ROOT / "docs" / "validity" / "dev-SWAPSYN-WNET.tsv") if CONFIRM_MARK in c.detail]
+    rows = labelled("SWAPSYN-WNET", CONFIRM)
     k = sum(c.valid for c in rows)
     lo, hi = wilson_ci(k, len(rows), 0.95)
     p = devset.point(rows, 0.0)
@@ -404,30 +325,16 @@ def cmd_confirm_measure():
               f" passing {sum(c.valid for c in rs)}/{len(rs)} valid")
 
 
-def pooled_rows():
-    """Every round-6 labelled WNET row a threshold >= CONFIRM_THRESHOLD can pass: the pick sample's
-    rows (both halves) scoring >= it and every confirmation row (listed at it)."""
-    from perturb.checks import devset
-
-    rows = devset.read_devset(ROOT / "docs" / "validity" / "dev-SWAPSYN-WNET.tsv")
-    return [c for c in rows if (MARK in c.detail and c.score >= CONFIRM_THRESHOLD) or CONFIRM_MARK in c.detail]
-
-
-def pooled_threshold(rows, target=0.95):
-    """The lowest labelled score t >= CONFIRM_THRESHOLD whose passing rows (score >= t) are >= target valid."""
-    for t in sorted({c.score for c in rows}):
-        passing = [c for c in rows if c.score >= t]
-        if sum(c.valid for c in passing) >= target * len(passing):
-            return t
-    return None
-
-
 def cmd_pooled(target=0.95):
     """Step 2 of the round-6 follow-up: validity of the pooled passing rows against the threshold,
-    the chosen point (>= 95% valid: a margin, as it is chosen on these rows)."""
+    the chosen point (>= 95% valid: a margin, as it is chosen on these rows), by
+    perturb.tuning.rules.pooled_validity: the pick sample's rows (both halves) scoring >= its first
+    choice (CONFIRM_THRESHOLD) and every confirmation row (listed at it)."""
     from bench.evaluation.intervals import wilson_ci
+    from perturb.tuning import rules
 
-    rows = pooled_rows()
+    every = labelled("SWAPSYN-WNET")
+    rows = rules.pooled_rows(every)
     nq = len(pick_sample()) + len(confirm_sample())
     print(f"pooled round-6 WNET rows >= {CONFIRM_THRESHOLD}: {len(rows)} ({sum(c.valid for c in rows)} valid), {nq} queries")
     grid = sorted({round(x, 2) for x in np.arange(0.60, 0.90, 0.02)} | {CONFIRM_THRESHOLD})
@@ -437,7 +344,7 @@ def cmd_pooled(target=0.95):
         lo, hi = wilson_ci(k, len(ps), 0.95) if ps else (float("nan"), float("nan"))
         print(f"  {t:.4f}: passing {k}/{len(ps)} valid ({100 * k / max(1, len(ps)):.1f}%, Wilson {100 * lo:.1f}-{100 * hi:.1f}%);"
               f" queries with a passing candidate {len({c.query for c in ps})}/{nq}")
-    th = pooled_threshold(rows, target)
+    th = rules.pooled_validity(every, target)
     ps = [c for c in rows if c.score >= th]
     print(f"chosen (lowest labelled score with >= {100 * target:.0f}% of its passing rows valid): {th:.4f};"
           f" {sum(c.valid for c in ps)}/{len(ps)}, {len({c.query for c in ps})}/{nq} queries")
@@ -448,23 +355,20 @@ def cmd_pooled(target=0.95):
 
 def third_sample():
     """A third fresh sample (seed 2614): queries in no development set and in neither earlier sample."""
-    if FROZEN.is_file() and any(s == "third" for s in _samples()):
+    if FROZEN.is_file() and frozen("third"):
         return frozen("third")
     first = {("keyword-title" if "title" in s else s, q) for s, q, _ in frozen("pick") + frozen("confirm")}
     return fresh_sample(THIRD_SEED, per=THIRD_PER, exclude=first, caps=THIRD_PER * 2 // 5)
 
 
-def _samples():
-    with open(FROZEN, encoding="utf-8", newline="") as fh:
-        return {r["sample"] for r in csv.DictReader(fh, delimiter="\t")}
-
-
 def cmd_third_freeze():
+    from perturb.checks import devset
+
     qs = third_sample()
-    with open(FROZEN, "a", encoding="utf-8", newline="") as fh:
-        w = csv.writer(fh, delimiter="\t", lineterminator="\n")
-        for style, qid, text in qs:
-            w.writerow(("third", style, qid, text))
+    old = [c for c in devset.read_devset(FROZEN) if c.provenance != THIRD] if FROZEN.is_file() else []
+    new = [devset.Candidate("SWAPSYN-WNET", style, qid, text, "", "", float("nan"), devset.split_of(style, qid), None,
+                            "", THIRD) for style, qid, text in qs]
+    devset.write_devset(FROZEN, old + new)
     print(len(qs), "queries frozen")
 
 
@@ -495,25 +399,24 @@ def cmd_third_append(labelled_path):
         lab = {(r["original"], r["variation"]): (r["valid"], r["reason"]) for r in csv.DictReader(fh, delimiter="\t")}
     with open(labelled_path + ".scores.pkl", "rb") as fh:
         _, rows, th = pickle.load(fh)
-    path = ROOT / "docs" / "validity" / "dev-SWAPSYN-WNET.tsv"
-    old = [c for c in devset.read_devset(path) if THIRD_MARK not in c.detail]
+    path = devset.labelled_path("SWAPSYN-WNET")
+    old = [c for c in devset.read_devset(path) if c.provenance != THIRD]
     new = []
     for r in rows:
         v, reason = lab[(r["original"], r["variation"])]
         assert v in ("0", "1") and reason
         new.append(devset.Candidate("SWAPSYN-WNET", r["style"], r["qid"], r["original"], r["variation"],
                                     f"{r['detail']} ({THIRD_MARK}, seed {THIRD_SEED}; picked, seed 0, threshold {th:g})",
-                                    r["score"], devset.split_of(r["style"], r["qid"]), v == "1", reason))
+                                    r["score"], devset.split_of(r["style"], r["qid"]), v == "1", reason, THIRD))
     devset.write_devset(path, old + new)
     print(len(old), "+", len(new), "rows")
 
 
 def cmd_third_measure():
     from bench.evaluation.intervals import wilson_ci
-    from perturb.checks import devset
 
     qs = third_sample()
-    rows = [c for c in devset.read_devset(ROOT / "docs" / "validity" / "dev-SWAPSYN-WNET.tsv") if THIRD_MARK in c.detail]
+    rows = labelled("SWAPSYN-WNET", THIRD)
     k = sum(c.valid for c in rows)
     lo, hi = wilson_ci(k, len(rows), 0.95)
     print(f"third sample (seed {THIRD_SEED}, {len(qs)} queries): applied outputs {k}/{len(rows)} valid"
@@ -536,7 +439,6 @@ def cmd_overlap(seed=0):
     from bench.data.collections import load_dataset
     from perturb import make
     from perturb.generators.swapsyn.wordnet import SwapSynWordNet
-    from syn_ceiling import SHARED
 
     sets = {"pick sample (seed 2612)": pick_sample(), "confirmation sample (seed 2613)": confirm_sample()}
     with open(SHARED / "cranfield" / "queries.jsonl", encoding="utf-8") as fh:
@@ -572,7 +474,6 @@ def cmd_penha():
     from perturb.resources.words import stopwords, tagging_copy
     from perturb.resources.lexicon import base_forms
     from perturb.resources.wordnet_reader import wordnet
-    from syn_ceiling import penha_one_word_swaps
 
     gen = make("SWAPSYN-WNET")
     wn = wordnet()
@@ -613,15 +514,10 @@ def cmd_penha():
 def main(argv):
     cmd = argv[0]
     seed = int(argv[argv.index("--seed") + 1]) if "--seed" in argv else SEED
-    if cmd == "feats":
-        rows = features(dev_rows())
-        with open(argv[1], "wb") as fh:
-            pickle.dump(rows, fh)
-        print(len(rows), "rows;", sum(r["x"] is None for r in rows), "excluded")
-    elif cmd in ("fit", "cv"):
-        with open(argv[1], "rb") as fh:
-            rows = pickle.load(fh)
-        (cmd_fit if cmd == "fit" else cmd_cv)(rows)
+    if cmd == "fit":
+        raise SystemExit("the fit is `python -m perturb.tuning fit SWAPSYN-WNET|SWAPSYN-GLOVE` (perturb.tuning.fit)")
+    elif cmd == "cv":
+        cmd_cv()
     elif cmd == "enumerate":
         cmd_enumerate(argv[1], seed)
     elif cmd == "append":

@@ -13,12 +13,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 def main(argv):
     n = int(argv[argv.index("--n") + 1]) if "--n" in argv else 7000
-    from variation_generation import real_queries
+    from benchmarks.variation_generation import real_queries
     from perturb import make
     from perturb.generators.swapsyn.wordnet import SwapSynWordNet
 

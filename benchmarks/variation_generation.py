@@ -27,9 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
-if not SHARED.is_dir():
-    SHARED = Path("/work/shared/data")
+from benchmarks.common import SHARED  # noqa: E402
 
 
 def real_queries(n: int):

@@ -1,8 +1,10 @@
 """The architecture holds: the import-linter layers contract (pyproject.toml) is kept, no module
-import cycle exists (function-level and TYPE_CHECKING imports count), argparse lives only in
-bench.cli, and no source file grows past ~400 lines."""
+import cycle exists (function-level and TYPE_CHECKING imports count), the benchmark scripts import
+each other without cycles either, argparse lives only in bench.cli, no source file grows past ~400
+lines, and no file is named after a development round."""
 import ast
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -80,6 +82,28 @@ def test_no_import_cycles():
     assert _cycles(graph) == []
     # the cycle finder itself finds a planted cycle
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c"]]
+
+
+def test_benchmarks_have_no_import_cycles():
+    """benchmarks/ is a package whose scripts share helpers (benchmarks.common, backtrans_common,
+    syn_common) instead of importing each other in a circle."""
+    grimp = pytest.importorskip("grimp")
+    sys.path.insert(0, str(ROOT))
+    try:
+        g = grimp.build_graph("benchmarks", cache_dir=None)
+    finally:
+        sys.path.remove(str(ROOT))
+    graph = {m: set(g.find_modules_directly_imported_by(m)) for m in g.modules}
+    assert len(graph) > 20 and "benchmarks.syn_common" in graph["benchmarks.syn_pick"]
+    assert _cycles(graph) == []
+
+
+def test_no_file_is_named_after_a_round():
+    """Development rounds are history (docs/methods.md, CHANGELOG.md): scripts, modules, tests and
+    labelled sets are named after what they hold, a sample by its provenance column."""
+    named = [p.relative_to(ROOT).as_posix() for top in ("benchmarks", "bench", "perturb", "suites", "tests")
+             for p in (ROOT / top).rglob("*") if "__pycache__" not in p.parts and re.search(r"round[-_ ]?\d", p.name)]
+    assert named == []
 
 
 def test_argparse_only_in_the_cli():

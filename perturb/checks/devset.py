@@ -1,19 +1,28 @@
-"""Labelled development sets of candidate variations, and the curves thresholds are chosen on.
+"""Labelled candidate variations, and the curves thresholds are chosen on.
 
 A generator that *generates, then verifies* (issue 22) scores each candidate variation of a query
 and picks one, seeded, among the candidates whose score passes a threshold. Choosing that
-threshold needs labelled candidates: a **development set** is a TSV (``docs/validity/dev-*.tsv``)
-with one labelled candidate a row:
+threshold needs labelled candidates: the labelled set of a variation set is one TSV,
+``perturb/data/validity/<SET>.tsv`` (:func:`labelled_path`; its README names every sample), with
+one candidate a row:
 
-``generator, style, qid, original, variation, detail, score, split, valid, reason``
+``generator, style, qid, original, variation, detail, score, split, valid, reason, provenance``
 
 * ``style``: the query style the query comes from (``keyword-title``, ``long-question``,
   ``web-query``, ``chat-question``, ...), so every figure can be given per style;
-* ``score``: the verifier's score of the candidate (higher = more likely to keep the need);
+* ``score``: the verifier's score of the candidate (higher = more likely to keep the need); empty
+  where the row has none (an output read as it was, a rule-based generator's);
 * ``split``: ``tune`` or ``held`` (:func:`split_of`: a hash of style and qid, so every candidate
   of one query lands in one half and the split does not depend on the order of rows);
 * ``valid``: 1 when the candidate keeps the query's information need, 0 when not, labelled
-  before any threshold was tuned, with a one-line ``reason``.
+  before any threshold was tuned, with a one-line ``reason``; empty in a listing not labelled
+  (a frozen query sample: ``<SET>.queries.tsv``, the query in ``original``, no variation);
+* ``provenance``: the sample the row came from (a short slug). The samples whose provenance
+  starts with ``dev-`` (:data:`DEVELOPMENT`) are the development samples: the rows a threshold of
+  the shipped scorer is chosen on (:mod:`perturb.tuning`); the others are confirmation samples,
+  readings of outputs, blind samples, or rows an earlier scorer scored.
+
+Files written before the ``provenance`` column are read too (provenance empty).
 
 :func:`curve` gives, for each threshold, the *applicability* (share of the queries with at least
 one labelled candidate passing) and the *validity* (expected share of valid picks, a pick being
@@ -23,7 +32,9 @@ held-back half's validity at the chosen threshold with its Wilson 95% interval.
 from __future__ import annotations
 
 import csv
+import fnmatch
 import hashlib
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, Hashable, Iterable, List, Optional, Sequence, Tuple, Union
@@ -31,8 +42,13 @@ from typing import Callable, Dict, Hashable, Iterable, List, Optional, Sequence,
 from bench.core.errors import DataError
 from bench.evaluation.intervals import wilson_ci
 
-COLUMNS = ("generator", "style", "qid", "original", "variation", "detail", "score", "split", "valid", "reason")
+COLUMNS = ("generator", "style", "qid", "original", "variation", "detail", "score", "split", "valid", "reason",
+           "provenance")
+OLD_COLUMNS = COLUMNS[:-1]  # before the provenance column: still read
+DEVELOPMENT = "dev-*"  # the provenance of the development samples
+VALIDITY = Path(__file__).resolve().parents[1] / "data" / "validity"
 PathLike = Union[str, Path]
+Provenance = Union[None, str, Sequence[str]]
 
 
 @dataclass(frozen=True)
@@ -43,14 +59,20 @@ class Candidate:
     original: str
     variation: str
     detail: str
-    score: float
+    score: float  # nan: no score
     split: str
-    valid: bool
+    valid: Optional[bool]  # None: not labelled
     reason: str
+    provenance: str = ""
 
     @property
     def query(self) -> Tuple[str, str]:
         return (self.style, self.qid)
+
+
+def labelled_path(name: str, purpose: str = "") -> Path:
+    """``perturb/data/validity/<name>.tsv`` (``<name>.<purpose>.tsv`` with a purpose, e.g. ``queries``)."""
+    return VALIDITY / (f"{name}.{purpose}.tsv" if purpose else f"{name}.tsv")
 
 
 def split_of(style: str, qid: str) -> str:
@@ -59,44 +81,61 @@ def split_of(style: str, qid: str) -> str:
     return "tune" if digest[0] % 2 == 0 else "held"
 
 
-def read_devset(path: PathLike) -> List[Candidate]:
-    """Read a development set; a bad row names the file and line."""
+def of_provenance(rows: Iterable[Candidate], provenance: Provenance) -> List[Candidate]:
+    """The rows whose provenance matches ``provenance``: a slug or a shell pattern (``dev-*``), or a
+    sequence of them; None = every row."""
+    rows = list(rows)
+    if provenance is None:
+        return rows
+    patterns = [provenance] if isinstance(provenance, str) else list(provenance)
+    return [c for c in rows if any(fnmatch.fnmatchcase(c.provenance, p) for p in patterns)]
+
+
+def read_devset(path: PathLike, provenance: Provenance = None) -> List[Candidate]:
+    """Read a labelled set (the rows of ``provenance`` only, when given: :func:`of_provenance`); a
+    bad row names the file and line."""
     path = Path(path)
     out: List[Candidate] = []
     with open(path, encoding="utf-8", newline="") as fh:
         reader = csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
         header = next(reader, None)
-        if header is None or tuple(header) != COLUMNS:
+        if header is None or tuple(header) not in (COLUMNS, OLD_COLUMNS):
             raise DataError(f"expected the header {' '.join(COLUMNS)}", str(path), 1,
                             "write the file with perturb.checks.devset.write_devset")
+        columns = tuple(header)
         for line, row in enumerate(reader, start=2):
             if not row:
                 continue
-            if len(row) != len(COLUMNS):
-                raise DataError(f"{len(row)} tab-separated fields, expected {len(COLUMNS)}", str(path), line,
+            if len(row) != len(columns):
+                raise DataError(f"{len(row)} tab-separated fields, expected {len(columns)}", str(path), line,
                                 "remove tabs inside fields")
-            rec = dict(zip(COLUMNS, row))
-            if rec["valid"] not in ("0", "1"):
-                raise DataError(f"valid is {rec['valid']!r}, expected 1 or 0", str(path), line, "label the row 1 or 0")
+            rec = dict(zip(columns, row))
+            if rec["valid"] not in ("0", "1", ""):
+                raise DataError(f"valid is {rec['valid']!r}, expected 1, 0 or empty", str(path), line,
+                                "label the row 1 or 0 (empty: not labelled)")
             if rec["split"] not in ("tune", "held"):
                 raise DataError(f"split is {rec['split']!r}, expected tune or held", str(path), line,
                                 "use perturb.checks.devset.split_of")
             try:
-                score = float(rec["score"])
+                score = float(rec["score"]) if rec["score"] != "" else math.nan
             except ValueError:
-                raise DataError(f"score {rec['score']!r} is not a number", str(path), line, "write a number") from None
+                raise DataError(f"score {rec['score']!r} is not a number", str(path), line,
+                                "write a number (or nothing)") from None
             out.append(Candidate(rec["generator"], rec["style"], rec["qid"], rec["original"], rec["variation"],
-                                 rec["detail"], score, rec["split"], rec["valid"] == "1", rec["reason"]))
-    return out
+                                 rec["detail"], score, rec["split"], None if rec["valid"] == "" else rec["valid"] == "1",
+                                 rec["reason"], rec.get("provenance", "")))
+    return out if provenance is None else of_provenance(out, provenance)
 
 
 def write_devset(path: PathLike, rows: Iterable[Candidate]) -> None:
-    """Write rows in a stable order (generator, style, qid, variation); tabs/newlines in fields refused."""
-    rows = sorted(rows, key=lambda c: (c.generator, c.style, c.qid, c.variation))
+    """Write rows in a stable order (generator, provenance, style, qid, variation); tabs/newlines in
+    fields refused. A row without score or label is written with the field empty."""
+    rows = sorted(rows, key=lambda c: (c.generator, c.provenance, c.style, c.qid, c.variation))
     lines = ["\t".join(COLUMNS)]
     for c in rows:
-        fields = [c.generator, c.style, c.qid, c.original, c.variation, c.detail, f"{c.score:.6g}", c.split,
-                  "1" if c.valid else "0", c.reason]
+        fields = [c.generator, c.style, c.qid, c.original, c.variation, c.detail,
+                  "" if math.isnan(c.score) else f"{c.score:.6g}", c.split,
+                  "" if c.valid is None else ("1" if c.valid else "0"), c.reason, c.provenance]
         if any(("\t" in f) or ("\n" in f) for f in fields):
             raise ValueError(f"tab or newline inside a field of {c.qid!r}")
         lines.append("\t".join(fields))

@@ -7,7 +7,9 @@ A label says that one (original, variation) pair of one set keeps the query's in
 * the labelling sample ``bench perturb --audit N`` writes (``audit_sample.tsv``, columns
   :data:`SAMPLE_COLUMNS`) with its ``valid`` column filled: 1/0, true/false, yes/no,
   valid/invalid; an empty cell (or ``?``) is "not labelled";
-* a Penha et al. (ECIR 2022) CSV (columns ``method``, ``q_id``, ``variation``, ``valid``).
+* a Penha et al. (ECIR 2022) CSV (columns ``method``, ``q_id``, ``variation``, ``valid``);
+* a labelled set of ``perturb/data/validity/`` (:mod:`perturb.checks.devset`: the set is the
+  ``generator`` column, rows without a label are left out).
 
 Every row is checked when the file is read (a bad row is a :class:`DataError` naming the file and
 line), so a run with ``--labels`` fails before any encoding. :func:`match_labels` then keeps the
@@ -27,6 +29,9 @@ from bench.core.errors import BenchError, DataError
 from bench.core.io import sha256_hex
 from perturb.io.importers import csv_records
 from bench.core.sheet import unsheet_text
+from perturb.checks.devset import COLUMNS as DEVSET_COLUMNS
+from perturb.checks.devset import OLD_COLUMNS as OLD_DEVSET_COLUMNS
+from perturb.checks.devset import read_devset
 from perturb.io.sets import read_utf8, unescape_field
 
 PathLike = Union[str, Path]
@@ -68,7 +73,7 @@ class Label:
 @dataclass
 class LabelFile:
     path: Path
-    format: str  # "audit-sample" or "penha-csv"
+    format: str  # "audit-sample", "penha-csv" or "devset"
     sha256: str
     rows: int  # data rows read
     labels: List[Label] = field(default_factory=list)  # the labelled rows (unlabelled ones left out)
@@ -79,12 +84,14 @@ class LabelFile:
 
 
 def read_label_file(path: PathLike) -> LabelFile:
-    """Read and check every row of one label file (audit sample TSV or Penha CSV)."""
+    """Read and check every row of one label file (audit sample TSV, Penha CSV or labelled set)."""
     path = Path(path)
     raw, content = read_utf8(path)
     first = content.split("\n", 1)[0].rstrip("\r")
     if first.split("\t") == list(SAMPLE_COLUMNS):
         return _read_sample(path, raw, content)
+    if tuple(first.split("\t")) in (DEVSET_COLUMNS, OLD_DEVSET_COLUMNS):
+        return _read_devset(path, raw)
     if "\t" not in first and set(PENHA_LABEL_COLUMNS) <= {c.strip() for c in next(csv.reader([first]), [])}:
         return _read_penha(path, raw, content)
     head = first.split("\t")
@@ -154,6 +161,16 @@ def _read_penha(path: Path, raw: bytes, content: str) -> LabelFile:
         if val is not None:
             out.labels.append(Label(_need(row["method"], "method", path, k), _need(row["q_id"], "q_id", path, k),
                                     row["variation"], val, f"{path}:{k}"))
+    return out
+
+
+def _read_devset(path: Path, raw: bytes) -> LabelFile:
+    out = LabelFile(path, "devset", sha256_hex(raw), 0)
+    for k, c in enumerate(read_devset(path), start=2):
+        out.rows += 1
+        if c.valid is not None:
+            out.labels.append(Label(_need(c.generator, "generator", path, k), _need(c.qid, "qid", path, k),
+                                    c.variation, c.valid, f"{path}:{k}"))
     return out
 
 

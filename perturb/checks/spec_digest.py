@@ -6,17 +6,15 @@ every built-in generator's digest on the probe queries (``tests/perturb/data/pro
 questions, titles, chat and web queries) with the one recorded for its version and fails, naming
 the generator, when the output changed and the version did not.
 
-    python -m perturb.checks.spec_digest PROBE.tsv DIGESTS.json [--write]
+    python -m perturb.tuning digests [--write]
 
 prints each generator's version and digest, and with ``--write`` records them.
 """
 from __future__ import annotations
 
-import argparse
 import csv
 import hashlib
 import json
-import sys
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
@@ -52,20 +50,5 @@ def current(queries: Sequence[Tuple[str, str]]) -> Dict[str, Dict[str, object]]:
     return out
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("probe", type=Path)
-    ap.add_argument("digests", type=Path)
-    ap.add_argument("--write", action="store_true", help="record the current versions and digests")
-    args = ap.parse_args(argv)
-    now = current(probe_queries(args.probe))
-    for key, v in now.items():
-        print(f"{key:28s} version {v['version']}  {v['digest'][:16]}")
-    if args.write:
-        args.digests.write_text(json.dumps(now, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        print(f"wrote {args.digests}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def write(path: Path, digests: Dict[str, Dict[str, object]]) -> None:
+    path.write_text(json.dumps(digests, indent=1, sort_keys=True) + "\n", encoding="utf-8")

@@ -151,11 +151,9 @@ def test_synonym_in_the_query_sense_passes_and_a_weak_sense_does_not():
 
 
 def test_the_dev_set_has_a_reason_per_pair_and_the_threshold_meets_its_tuning_half():
-    from pathlib import Path
+    from perturb.checks.devset import DEVELOPMENT, labelled_path, point, read_devset
 
-    from perturb.checks.devset import point, read_devset
-
-    rows = read_devset(Path(__file__).resolve().parents[2] / "docs/validity/dev-BACKTRANS.tsv")
+    rows = read_devset(labelled_path("BACKTRANS"), DEVELOPMENT)
     assert len(rows) >= 200 and len({c.style for c in rows}) >= 4
     assert len({c.reason for c in rows}) >= 0.8 * len(rows)  # one-line reasons, not a generic label
     p = point([c for c in rows if c.split == "tune"], THRESHOLD)

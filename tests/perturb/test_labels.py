@@ -144,3 +144,20 @@ def test_penha_antique_imports_and_gives_the_published_rates():
     assert m.unused == {"set_not_in_run": 0, "query_not_in_run": 0, "not_applied": 147, "variation_differs": 3}
     emb = m.by_set["WordSwapEmbedding"]
     assert (len(emb), sum(emb.values())) == (191, 124)
+
+
+def test_a_labelled_set_of_the_validity_folder_is_a_label_file():
+    """perturb/data/validity/<SET>.tsv is read by --labels: the set is the generator column (the blind
+    sample's rows keep the display label the run gave them), unlabelled rows are left out."""
+    from perturb.checks.devset import labelled_path
+
+    lf = read_label_file(labelled_path("BACKTRANS"))
+    assert lf.format == "devset" and lf.rows == len(lf.labels) == 777
+    blind = [lab for lab in lf.labels if lab.set == "BACKTRANS[spa,apertium]"]
+    assert len(blind) == 26 and sum(lab.valid for lab in blind) == 24
+    one = blind[0]
+    vs = _vs("BACKTRANS", ["x", one.variation], [True, True], label="BACKTRANS[spa,apertium]")
+    vs.qids[1] = one.qid
+    match = match_labels([lf], [vs])
+    assert match.by_set == {"BACKTRANS": {one.qid: one.valid}}
+    assert read_label_file(labelled_path("SWAPSYN-WNET", "queries")).labels == []

@@ -1,14 +1,11 @@
 """SWAPWORDS, TRANSTENSE, MISSPELL, NOSTOPWORD and EXTRAPUNC: the audit's real examples, the
 verifiers' thresholds against the labelled development sets, determinism and applicability."""
-from pathlib import Path
-
 import pytest
 
 from perturb import make
 from perturb.base import edit_type, query_rng
 
 pytest.importorskip("spacy")
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _outs(gen, text, seeds=range(30)):
@@ -108,9 +105,9 @@ def test_applicability_on_small_real_lists(name):
 
 @pytest.mark.parametrize("name,attr", [("SWAPWORDS", "min_score"), ("TRANSTENSE", "min_score")])
 def test_default_threshold_is_the_devset_choice(name, attr):
-    from perturb.checks.devset import choose, read_devset
+    from perturb.checks.devset import DEVELOPMENT, choose, labelled_path, read_devset
 
-    rows = read_devset(ROOT / "docs" / "validity" / (f"dev-{name}-round7.tsv" if name == "SWAPWORDS" else f"dev-{name}.tsv"))
+    rows = read_devset(labelled_path(name), DEVELOPMENT)
     tune = [r for r in rows if r.split == "tune"]
     if name == "SWAPWORDS":  # kind by kind (perturb.checks.devset.choose_by_kind), pooled for TRANSTENSE
         from perturb.checks.devset import choose_by_kind

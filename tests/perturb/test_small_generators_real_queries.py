@@ -64,12 +64,10 @@ def test_phrase_kind_scores_rank_below_the_word_evidence_they_were_not_measured_
 
 
 def test_swapwords_kind_scores_are_the_smoothed_tuning_half_validity():
-    from pathlib import Path
-
-    from perturb.checks.devset import kind_counts, read_devset
+    from perturb.checks.devset import DEVELOPMENT, kind_counts, labelled_path, read_devset
     from perturb.generators.swapwords.pairs import SCORE_OF
 
-    rows = read_devset(Path(__file__).resolve().parents[2] / "docs" / "validity" / "dev-SWAPWORDS-round7.tsv")
+    rows = read_devset(labelled_path("SWAPWORDS"), DEVELOPMENT)
     counts = kind_counts(r for r in rows if r.split == "tune")
     assert len(rows) >= 200 and len({r.style for r in rows}) >= 4
     for kind, (v, n) in counts.items():

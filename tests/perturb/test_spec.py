@@ -133,8 +133,7 @@ def test_an_output_change_comes_with_a_new_spec_version():
 
     recorded = json.loads((DATA / "spec_digests.json").read_text(encoding="utf-8"))
     now = current(probe_queries(DATA / "probe_queries.tsv"))
-    fix = ("python -m perturb.checks.spec_digest tests/perturb/data/probe_queries.tsv "
-           "tests/perturb/data/spec_digests.json --write")
+    fix = "python -m perturb.tuning digests --write"
     for key, v in now.items():
         old = recorded.get(key)
         assert old is not None, f"{key}: no recorded digest ({fix})"

@@ -3,13 +3,11 @@ default, and the GloVe-neighbour version measured for SWAPSYN-GLOVE). docs/metho
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
 
 from perturb_helpers import generator
 
-ROOT = Path(__file__).resolve().parents[2]
 MARK = "round 6 pick sample"
 TEXTS = ["you are disgusting", "What country has the most vending machines per capita?",
          "how do i install leds into my car", "I like seeing movies.", "why does it seem that no matter how hard you try",
@@ -32,7 +30,7 @@ def test_default_wnet_is_the_verified_swap():
     gen = generator("SWAPSYN-WNET")
     assert isinstance(gen, VerifiedSwapSynWordNet) and gen.source == "wordnet"
     cfg = gen.config()
-    assert cfg["threshold"] == VerifiedSwapSynWordNet.THRESHOLD and VERSION in cfg["verifier"]
+    assert cfg["threshold"] == VerifiedSwapSynWordNet().threshold and VERSION in cfg["verifier"]
     # the config is part of the cache key: another threshold or model is another fingerprint
     assert VerifiedSwapSynWordNet(0.3).config() != cfg
 
@@ -116,18 +114,20 @@ def test_light_verb_and_score_floor():
 def _pick_rows(name):
     from perturb.checks import devset
 
-    return [c for c in devset.read_devset(ROOT / "docs" / "validity" / f"dev-{name}.tsv") if MARK in c.detail]
+    rows = devset.read_devset(devset.labelled_path(name), "dev-pick-sample")
+    assert all(MARK in c.detail for c in rows)
+    return rows
 
 
 def test_held_back_figures_recomputed_from_the_tsv():
     """The numbers docs/methods.md gives for round 6 (threshold on the tuning half, held-back
-    validity with Wilson, held queries applied), recomputed from docs/validity/dev-SWAPSYN-*.tsv."""
+    validity with Wilson, held queries applied), recomputed from perturb/data/validity/SWAPSYN-*.tsv."""
     from perturb.checks import devset
 
     rows = _pick_rows("SWAPSYN-WNET")
     assert len(rows) == 164 and sum(c.valid for c in rows) == 76
     best = devset.choose([c for c in rows if c.split == "tune"], 0.9)
-    assert best.threshold == pytest.approx(0.5929)  # the first default; now VerifiedSwapSynWordNet.THRESHOLD is pooled's
+    assert best.threshold == pytest.approx(0.5929)  # the first default; now VerifiedSwapSynWordNet().threshold is pooled's
     k, n, (lo, hi) = devset.held_validity(rows, best.threshold)
     assert (k, n) == (12, 13) and round(100 * lo, 1) == 66.7 and round(100 * hi, 1) == 98.6
     held = devset.point([c for c in rows if c.split == "held"], best.threshold)
@@ -170,28 +170,23 @@ def test_features_do_not_depend_on_the_hash_seed():
     assert "news.n.01" in outs.pop()
 
 
-def _syn_pick():
-    import importlib
-    import sys
-
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    return importlib.import_module("syn_pick")
-
-
 def test_pooled_threshold_recomputed_from_the_tsv():
     """The default threshold is the lowest labelled score whose passing round-6 rows (pick sample
     >= 0.5929, both halves, and the confirmation sample) are >= 95% valid: 20/21."""
+    from perturb.checks import devset
     from perturb.generators.swapsyn.wordnet import VerifiedSwapSynWordNet
+    from perturb.tuning import rules
 
-    sp = _syn_pick()
-    rows = sp.pooled_rows()
+    labelled = devset.read_devset(devset.labelled_path("SWAPSYN-WNET"))
+    rows = rules.pooled_rows(labelled)
     assert len(rows) == 47 and sum(c.valid for c in rows) == 42
-    th = sp.pooled_threshold(rows, 0.95)
-    assert th == pytest.approx(VerifiedSwapSynWordNet.THRESHOLD, abs=5e-5)
+    assert min(c.score for c in rows if c.provenance == "dev-pick-sample") >= 0.5929
+    th = rules.pooled_validity(labelled, 0.95)
+    assert th == pytest.approx(VerifiedSwapSynWordNet().threshold, abs=5e-5)
     passing = [c for c in rows if c.score >= th]
     assert (sum(c.valid for c in passing), len(passing)) == (20, 21)
     # the rule is >= 95%: 90% would have given a lower point, the first default 42/47 = 89.4%
-    assert sp.pooled_threshold(rows, 0.9) < th
+    assert rules.pooled_validity(labelled, 0.9) < th
     assert sum(c.valid for c in rows if c.score < th) == 22
 
 
@@ -200,12 +195,16 @@ def test_third_sample_figures_recomputed_from_the_tsv():
     from bench.evaluation.intervals import wilson_ci
     from perturb.checks import devset
 
-    sp = _syn_pick()
-    qs = sp.frozen("third")
+    def frozen(sample):
+        return [(c.style, c.qid, c.original) for c in devset.read_devset(queries, sample)]
+
+    queries = devset.labelled_path("SWAPSYN-WNET", "queries")
+    qs = frozen("confirmation-2")  # the third sample
     assert len(qs) == 506 and len({(s, q) for s, q, _ in qs}) == 506
-    earlier = {("keyword-title" if "title" in s else s, q) for s, q, _ in sp.frozen("pick") + sp.frozen("confirm")}
+    earlier = {("keyword-title" if "title" in s else s, q) for s, q, _ in frozen("dev-pick-sample") + frozen("confirmation-1")}
     assert not earlier & {("keyword-title" if "title" in s else s, q) for s, q, _ in qs}
-    rows = [c for c in devset.read_devset(ROOT / "docs" / "validity" / "dev-SWAPSYN-WNET.tsv") if sp.THIRD_MARK in c.detail]
+    rows = devset.read_devset(devset.labelled_path("SWAPSYN-WNET"), "confirmation-2")
+    assert all("round 6 third sample" in c.detail for c in rows)
     k = sum(c.valid for c in rows)
     lo, hi = wilson_ci(k, len(rows), 0.95)
     assert (k, len(rows)) == (25, 26) and round(100 * lo, 1) == 81.1 and round(100 * hi, 1) == 99.3

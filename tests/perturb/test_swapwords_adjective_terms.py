@@ -2,8 +2,6 @@
 (perturb.resources.wordnet_index) and by a verb object, each sub-kind scored on its own labels."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from perturb import make
@@ -16,7 +14,6 @@ if parsing.model_name() is None:  # pragma: no cover - depends on the install
 if wordnet_index.index() is None:  # pragma: no cover - depends on the install
     pytest.skip("no WordNet files", allow_module_level=True)
 
-CONFIRM = Path(__file__).resolve().parents[2] / "docs" / "validity" / "confirm-SWAPWORDS-round4.tsv"
 
 
 _kinds = swapwords_candidates  # every candidate at any score: variation -> (score, kind)
@@ -85,11 +82,10 @@ def test_config_records_the_term_evidence():
 def test_confirmation_sample_is_the_generators_output():
     """Every labelled round-4 confirmation row is what the generator makes of its query at round 4's
     threshold 0.8 (seed 11); round 7's threshold 0.83 changes one pick (conjuncts, 0.80, no longer pass)."""
-    import csv
+    from perturb.checks.devset import labelled_path, read_devset
 
-    with open(CONFIRM, encoding="utf-8", newline="") as fh:
-        rows = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
-    assert len(rows) == 67 and sum(r["valid"] == "1" for r in rows) == 62
-    items = [(r["qid"], r["original"]) for r in rows]
+    rows = read_devset(labelled_path("SWAPWORDS"), "confirmation-1")  # round 4's
+    assert len(rows) == 67 and sum(r.valid for r in rows) == 62
+    items = [(r.qid, r.original) for r in rows]
     done = make("SWAPWORDS", min_score=0.8).perturb_batch(items, 11)
-    assert [p.text for p in done] == [r["variation"] for r in rows]
+    assert [p.text for p in done] == [r.variation for r in rows]

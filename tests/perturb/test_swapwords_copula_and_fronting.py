@@ -4,9 +4,6 @@ complement fronted ("you are a coward" -> "a coward you are"), each scored on it
 two fixes (a name split by the copula, a phrasal verb's phrase fronted); threshold 0.83."""
 from __future__ import annotations
 
-import csv
-from pathlib import Path
-
 import pytest
 
 from perturb import make
@@ -19,7 +16,6 @@ if parsing.model_name() is None:  # pragma: no cover - depends on the install
 if wordnet_index.index() is None:  # pragma: no cover - depends on the install
     pytest.skip("no WordNet files", allow_module_level=True)
 
-VALIDITY = Path(__file__).resolve().parents[2] / "docs" / "validity"
 WH_SUBJECT = "subject and auxiliary (copula, wh-subject)"
 
 
@@ -49,32 +45,37 @@ def test_no_new_kind_for_negations_or_verbs(text):
 
 
 def test_round7_labels_are_in_the_devset():
-    from perturb.checks.devset import read_devset
+    from perturb.checks.devset import DEVELOPMENT, labelled_path, read_devset
 
-    rows = read_devset(VALIDITY / "dev-SWAPWORDS-round7.tsv")
-    new = [r for r in rows if "(round 7)" in r.detail]
-    old = [r for r in read_devset(VALIDITY / "dev-SWAPWORDS.tsv")]
-    assert len(rows) == 911 and len(new) == 141 and sum(r.valid for r in new) == 127
+    rows = read_devset(labelled_path("SWAPWORDS"), DEVELOPMENT)
+    new = [r for r in rows if r.provenance == "dev-question-orders"]
+    old = [r for r in rows if r.provenance in ("dev-sample", "dev-adjective-kinds")]  # the 770 rows before round 7
+    assert len(rows) == 911 and len(new) == 141 and sum(r.valid for r in new) == 127 and len(old) == 770
+    assert all("(round 7)" in r.detail for r in new)
     key = lambda r: (r.style, r.qid, r.variation)  # noqa: E731
     assert {key(r) for r in old} == {key(r) for r in rows if "(round 7)" not in r.detail}
     assert not {(r.style, r.qid) for r in new} & {(r.style, r.qid) for r in old}  # fresh queries only
 
 
+def _confirmation(provenance):
+    from perturb.checks.devset import labelled_path, read_devset
+
+    return read_devset(labelled_path("SWAPWORDS"), provenance)
+
+
 def test_second_confirmation_sample_is_the_generators_output():
-    with open(VALIDITY / "confirm-SWAPWORDS-round7b.tsv", encoding="utf-8", newline="") as fh:
-        rows = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
-    assert len(rows) == 43 and sum(r["valid"] == "1" for r in rows) == 39
-    done = make("SWAPWORDS").perturb_batch([(r["qid"], r["original"]) for r in rows], 11)
-    assert [p.text for p in done] == [r["variation"] for r in rows]
-    assert [p.detail for p in done] == [r["detail"] for r in rows]
+    rows = _confirmation("confirmation-3")  # round 7's second sample
+    assert len(rows) == 43 and sum(r.valid for r in rows) == 39
+    done = make("SWAPWORDS").perturb_batch([(r.qid, r.original) for r in rows], 11)
+    assert [p.text for p in done] == [r.variation for r in rows]
+    assert [p.detail for p in done] == [r.detail for r in rows]
 
 
 def test_first_confirmation_sample_differs_only_where_the_fixes_apply():
     """The first sample was drawn before the two fixes: today the generator leaves "what is taj mahal"
     unchanged and picks another candidate of the phrasal-verb question; every other row is its output."""
-    with open(VALIDITY / "confirm-SWAPWORDS-round7.tsv", encoding="utf-8", newline="") as fh:
-        rows = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
-    assert len(rows) == 50 and sum(r["valid"] == "1" for r in rows) == 44
-    done = make("SWAPWORDS").perturb_batch([(r["qid"], r["original"]) for r in rows], 11)
-    differ = {r["original"] for r, p in zip(rows, done) if p.text != r["variation"]}
+    rows = _confirmation("confirmation-2")  # round 7's first sample
+    assert len(rows) == 50 and sum(r.valid for r in rows) == 44
+    done = make("SWAPWORDS").perturb_batch([(r.qid, r.original) for r in rows], 11)
+    differ = {r.original for r, p in zip(rows, done) if p.text != r.variation}
     assert differ == {"what is taj mahal", "why do we put up with the heresies of science"}

@@ -3,8 +3,6 @@ that carry no stray spaces or conjunctions, abbreviations kept whole, and the ev
 recomputable from the committed development set."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from perturb import make
@@ -15,7 +13,6 @@ pytest.importorskip("spacy")
 if parsing.model_name() is None:  # pragma: no cover - depends on the install
     pytest.skip("no spaCy English model", allow_module_level=True)
 
-DEVSET = Path(__file__).resolve().parents[2] / "docs" / "validity" / "dev-SWAPWORDS-round7.tsv"
 
 
 _variations = swapwords_candidates  # every candidate at any score: variation -> (score, kind)
@@ -77,11 +74,11 @@ def test_abbreviations_are_one_token_in_every_verified_candidate():
 
 
 def test_evidence_table_is_the_tuning_half_of_the_devset():
-    from perturb.checks.devset import kind_counts, read_devset
+    from perturb.checks.devset import labelled_path, read_devset
     from perturb.generators.swapwords.pairs import EVIDENCE
+    from perturb.tuning.kinds import kind_scores
 
-    counts = kind_counts(r for r in read_devset(DEVSET) if r.split == "tune")
-    expected = {k: round((v + 1) / (n + 2), 2) for k, (v, n) in counts.items()}
+    expected = {k: score for k, (score, _, _) in kind_scores(read_devset(labelled_path("SWAPWORDS"))).items()}
     assert {reason: score for score, reason in EVIDENCE} == expected
 
 

@@ -1,0 +1,185 @@
+"""``python -m perturb.tuning COMMAND``:
+
+    thresholds                              every spec's threshold beside the value its rule re-derives
+                                            from its labelled set; exit 1 when one disagrees
+    fit SWAPSYN-WNET|SWAPSYN-GLOVE [--out PATH] [--version V]
+                                            the verifier's logistic model -> perturb/generators/swapsyn/weights.py
+    curve SET [--split tune|held|all] [--provenance P] [--grid 0.1,0.2,...]
+                                            the validity/applicability curve of SET's labelled rows
+                                            (default: the development samples' tuning half)
+    kinds [SET] [--provenance P]            SWAPWORDS's kind table (Laplace validity per evidence kind)
+    docs [--check] [--path docs/methods.md]  the operating-points table of docs/methods.md, regenerated from
+                                            the specs between its markers (--check: exit 1 when it differs)
+    digests [--write]                       each generator's spec version and output digest on the probe
+                                            queries (tests/perturb/data); --write records them
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from perturb.checks import devset
+from perturb.spec import Spec
+from perturb.tuning import rules
+
+TOLERANCE = 5e-5  # thresholds are written to four decimals
+Out = Callable[[str], None]
+START, END = "<!-- operating-points:start -->\n", "<!-- operating-points:end -->"
+
+
+def known_specs() -> Tuple[List[Spec], List[str]]:
+    """Every built-in generator's spec (:func:`perturb.spec.all_specs`), and the generators that
+    carry none yet ("protocol/SET") when some do not."""
+    from perturb.spec import all_specs
+
+    try:
+        return all_specs(), []
+    except AttributeError:
+        from perturb import PAPER_ORDER, PROTOCOLS
+
+        specs: List[Spec] = []
+        missing: List[str] = []
+        for protocol in ("validated", "rodr"):
+            for name in PAPER_ORDER:
+                spec = getattr(PROTOCOLS[protocol].get(name), "spec", None)
+                if spec is None:
+                    missing.append(f"{protocol}/{name}")
+                elif all(spec is not s for s in specs):
+                    specs.append(spec)
+        return specs, missing
+
+
+def check_thresholds(specs: Sequence[Spec], out: Out = print) -> int:
+    """Print one line per threshold of ``specs``; the number that disagree (or cannot be re-derived)."""
+    rows = [("set", "protocol", "constraint", "threshold", "re-derived", "agrees", "chosen by")]
+    bad = 0
+    for spec in specs:
+        for c in spec.thresholds():
+            value = c.values["threshold"]
+            if c.tuning is None:
+                rows.append((spec.name, spec.protocol, c.name, f"{value:g}", "-", "not tuned", ""))
+                continue
+            try:
+                got = rules.rederive(c)
+                ok = abs(got - value) <= TOLERANCE
+                shown = f"{got:g}"
+            except (OSError, KeyError, ValueError) as exc:
+                ok, shown = False, f"error: {exc}"
+            bad += not ok
+            rows.append((spec.name, spec.protocol, c.name, f"{value:g}", shown, "yes" if ok else "NO",
+                         c.tuning.describe()))
+    widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]) - 1)]
+    for r in rows:
+        out("  ".join(v.ljust(w) for v, w in zip(r, widths)) + "  " + r[-1])
+    out(f"{len(rows) - 1} thresholds, {bad} disagree")
+    return bad
+
+
+def _options(argv: Sequence[str], names: Sequence[str]) -> Tuple[List[str], Dict[str, str]]:
+    args, opts, it = [], {}, iter(argv)
+    for a in it:
+        if a.startswith("--"):
+            if a[2:] not in names:
+                raise SystemExit(f"unknown option {a}; the options: {', '.join('--' + n for n in names)}")
+            opts[a[2:]] = next(it, "")
+        else:
+            args.append(a)
+    return args, opts
+
+
+def _provenance(opts: Dict[str, str]) -> devset.Provenance:
+    p = opts.get("provenance", devset.DEVELOPMENT)
+    return p.split(",") if "," in p else p
+
+
+def curve(name: str, split: str = "tune", provenance: devset.Provenance = devset.DEVELOPMENT,
+          grid: Optional[Sequence[float]] = None) -> str:
+    rows = rules.labelled(devset.read_devset(devset.labelled_path(name)), provenance)
+    if split != "all":
+        rows = [c for c in rows if c.split == split]
+    if not rows:
+        raise SystemExit(f"{name}: no labelled row of {provenance} in split {split}")
+    chosen = _shipped_threshold(name)
+    points = devset.curve(rows, grid)
+    return devset.curve_table(points, chosen)
+
+
+def _shipped_threshold(name: str) -> Optional[float]:
+    specs, _ = known_specs()
+    for spec in specs:
+        if spec.name == name and spec.protocol == "validated":
+            for c in spec.thresholds():
+                return c.values["threshold"]
+    return None
+
+
+def docs_table(path: Path, check: bool = False) -> bool:
+    """Regenerate the operating-points block of ``path`` (:func:`perturb.spec.operating_points_markdown`);
+    True when it was already current. ``check``: compare only."""
+    from perturb.spec import operating_points_markdown
+
+    text = path.read_text(encoding="utf-8")
+    if START not in text or END not in text:
+        raise SystemExit(f"{path} has no {START.strip()} ... {END} block")
+    head, rest = text.split(START, 1)
+    old, tail = rest.split(END, 1)
+    new = operating_points_markdown()
+    if old != new and not check:
+        path.write_text(head + START + new + END + tail, encoding="utf-8")
+    return old == new
+
+
+def main(argv: Sequence[str], out: Out = print) -> int:
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        out(__doc__.strip())
+        return 0 if argv else 2
+    cmd, rest = argv[0], list(argv[1:])
+    if cmd == "thresholds":
+        specs, missing = known_specs()
+        if missing:
+            out(f"no spec yet (not checked): {', '.join(missing)}")
+        return 1 if check_thresholds(specs, out) else 0
+    if cmd == "fit":
+        from perturb.tuning import fit
+
+        args, opts = _options(rest, ("out", "version"))
+        if len(args) != 1:
+            raise SystemExit("usage: python -m perturb.tuning fit SWAPSYN-WNET|SWAPSYN-GLOVE [--out PATH] [--version V]")
+        model = fit.fit(args[0], Path(opts.get("out") or fit.WEIGHTS), opts.get("version"))
+        out(f"{args[0]}: {model['rows']} rows, {model['valid']} valid -> {opts.get('out') or fit.WEIGHTS}")
+        return 0
+    if cmd == "curve":
+        args, opts = _options(rest, ("split", "provenance", "grid"))
+        if len(args) != 1:
+            raise SystemExit("usage: python -m perturb.tuning curve SET [--split tune|held|all] [--provenance P] [--grid a,b]")
+        grid = [float(x) for x in opts["grid"].split(",")] if opts.get("grid") else None
+        out(curve(args[0], opts.get("split", "tune"), _provenance(opts), grid))
+        return 0
+    if cmd == "kinds":
+        from perturb.tuning.kinds import kind_scores
+
+        args, opts = _options(rest, ("provenance",))
+        name = args[0] if args else "SWAPWORDS"
+        for k, (score, v, n) in kind_scores(devset.read_devset(devset.labelled_path(name)), name,
+                                            _provenance(opts)).items():
+            out(f"{score:.2f}\t{v}/{n}\t{k}")
+        return 0
+    if cmd == "docs":
+        args, opts = _options([a for a in rest if a != "--check"], ("path",))
+        path = Path(opts.get("path") or rules.ROOT / "docs" / "methods.md")
+        same = docs_table(path, check="--check" in rest)
+        out(f"{path}: the operating-points table is {'current' if same else ('stale' if '--check' in rest else 'rewritten')}")
+        return 1 if "--check" in rest and not same else 0
+    if cmd == "digests":
+        from perturb.checks import spec_digest
+
+        data = rules.ROOT / "tests" / "perturb" / "data"
+        now = spec_digest.current(spec_digest.probe_queries(data / "probe_queries.tsv"))
+        for key, v in now.items():
+            out(f"{key:28s} version {v['version']}  {v['digest'][:16]}")
+        if "--write" in rest:
+            spec_digest.write(data / "spec_digests.json", now)
+            out(f"wrote {data / 'spec_digests.json'}")
+        return 0
+    out(f"unknown command {cmd!r}\n\n{__doc__.strip()}")
+    return 2
