@@ -1,4 +1,4 @@
-"""The validity audit that ships with the generators (issue 13; DESIGN rule 12).
+"""The validity audit that ships with the generators (DESIGN rule 12).
 
 Two halves:
 

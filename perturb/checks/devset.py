@@ -1,6 +1,6 @@
 """Labelled candidate variations, and the curves thresholds are chosen on.
 
-A generator that *generates, then verifies* (issue 22) scores each candidate variation of a query
+A generator that *generates, then verifies* scores each candidate variation of a query
 and picks one, seeded, among the candidates whose score passes a threshold. Choosing that
 threshold needs labelled candidates: the labelled set of a variation set is one TSV,
 ``perturb/data/validity/<SET>.tsv`` (:func:`labelled_path`; its README names every sample), with

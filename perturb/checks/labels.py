@@ -1,5 +1,5 @@
 """Human validity labels of variation pairs, read with where each came from, and matched to a
-run's variation sets (issue 13: "validity measured by the project itself").
+run's variation sets ("validity measured by the project itself").
 
 A label says that one (original, variation) pair of one set keeps the query's information need
 (valid) or not. Two file formats are read:

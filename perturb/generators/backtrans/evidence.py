@@ -134,7 +134,7 @@ def question_change(before: List[str], after: List[str], which_asks: bool = Fals
     """``wh_lost``: a question word (not "which") replaced or dropped with no question word left
     ("what" -> "than", "how" -> "as", "who" -> "that it"); ``wh_changed``: one question word for
     another, which <-> what aside ("how" -> "what"); "" otherwise. ``which_asks``: the edit's
-    "which" opens the question ("which city ...", "in which city ..."; round 7), so it counts as a
+    "which" opens the question ("which city ...", "in which city ..."), so it counts as a
     question word too ("in which city did ..." -> "in that city did ..."); a relative "which"
     inside a sentence ("papers which discuss" -> "papers that discuss") does not."""
     def wh(words: List[str]) -> List[str]:

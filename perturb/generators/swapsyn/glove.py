@@ -139,7 +139,7 @@ class VerifiedSwapSynGlove(VerifiedSynonymSwap, SwapSynGlove):
     """SWAPSYN-GLOVE, generate then verify: the candidates are the target's 30 nearest GloVe
     6B-50d neighbours (restricted vocabulary, :mod:`perturb.generators.swapsyn.verifier`), each scored by
     the GloVe model of :mod:`perturb.generators.swapsyn.weights`; a seeded pick among those scoring
-    >= ``threshold`` (chosen on the tuning half of the round-6 pick sample, docs/methods.md)."""
+    >= ``threshold`` (its spec names the labelled set and the rule)."""
 
     source = "glove"
 

@@ -216,7 +216,7 @@ class SynonymSwap(parsing.SpacyGenerator):
 
 
 class VerifiedSynonymSwap(SynonymSwap):
-    """Generate, then verify (issue 22, round 6): every candidate of every content word from the
+    """Generate, then verify: every candidate of every content word from the
     generator's ``source`` (``glove`` neighbours or ``wordnet`` lemmas,
     :mod:`perturb.generators.swapsyn.verifier`) is scored by the fitted logistic model of that source;
     the pick is uniform (the query's rng) among the candidates scoring >= ``threshold``, the rest

@@ -1,4 +1,4 @@
-"""Generate, then verify, for the synonym swaps (issue 22, round 6; docs/methods.md, SWAPSYN section).
+"""Generate, then verify, for the synonym swaps (docs/methods.md, SWAPSYN).
 
 Candidates per content word of the query (NOUN/VERB/ADJ/ADV, letters, not a stop word, not a name):
 
@@ -13,7 +13,7 @@ an inflection of it, WordNet knows the candidate for the POS, lemminflect has it
 target's tag) and the exclusions (a WordNet antonym, a derivation of the target, a stop word, a
 light verb, Zipf < 2). Each remaining pair gets :data:`FEATURES`, combined by a logistic model per
 source whose weights (:mod:`perturb.generators.swapsyn.weights`) were fitted on every labelled row of
-``docs/validity/dev-SWAPSYN-*.tsv`` (``benchmarks/syn_pick.py fit``); nothing is fitted at run time.
+``perturb/data/validity/SWAPSYN-*.tsv`` (``python -m perturb.tuning fit``); nothing is fitted at run time.
 """
 from __future__ import annotations
 

@@ -16,11 +16,11 @@ An adjective and its noun is split further by WordNet's term evidence
 object.
 
 Each kind's score is its measured validity on the labelled tuning half of
-``docs/validity/dev-SWAPWORDS-round7.tsv``, Laplace-smoothed (:data:`EVIDENCE`), so the score of a
+``perturb/data/validity/SWAPWORDS.tsv``, Laplace-smoothed (:data:`EVIDENCE`), so the score of a
 candidate is an estimate of the chance that it keeps the need.
 
 The generator keeps candidates scoring at least its threshold (chosen on the labelled tuning half
-of ``docs/validity/dev-SWAPWORDS-round7.tsv``) and picks one, seeded.
+of ``perturb/data/validity/SWAPWORDS.tsv``) and picks one, seeded.
 """
 from __future__ import annotations
 
@@ -33,12 +33,12 @@ from perturb.generators.swapwords.phrases import phrase_candidates
 CLASSES = {"NOUN": "N", "PROPN": "N", "VERB": "V", "ADJ": "A", "ADV": "R"}
 QUANTITY = frozenset("many much several numerous little".split())
 LEFT_MODIFIERS = ("compound", "amod", "nmod", "poss", "nummod", "advmod", "npadvmod")
-# score = the kind's validity on the tuning half of docs/validity/dev-SWAPWORDS-round7.tsv, Laplace-smoothed:
+# score = the kind's validity on the tuning half of perturb/data/validity/SWAPWORDS.tsv, Laplace-smoothed:
 # (valid + 1) / (labelled + 2), so a kind with few labels stays near 0.5 (labelled counts in the
-# comments; `python benchmarks/small_devsets.py kinds docs/validity/dev-SWAPWORDS-round7.tsv` recomputes them).
+# comments; `python -m perturb.tuning kinds SWAPWORDS` recomputes them).
 EVIDENCE = (
     # two words exchanged (the paper's operation, restricted by the parse)
-    (0.91, "adjective and its noun"),  # 77/84 (round 4: 49/52)
+    (0.91, "adjective and its noun"),  # 77/84
     (0.80, "coordinated"),  # 3/3
     (0.79, "adjective and its noun (term-forming adjective)"),  # 29/36
     (0.69, "adjective and its noun (verb object)"),  # 10/14
@@ -58,10 +58,10 @@ EVIDENCE = (
     (0.04, "different classes across a preposition"),  # 0/21
     # phrase reorderings (a deviation from the paper: perturb.generators.swapwords.phrases)
     (0.93, "subject and auxiliary (copula)"),  # 12/12
-    (0.88, "complement fronted"),  # 22/24 (round 7: "you are a coward" -> "a coward you are")
-    (0.83, "subject and auxiliary (copula, wh-subject)"),  # 9/10 (round 7: "what is love" -> "what love is")
-    (0.80, "subject and auxiliary (wh-phrase)"),  # 7/8 (round 7: "how honest are you" -> "how honest you are")
-    (0.75, "subject and auxiliary (wh-phrase, predicate in the subject)"),  # 2/2 (round 7)
+    (0.88, "complement fronted"),  # 22/24 ("you are a coward" -> "a coward you are")
+    (0.83, "subject and auxiliary (copula, wh-subject)"),  # 9/10 ("what is love" -> "what love is")
+    (0.80, "subject and auxiliary (wh-phrase)"),  # 7/8 ("how honest are you" -> "how honest you are")
+    (0.75, "subject and auxiliary (wh-phrase, predicate in the subject)"),  # 2/2
     (0.92, "subject and auxiliary (yes/no)"),  # 10/10
     (0.91, "prepositional phrase fronted"),  # 9/9
     (0.90, "sibling prepositional phrases"),  # 8/8

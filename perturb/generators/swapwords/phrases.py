@@ -17,12 +17,12 @@ an abbreviation or a hyphenated word. The kinds, each with its evidence name (th
 * ``subject and auxiliary``: in a wh-question, the auxiliary or copula after the wh-word moved
   behind the subject (the order of an embedded question: "where can i buy shoes" -> "where i can
   buy shoes", "what is the capital of france" -> "what the capital of france is"); split by kind
-  (``copula``, ``modal``, ``do``) because the labels judge them differently; round 7: a wh-phrase
+  (``copula``, ``modal``, ``do``) because the labels judge them differently; a wh-phrase
   before the auxiliary ("what type of computer | are you", "how honest | are you": ``wh-phrase``),
   and a wh-word with the copula and a noun phrase the parse hangs on the copula ("what is love" ->
   "what love is", "who is the governor": ``copula, wh-subject``); a noun right after the copula's
   subject ("what is taj | mahal") is ``copula, subject cut short``;
-* ``complement fronted`` (round 7): a personal pronoun, the copula and its complement, the
+* ``complement fronted``: a personal pronoun, the copula and its complement, the
   complement moved to the front ("you are a coward" -> "a coward you are"; not with a negation
   or a verb);
 * ``prepositional phrase fronted``: a query-final prepositional phrase attached to the main
@@ -174,7 +174,7 @@ def _subject_aux(doc):
     elif k == 1 and words[0].lower_ == "how" and doc[s.left_edge.i].pos_ in ("ADJ", "ADV"):
         kind += ", how + adjective"  # "how large changes ... do affect" reads as "how large"
     if kind == "copula" and nxt and nxt[0].pos_ in ("NOUN", "PROPN"):
-        kind = "copula, subject cut short"  # "what is taj mahal" -> "what taj is mahal" (round 7)
+        kind = "copula, subject cut short"  # "what is taj mahal" -> "what taj is mahal"
     if kind == "copula" and s.right_edge.i < words[-1].i and any(
             t.dep_ not in ("punct",) for t in doc[s.right_edge.i + 1:] if t.head is aux):
         kind = "copula, complement after"  # "what is X like" -> "what X is like"
@@ -187,7 +187,7 @@ def _subject_aux(doc):
 
 
 def _wh_phrase(doc, words, k: int):
-    """(position of the auxiliary, kind suffix) after a wh-word that opens a longer phrase (round 7):
+    """(position of the auxiliary, kind suffix) after a wh-word that opens a longer phrase:
     a wh-determiner's noun phrase ("what type of computer | are you", "which name | is ...") or
     "how" + an adjective or adverb ("how honest | are you", "how often | do ..."); else ``(k, "")``."""
     first = words[0]
@@ -206,7 +206,7 @@ def _wh_subject_copula(doc, words, aux, phrase: str = ""):
     """"what is love" -> "what love is", "who is the governor" -> "who the governor is": a wh-word and
     the copula "is/are/was/were" with everything after it one noun phrase the parse hangs on the copula
     (it calls the wh-word the subject, so the plain subject-and-auxiliary candidate does not arise).
-    No verb, no wh-word, no comma and no stranded preposition in the phrase (round 7)."""
+    No verb, no wh-word, no comma and no stranded preposition in the phrase."""
     if aux.lemma_ != "be" or aux.tag_ not in ("VBZ", "VBP", "VBD"):
         return
     rest = [t for t in words if t.i > aux.i]
@@ -223,7 +223,7 @@ def _wh_subject_copula(doc, words, aux, phrase: str = ""):
 
 def _complement_fronted(doc):
     """"you are a coward" -> "a coward you are": a statement of a personal pronoun, the copula and
-    its complement (no negation, no verb, no wh-word), the complement moved to the front (round 7)."""
+    its complement (no negation, no verb, no wh-word), the complement moved to the front."""
     words = [t for t in doc if not t.is_punct]
     if len(words) < 3 or words[0].lower_ not in PERSONAL or words[0].dep_ != "nsubj":
         return
@@ -248,7 +248,7 @@ def _fronted_pp(doc):
         if p.dep_ == "prep" and p.i > root.i and p.right_edge.i == words[-1].i and p.right_edge.i > p.i:
             kind = " (argument)" if p.lower_ in ARGUMENT_PREPS or any(
                 t.pos_ == "VERB" for t in doc[p.i + 1: p.right_edge.i + 1]) or any(
-                c.dep_ == "prt" for c in root.children) else ""  # "get rid of", a clause, "put up | with" (round 7)
+                c.dep_ == "prt" for c in root.children) else ""  # "get rid of", a clause, "put up | with"
             if not kind and (words[0].pos_ in ("NOUN", "PROPN", "ADJ") or _inner_host(doc, p)):
                 kind = " (another attachment)"  # "IN THE INTERIOR OF AIRCRAFT BOUNDARY LAYER ...", "in 1865"
             yield _tok_span(doc, words[0].i, p.i - 1), _tok_span(doc, p.i, p.right_edge.i), \
