@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import threading
 import warnings
 from collections import defaultdict
@@ -38,38 +37,6 @@ from typing import Dict, FrozenSet, List, Optional, Tuple
 from bench.core.io import atomic_write_bytes
 from bench.core.paths import cache_home
 from perturb.base import Resource
-
-FORMAT = 1  # of the cache file's content: raise it whenever what is built, or how, changes
-DICT_DIR = Path("/usr/share/dictd")  # where Debian puts the dictd files (tests point elsewhere)
-ENG_DEU, DEU_ENG = "freedict-eng-deu", "freedict-deu-eng"
-FILES = (f"{ENG_DEU}.index", f"{ENG_DEU}.dict.dz", f"{DEU_ENG}.index", f"{DEU_ENG}.dict.dz")
-INSTALL = "apt-get install -y dict-freedict-eng-deu dict-freedict-deu-eng"
-NAME = "FreeDict English-German / German-English (Ding 1.9) dictd files"
-POS = ("n", "v", "a", "r")
-_ANY = "*"  # "any part of speech" in lookups (never stored)
-
-_B64 = {c: i for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")}
-_MARK_POS = {"n": "n", "masc": "n", "fem": "n", "neut": "n", "v": "v", "adj": "a", "adv": "r",
-             "prep": "x", "conj": "x", "int": "x", "pron": "x", "num": "x", "art": "x"}  # x: other
-_NUMBER = {"pl", "sg", "sg only"}  # a noun's number, unless a pronoun's, numeral's, article's
-_TAG_POS = {"NN": "n", "VB": "v", "JJ": "a", "RB": "r"}  # Penn tag prefix -> coarse pos
-# Ding's object placeholders, always with their dot (sb. sth. sb.'s sb./sth. etw. jdm. jdn./etw.)
-_PLACEHOLDER = re.compile(r"^(?:(?:sb|sth|etw|jd|jdm|jdn|jds|jdr)\.(?:'s)?/?)+$")
-_LOOSE_PLACEHOLDER = re.compile(r"^(?:sbs?|sths?|etw|jd[mnsr]?)+$")  # in index keys (letters, digits)
-_NOT_KEY = re.compile(r"[^\w ]|_")
-_SINGLE = re.compile(r"^[^\W\d_]+(?:['-][^\W\d_]+)*$")
-_MARKER = re.compile(r"<([^<>]*)>")
-_GROUPS = (re.compile(r"\[[^\[\]]*\]"), re.compile(r"\([^()]*\)"), re.compile(r"\{[^{}]*\}"))
-_STRAY = re.compile(r"[\[\]()]")
-_REF = re.compile(r"\{([^{}]*)\}")
-_ITEM = re.compile(r"(?:[^,(\[{<]|\([^()]*\)|\[[^\[\]]*\]|\{[^{}]*\}|<[^<>]*>|[(\[{<])+")  # top-level commas
-_NOTE = "         Note:"
-
-_LOCK = threading.Lock()
-_TABLES: Dict[Tuple[str, str], "PivotTable"] = {}  # (dictionary folder, cache home) -> table
-_SHA_MEMO: Dict[tuple, str] = {}
-_MARKS_MEMO: Dict[str, FrozenSet[str]] = {}
-
 from perturb.resources.freedict import (ANY, DICT_DIR, POS, SINGLE_WORD, build_payload, dictionaries_resource,
                                         dictionaries_sha256, require)
 

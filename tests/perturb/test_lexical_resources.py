@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from perturb.base import ResourceMissing
-from perturb.resources import pivot, thesaurus
+from perturb.resources import freedict, pivot, thesaurus
 
 REAL_DIR = Path("/usr/share/dictd")
-HAVE_REAL = all((REAL_DIR / name).is_file() for name in pivot.FILES)
+HAVE_REAL = all((REAL_DIR / name).is_file() for name in freedict.FILES)
 B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
 
@@ -99,8 +99,8 @@ DEU_ENG = [
 @pytest.fixture
 def mini(tmp_path):
     folder = tmp_path / "dictd"
-    write_dictd(folder, pivot.ENG_DEU, ENG_DEU)
-    write_dictd(folder, pivot.DEU_ENG, DEU_ENG)
+    write_dictd(folder, freedict.ENG_DEU, ENG_DEU)
+    write_dictd(folder, freedict.DEU_ENG, DEU_ENG)
     return folder
 
 
@@ -212,7 +212,7 @@ def test_same_bytes_whatever_the_hash_seed(mini, tmp_path):
 def test_changed_dictionary_gets_a_new_cache_file(mini):
     before = pivot.cache_path(mini)
     pivot.pivot_table(mini)
-    write_dictd(mini, pivot.DEU_ENG, DEU_ENG + ["Folge /fˈɔlɡə/ <fem, n, sg>\nconsequence <n>\n\n"])
+    write_dictd(mini, freedict.DEU_ENG, DEU_ENG + ["Folge /fˈɔlɡə/ <fem, n, sg>\nconsequence <n>\n\n"])
     pivot.clear_memory()
     after = pivot.cache_path(mini)
     assert after != before
@@ -227,7 +227,7 @@ def test_missing_dictionaries_name_the_apt_line(tmp_path, monkeypatch):
     with pytest.raises(ResourceMissing):
         pivot.pivot_sha256()
     res = pivot.pivot_resource()
-    assert not res.found and res.install == pivot.INSTALL
+    assert not res.found and res.install == freedict.INSTALL
     assert not (tmp_path / "drbench-home").exists()  # nothing written
 
 
@@ -252,7 +252,7 @@ def real():
     """The table of WORDS on the real dictionaries, built in memory (a few seconds; the full build,
     tens of seconds, is the slow test below, which checks it gives these words the same)."""
     if not HAVE_REAL:
-        pytest.skip(f"the FreeDict dictd files are not in {REAL_DIR} ({pivot.INSTALL})")
+        pytest.skip(f"the FreeDict dictd files are not in {REAL_DIR} ({freedict.INSTALL})")
     return pivot.build_table(WORDS, REAL_DIR)
 
 
