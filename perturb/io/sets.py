@@ -100,9 +100,6 @@ class VariationSet:
     def fingerprint(self) -> str:
         return sha256_hex(self.rows_tsv().encode("utf-8"), self.label, _canonical_config(self.config))
 
-    def as_dict(self) -> Dict[str, Tuple[str, bool, str]]:
-        return {q: (t, a, d) for q, t, a, d in zip(self.qids, self.texts, self.applied, self.details)}
-
 
 def protocol_of(vs: VariationSet) -> str:
     """The protocol a set was made under: its config's ``protocol`` ("rodr"), "validated" for a set

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Dict, FrozenSet, Iterator, List, Set, Tuple
 
 from perturb.base import Resource, ResourceMissing
+from perturb.resources.memo import Memo
 
 DICT_DIR = Path("/usr/share/dictd")  # where Debian puts the dictd files (tests point elsewhere)
 ENG_DEU, DEU_ENG = "freedict-eng-deu", "freedict-deu-eng"
@@ -41,7 +42,7 @@ _NOTE = "         Note:"
 
 _LOCK = threading.Lock()
 _SHA_MEMO: Dict[tuple, str] = {}
-_MARKS_MEMO: Dict[str, FrozenSet[str]] = {}
+_MARKS_MEMO: Dict[str, FrozenSet[str]] = Memo()
 
 
 def folder_of(dict_dir=None) -> Path:

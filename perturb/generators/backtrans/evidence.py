@@ -22,8 +22,9 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 from perturb.resources.words import NEED_WORDS as _BASE_NEED_WORDS
 from perturb.resources.words import WH_WORDS, stopwords
 from perturb.resources.lexicon import is_derivation, is_proper_noun, ranked_synsets, sense_share
+from perturb.resources.memo import Memo
 
-_SHARE: Dict[Tuple[str, str], float] = {}
+_SHARE: Dict[Tuple[str, str], float] = Memo()
 
 
 def name_positions(tokens: Sequence[str], original: Sequence[str], mixed_case: bool,

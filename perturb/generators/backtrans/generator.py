@@ -96,14 +96,6 @@ def _top_senses(word: str, n: int = 2) -> frozenset:
     return _SENSES[low]
 
 
-def same_content_word(a: str, b: str) -> bool:
-    """``a`` and ``b`` are one content word: equal, forms of one lemma, or synonyms in one of the
-    two most frequent senses of each (WordNet)."""
-    if a.lower() == b.lower() or _lemma_set(a) & _lemma_set(b):
-        return True
-    return bool(_top_senses(a) & _top_senses(b))
-
-
 def unmatched_content(original: str, back: str) -> List[str]:
     """Content words (letters, not stop words) of either text without a counterpart in the other:
     a round trip that loses or adds a content word ("panels" -> "signpost", "plato" -> "dish",

@@ -27,12 +27,13 @@ from typing import Dict, FrozenSet, List, Tuple
 
 from perturb.resources.words import stopwords
 from perturb.resources.lexicon import ranked_synsets
+from perturb.resources.memo import Memo
 
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 ARTICLES = frozenset({"a", "an", "the"})
 EQUIVALENT = {"which": "what"}  # interchangeable interrogatives
 _UPOS_WN = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
-_TAGS: Dict[str, FrozenSet[Tuple[str, str, str]]] = {}
+_TAGS: Dict[str, FrozenSet[Tuple[str, str, str]]] = Memo()
 
 
 def forms_of(word: str) -> FrozenSet[Tuple[str, str, str]]:
