@@ -11,6 +11,7 @@ from suites.fewshot.config import schedule_text
 from suites.fewshot.metrics import BASIC, CHECKPOINT, FULL, SPLITS, WIN_RULE, ZERO
 from bench.core.io import atomic_path
 from bench.reporting.tables import grid
+from bench.core.progress import count
 
 
 # --------------------------------------------------------------------------------------------
@@ -81,7 +82,7 @@ def fewshot_table(result: dict) -> str:
     sizes = plan["class_sizes"]
     n_test = sum(v["test"] for v in sizes.values())
     title = (f"{result['model']['name']} on {d['name']} ({d['n_docs']} docs): few-shot (FewDR protocol), seed "
-             f"{result['seed']}, {len(plan['trial_seeds'])} trials, {len(plan['classes']['base'])} base / "
+             f"{result['seed']}, {count(len(plan['trial_seeds']), 'trial')}, {len(plan['classes']['base'])} base / "
              f"{len(plan['classes']['novel'])} novel classes, {n_test} test queries")
     out = [title, "", *lines, ""]
     out.append("R@10 x100 = share of test queries with a relevant passage in the top 10, macro-averaged over "
