@@ -137,7 +137,7 @@ def training_lines(result: dict) -> List[str]:
     if basic:
         tr = basic["training"]
         out.append(f"basic learning (zero-shot model): {basic['method']} on {basic['n_train_queries']} training "
-                   f"queries of {len(basic['classes'])} base classes, {basic['train']['steps']} steps "
+                   f"queries of {len(basic['classes'])} base classes, {count(basic['train']['steps'], 'step')} "
                    f"({schedule_text(tr['epochs'], tr['batch_size'], tr['lr'])})")
     for m, mo in result["methods"].items():
         parts = [f"K={k} {_steps(e['steps_per_trial'])}" for k, e in mo["k"].items() if "steps_per_trial" in e]
@@ -145,7 +145,7 @@ def training_lines(result: dict) -> List[str]:
             parts.append(f"full-shot {mo[FULL]['train']['steps']}")
         if parts:
             tr = mo["training"]
-            cap = f", at most {tr['max_steps']} steps" if tr.get("max_steps") is not None else ""
+            cap = f", at most {count(tr['max_steps'], 'step')}" if tr.get("max_steps") is not None else ""
             out.append(f"{m} training steps: {'; '.join(parts)} "
                        f"({schedule_text(tr['epochs'], tr['batch_size'], tr['lr'])}{cap})")
     if paper:

@@ -219,7 +219,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
         paper = schedule_text(PAPER_SCHEDULE["epochs"], PAPER_SCHEDULE["batch_size"], PAPER_SCHEDULE["lr"])
         _status(f"basic learning (FewDR's zero-shot model): {BASIC_METHOD} on {len(bex)} training queries of "
                 f"{len(plan.classes.base)} base classes, {schedule_text(cfg.train.epochs, cfg.train.batch_size, lr)}"
-                f" = {steps} steps (FewDR: {paper})")
+                f" = {count(steps, 'step')} (FewDR: {paper})")
         with timer("basic_learning"):
             folder, record, reused = basic_checkpoint(
                 spec, base_model, tok, bex, ctx.doc_text, cfg.train, _unit_seed(cfg.seed, BASIC_METHOD, "basic"),
