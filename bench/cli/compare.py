@@ -6,7 +6,7 @@ import argparse
 import sys
 from bench.cli.options import check_at_least_one, read_metric
 from bench.core.errors import BenchError
-from bench.core.io import atomic_write_text
+from bench.cli.outputs import add_force, check_replaceable, write_outputs
 from bench.evaluation.stats import CORRECTIONS, TESTS
 from bench.reporting.compare import compare
 
@@ -26,22 +26,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="also write the drop-rate comparisons of comparable run pairs to this CSV")
     p.add_argument("--format", choices=("md", "csv"), default="md")
     p.add_argument("-o", "--output", default=None, metavar="FILE", help="write here instead of stdout")
+    add_force(p)
 
 
 def run(args: argparse.Namespace) -> int:
     check_at_least_one(args, "resamples")
     if not 0 < args.confidence < 1:
         raise BenchError("--confidence must be in (0, 1), e.g. 0.95")
+    check_replaceable([args.output, args.drop_rate_output], args.force, "-o compare.md, --drop-rate-output drop_rate.csv")
     table = compare(args.runs, metric=read_metric(args.metric), baseline=args.baseline, test=args.test,
                     correction=args.correction, alpha=args.alpha, seed=args.seed, resamples=args.resamples,
                     confidence=args.confidence)
     text = table.markdown() if args.format == "md" else table.csv()
-    if args.output:
-        atomic_write_text(args.output, text)
-        print(f"wrote {args.output}", file=sys.stderr)
+    files = []
+    if args.output and args.output != "-":
+        files.append((args.output, text))
     else:
         sys.stdout.write(text)
     if args.drop_rate_output:
-        atomic_write_text(args.drop_rate_output, table.drop_rate_csv())
-        print(f"wrote {args.drop_rate_output}", file=sys.stderr)
+        files.append((args.drop_rate_output, table.drop_rate_csv()))
+    if files:
+        write_outputs(files, "bench compare")
     return 0

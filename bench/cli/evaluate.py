@@ -15,7 +15,7 @@ from bench.cli.options import EVALUATE_RUNTIME, add_options, check_at_least_one,
 from bench.encoding import runtime
 from bench.core.errors import BenchError
 from bench.core.io import safe_name
-from bench.core.options import option
+from bench.core.options import Option, option
 from bench.evaluation.measures import DEFAULT_MEASURES
 from bench.results.suite import SUITES, suite_named
 from bench.core.paths import check_cache_home, check_writable_folder
@@ -150,15 +150,11 @@ NOT_IN_RESULT = frozenset({"out", "executor", "address", "no_progress", "trec_ru
                            "device"})  # metrics compare across devices (bench.encoding.runtime.COMPARABILITY)
 
 
-def default_out(args, suite, model_label: str, dataset_name: str) -> Tuple[Path, List[str]]:
-    """The default run folder ``runs/<model>__<dataset>__<suite>__s<seed>`` and, when options that
-    can change the result differ from their defaults, ``__h<8 hex>``: the SHA-256 of those options'
-    ``--flag=value`` texts (sorted; values as given, except ``--metrics``: its canonical spelling,
-    :func:`bench.evaluation.measures.canonical_measures`, so ``mrr@10`` and ``MRR@10`` are one run).
-    Returns the folder and those texts."""
-    import hashlib
-
-    changed = []
+def changed_options(args, suite) -> List[Tuple[Option, object]]:
+    """The options that can change the result and differ from their defaults, with their values
+    (``--metrics`` in its canonical spelling), in flag order: what the default folder's hash covers
+    and what the "another model" command repeats."""
+    changed = {}
     for o in COMMON + SHARED + MODEL_OVERRIDES + tuple(suite.options):
         if o.dest in NOT_IN_RESULT or o.dest in ("model", "name", "dataset", "seed"):
             continue
@@ -168,8 +164,20 @@ def default_out(args, suite, model_label: str, dataset_name: str) -> Tuple[Path,
             if value == canonical_measures(o.default):
                 continue
         if value != o.default:
-            changed.append(f"{o.flags[0]}={value}")
-    changed = sorted(set(changed))
+            changed.setdefault(o.flags[0], (o, value))
+    return [changed[flag] for flag in sorted(changed)]
+
+
+def default_out(args, suite, model_label: str, dataset_name: str) -> Tuple[Path, List[str]]:
+    """The default run folder ``runs/<model>__<dataset>__<suite>__s<seed>`` and, when options that
+    can change the result differ from their defaults, ``__h<8 hex>``: the SHA-256 of those options'
+    ``--flag=value`` texts (sorted; values as given, except ``--metrics``: its canonical spelling,
+    :func:`bench.evaluation.measures.canonical_measures`, so ``mrr@10`` and ``MRR@10`` are one run).
+    Returns the folder and those texts (a hash key, not a command line: the commands printed for
+    the user are built by :func:`bench.cli.next_steps.option_argv`)."""
+    import hashlib
+
+    changed = sorted({f"{o.flags[0]}={value}" for o, value in changed_options(args, suite)})
     name = f"{model_label}__{slug(dataset_name)}__{suite.name}__s{args.seed}"
     if changed:
         name += "__h" + hashlib.sha256("\x1f".join(changed).encode("utf-8")).hexdigest()[:8]
@@ -201,8 +209,8 @@ def run(args) -> int:
     print(f"\ntotal time {duration(time.perf_counter() - t0)} (bench evaluate, start to end)")
     if code == 0:
         suite = suite_named(SUITES.canonical(args.suite))
-        changed = default_out(args, suite, "model", "dataset")[1]
-        print("\n".join(next_steps(out, args, suite.name, bool(getattr(suite, "gated", False)), changed)))
+        print("\n".join(next_steps(out, args, suite.name, bool(getattr(suite, "gated", False)),
+                                   changed_options(args, suite))))
     return code
 
 

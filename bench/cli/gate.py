@@ -7,7 +7,8 @@ import argparse
 import os
 import sys
 from bench.core.errors import BenchError
-from bench.core.io import atomic_write_json, atomic_write_text
+from bench.cli.outputs import add_force, check_replaceable, write_outputs
+from bench.core.io import canonical_json
 from bench.evaluation.stats import DEFAULT_RESAMPLES, TESTS
 from bench.reporting.gate import CORRECTIONS, FAMILIES, GateOptions, run_gate
 from bench.cli.options import read_metric
@@ -37,6 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "and --append is given)")
     p.add_argument("--append", action="store_true", help="append to --output instead of replacing it")
     p.add_argument("--json", default=None, metavar="FILE", help="write the verdict as JSON")
+    add_force(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -47,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
         opts.validate()
     except ValueError as exc:
         raise BenchError(str(exc)) from None
+    check_replaceable([None if args.append else args.output, args.json], args.force,
+                      "-o verdict.md, --json verdict.json, or --append")
     verdict = run_gate(args.baseline, args.candidate, opts)
     text = verdict.markdown()
     sys.stdout.write(text)
@@ -58,12 +62,15 @@ def run(args: argparse.Namespace) -> int:
                          "is non-inferiority; this is not evidence that the candidate holds"
                          + (" (exit 1: --strict)" if args.strict else " (exit 0; --strict makes it 1)") + "\n")
     # the low-power warnings are in the verdict above (stdout), once: not repeated here
+    files = []
     if args.output:
         if args.append:
             with open(args.output, "a", encoding="utf-8") as fh:
                 fh.write(text)
         else:
-            atomic_write_text(args.output, text)
+            files.append((args.output, text))
     if args.json:
-        atomic_write_json(args.json, verdict.to_dict())
+        files.append((args.json, canonical_json(verdict.to_dict())))
+    if files:
+        write_outputs(files, "bench gate")
     return verdict.exit_code

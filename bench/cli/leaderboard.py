@@ -1,24 +1,30 @@
-"""`bench leaderboard RUN ... -o results/leaderboard.csv [--md FILE]`: runs ranked per group of
-comparable runs, with rank intervals from corrected pairwise tests. With ``-o FILE.csv`` it writes
-the long CSV there, the wide CSV to ``FILE.wide.csv`` and the method to ``FILE.method.md``. See
-bench/reporting/leaderboard/board.py."""
+"""`bench leaderboard RUN ... [-o FILE.csv] [--md FILE.md] [--force]`: runs ranked per group of
+comparable runs, with rank intervals from corrected pairwise tests. It prints the Markdown table of
+headline columns; ``-o FILE.csv`` also writes the long CSV there, the wide CSV to
+``FILE.wide.csv`` and the method to ``FILE.method.md``; ``--md FILE`` writes the Markdown to FILE
+instead of printing it; ``-o -`` prints the long CSV instead. A file drbench did not write is not
+replaced without ``--force`` (bench/cli/outputs.py). See bench/reporting/leaderboard/board.py."""
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
 
-from bench.core.io import atomic_write_text
+from bench.cli.outputs import STDOUT, add_force, check_replaceable, write_outputs
+from bench.core.errors import BenchError
 from bench.reporting.leaderboard import build
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("runs", nargs="+", metavar="RUN", help="run folders (or result.json files); few-shot results too")
     p.add_argument("-o", "--output", default=None, metavar="CSV",
-                   help="long CSV (one row per model x dataset x set x metric); also writes <stem>.wide.csv and "
-                        "<stem>.method.md beside it (default: the long CSV to stdout)")
-    p.add_argument("--md", nargs="?", const="-", default=None, metavar="FILE",
-                   help="also write Markdown with the headline columns (to FILE, or stdout without FILE)")
+                   help="also write the long CSV (one row per model x dataset x set x metric) here, with "
+                        "<stem>.wide.csv and <stem>.method.md beside it; '-' prints the long CSV instead of the "
+                        "Markdown table")
+    p.add_argument("--md", nargs="?", const=STDOUT, default=None, metavar="FILE",
+                   help="write the Markdown table (headline columns, method) to FILE instead of printing it "
+                        "(default: printed)")
+    add_force(p)
     p.add_argument("--metric", action="append", default=None,
                    help="measure(s) to show; repeat for several (default: the first measure); the first ranks")
     p.add_argument("--rank-by", default="VARIATIONS (AVG.)",
@@ -39,21 +45,28 @@ def sidecars(output: str) -> tuple:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.output == STDOUT and args.md == STDOUT:
+        raise BenchError("-o - and --md without a file would both print on stdout (CSV and Markdown mixed). Fix: "
+                         "drop one, or name a file for the other (--md leaderboard.md)")
+    csv_out = args.output if args.output != STDOUT else None
+    md_out = args.md if args.md != STDOUT else None
+    targets = ([csv_out, *sidecars(csv_out)] if csv_out else []) + ([md_out] if md_out else [])
+    check_replaceable(targets, args.force, "-o my-board/leaderboard.csv --md my-board/leaderboard.md")
     board = build(args.runs, metrics=args.metric, rank_by=args.rank_by, seed=args.seed, test=args.test,
                   correction=args.correction, alpha=args.alpha)
-    if args.output:
-        wide, method = sidecars(args.output)
-        atomic_write_text(args.output, board.csv())
-        atomic_write_text(wide, board.wide_csv())
-        atomic_write_text(method, board.method_text())
-        print(f"wrote {args.output}, {wide}, {method}", file=sys.stderr)
-    elif args.md != "-":
+    files = []
+    if csv_out:
+        wide, method = sidecars(csv_out)
+        files += [(csv_out, board.csv()), (wide, board.wide_csv()), (method, board.method_text())]
+    if md_out:
+        files.append((md_out, board.markdown()))
+    if files:
+        write_outputs(files, "bench leaderboard")
+    if args.output == STDOUT:
         sys.stdout.write(board.csv())
-    if args.md:
-        md = board.markdown()
-        if args.md == "-":
-            sys.stdout.write(md)
-        else:
-            atomic_write_text(args.md, md)
-            print(f"wrote {args.md}", file=sys.stderr)
+    elif md_out is None:
+        sys.stdout.write(board.markdown())
+        if not csv_out:
+            print("bench leaderboard: the headline table; every set and metric: -o FOLDER/leaderboard.csv writes the "
+                  "long and wide CSV and the method", file=sys.stderr)
     return 0

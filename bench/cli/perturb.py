@@ -15,6 +15,7 @@ from perturb import DEFAULT_PROTOCOL, GENERATORS, PAPER_ORDER, PROTOCOLS, descri
 from perturb.io.importers import import_penha_csv, import_rodr_tsv
 from perturb.io.sets import applicability_table, write_sets
 from perturb.io.generation import generate_all
+from bench.core.progress import count
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -99,5 +100,5 @@ def run(args) -> int:
     for vs, path in written:
         if path.name != f"{vs.name}.tsv":
             print(f"set {vs.name!r} written as {path.name}")
-    print(f"wrote {len(written)} sets to {args.out} (each read back and checked)")
+    print(f"wrote {count(len(written), 'set')} to {args.out} (each read back and checked)")
     return 1 if missing else 0

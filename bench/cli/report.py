@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from bench.cli.outputs import STDOUT, add_force, check_replaceable, write_outputs
 from bench.core.io import atomic_write_text
 from bench.evaluation.stats import CORRECTIONS, TESTS
 from bench.reporting.report import ReportOptions, report
@@ -25,18 +26,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bootstrap", type=int, default=None, metavar="B", help="bootstrap resamples (default: as recorded, else 1000)")
     p.add_argument("--alpha", type=float, default=None, help="significance level (default: as recorded, else 0.05)")
     p.add_argument("--no-plots", action="store_true", help="HTML without plots (no matplotlib needed)")
+    add_force(p)
 
 
 def run(args: argparse.Namespace) -> int:
+    check_replaceable([args.output], args.force, "-o my-report.html")  # RUN/report.html (no -o) is the run's own
     opts = ReportOptions(test=args.test, correction=args.correction, seed=args.seed, bootstrap=args.bootstrap,
                          alpha=args.alpha, metric=read_metric(args.metric))
     text = report(args.run, args.format, opts, plots=not args.no_plots)
     out = args.output
     if out is None and args.format == "html":
         out = str(_resolve(args.run) / "report.html")
-    if out in (None, "-"):
-        sys.stdout.write(text)
-    else:
         atomic_write_text(out, text)
         print(f"wrote {Path(out)}", file=sys.stderr)
+    elif out in (None, STDOUT):
+        sys.stdout.write(text)
+    else:
+        write_outputs([(out, text)], "bench report")
     return 0

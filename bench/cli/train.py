@@ -101,8 +101,12 @@ def run(args) -> int:
     print(training_summary(rec))
     print(f"checkpoint: {out}")
     if rec["queries"]["heldout_file"]:
-        print(f"evaluate on the held-out queries: bench evaluate --model {out} --dataset {args.dataset} "
-              f"--queries {out / rec['queries']['heldout_file']}")
+        from bench.cli.next_steps import command, option_argv
+        from bench.core.options import option
+
+        print("evaluate on the held-out queries: " + command(
+            "evaluate", "--model", out, *option_argv(option("--dataset"), args.dataset),
+            "--queries", Path(out) / rec["queries"]["heldout_file"]))
     return 0
 
 

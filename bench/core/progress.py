@@ -53,6 +53,11 @@ def plural(word: str) -> str:
     return word + "s"
 
 
+def count(n: int, word: str) -> str:
+    """``1 set``, ``3 sets``, ``0 trials``: a number and its noun, plural unless the number is 1."""
+    return f"{n} {word if n == 1 else plural(word)}"
+
+
 class Progress:
     """A progress counter with tqdm's ``update`` / ``set_postfix`` / ``close`` (and a context
     manager). Use :func:`progress` to make one."""

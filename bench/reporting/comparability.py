@@ -27,11 +27,14 @@ from bench.reporting.draws import RULE, seeds_of
 
 def frozen_sets_fix(baseline: Run, candidate: Run) -> str:
     """The command that makes the candidate comparable: evaluate it on the baseline's frozen sets."""
+    import shlex
+
     model = (candidate.result.get("model") or {}).get("name") or "CANDIDATE_MODEL"
     dataset = (candidate.result.get("dataset") or {}).get("name") or "DATASET"
-    return (f"evaluate the candidate on the baseline's frozen sets: bench evaluate --model {model} --dataset {dataset} "
-            f"--seed {baseline.seed} --variations {baseline.folder / 'variations'} --out NEW_FOLDER "
-            "(then use the new folder)")
+    words = ["bench", "evaluate", "--model", str(model), "--dataset", str(dataset),
+             *(["--seed", str(baseline.seed)] if int(baseline.seed) >= 0 else [f"--seed={baseline.seed}"]),
+             "--variations", str(baseline.folder / "variations"), "--out", "NEW_FOLDER"]
+    return f"evaluate the candidate on the baseline's frozen sets: {shlex.join(words)} (then use the new folder)"
 
 
 def config_difference(eb: Dict[str, Any], ec: Dict[str, Any]) -> str:

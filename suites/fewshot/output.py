@@ -11,6 +11,7 @@ from suites.fewshot.config import schedule_text
 from suites.fewshot.metrics import BASIC, CHECKPOINT, FULL, SPLITS, WIN_RULE, ZERO
 from bench.core.io import atomic_path
 from bench.reporting.tables import grid
+from bench.core.progress import count
 
 
 # --------------------------------------------------------------------------------------------
@@ -81,7 +82,7 @@ def fewshot_table(result: dict) -> str:
     sizes = plan["class_sizes"]
     n_test = sum(v["test"] for v in sizes.values())
     title = (f"{result['model']['name']} on {d['name']} ({d['n_docs']} docs): few-shot (FewDR protocol), seed "
-             f"{result['seed']}, {len(plan['trial_seeds'])} trials, {len(plan['classes']['base'])} base / "
+             f"{result['seed']}, {count(len(plan['trial_seeds']), 'trial')}, {len(plan['classes']['base'])} base / "
              f"{len(plan['classes']['novel'])} novel classes, {n_test} test queries")
     out = [title, "", *lines, ""]
     out.append("R@10 x100 = share of test queries with a relevant passage in the top 10, macro-averaged over "
@@ -136,7 +137,7 @@ def training_lines(result: dict) -> List[str]:
     if basic:
         tr = basic["training"]
         out.append(f"basic learning (zero-shot model): {basic['method']} on {basic['n_train_queries']} training "
-                   f"queries of {len(basic['classes'])} base classes, {basic['train']['steps']} steps "
+                   f"queries of {len(basic['classes'])} base classes, {count(basic['train']['steps'], 'step')} "
                    f"({schedule_text(tr['epochs'], tr['batch_size'], tr['lr'])})")
     for m, mo in result["methods"].items():
         parts = [f"K={k} {_steps(e['steps_per_trial'])}" for k, e in mo["k"].items() if "steps_per_trial" in e]
@@ -144,7 +145,7 @@ def training_lines(result: dict) -> List[str]:
             parts.append(f"full-shot {mo[FULL]['train']['steps']}")
         if parts:
             tr = mo["training"]
-            cap = f", at most {tr['max_steps']} steps" if tr.get("max_steps") is not None else ""
+            cap = f", at most {count(tr['max_steps'], 'step')}" if tr.get("max_steps") is not None else ""
             out.append(f"{m} training steps: {'; '.join(parts)} "
                        f"({schedule_text(tr['epochs'], tr['batch_size'], tr['lr'])}{cap})")
     if paper:

@@ -6,13 +6,14 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from bench.core.progress import progress
+from bench.core.progress import count
 
 
 def plan_line(plan: Any, requested: Sequence[int], n_trials: int, methods: Sequence[str], full_shot: bool) -> str:
     """``K 5, 20 run (3 trials each, 2 methods, + full-shot) = 14 training runs; K=100 not run: ...``."""
     ran = ", ".join(str(k) for k in plan.ks) or "none"
     runs = training_runs(plan, methods, full_shot)
-    text = (f"plan: K {ran} run ({n_trials} trials each, {len(methods)} method{'s' if len(methods) != 1 else ''}"
+    text = (f"plan: K {ran} run ({count(n_trials, 'trial')} each, {len(methods)} method{'s' if len(methods) != 1 else ''}"
             f"{', + full-shot' if full_shot else ''}) = {runs} training run{'s' if runs != 1 else ''}")
     skipped = [f"K={k} not run: {why}" for k, why in sorted(plan.skipped_k.items()) if int(k) in set(requested)]
     return text + ("; " + "; ".join(skipped) if skipped else "")

@@ -58,6 +58,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from bench.data.model import Dataset
+from bench.core.progress import count
 from bench.core.errors import BenchError
 from bench.results.suite import Suite
 from bench.models.spec import ModelSpec
@@ -218,7 +219,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
         paper = schedule_text(PAPER_SCHEDULE["epochs"], PAPER_SCHEDULE["batch_size"], PAPER_SCHEDULE["lr"])
         _status(f"basic learning (FewDR's zero-shot model): {BASIC_METHOD} on {len(bex)} training queries of "
                 f"{len(plan.classes.base)} base classes, {schedule_text(cfg.train.epochs, cfg.train.batch_size, lr)}"
-                f" = {steps} steps (FewDR: {paper})")
+                f" = {count(steps, 'step')} (FewDR: {paper})")
         with timer("basic_learning"):
             folder, record, reused = basic_checkpoint(
                 spec, base_model, tok, bex, ctx.doc_text, cfg.train, _unit_seed(cfg.seed, BASIC_METHOD, "basic"),
@@ -393,7 +394,7 @@ def run_cli(args, spec: ModelSpec, dataset: Dataset, out_dir: Path, executor) ->
     t0 = time.perf_counter()
     print(f"bench: {spec.name} on {dataset.name} ({len(dataset.corpus)} docs, {len(dataset.queries)} queries), "
           f"suite fewshot, methods {', '.join(cfg.methods)}, K {', '.join(map(str, sorted(set(cfg.ks))))}, "
-          f"{cfg.n_trials} trials, seed {cfg.seed}", file=sys.stderr)
+          f"{count(cfg.n_trials, 'trial')}, seed {cfg.seed}", file=sys.stderr)
     out = run(spec, dataset, cfg, out_dir, executor=executor)
     print(fewshot_table(out["result"]))
     wall = time.perf_counter() - t0

@@ -61,7 +61,7 @@ def test_the_api_is_quiet_unless_verbose(beir_dir, tmp_path, capsys):
     r = bench.evaluate(model="bm25", dataset=str(beir_dir), generators=["EXTRAPUNC"], out=tmp_path / "a", top_k=5)
     captured = capsys.readouterr()
     assert "drop MRR@10" not in captured.out and "next:" not in captured.out
-    assert "generating EXTRAPUNC" in captured.err  # progress and status lines are kept
+    assert "EXTRAPUNC: 5 queries" in captured.err  # progress and status lines are kept (generated or cached)
     s = r.summary
     assert str(s.loc["ORIGINAL", "n_applied"]) == "<NA>"  # nothing applied to ORIGINAL: empty, not 0
     assert s.loc["EXTRAPUNC", "n_applied"] == 5
@@ -83,3 +83,21 @@ def test_report_compare_and_gate_read_a_trec_eval_metric_name(beir_dir, tmp_path
     assert "metric 'RR' not measured" in capsys.readouterr().err
     assert main(["gate", "--baseline", str(run), "--candidate", str(run), "--metric", "recall_100"]) == 0
     assert "read as R@100" in capsys.readouterr().err
+
+
+def test_counts_of_one_are_singular_and_cached_sets_say_so(beir_dir, tmp_path, capsys):
+    """Issue 40 item 9: "1 sets" / "1 trials"; "generating MISSPELL ... done in 0.1 s" for a set
+    read from the variation cache."""
+    from bench.core.progress import count
+
+    assert (count(1, "set"), count(3, "trial"), count(0, "query")) == ("1 set", "3 trials", "0 queries")
+    run = ["evaluate", "--model", "bm25", "--dataset", str(beir_dir), "--generators", "EXTRAPUNC", "--seed", "4040"]
+    assert main(run + ["--out", str(tmp_path / "a")]) == 0
+    first = capsys.readouterr()
+    assert "generating EXTRAPUNC: 5 queries ... done in" in first.err
+    assert "1 sets" not in first.out and "over 1 set," in first.out
+    avg = next(l for l in first.out.splitlines() if l.startswith("VARIATIONS (AVG.) "))
+    assert " 1 set " in avg
+    assert main(run + ["--out", str(tmp_path / "b")]) == 0
+    err = capsys.readouterr().err
+    assert "EXTRAPUNC: 5 queries from the variation cache ... done in" in err and "generating EXTRAPUNC" not in err

@@ -8,6 +8,7 @@ from typing import Any, List, Optional
 
 from bench.reporting.report import markup as M
 from bench.results import applicability as AP
+from bench.core.progress import count
 
 #: the sets whose edit types the report tabulates
 EDIT_TYPE_SETS = ("MISSPELL",)
@@ -44,7 +45,7 @@ def average_row(data: Any, measure: str) -> Optional[dict]:
     if not b:
         return None
     drop = M.with_ci(M.pct((b.get("drop_rate") or {}).get(measure)), (b.get("drop_rate_ci") or {}).get(measure), M.pct)
-    return {"set": AP.APPLIED_AVG, "label": AP.APPLIED_AVG, "applied": f"{len(b.get('sets') or [])} sets",
+    return {"set": AP.APPLIED_AVG, "label": AP.APPLIED_AVG, "applied": count(len(b.get('sets') or []), "set"),
             "mean": "", "drop": drop, "cls": ""}
 
 
