@@ -55,3 +55,23 @@ def test_transtense_still_flips_finite_verbs_modals_and_auxiliaries():
     assert "Which country produced the most coffee in the world?" in \
         _passing(gen, "Which country produces the most coffee in the world?")
     assert "Lag made me unhappy." in _passing(gen, "Lag makes me unhappy.")
+
+
+# ------------------------------------------------------------------ NOSTOPWORD
+@pytest.mark.parametrize("text, expected", [
+    ("language in humans, and, communication", "language humans, communication"),
+    ("cats; the; dogs", "cats; dogs"),
+    ("cats , the , dogs", "cats, dogs"),
+    ("(dogs, the) cats", "(dogs) cats"),
+    ("cats, dogs, and.", "cats, dogs."),
+    ("cats, dogs, and?", "cats, dogs?"),
+    ("cats, and; dogs", "cats; dogs"),
+])
+def test_nostopword_leaves_no_doubled_separator(text, expected):
+    p = make("NOSTOPWORD").perturb(text, query_rng(0, "NOSTOPWORD", text))
+    assert p.applied and p.text == expected
+
+
+def test_nostopword_keeps_separators_doubled_in_the_query():
+    text = "cats, dogs,, and birds"
+    assert make("NOSTOPWORD").perturb(text, query_rng(0, "NOSTOPWORD", text)).text == "cats, dogs,, birds"
