@@ -75,3 +75,42 @@ def test_nostopword_leaves_no_doubled_separator(text, expected):
 def test_nostopword_keeps_separators_doubled_in_the_query():
     text = "cats, dogs,, and birds"
     assert make("NOSTOPWORD").perturb(text, query_rng(0, "NOSTOPWORD", text)).text == "cats, dogs,, birds"
+
+
+# ------------------------------------------------------------------ SWAPWORDS
+@pytest.mark.parametrize("text", [
+    "blood pressure decreased by 10% in women",
+    "prices rose by $5 in march",
+    "temperature rose to 40°C in the afternoon",
+    "the mortality fell by 3%, in older patients",
+])
+def test_swapwords_never_splits_a_token_from_its_symbols(text):
+    from perturb_helpers import swapwords_candidates
+
+    tokens = Counter(w.strip(",.;:?!") for w in text.split())
+    variations = swapwords_candidates(text)
+    assert variations  # the phrases still move, whole
+    for v in variations:
+        assert Counter(w.strip(",.;:?!") for w in v.split()) == tokens, v
+
+
+def test_swapwords_moves_a_phrase_with_its_percent_sign():
+    from perturb_helpers import swapwords_candidates
+
+    assert "blood pressure decreased in women by 10%" in swapwords_candidates(
+        "blood pressure decreased by 10% in women")
+
+
+def test_swapwords_spans_take_whole_tokens_and_never_half_a_pair_of_marks():
+    from perturb.generators.swapwords.phrases import whole_tokens
+
+    text = "by 10% in women, $5, 40°C, ‘Genie in a Bottle’ and def wrapper(): return"
+
+    def widened(word):
+        i = text.index(word)
+        span = whole_tokens(text, i, i + len(word))
+        return span and text[span[0]:span[1]]
+
+    assert widened("10") == "10%" and widened("5") == "$5" and widened("women") == "women"
+    assert widened("Genie in a Bottle") == "‘Genie in a Bottle’"
+    assert widened("C") is None and widened("Bottle") is None and widened("wrapper") is None
