@@ -114,3 +114,21 @@ def test_swapwords_spans_take_whole_tokens_and_never_half_a_pair_of_marks():
     assert widened("10") == "10%" and widened("5") == "$5" and widened("women") == "women"
     assert widened("Genie in a Bottle") == "‘Genie in a Bottle’"
     assert widened("C") is None and widened("Bottle") is None and widened("wrapper") is None
+
+
+# ------------------------------------------------------------------ MISSPELL
+def test_misspell_keeps_the_case_of_a_capitalised_word():
+    gen = make("MISSPELL", types=("spelling",))
+    text = "Many people"
+    outs = {p.text for p in _outs(gen, text, range(60)) if p.applied}
+    assert outs and all(o[:1] == "M" for o in outs), outs
+    assert "Meny people" in outs
+
+
+def test_paper_misspell_keeps_its_table_path():
+    from perturb.generators.misspell import table_misspellings
+
+    assert "meny" in table_misspellings("Many")  # the paper protocol's draw, unchanged
+    assert "meny" not in table_misspellings("Many", keep_case=True)
+    assert table_misspellings("MANY", keep_case=True) == tuple(dict.fromkeys(
+        o.upper() for o in table_misspellings("many")))
