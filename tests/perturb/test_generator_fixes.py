@@ -132,3 +132,54 @@ def test_paper_misspell_keeps_its_table_path():
     assert "meny" not in table_misspellings("Many", keep_case=True)
     assert table_misspellings("MANY", keep_case=True) == tuple(dict.fromkeys(
         o.upper() for o in table_misspellings("many")))
+
+
+# ------------------------------------------------------------------ BACKTRANS
+def _backtrans_with(text, back):
+    """The validated BACKTRANS output of ``text`` when every pivot's round trip gives ``back``."""
+    from perturb.generators.backtrans.generator import BackTranslate
+
+    gen = BackTranslate(backend="apertium")
+    sent = gen._sent(text)
+    gen._trip_memo()[sent] = {p: (back, back) for p in gen.pivots}
+    return gen, gen._verified_batch([text], 0)[0]
+
+
+def test_backtrans_restores_sentence_case_after_an_insertion_at_the_start():
+    _, p = _backtrans_with("Robots are stupid", "the robots are stupid")
+    assert p.applied and p.text == "The robots are stupid"
+    _, p = _backtrans_with("Hypertension is a disease of the heart", "the hypertension is a disease of the heart")
+    assert p.applied and p.text == "The hypertension is a disease of the heart"
+    _, p = _backtrans_with("What company makes the Butterfinger bar?", "which company makes the Butterfinger bar?")
+    assert p.applied and p.text == "Which company makes the Butterfinger bar?"
+
+
+def test_backtrans_keeps_a_name_capitalised_when_a_word_goes_before_it():
+    from perturb.generators.backtrans import score
+
+    cands = score.candidates("NASA launches rockets", {"spa": "the NASA launches rockets"}, {},
+                             original="NASA launches rockets")
+    assert "The NASA launches rockets" in {c.text for c in cands}
+    cands = score.candidates("I like the sea", {"spa": "so I like the sea"}, {}, original="I like the sea")
+    assert "So I like the sea" in {c.text for c in cands}
+    query = "God Save the Queen is the national anthem of what country?"  # a title: its capitals stay
+    cands = score.candidates(query, {"spa": "the God Save the Queen is the national anthem of what country?"}, {},
+                             original=query)
+    assert "The God Save the Queen is the national anthem of what country?" in {c.text for c in cands}
+
+
+def test_backtrans_leaves_lower_case_queries_lower_case():
+    _, p = _backtrans_with("robots are stupid", "the robots are stupid")
+    assert p.applied and p.text == "the robots are stupid"
+
+
+def test_backtrans_adds_no_bare_punctuation():
+    from perturb.generators.backtrans import score
+
+    query = "effects of smoking on the lungs of adults"
+    cands = score.candidates(query, {"spa": "effects of smoking , on the lung of adults"}, {}, original=query)
+    assert cands and not [c.text for c in cands if "," in c.text]
+    assert "effects of smoking on the lung of adults" in {c.text for c in cands}
+    query = "cats, dogs and birds"  # a comma the query has stays
+    cands = score.candidates(query, {"spa": "cats, dogs and the birds"}, {}, original=query)
+    assert "cats, dogs and the birds" in {c.text for c in cands}
