@@ -28,7 +28,8 @@ Constraints (ours; a misspelling must leave the information need readable):
   real-word pairs and its reverse direction (misspelling -> correct word); a table entry more
   than 2 edits away from the word (a misspelling of a related word: "sharp" -> "shrply") is refused;
 * the word keeps its case pattern: OCR and keyboard replacements are letters of the same case
-  as the replaced letter (or, for OCR, a digit), so "do" never becomes "DO"; a case-only change
+  as the replaced letter (or, for OCR, a digit), so "do" never becomes "DO"; a table misspelling is
+  put in the word's case pattern ("Many" -> "Meny", never the table's "meny"); a case-only change
   is never counted as applied (:func:`perturb.base.settle`).
 
 Deviation from TextFlint: its keyboard table also offers digits, specials and the other case.
@@ -254,13 +255,18 @@ def char_edit(word: str, positions: CharOptions, rng: np.random.Generator) -> Op
     return word[:i] + new_ch + word[i + 1:], f"{word[i]}->{new_ch}"
 
 
-def table_misspellings(word: str) -> Tuple[str, ...]:
+def table_misspellings(word: str, keep_case: bool = False) -> Tuple[str, ...]:
     """TextFlint's ``SpellingError`` candidates of ``word``: its entries in nlpaug's (bidirectional)
-    spelling table, or those of the lower-cased word in ``word``'s case pattern, in table order."""
+    spelling table, or those of the lower-cased word in ``word``'s case pattern, in table order.
+
+    The table's entry of a capitalised word may list lower-case misspellings ("Many" -> "meny"); the
+    paper protocol takes them as they are (``keep_case=False``). ``keep_case=True`` (the validated
+    MISSPELL) puts every candidate in ``word``'s case pattern ("Many" -> "Meny"), duplicates dropped."""
     sp = tables()["spelling"]
-    if word in sp:
+    if word in sp and not keep_case:
         return sp[word]
-    return tuple(match_case(word, o) for o in sp.get(word.lower(), ()))
+    options = sp[word] if word in sp else sp.get(word.lower(), ())
+    return tuple(dict.fromkeys(match_case(word, o) for o in options))
 
 
 def table_edit(options: Sequence[str], rng: np.random.Generator) -> Optional[Tuple[str, str]]:
@@ -344,7 +350,7 @@ class TableDistance(Veto):
 
 
 SPEC = Spec(
-    name="MISSPELL", version=1, protocol="validated",
+    name="MISSPELL", version=2, protocol="validated",
     transformation="one content word misspelt: a typo (insert, delete, substitute, swap), an OCR or keyboard "
                    "confusion, or a common misspelling from nlpaug's tables; the next type when one cannot apply",
     constraints=(RealWord(), TableDistance()),
@@ -352,7 +358,7 @@ SPEC = Spec(
     facts={"tables": "nlpaug==1.1.11 res (ocr/en.json, keyboard/en.json, spelling_en.txt), bidirectional",
            "errors_per_query": 1,
            "targets": "content words: letters only, no stop word (NLTK 179), no digit",
-           "case": "kept (same-case replacement letters)"})
+           "case": "kept (same-case replacement letters; table misspellings in the word's case pattern)"})
 
 
 class Misspell(Generator):
@@ -424,7 +430,7 @@ class Misspell(Generator):
 
     def _compute_spelling_options(self, word: str) -> Tuple[str, ...]:
         out = []
-        for new in table_misspellings(word):  # match_case keeps letters letters: new.isalpha() is the entry's
+        for new in table_misspellings(word, keep_case=True):  # match_case keeps letters letters
             if new.isalpha() and new.lower() != word.lower() and not self.is_real_word(new) and \
                     self.table_distance.check(Edit.replace(0, len(word), new), {"word": word}).passed:
                 out.append(new)

@@ -57,20 +57,50 @@ def stopword_spans(text: str) -> List[Tuple[int, int]]:
     return out
 
 
+# Where a word was removed, the text on its two sides meets at a JOIN mark (a character that
+# cannot occur in a query); separators that then meet across it were doubled by the removal.
+JOIN = "\x00"
+_SEPARATORS = ",;:"
+_STRENGTH = {",": 0, ":": 1, ";": 2}  # two separators meeting keep the stronger ("a, and; b" -> "a; b")
+_GAP = r"[\s\x00]*\x00[\s\x00]*"  # a join, with the spaces around it
+_DOUBLED = re.compile(r"([,;:])(" + _GAP + r")([,;:])")
+_BEFORE_CLOSE = re.compile(r"[,;:](" + _GAP + r")([)\]}]|[.?!](?=\s|$))")  # "dogs, the)" -> "dogs)", "and." -> "."
+_AFTER_OPEN = re.compile(r"([(\[{])(" + _GAP + r")[,;:]\s*")  # "(the, dogs)" -> "(dogs)"
+
+
+def _tidy_joins(text: str) -> str:
+    """Separators made to meet by a removal (``text`` carries a :data:`JOIN` mark where each
+    removed word was): two separators meeting become one (",," and ", ," -> ",", ";;" -> ";"), a
+    separator before a closing mark or a sentence end, or after an opening mark, is dropped.
+    Punctuation that meets nowhere near a join (doubled in the query itself: "dogs,, and") stays."""
+    text = re.sub(r"[(\[]" + _GAP + r"[)\]]", JOIN, text)  # "(it)" -> "()": brackets emptied by a removal
+    prev = None
+    while prev != text:
+        prev = text
+        text = _DOUBLED.sub(lambda m: max(m.group(1), m.group(3), key=_STRENGTH.get) + m.group(2), text)
+        text = _BEFORE_CLOSE.sub(r"\1\2", text)
+        text = _AFTER_OPEN.sub(r"\1\2", text)
+    return text.replace(JOIN, "")
+
+
 def _tidy(text: str) -> str:
-    """Punctuation orphaned by a removal: empty brackets dropped, no space before , ; : and no
-    leading separator ("where, is the cat" -> "cat", not ", cat")."""
+    """Punctuation orphaned by a removal: separators doubled across it (:func:`_tidy_joins`), empty
+    brackets dropped, no space before , ; : and no leading separator ("where, is the cat" -> "cat",
+    not ", cat")."""
+    text = _tidy_joins(text)
     text = re.sub(r"\(\s*\)|\[\s*\]", "", text)
     text = re.sub(r"\s+([,;:])", r"\1", text)
     return collapse_spaces(text.lstrip(",;: "))
 
 
 SPEC = Spec(
-    name="NOSTOPWORD", version=1, protocol="validated",
+    name="NOSTOPWORD", version=2, protocol="validated",
     transformation="every whole token whose lower-cased form is an NLTK stop word removed",
     picker="deterministic (every stop word outside KEPT)",
     facts={"stopwords": "nltk-english-179", "match": "lowercased whole token (punctuation around it kept)",
-           "kept": sorted(KEPT) + ["negated auxiliaries (n't, split 'don t')"]})
+           "kept": sorted(KEPT) + ["negated auxiliaries (n't, split 'don t')"],
+           "punctuation": "separators doubled by a removal made one (',,' ', ,' ';;' -> one; none before a "
+                          "closing mark or sentence end, none after an opening mark); the query's own kept"})
 
 
 class NoStopword(Generator):
@@ -111,6 +141,6 @@ class NoStopword(Generator):
             pieces.append(text[last:s])
             last = e
         pieces.append(text[last:])
-        out = _tidy(collapse_spaces("".join(pieces)))
+        out = _tidy(JOIN.join(pieces))
         words = [text[s:e] for s, e in removed]
         return Perturbation(out, True, f"removed {len(words)}: " + " ".join(words))

@@ -16,6 +16,11 @@ solved", "how do they build" -> "how did they build", "is flowing" -> "was flowi
 them alone, as TextFlint's Tense does, makes the query ungrammatical (its own docstring warns of
 it), so they are not changed on their own. Contracted forms ("'s", "'re") are skipped.
 
+Evidence (:func:`finite_evidence`, version 2): a form after a fronted auxiliary is a participle or
+an infinitive ("why are dead cockroaches always *found*", "why do teens *find*"); a plural noun or
+participle reading in a title-like clause of its own ("COSMIC RAY *RESULTS* THAT WE OBTAINED");
+"would" before like/love/prefer/rather/mind/care is a request, not a tense ("I would like").
+
 Constraints (ours): the word must be a verb form in lemminflect's dictionary (the lemma's
 inflection table lists it under the token's tag: a noun tagged VBZ such as "diabetes" is
 refused), the new form comes from that dictionary (never from lemminflect's out-of-vocabulary
@@ -189,24 +194,122 @@ def _ambiguous_form(tok, low: str) -> bool:
     return "NOUN" in lm.getAllLemmas(low)
 
 
-def _title_like(doc) -> bool:
-    """No auxiliary, pronoun, wh-word or question mark anywhere: a title or keyword query, even
-    with determiners ("SOME ASPECTS OF NONEQUILIBRIUM FLOWS", "THE ... OF SOME JETS")."""
-    return not any(t.pos_ in ("PRON", "AUX") or t.lower_ in WH_WORDS or t.text == "?" for t in doc)
+def _title_like(tokens) -> bool:
+    """No auxiliary, pronoun, wh-word, question mark or subordinator ("if", "because": a finite
+    clause) among ``tokens``: a title or keyword query, even with determiners ("SOME ASPECTS OF
+    NONEQUILIBRIUM FLOWS", "THE ... OF SOME JETS")."""
+    return not any(t.pos_ in ("PRON", "AUX") or t.lower_ in WH_WORDS or t.text == "?" or t.dep_ == "mark"
+                   for t in tokens)
+
+
+# the dependents that may open a clause of their own
+CLAUSE_DEPS = frozenset({"relcl", "ccomp", "advcl", "acl", "conj", "parataxis", "csubj", "xcomp", "pcomp"})
+
+
+def _finite_clause(tok) -> bool:
+    """``tok`` heads a finite clause: it is a finite verb or auxiliary, or a finite auxiliary depends on it."""
+    return tok.tag_ in FINITE_AUX or any(c.dep_ in ("aux", "auxpass") and c.tag_ in FINITE_AUX for c in tok.children)
+
+
+PREDICATE_DEPS = frozenset({"ROOT", "ccomp", "conj", "advcl", "relcl", "parataxis", "xcomp", "csubj", "acl"})
+
+
+def own_clause(tok) -> List:
+    """The tokens of ``tok``'s own clause: its subtree without the finite clauses it governs
+    (relative, complement, adverbial, coordinated clauses with a tense of their own). In "COSMIC
+    RAY RESULTS THAT WE OBTAINED" the clause of "RESULTS" is "COSMIC RAY RESULTS THAT": a title,
+    whatever the relative clause holds; "makes | me unhappy" keeps its small clause (a pronoun
+    object: a verb). A token the parse attaches as a noun's dependent ("Saudi Arabia *imports*
+    camels", a compound) heads no clause: the whole query is its context."""
+    if tok.dep_ not in PREDICATE_DEPS:
+        return list(tok.doc)
+    out, todo = [], [tok]
+    while todo:
+        t = todo.pop()
+        out.append(t)
+        todo.extend(c for c in t.children if not (c.dep_ in CLAUSE_DEPS and _finite_clause(c)))
+    return sorted(out, key=lambda t: t.i)
+
+
+CLAUSE_MARKS = frozenset(",;:.?!()[]")
+# a non-finite verb in one of these roles sits inside a noun phrase ("why was | wearing the colour
+# green | considered"); in any other it heads a clause of its own
+NOMINAL_DEPS = frozenset({"csubj", "csubjpass", "nsubj", "nsubjpass", "acl", "amod", "compound", "pobj", "dobj",
+                          "npadvmod"})
+FINITE_AUX = ("VBD", "VBZ", "VBP", "MD")
+
+
+def fronted_auxiliary(tok):
+    """The finite auxiliary (do, be, have or a modal) that already carries the tense of ``tok``'s
+    clause, or None: an ``aux``/``auxpass`` dependent before it ("how is light energy *turned*"),
+    or, the parse aside, a finite auxiliary to its left with no clause boundary between (a
+    wh-word, a subordinator, clause punctuation, a conjunction of predicates, a verb heading a
+    clause of its own) and no finite verb of its own ("when *was* the salvation army *founded*",
+    "why *do* teens today *find* it amusing", "how many sides *does* the home plate in baseball
+    *have*"). A verb form after it is a participle or an infinitive, whatever its tag: never finite.
+    Inverted, the auxiliary comes right before the verb's subject; one further away ("what is the
+    correct form | i wear") is another clause's."""
+    for c in tok.children:
+        if c.dep_ in ("aux", "auxpass") and c.i < tok.i and c.tag_ in FINITE_AUX:
+            return c
+    subj = subject_of(tok)
+    k = tok.i - 1
+    while k >= 0:
+        t = tok.doc[k]
+        if t.text in CLAUSE_MARKS or t.lower_ in WH_WORDS or t.tag_ in ("WDT", "WP", "WP$", "WRB") or \
+                t.pos_ == "SCONJ" or (t.pos_ == "CCONJ" and t.head.pos_ in ("VERB", "AUX")):
+            return None
+        if t.pos_ == "AUX" and t.tag_ in FINITE_AUX:
+            return t if subj is None or _right_after(subj.left_edge, t) else None  # "what is the form | i wear"
+        if t.pos_ == "VERB":
+            if t.tag_ in FINITE:
+                return fronted_auxiliary(t)  # a finite verb of its own, unless an auxiliary governs it too
+            if t.dep_ not in NOMINAL_DEPS:
+                return None  # an infinitive or participle heading a clause ("do we say | god bless you")
+        k -= 1
+    return None
+
+
+def _right_after(first, aux) -> bool:
+    """``first`` follows ``aux`` with nothing but spaces and punctuation between."""
+    return first.i > aux.i and all(t.is_space or t.is_punct for t in first.doc[aux.i + 1: first.i])
+
+
+# "would like" is a request ("I would like a coffee", "would you like to ..."), not the past of
+# "will like": the modal before these words is not a tense
+REQUEST_VERBS = frozenset({"like", "love", "prefer", "rather", "mind", "care"})
+
+
+def modal_evidence(tok) -> Tuple[float, str]:
+    """How sure the parse is that the modal ``tok`` carries a tense (score, reason): "would"
+    before like/love/prefer/rather/mind/care is the fixed request form (0.1), every other modal 1.0."""
+    if tok.lower_ == "would":
+        verb = tok.head if tok.dep_ in ("aux", "auxpass") and tok.head.i > tok.i else None
+        nxt = next((t for t in tok.doc[tok.i + 1:] if t.pos_ not in ("PRON", "ADV", "PART") or t.lower_ == "rather"),
+                   None)
+        if any(v is not None and v.lower_ in REQUEST_VERBS for v in (verb, nxt)):
+            return 0.1, "would + like: a request form, not a tense"
+    return 1.0, "modal"
 
 
 def finite_evidence(tok, low: str) -> Tuple[float, str]:
     """How sure the parse is that ``tok`` is a finite verb (score, reason), higher = surer.
 
-    A form that is also a plural noun or a participle ("FLOWS", "RESULTS", "SUPPORTED") in a
-    title-like query (:func:`_title_like`) counts as a keyword-query form whatever its subject
-    looks like: titles name things, they rarely assert."""
-    if tok.pos_ == "AUX" or tok.tag_ == "MD":
+    A form after a fronted auxiliary (:func:`fronted_auxiliary`) is a participle or an infinitive
+    (0.1). A form that is also a plural noun or a participle ("FLOWS", "RESULTS", "SUPPORTED") in a
+    title-like clause (:func:`_title_like` on :func:`own_clause`) counts as a keyword-query form
+    whatever its subject looks like: titles name things, they rarely assert."""
+    if tok.tag_ == "MD":
+        return modal_evidence(tok)
+    aux = fronted_auxiliary(tok)
+    if aux is not None:
+        return 0.1, f"after the auxiliary {aux.lower_!r}: a participle or infinitive"
+    if tok.pos_ == "AUX":
         return 1.0, "auxiliary"
     subj = subject_of(tok)
     doc = tok.doc
-    if _title_like(doc) and _ambiguous_form(tok, low):
-        return 0.1, "title-like query, participle/noun form"
+    if _title_like(own_clause(tok)) and _ambiguous_form(tok, low):
+        return 0.1, "title-like clause, participle/noun form"
     if subj is not None and (subj.pos_ == "PRON" or any(c.pos_ == "DET" for c in subj.children) or _is_question(doc)):
         return 0.8, "verb with a pronoun/determined subject or in a question"
     ambiguous = _ambiguous_form(tok, low)
@@ -228,16 +331,18 @@ FINITE_VERB = threshold_constraint(
     tuning=Tuning("perturb/data/validity/TRANSTENSE.tsv", "choose", {"min_validity": 0.9}))
 
 SPEC = Spec(
-    name="TRANSTENSE", version=1, protocol="validated",
+    name="TRANSTENSE", version=2, protocol="validated",
     transformation="a finite verb, auxiliary or modal flipped present <-> past (will + VB -> present)",
     constraints=(FINITE_VERB,),
     facts={"inflector": "lemminflect (dictionary forms only)",
            "verbs": list(FINITE), "modals": "can<->could, will<->would; will+VB -> present",
            "contracted_be": "'s->was, 're->were, 'm->was", "real_word": "wordfreq zipf > 0",
            "case": "ALL-CAPS/Title Case tagged lower-cased, case restored",
-           "evidence": "auxiliary 1.0, pronoun/determined subject or question 0.8, "
+           "evidence": "auxiliary or modal 1.0, pronoun/determined subject or question 0.8, "
            "subject 0.6, ambiguous form with subject 0.4, keyword query 0.3/0.2, no subject 0.3/0.1; "
-           "ambiguous form in a title-like query (no aux/pronoun/wh-word/?) 0.1"})
+           "ambiguous form in a title-like clause (no aux/pronoun/wh-word/?/subordinator in the verb's "
+           "own clause) 0.1; a form after a fronted auxiliary (participle or infinitive) 0.1; "
+           "would + like/love/prefer/rather/mind/care (a request) 0.1"})
 
 
 class TransTense(parsing.SpacyGenerator, Generator):
@@ -279,7 +384,8 @@ class TransTense(parsing.SpacyGenerator, Generator):
             if tok.tag_ == "MD":
                 edit = modal_edit(tok, text)
                 if edit is not None:
-                    cands.append((*edit, 1.0))
+                    score, why = finite_evidence(tok, low)
+                    cands.append((*edit[:3], edit[3] if score == 1.0 else f"{edit[3]} ({why})", score))
             elif tok.tag_ in FINITE and tok.pos_ in ("VERB", "AUX"):
                 done = flip(tok, word)
                 if done is not None:

@@ -194,6 +194,46 @@ def apply_case_style(text: str, style: str) -> str:
     return text
 
 
+_SENTENCE_END = re.compile(r"[.?!:]\s+$")
+
+
+def _first_word(text: str) -> Optional[re.Match]:
+    return re.search(r"[^\W\d_][\w'’-]*", text)
+
+
+def starts_capitalised(text: str) -> bool:
+    """``text`` is in sentence case: mixed case (:func:`case_style`) and its first word begins with a
+    capital ("Robots are stupid", "What is AI?"). An edit before or of that word must leave the
+    query's new first word capitalised."""
+    m = _first_word(text)
+    return bool(m) and case_style(text) == "mixed" and m.group(0)[:1].isupper()
+
+
+def capitalised_as_first(text: str) -> bool:
+    """The first word of ``text`` has its capital only because it opens the query: ``text`` starts
+    capitalised (:func:`starts_capitalised`), the word is Capitalised (one capital, then lower case:
+    not an acronym such as "NASA", not "I" or "I'm"), the word after it is not capitalised (a name or
+    title of several words: "God Save the Queen", "New York City"), and it is written with its
+    capital nowhere else in the query except after a sentence end. Moved from the front ("the Robots
+    are" -> "the robots are"), such a word is lower-cased; any other (a name, an acronym, "I") keeps
+    its capital. Names a dictionary knows (WordNet proper nouns) are the caller's to check."""
+    m = _first_word(text)
+    if not m or not starts_capitalised(text):
+        return False
+    word = m.group(0)
+    if not (word[:1].isupper() and word[1:] == word[1:].lower()) or re.fullmatch(r"I(?:['’]\w+)?", word):
+        return False
+    nxt = _first_word(text[m.end():])
+    if nxt and nxt.group(0)[:1].isupper() and not re.fullmatch(r"I(?:['’]\w+)?", nxt.group(0)) and \
+            not _SENTENCE_END.search(text[: m.end() + nxt.start()]):
+        return False  # the first of several capitalised words: a name or a title
+    for other in re.finditer(r"(?<![\w'’-])" + re.escape(word) + r"(?![\w'’-])", text[m.end():]):
+        before = text[: m.end() + other.start()]
+        if not _SENTENCE_END.search(before):
+            return False  # capitalised inside a sentence too: a name ("Mad? Mad as in ...")
+    return True
+
+
 def tagging_copy(text: str) -> str:
     """A copy to POS-tag: ALL-CAPS and Title Case text lower-cased (taggers mis-read both), same
     offsets. Falls back to ``text`` when lower-casing would change its length."""

@@ -17,7 +17,7 @@ def test_synonym_agreed_by_two_pivots_passes_and_garbled_round_trip_fails():
     s = _best(q, {"spa": "What is the biggest planet in our solar system?",
                   "glg": "Than it is the biggest planet in the our solar system?"})
     assert s["What is the biggest planet in our solar system?"] >= THRESHOLD
-    assert s["than it is the biggest planet in the our solar system?"] < THRESHOLD
+    assert s["Than it is the biggest planet in the our solar system?"] < THRESHOLD  # sentence case kept (v2)
     assert s["What is the largest planet in the our solar system?"] < THRESHOLD  # article before "our"
 
 

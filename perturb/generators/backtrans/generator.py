@@ -178,7 +178,7 @@ def pivot_leaks(original: str, back: str, pivot: str, marked: bool) -> List[str]
 
 # --------------------------------------------------------------------------- generator
 SPEC = Spec(
-    name="BACKTRANS", version=1, protocol="validated",
+    name="BACKTRANS", version=2, protocol="validated",
     transformation="round trips through every Apertium pivot; each edit (difflib) of a round trip alone and "
                    "every subset of one round trip's edits is a candidate",
     constraints=(backtrans_score.WEAKEST_EDIT,), picker="uniform among passing (query_rng)",
@@ -186,7 +186,11 @@ SPEC = Spec(
            "candidates": "each edit (difflib) of a round trip alone and every subset of one round trip's edits",
            "score": "weakest edit's evidence sum", "weights": dict(backtrans_score.WEIGHTS),
            "pick": "uniform among passing (query_rng)",
-           "sent": "ALL-CAPS and Title Case queries lower-cased", "case": "query case style restored"})
+           "sent": "ALL-CAPS and Title Case queries lower-cased", "case": "query case style restored",
+           "sentence_case": "an edit before or of a capitalised first word: the new first word capitalised, the "
+                            "old one lower-cased unless a name, an acronym or I (words.capitalised_as_first); "
+                            "the pronoun i written I outside lower-case queries",
+           "punctuation": "a bare punctuation token a round trip adds is dropped from its edit"})
 
 
 class BackTranslate(Generator):

@@ -39,7 +39,7 @@ KIND_TABLE = threshold_constraint(
     tuning=Tuning("perturb/data/validity/SWAPWORDS.tsv", "choose_by_kind", {"min_validity": 0.9}))
 
 SPEC = Spec(
-    name="SWAPWORDS", version=1, protocol="validated",
+    name="SWAPWORDS", version=2, protocol="validated",
     transformation="two content words, or two phrases, exchange places (pairs.candidates)",
     constraints=(KIND_TABLE,), picker="uniform among passing pairs",
     facts={"mode": "verified",
@@ -49,11 +49,13 @@ SPEC = Spec(
                          "prepositional phrase fronted, a pronoun statement's complement fronted; "
                          "perturb.generators.phraseorder)",  # the recorded text of version 1 (phrases.py now)
            "evidence": {reason: score for score, reason in EVIDENCE}, "unlisted_kind_score": UNLABELLED,
-           "pick": "uniform among passing pairs", "case": "ALL-CAPS/Title Case tagged lower-cased"})
+           "pick": "uniform among passing pairs", "case": "ALL-CAPS/Title Case tagged lower-cased",
+           "spans": "whole whitespace tokens: symbols and quotes glued to a word move with it (10%, $5), "
+                    "sentence punctuation and brackets stay; a span that would cut a token is dropped"})
 
 # the paper's operation (TextAttack's WordInnerSwapRandom), the transformation of --protocol rodr too
 RANDOM_SPEC = Spec(
-    name="SWAPWORDS", version=1, protocol="validated",
+    name="SWAPWORDS", version=2, protocol="validated",
     transformation="two words at uniform positions i != j exchange places (textattack-words)",
     picker="uniform i, uniform j != i",
     facts={"mode": "random", "words": "textattack-words, dotted abbreviations whole",

@@ -28,7 +28,7 @@ from typing import List, Tuple
 
 from perturb.resources.words import is_abbreviation, stopwords
 from perturb.resources.wordnet_index import term_evidence
-from perturb.generators.swapwords.phrases import phrase_candidates
+from perturb.generators.swapwords.phrases import phrase_candidates, whole_tokens
 
 CLASSES = {"NOUN": "N", "PROPN": "N", "VERB": "V", "ADJ": "A", "ADV": "R"}
 QUANTITY = frozenset("many much several numerous little".split())
@@ -201,11 +201,21 @@ def word_candidates(doc, text: str) -> List[Tuple[int, int, float, str]]:
 
 def candidates(doc, text: str) -> List[Tuple[int, int, int, int, float, str]]:
     """Every candidate exchange of two character spans ``(sa, ea, sb, eb, score, reason)``, ``ea <= sb``:
-    the word pairs above and the phrase reorderings of :mod:`perturb.generators.swapwords.phrases`."""
-    out = []
+    the word pairs above and the phrase reorderings of :mod:`perturb.generators.swapwords.phrases`.
+    Each span is whole whitespace tokens (:func:`perturb.generators.swapwords.phrases.whole_tokens`:
+    "10%" moves whole); a candidate whose span would cut a token, or whose two spans would then
+    meet, is dropped."""
+    raw = []
     for i, j, score, reason in word_candidates(doc, text):
         a, b = doc[i], doc[j]
-        out.append((a.idx, a.idx + len(a.text), b.idx, b.idx + len(b.text), score, reason))
+        raw.append((a.idx, a.idx + len(a.text), b.idx, b.idx + len(b.text), score, reason))
     for sa, ea, sb, eb, reason in phrase_candidates(doc, text):
-        out.append((sa, ea, sb, eb, score_of(reason), reason))
+        raw.append((sa, ea, sb, eb, score_of(reason), reason))
+    out, seen = [], set()
+    for sa, ea, sb, eb, score, reason in raw:
+        a, b = whole_tokens(text, sa, ea), whole_tokens(text, sb, eb)
+        if a is None or b is None or not a[1] < b[0] or (a, b) in seen:
+            continue
+        seen.add((a, b))
+        out.append((*a, *b, score, reason))
     return out
