@@ -183,3 +183,26 @@ def test_backtrans_adds_no_bare_punctuation():
     query = "cats, dogs and birds"  # a comma the query has stays
     cands = score.candidates(query, {"spa": "cats, dogs and the birds"}, {}, original=query)
     assert "cats, dogs and the birds" in {c.text for c in cands}
+
+
+@pytest.mark.parametrize("name, text, word", [
+    ("SWAPSYN-GLOVE", "the results with turbulent boundary-layer flow showed only small effects on base pressure "
+                      "of variations in", "effects"),
+    ("SWAPSYN-GLOVE", "comparable but smaller effects are evident in the results from the a.r.a", "effects"),
+    ("SWAPSYN-WNET", "a large proportion of the current research programme of the department of aeronautics and "
+                     "astronautics is", "aeronautics"),
+])
+def test_a_synonym_swap_never_repeats_another_word_of_the_query(name, text, word):
+    """'results' -> 'effects' beside 'effects', 'astronautics' -> 'aeronautics' beside 'aeronautics':
+    the replacement was already in the query, so the query lost a word (publishing and printing ->
+    publishing and publishing); the spec's 'not another query word' veto refuses it."""
+    import re
+
+    from perturb import make
+
+    gen = make(name)
+    assert "not another query word" in [c.name for c in gen.spec.constraints]
+    for seed in (0, 1, 2):
+        out = gen.perturb_batch([("q", text)], seed)[0]
+        words = re.findall(r"[a-z]+", out.text.lower())
+        assert words.count(word) == re.findall(r"[a-z]+", text.lower()).count(word), out

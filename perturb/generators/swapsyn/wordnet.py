@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Tuple
 
 from perturb.resources import parsing
-from perturb.generators.swapsyn.swap import SynonymSwap, VerifiedSynonymSwap
+from perturb.generators.swapsyn.swap import QUERY_WORD, SynonymSwap, VerifiedSynonymSwap
 from perturb.resources.words import stopwords_resource, wordfreq_resource, zipf
 from perturb.base import Generator, Resource
 from perturb.spec import Spec, Tuning, threshold_constraint
@@ -122,9 +122,9 @@ WNET_VERIFIER = threshold_constraint(
     tuning=Tuning("perturb/data/validity/SWAPSYN-WNET.tsv", "pooled_validity", {"min_validity": 0.95}))
 
 VERIFIED_WNET_SPEC = Spec(
-    name="SWAPSYN-WNET", version=1, protocol="validated",
+    name="SWAPSYN-WNET", version=2, protocol="validated",
     transformation="one content word replaced by a one-word lemma of one of its WordNet senses for its POS",
-    constraints=(WNET_VERIFIER,), picker="uniform among candidates >= threshold (query rng)",
+    constraints=(WNET_VERIFIER, QUERY_WORD), picker="uniform among candidates >= threshold (query rng)",
     facts={"candidates": "one-word lemmas of every sense for the POS, cheap filter",
            "pick": "uniform among candidates >= threshold (query rng)",
            "pos_in_context": True, "reinflect": "lemminflect dictionary", "wordfreq": "3.1.1"})
