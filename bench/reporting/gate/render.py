@@ -72,7 +72,8 @@ def header_lines(v: Any) -> List[str]:
         f"{o.max_regression:g} (absolute), max drop-rate increase {o.max_drop_rate:g}",
         f"FAIL test (H1: a regression beyond the margin): {test}",
         f"correction: {corr}; family: {fam} (checks tested: {sizes}; checks whose per-query differences are all "
-        f"zero leave the family); alpha = {o.alpha:g}",
+        f"zero leave the family, and so do drop-rate checks where both runs equal the reference on every "
+        f"query); alpha = {o.alpha:g}",
         f"PASS (non-inferiority): every deciding check's one-sided {100 * (1 - o.alpha):.0f}% t bound "
         f"(SD ddof=1, df = n-1) is within its margin; otherwise INCONCLUSIVE (exit "
         f"{1 if o.strict else 0}{', --strict' if o.strict else '; 1 with --strict'})",
