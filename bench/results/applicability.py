@@ -13,8 +13,8 @@ types, and the applied-only companion of VARIATIONS (AVG.).
   interval: the judged queries are resampled with replacement once per replicate, jointly for
   every set, and every set's applied-only drop rate is recomputed on the resample. A set with no
   changed query is left out of the average and named. A replicate in which an averaged set has
-  no changed query (or ORIGINAL scores 0 on them) has no drop rate for that set: it is left out
-  and counted (``n_undefined``), so the interval is conditional on every averaged set being
+  no changed query, or in which ORIGINAL sums to 0 on that set's resampled changed queries, has no
+  drop rate for that set: it is left out and counted (``n_undefined``), so the interval is conditional on every averaged set being
   represented.
 
 Runs written before these figures existed are read with :func:`set_figures` and
@@ -47,7 +47,8 @@ AVG_DEFINITION = ("mean over the variation sets of each set's applied-only drop 
                   "queries the set changed); sets with no changed query are left out and named")
 AVG_METHOD = (f"percentile bootstrap, {AVG_CONFIDENCE:.0%}, B = {AVG_BOOTSTRAP}: the judged queries resampled with "
               "replacement once per replicate, jointly for every set; every set's applied-only drop rate recomputed "
-              "on the resample; replicates in which an averaged set has no changed query are left out (n_undefined)")
+              "on the resample; replicates in which an averaged set has no changed query, or ORIGINAL sums to 0 on that "
+              "set's resampled changed queries, are left out (n_undefined)")
 
 
 def share(n_applied: Any, n_evaluated: Any) -> Optional[float]:
