@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 from bench.core.errors import BenchError
+from bench.core.progress import counted
 from bench.core.io import atomic_write_text
 from bench.core.paths import check_writable_folder
 from perturb import DEFAULT_PROTOCOL, GENERATORS, PAPER_ORDER, PROTOCOLS, describe_protocol
@@ -99,5 +100,5 @@ def run(args) -> int:
     for vs, path in written:
         if path.name != f"{vs.name}.tsv":
             print(f"set {vs.name!r} written as {path.name}")
-    print(f"wrote {len(written)} sets to {args.out} (each read back and checked)")
+    print(f"wrote {counted(len(written), 'set')} to {args.out} (each read back and checked)")
     return 1 if missing else 0

@@ -53,6 +53,11 @@ def plural(word: str) -> str:
     return word + "s"
 
 
+def counted(n: int, word: str) -> str:
+    """``1 set``, ``2 sets``, ``0 queries``: a count with its noun in the right number."""
+    return f"{n} {word if n == 1 else plural(word)}"
+
+
 class Progress:
     """A progress counter with tqdm's ``update`` / ``set_postfix`` / ``close`` (and a context
     manager). Use :func:`progress` to make one."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import List, Tuple
 
 from bench.results import applicability as AP
+from bench.core.progress import counted
 
 
 def _fmt(v, pct: bool = False) -> str:
@@ -43,12 +44,12 @@ def variations_table(result: dict) -> str:
                     [_fmt(e["metrics"][n]) for n in names] +
                     [_fmt(drops.get(n), pct=True) + mark(e["name"], n) + low for n in names])
     for key, s in (result.get("summary") or {}).items():
-        rows.append([key, f"{len(s['sets'])} sets", ""] + [_fmt(s["metrics"][n]) for n in names] +
+        rows.append([key, counted(len(s['sets']), "set"), ""] + [_fmt(s["metrics"][n]) for n in names] +
                     [_fmt(s["drop_rate"][n], pct=True) for n in names])
         ao = s.get("applied_only")
         if ao:
             ci = ao.get("drop_rate_ci") or {}
-            rows.append([AP.APPLIED_AVG, f"{len(ao.get('sets') or [])} sets", ""] + [""] * len(names) +
+            rows.append([AP.APPLIED_AVG, counted(len(ao.get('sets') or []), "set"), ""] + [""] * len(names) +
                         [_fmt((ao.get("drop_rate") or {}).get(n), pct=True) for n in names])
             rows.append(["  95% interval", "", ""] + [""] * len(names) +
                         [_ci((ci.get(n) or [None, None])) for n in names])

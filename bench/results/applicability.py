@@ -30,6 +30,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from bench.core.seeding import rng_for
+from bench.core.progress import counted
 from bench.evaluation.intervals import bootstrap_index_chunks
 
 #: a variation set that changed fewer than this share of the judged queries is flagged
@@ -261,7 +262,8 @@ def average_line(block: Optional[dict], measures: Sequence[str]) -> List[str]:
         ci = f" [{100 * lo:+.1f}%, {100 * hi:+.1f}%]" if lo is not None and hi is not None else ""
         parts.append(f"{m} {'n/a' if v is None else f'{100 * v:+.1f}%'}{ci}")
     excl = block.get("excluded") or {}
-    lines = [f"{APPLIED_AVG} (mean of the sets' applied-only drop rates over {len(block.get('sets') or [])} sets, "
+    n_sets = counted(len(block.get('sets') or []), 'set')
+    lines = [f"{APPLIED_AVG} (mean of the sets' applied-only drop rates over {n_sets}, "
              f"{int(100 * block.get('confidence', AVG_CONFIDENCE))}% interval): " + "; ".join(parts)]
     if excl:
         lines.append("  left out: " + ", ".join(f"{k} ({v})" for k, v in excl.items()))

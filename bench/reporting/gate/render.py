@@ -6,6 +6,7 @@ import math
 from typing import Any, List, Optional
 
 from bench.evaluation import stats as S
+from bench.core.progress import counted
 
 
 def md_escape(text: str) -> str:
@@ -88,10 +89,11 @@ def markdown(v: Any) -> str:
     lines += [f"- {h}" for h in v.header_lines()]
     lines.append("")
     if v.status == "FAIL":
-        lines.append(f"The candidate regressed on {len(v.regressions)} of {len(v.checks)} checks:")
+        lines.append(f"The candidate regressed on {len(v.regressions)} of {counted(len(v.checks), 'check')}:")
         lines += [f"- {r}" for r in v.reasons()]
     elif v.status == "PASS":
-        lines.append(f"The candidate holds: non-inferiority is shown on every deciding check ({len(v.checks)} checks).")
+        lines.append("The candidate holds: non-inferiority is shown on every deciding check "
+                     f"({counted(len(v.checks), 'check')}).")
     else:
         lines.append("> [!WARNING]")
         lines.append("> **INCONCLUSIVE**: no regression beyond the margins is shown, but neither is non-inferiority. "

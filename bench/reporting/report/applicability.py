@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, List, Optional
 
 from bench.reporting.report import markup as M
+from bench.core.progress import counted
 from bench.results import applicability as AP
 
 #: the sets whose edit types the report tabulates
@@ -44,7 +45,7 @@ def average_row(data: Any, measure: str) -> Optional[dict]:
     if not b:
         return None
     drop = M.with_ci(M.pct((b.get("drop_rate") or {}).get(measure)), (b.get("drop_rate_ci") or {}).get(measure), M.pct)
-    return {"set": AP.APPLIED_AVG, "label": AP.APPLIED_AVG, "applied": f"{len(b.get('sets') or [])} sets",
+    return {"set": AP.APPLIED_AVG, "label": AP.APPLIED_AVG, "applied": counted(len(b.get('sets') or []), "set"),
             "mean": "", "drop": drop, "cls": ""}
 
 

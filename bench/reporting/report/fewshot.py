@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Tuple
 
 from bench.reporting.report import markup as M
+from bench.core.progress import counted
 from bench.results.rundir import Run, numeric_leaves
 
 SPLITS = ("novel", "all", "base")
@@ -243,7 +244,7 @@ def plan_lines(run: Run) -> List[str]:
     cls = plan.get("classes") or {}
     out = [f"classes: {len(cls.get('base', []))} base, {len(cls.get('novel', []))} novel "
            f"({cls.get('source', '')}); test ratio {plan.get('test_ratio')}; K = {plan.get('ks')}; "
-           f"{len(plan.get('trial_seeds') or [])} trials per K"]
+           f"{counted(len(plan.get('trial_seeds') or []), 'trial')} per K"]
     if plan.get("short_class_rule_description"):
         out.append(f"short classes: {plan['short_class_rule_description']}")
     for k, u in (plan.get("usable_classes") or {}).items():
@@ -256,7 +257,7 @@ def plan_lines(run: Run) -> List[str]:
     out += [f"note: {n}" for n in (r.get("notes") or []) + run.notes]
     if run.per_query is not None:
         out.append(f"per-query table: {run.per_query_path.name}, {len(run.per_query)} rows, "
-                   f"{run.per_query['set'].nunique()} sets")
+                   f"{counted(run.per_query['set'].nunique(), 'set')}")
     elif not run.per_query_path.is_file():
         out.append(f"per-query table: {run.per_query_path.name} not found in the run folder")
     return out
