@@ -9,13 +9,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 from bench.core.errors import BenchError
+from bench.core.progress import count
 from bench.core.io import atomic_write_text
 from bench.core.paths import check_writable_folder
 from perturb import DEFAULT_PROTOCOL, GENERATORS, PAPER_ORDER, PROTOCOLS, describe_protocol
 from perturb.io.importers import import_penha_csv, import_rodr_tsv
 from perturb.io.sets import applicability_table, write_sets
 from perturb.io.generation import generate_all
-from bench.core.progress import count
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -19,13 +19,33 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from bench.core.errors import DataError, IncompatibleRuns
+from bench.core.progress import count
 from bench.evaluation.strata import macro_weights
 from bench.results.rundir import ORIGINAL, Run
 from bench.results.suite import suite_of
 from bench.reporting.draws import RULE, seeds_of
 
 
-def frozen_sets_fix(baseline: Run, candidate: Run) -> str:
+@dataclass(frozen=True)
+class Roles:
+    """How the messages name the two runs: the gate's baseline and candidate, or, for ``bench
+    compare`` and the leaderboard (which have neither), the first run (of the first group) and the
+    second run (the one that does not join it)."""
+
+    first: str
+    second: str
+    rule: str  # the sentence that states the rule, with {what} for what else must match
+    model: str  # what the fix evaluates again
+
+
+GATE_ROLES = Roles("baseline", "candidate", "a gate compares runs of the same suite, seed, dataset and {what}",
+                   "the candidate")
+RUN_ROLES = Roles("first run", "second run", "runs are compared only when they share suite, seed, dataset and {what}",
+                  "the second run's model")
+COMPARE_BASELINE_ROLES = Roles("baseline", "run", RUN_ROLES.rule, "the run's model")  # bench compare --baseline
+
+
+def frozen_sets_fix(baseline: Run, candidate: Run, roles: Roles = GATE_ROLES) -> str:
     """The command that makes the candidate comparable: evaluate it on the baseline's frozen sets."""
     import shlex
 
@@ -34,7 +54,7 @@ def frozen_sets_fix(baseline: Run, candidate: Run) -> str:
     words = ["bench", "evaluate", "--model", str(model), "--dataset", str(dataset),
              *(["--seed", str(baseline.seed)] if int(baseline.seed) >= 0 else [f"--seed={baseline.seed}"]),
              "--variations", str(baseline.folder / "variations"), "--out", "NEW_FOLDER"]
-    return f"evaluate the candidate on the baseline's frozen sets: {shlex.join(words)} (then use the new folder)"
+    return f"evaluate {roles.model} on the {roles.first}'s frozen sets: {shlex.join(words)} (then use the new folder)"
 
 
 def config_difference(eb: Dict[str, Any], ec: Dict[str, Any]) -> str:
@@ -55,34 +75,39 @@ def config_difference(eb: Dict[str, Any], ec: Dict[str, Any]) -> str:
     return "same configuration, different variation texts (another generator version or resource data)"
 
 
-def check_compatible(baseline: Run, candidate: Run, metric: str) -> List[str]:
+def check_compatible(baseline: Run, candidate: Run, metric: str, roles: Roles = GATE_ROLES) -> List[str]:
     """Raise IncompatibleRuns when the runs cannot be compared; return the shared ok sets. Every
-    message ends with the fix (``Fix: ...``)."""
+    message ends with the fix (``Fix: ...``). ``roles`` names the runs in the messages (the gate's
+    baseline and candidate, or :data:`RUN_ROLES` for compare and the leaderboard)."""
     b, c = baseline.result_path, candidate.result_path
+    w = roles
 
     def differ(what: str, vb: Any, vc: Any, fix: str, why: str = "") -> IncompatibleRuns:
-        return IncompatibleRuns(f"different {what}: baseline {b} has {vb!r}, candidate {c} has {vc!r}"
+        return IncompatibleRuns(f"different {what}: {w.first} {b} has {vb!r}, {w.second} {c} has {vc!r}"
                                 + (f" ({why})" if why else "")
-                                + "; a gate compares runs of the same suite, seed, dataset and variation sets. "
-                                f"Fix: {fix}")
+                                + "; " + w.rule.format(what="variation sets") + f". Fix: {fix}")
+
+    def frozen() -> str:
+        return frozen_sets_fix(baseline, candidate, w)
 
     if baseline.suite != candidate.suite:
-        raise differ("suite", baseline.suite, candidate.suite, "gate two runs of one suite")
+        raise differ("suite", baseline.suite, candidate.suite,
+                     "gate two runs of one suite" if w == GATE_ROLES else "compare runs of one suite")
     if baseline.seed != candidate.seed:
         raise differ("seed", baseline.seed, candidate.seed,
-                     f"re-run the candidate with --seed {baseline.seed}, or " + frozen_sets_fix(baseline, candidate))
+                     f"re-run {w.model} with --seed {baseline.seed}, or " + frozen())
     if baseline.dataset_fingerprint != candidate.dataset_fingerprint:
         raise differ("dataset fingerprint", baseline.dataset_fingerprint, candidate.dataset_fingerprint,
-                     f"evaluate both models on the same dataset (baseline: {baseline.dataset_name!r}, candidate: "
+                     f"evaluate both models on the same dataset ({w.first}: {baseline.dataset_name!r}, {w.second}: "
                      f"{candidate.dataset_name!r}; the same name with another fingerprint means other content)")
     pb, pc = (r.result.get("protocol", "validated") for r in (baseline, candidate))
     if pb != pc:  # the set fingerprints differ too; this names why (--protocol validated vs rodr)
         raise differ("variation protocol (--protocol)", pb, pc,
-                     f"re-run the candidate with --protocol {pb}, or " + frozen_sets_fix(baseline, candidate))
+                     f"re-run {w.model} with --protocol {pb}, or " + frozen())
     gb, gc = seeds_of(baseline.result), seeds_of(candidate.result)
     if gb != gc:  # several draws (--generation-seeds): the set fingerprints differ too; this names why
         raise differ("generation seeds (--generation-seeds)", gb, gc,
-                     f"re-run the candidate with --generation-seeds {','.join(map(str, gb))}", RULE)
+                     f"re-run {w.model} with --generation-seeds {','.join(map(str, gb))}", RULE)
     for run in (baseline, candidate):
         if metric not in run.measures:
             raise DataError(f"metric {metric!r} not measured (measures: {', '.join(run.measures)})",
@@ -94,25 +119,25 @@ def check_compatible(baseline: Run, candidate: Run, metric: str) -> List[str]:
         if eb is None or ec is None:
             where = b if eb is None else c
             raise IncompatibleRuns(f"set {name!r} is absent from {where}: the runs were made with different sets. "
-                                   f"Fix: {frozen_sets_fix(baseline, candidate)}")
+                                   f"Fix: {frozen()}")
         sb, sc = eb.get("status", "ok"), ec.get("status", "ok")
         if sb != sc:
-            raise IncompatibleRuns(f"set {name!r} is {sb!r} in baseline {b} but {sc!r} in candidate {c}"
+            raise IncompatibleRuns(f"set {name!r} is {sb!r} in {w.first} {b} but {sc!r} in {w.second} {c}"
                                    + (f" (reason: {eb.get('reason') or ec.get('reason')})"
                                       if eb.get("reason") or ec.get("reason") else "")
                                    + ". Fix: install the missing resource (bench doctor) and re-run, or "
-                                   + frozen_sets_fix(baseline, candidate))
+                                   + frozen())
         if sb == "ok" and eb.get("fingerprint") != ec.get("fingerprint"):
             raise differ(f"fingerprint of variation set {name!r}", eb.get("fingerprint"), ec.get("fingerprint"),
-                         frozen_sets_fix(baseline, candidate), config_difference(eb, ec))
+                         frozen(), config_difference(eb, ec))
     ok = baseline.ok_sets
     if ORIGINAL not in ok:
         raise DataError("no ORIGINAL set with status ok", str(b))
     return [ORIGINAL] + [s for s in ok if s != ORIGINAL]
 
 
-def paired_arrays(baseline: Run, candidate: Run, sets: Sequence[str], metric: str) -> Tuple[Dict[str, np.ndarray],
-                                                                                        Dict[str, np.ndarray], List[str]]:
+def paired_arrays(baseline: Run, candidate: Run, sets: Sequence[str], metric: str, roles: Roles = GATE_ROLES
+                  ) -> Tuple[Dict[str, np.ndarray], Dict[str, np.ndarray], List[str]]:
     qids = list(baseline.values(ORIGINAL, metric).index)
     bd: Dict[str, np.ndarray] = {}
     cd: Dict[str, np.ndarray] = {}
@@ -121,22 +146,24 @@ def paired_arrays(baseline: Run, candidate: Run, sets: Sequence[str], metric: st
         for s in sets:
             ser = run.values(s, metric)
             if set(ser.index) != set(qids):
-                raise IncompatibleRuns(f"{run.per_query_path}: set {s!r} is not on the same queries as the baseline's "
-                                       f"ORIGINAL ({len(ser)} vs {len(qids)} queries)")
+                raise IncompatibleRuns(f"{run.per_query_path}: set {s!r} is not on the same queries as the "
+                                       f"{roles.first}'s ORIGINAL ({len(ser)} vs {len(qids)} queries)")
             out[s] = ser.loc[qids].to_numpy(dtype=np.float64)
     ok = np.ones(len(qids), dtype=bool)
     for d in (bd, cd):
         for v in d.values():
             ok &= np.isfinite(v)
     if not ok.all():
-        notes.append(f"{int((~ok).sum())} queries with a missing (NaN) value were left out of every check")
+        k = int((~ok).sum())
+        notes.append(f"{count(k, 'query')} with a missing (NaN) value {'was' if k == 1 else 'were'} left out of "
+                     "every check")
         for d in (bd, cd):
             for s in d:
                 d[s] = d[s][ok]
     return bd, cd, notes
 
 
-def check_fewshot_compatible(baseline: Run, candidate: Run) -> None:
+def check_fewshot_compatible(baseline: Run, candidate: Run, roles: Roles = GATE_ROLES) -> None:
     """Raise IncompatibleRuns unless two few-shot runs share suite, seed, dataset and plan."""
     b, c = baseline.result_path, candidate.result_path
     for what, vb, vc in (("suite", baseline.suite, candidate.suite), ("seed", baseline.seed, candidate.seed),
@@ -144,8 +171,8 @@ def check_fewshot_compatible(baseline: Run, candidate: Run) -> None:
                          ("few-shot plan", baseline.result.get("plan"), candidate.result.get("plan"))):
         if vb != vc:
             shown = (vb, vc) if what != "few-shot plan" else ("(plan)", "(another plan)")
-            raise IncompatibleRuns(f"different {what}: baseline {b} has {shown[0]!r}, candidate {c} has "
-                                   f"{shown[1]!r}; a gate compares runs of the same suite, seed, dataset and plan")
+            raise IncompatibleRuns(f"different {what}: {roles.first} {b} has {shown[0]!r}, {roles.second} {c} has "
+                                   f"{shown[1]!r}; " + roles.rule.format(what="plan"))
 
 
 @dataclass
@@ -158,16 +185,17 @@ class Group:
 
 
 def incompatibility(a: Run, b: Run, metric: Optional[str]) -> Optional[str]:
-    """Why runs a and b cannot be compared (the gate's rule), or None when they can. Runs of
+    """Why runs a and b cannot be compared (the gate's rule, in the words of compare and the
+    leaderboard: a is the "first run", b the "second run"), or None when they can. Runs of
     different layouts never compare."""
     la, lb = suite_of(a).layout, suite_of(b).layout
     if la != lb:
         return f"different layouts ({a.suite!r}: {la}, {b.suite!r}: {lb})"
     try:
         if la == "fewshot":
-            check_fewshot_compatible(a, b)
+            check_fewshot_compatible(a, b, RUN_ROLES)
         else:
-            check_compatible(a, b, metric or (a.measures[0] if a.measures else ""))
+            check_compatible(a, b, metric or (a.measures[0] if a.measures else ""), RUN_ROLES)
     except IncompatibleRuns as exc:
         return str(exc)
     return None

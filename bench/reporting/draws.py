@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence
 
+from bench.core.progress import count
+
 PAIRED_ON = "per-query means over the draws"
 RULE = ("runs drawn with several generation seeds are comparable only when both drew the variation sets with the same "
         "seed list (and so the same set fingerprints)")
@@ -85,7 +87,8 @@ def draws_note(run: Any) -> List[str]:
         return []
     seeds = seeds_of(r)
     return [f"{getattr(run, 'display', None) or run.folder}: variation sets drawn with generation seeds "
-            f"{','.join(map(str, seeds))} ({len(seeds)} draws); values and paired tests use the {PAIRED_ON}; {RULE}"]
+            f"{','.join(map(str, seeds))} ({count(len(seeds), 'draw')}); values and paired tests use the "
+            f"{PAIRED_ON}; {RULE}"]
 
 
 def compare_notes(runs: Sequence[Any]) -> List[str]:

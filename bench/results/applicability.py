@@ -13,8 +13,8 @@ types, and the applied-only companion of VARIATIONS (AVG.).
   interval: the judged queries are resampled with replacement once per replicate, jointly for
   every set, and every set's applied-only drop rate is recomputed on the resample. A set with no
   changed query is left out of the average and named. A replicate in which an averaged set has
-  no changed query (or ORIGINAL scores 0 on them) has no drop rate for that set: it is left out
-  and counted (``n_undefined``), so the interval is conditional on every averaged set being
+  no changed query, or in which ORIGINAL sums to 0 on that set's resampled changed queries, has no
+  drop rate for that set: it is left out and counted (``n_undefined``), so the interval is conditional on every averaged set being
   represented.
 
 Runs written before these figures existed are read with :func:`set_figures` and
@@ -30,8 +30,8 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from bench.core.seeding import rng_for
-from bench.evaluation.intervals import bootstrap_index_chunks
 from bench.core.progress import count
+from bench.evaluation.intervals import bootstrap_index_chunks
 
 #: a variation set that changed fewer than this share of the judged queries is flagged
 LOW_APPLICABILITY = 0.30
@@ -48,7 +48,8 @@ AVG_DEFINITION = ("mean over the variation sets of each set's applied-only drop 
                   "queries the set changed); sets with no changed query are left out and named")
 AVG_METHOD = (f"percentile bootstrap, {AVG_CONFIDENCE:.0%}, B = {AVG_BOOTSTRAP}: the judged queries resampled with "
               "replacement once per replicate, jointly for every set; every set's applied-only drop rate recomputed "
-              "on the resample; replicates in which an averaged set has no changed query are left out (n_undefined)")
+              "on the resample; replicates in which an averaged set has no changed query, or ORIGINAL sums to 0 on that "
+              "set's resampled changed queries, are left out (n_undefined)")
 
 
 def share(n_applied: Any, n_evaluated: Any) -> Optional[float]:
@@ -261,7 +262,8 @@ def average_line(block: Optional[dict], measures: Sequence[str]) -> List[str]:
         ci = f" [{100 * lo:+.1f}%, {100 * hi:+.1f}%]" if lo is not None and hi is not None else ""
         parts.append(f"{m} {'n/a' if v is None else f'{100 * v:+.1f}%'}{ci}")
     excl = block.get("excluded") or {}
-    lines = [f"{APPLIED_AVG} (mean of the sets' applied-only drop rates over {count(len(block.get('sets') or []), 'set')}, "
+    n_sets = count(len(block.get('sets') or []), 'set')
+    lines = [f"{APPLIED_AVG} (mean of the sets' applied-only drop rates over {n_sets}, "
              f"{int(100 * block.get('confidence', AVG_CONFIDENCE))}% interval): " + "; ".join(parts)]
     if excl:
         lines.append("  left out: " + ", ".join(f"{k} ({v})" for k, v in excl.items()))

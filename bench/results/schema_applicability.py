@@ -23,7 +23,8 @@ class AppliedOnlyAverage(TypedDict, total=False):
     drop_rate_ci: Annotated[Dict[str, List[Optional[float]]], "measure: [low, high] bootstrap interval"]
     n_sets: Annotated[Dict[str, int], "measure: sets averaged"]
     n_undefined: Annotated[Dict[str, int], "measure: replicates left out (an averaged set without a changed query "
-                                           "in the resample)"]
+                                           "in the resample, or ORIGINAL summing to 0 on that set's resampled "
+                                           "changed queries)"]
     recomputed: Annotated[str, "only when read from a run written before this figure: where it was recomputed from "
                                "(never written to result.json)"]
 

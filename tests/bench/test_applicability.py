@@ -83,6 +83,65 @@ def test_applied_only_average_matches_a_brute_force_recomputation():
     assert block["drop_rate_ci"] != AP.applied_only_average(orig, sets, ["M"], seed=4, B=300)["drop_rate_ci"]
 
 
+def _undefined_by_reason(orig, sets, m, seed, B):
+    """Per replicate (the same draws), why it has no average: (no changed query of an averaged set,
+    ORIGINAL summing to 0 on an averaged set's resampled changed queries)."""
+    n = len(orig[m])
+    none = zero = 0
+    for idx in bootstrap_index_chunks(n, B, rng_for(seed, "bootstrap-applied-only-average", m)):
+        for row in idx:
+            chosen = [[int(i) for i in row if applied[int(i)]] for _, applied, _ in sets]
+            if any(not c for c in chosen):
+                none += 1
+            elif any(sum(orig[m][i] for i in c) == 0 for c in chosen):
+                zero += 1
+    return none, zero
+
+
+def test_n_undefined_counts_both_reasons_a_replicate_is_left_out():
+    """n_undefined (result.json's method string, docs/result-schema.md) counts the replicates where an
+    averaged set has no changed query in the resample AND those where ORIGINAL sums to 0 on a set's
+    resampled changed queries (seen: cisi, seed 7, MRR@10, SWAPSYN-GLOVE). Each case alone, then both."""
+    n, B = 12, 400
+    orig = {"M": [0.5 + 0.03 * i for i in range(n)]}
+    # one changed query, ORIGINAL > 0 on it: undefined only when it is not drawn
+    one = ("ONE", [1 if i == 4 else 0 for i in range(n)], {"M": [0.1 if i == 4 else v for i, v in enumerate(orig["M"])]})
+    # every query changed (so every resample has changed queries), ORIGINAL 0 on all but query 7:
+    # undefined only when query 7 is not drawn (ORIGINAL sums to 0 on the resampled changed queries)
+    orig_zero = {"M": [0.8 if i == 7 else 0.0 for i in range(n)]}
+    zeros = ("ZEROS", [1] * n, {"M": [0.4 if i == 7 else 0.0 for i in range(n)]})
+    for o, sets, case in ((orig, [one], "none"), (orig_zero, [zeros], "zero")):
+        block = AP.applied_only_average(o, sets, ["M"], seed=7, B=B)
+        none, zero = _undefined_by_reason(o, sets, "M", 7, B)
+        assert (none > 0, zero > 0) == ((True, False) if case == "none" else (False, True))
+        assert block["n_undefined"]["M"] == none + zero == B - int(np.isfinite(np.array(
+            _brute_force_reps(o, sets, "M", 7, B))).sum())
+        assert block["n_sets"]["M"] == 1
+    # both at once: ONE changed query 4 only; ZEROS every query but 4, ORIGINAL > 0 only on 7 of them
+    both_orig = {"M": [0.8 if i in (4, 7) else 0.0 for i in range(n)]}
+    single = ("ONE", [1 if i == 4 else 0 for i in range(n)], {"M": [0.2 if i == 4 else 0.0 for i in range(n)]})
+    rest = ("ZEROS", [0 if i == 4 else 1 for i in range(n)], {"M": [0.4 if i == 7 else 0.0 for i in range(n)]})
+    block = AP.applied_only_average(both_orig, [single, rest], ["M"], seed=7, B=B)
+    none, zero = _undefined_by_reason(both_orig, [single, rest], "M", 7, B)
+    assert block["n_undefined"]["M"] == none + zero and none > 0 and zero > 0 and block["n_sets"]["M"] == 2
+    assert "ORIGINAL sums to 0" in block["method"] and "no changed query" in block["method"]
+
+
+def _brute_force_reps(orig, sets, m, seed, B):
+    """Every replicate's average (NaN where undefined), by loops over the same draws."""
+    n = len(orig[m])
+    out = []
+    for idx in bootstrap_index_chunks(n, B, rng_for(seed, "bootstrap-applied-only-average", m)):
+        for row in idx:
+            drops = []
+            for _, applied, vals in sets:
+                chosen = [int(i) for i in row if applied[int(i)]]
+                so = sum(orig[m][i] for i in chosen)
+                drops.append((so - sum(vals[m][i] for i in chosen)) / so if chosen and so != 0 else float("nan"))
+            out.append(sum(drops) / len(drops))
+    return out
+
+
 def test_one_query_and_a_measure_where_original_scores_zero():
     one = AP.applied_only_average({"M": [0.5]}, [("A", [1], {"M": [0.25]}), ("B", [0], {"M": [0.5]})], ["M"], 0, B=50)
     assert one["drop_rate"]["M"] == 0.5 and one["drop_rate_ci"]["M"] == [0.5, 0.5]  # n = 1: every resample alike

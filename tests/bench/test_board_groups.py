@@ -142,3 +142,25 @@ def test_default_run_folder_of_another_dataset_with_the_same_name_is_not_overwri
     _refuse_other_dataset(tmp_path / "new", Data("bbbb"))  # no run there yet
     with pytest.raises(BenchError, match="another dataset named 'beir-x'.*give --out a new folder"):
         _refuse_other_dataset(tmp_path, Data("bbbb"))
+
+
+def test_compare_speaks_of_runs_not_of_a_baseline_and_counts_in_the_right_number(tmp_path):
+    """Issue 40 item 9: compare's not-comparable note names the runs as compare sees them (first and
+    second run), not with the gate's baseline / candidate; a count of 1 takes the singular."""
+    from bench.reporting.tables import variations_table
+
+    a, b, small = _two_groups(tmp_path)
+    t = compare([a, small, b], resamples=200, seed=3)
+    note = next(n for n in t.notes if "group 2" in n)
+    assert "first run" in note and "the second run's model on the first run's frozen sets" in note
+    assert "baseline" not in note and "candidate" not in note and "a gate compares" not in note
+    md = t.markdown()
+    assert "corrected over the 1 pair:" in md and "pair(s)" not in md
+    table = variations_table(load_run(small).result)  # one variation set
+    assert "1 set " in table and "1 sets" not in table
+    # the gate keeps its words
+    from bench.core.errors import IncompatibleRuns
+    from bench.reporting.gate import run_gate
+
+    with pytest.raises(IncompatibleRuns, match="evaluate the candidate on the baseline.s frozen sets"):
+        run_gate(a, small)

@@ -10,7 +10,7 @@ import pytest
 
 from bench.cli.main import main
 from bench.reporting.gate import GateOptions, gate_arrays, run_gate
-from runfactory import degrade, rng_for, synthetic_values, write_run
+from runfactory import degrade, mrr_like, rng_for, synthetic_values, write_run
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -267,3 +267,90 @@ def test_aa_false_alarm_rate_at_most_alpha():
     loose = sim.simulate(pairs=100, queries=76, sets=8, seed=0,
                          options=GateOptions(alpha=0.05, n_resamples=500, correction="none", family="all"))
     assert loose["wilson"][0] > 0.05, loose  # the assertion above can fail
+
+
+def _hand_maxt(rows, seed, family, n_resamples):
+    """Westfall-Young step-down max-T by hand (docs/gate.md): studentized means, the seeded sign
+    vectors of the gate's stream (one chunk), p~_(j) = (1 + #{min_{i >= j} t*_(i) <= t_(j)}) / (B + 1),
+    made monotone; loops, no shared code with bench.evaluation.multiplicity."""
+    from bench.core.seeding import rng_for as bench_rng
+
+    x = np.array(rows, dtype=float)
+    k, n = x.shape
+
+    def t_of(v):
+        sd = np.std(v, ddof=1)
+        return 0.0 if sd == 0 and np.mean(v) == 0 else np.mean(v) / (sd / np.sqrt(n))
+
+    t = np.array([t_of(r) for r in x])
+    signs = bench_rng(seed, "maxt-sign-flip", "gate", family).integers(
+        0, 2, size=(n_resamples, n), dtype=np.int8).astype(float) * 2 - 1
+    tstar = np.array([[t_of(s * r) for r in x] for s in signs])  # (B, k)
+    order = sorted(range(k), key=lambda i: t[i])
+    p, running = {}, 0.0
+    for j, i in enumerate(order):
+        rest = [order[q] for q in range(j, k)]
+        b = sum(1 for r in range(n_resamples) if min(tstar[r, rest]) <= t[i] + 1e-9 * (1 + abs(t[i])))
+        running = max(running, (b + 1) / (n_resamples + 1))
+        p[i] = min(running, 1.0)
+    return [p[i] for i in range(k)]
+
+
+def _dr_pseudo(bo, bv, co, cv):
+    rb, rc = bv.mean() / bo.mean(), cv.mean() / co.mean()
+    phi = (cv - rc * co) / co.mean() - (bv - rb * bo) / bo.mean()
+    return phi + (rc - rb)
+
+
+def test_set_equal_to_original_in_both_runs_leaves_the_family(tmp_path):
+    """docs/gate.md: checks whose per-query differences are all zero leave the family. A drop-rate
+    check where both runs equal ORIGINAL on every query (a set that never changes a ranking, as
+    SWAPSYN-GLOVE on Cranfield MRR@10) has DR 0 in both runs and all-zero pseudo-values: its
+    null is a point mass at t = 0, and kept in the step-down family it raised to 1.0 the adjusted p
+    of every check ordered after it. It leaves the family; sizes and corrected p-values are checked
+    against a hand computation."""
+    rng = rng_for(11, "unchanged-set")
+    n = 40
+    bo = mrr_like(rng, n)
+    co = degrade(rng_for(11, "cand-orig"), bo, 0.25, 0.6)
+    ba = degrade(rng_for(11, "base-A"), bo, 0.5, 0.5)  # the baseline drops a lot on A ...
+    ca = degrade(rng_for(11, "cand-A"), co, 0.15, 0.5)  # ... the candidate less (goodness > 0: t > 0)
+    bb = degrade(rng_for(11, "base-B"), bo, 0.3, 0.7)
+    cb = degrade(rng_for(11, "cand-B"), co, 0.3, 0.7)
+    base = write_run(tmp_path / "base", {"ORIGINAL": {"MRR@10": bo}, "A": {"MRR@10": ba}, "B": {"MRR@10": bb},
+                                         "GLOVE": {"MRR@10": bo.copy()}})
+    cand = write_run(tmp_path / "cand", {"ORIGINAL": {"MRR@10": co}, "A": {"MRR@10": ca}, "B": {"MRR@10": cb},
+                                         "GLOVE": {"MRR@10": co.copy()}})
+    B = 999
+    hier = run_gate(base, cand, GateOptions(n_resamples=B))
+    every = run_gate(base, cand, GateOptions(n_resamples=B, family="all"))
+    for v in (hier, every):
+        glove = next(c for c in v.checks if c.kind == "drop-rate" and c.set == "GLOVE")
+        assert glove.in_family is False and glove.noninferior and glove.bound == 0.0 and glove.change == 0.0
+        assert "both runs equal ORIGINAL" in glove.note and np.isnan(glove.p_corrected)
+        assert glove.outcome == "holds" and not glove.regressed
+        # its metric check is not all zero (it is ORIGINAL's): it stays
+        assert next(c for c in v.checks if c.kind == "metric" and c.set == "GLOVE").in_family
+    # 5 metric checks (ORIGINAL, A, B, GLOVE, AVG) + 4 drop-rate checks (A, B, GLOVE, AVG), less GLOVE's drop rate
+    assert hier.families["primary"]["size"] == 2 and hier.families["secondary"]["size"] == 6  # was 7
+    assert every.families["all"]["size"] == 8 and every.family_size == 8  # was 9
+    # the corrected p-values of --family all by hand, over the 8 live checks
+    avg_b, avg_c = np.mean([ba, bb, bo], axis=0), np.mean([ca, cb, co], axis=0)
+    hand_x = {("metric", "ORIGINAL"): co - bo, ("metric", "A"): ca - ba, ("metric", "B"): cb - bb,
+              ("metric", "GLOVE"): co - bo, ("metric", "VARIATIONS (AVG.)"): avg_c - avg_b,
+              ("drop-rate", "A"): _dr_pseudo(bo, ba, co, ca), ("drop-rate", "B"): _dr_pseudo(bo, bb, co, cb),
+              ("drop-rate", "VARIATIONS (AVG.)"): _dr_pseudo(bo, avg_b, co, avg_c)}
+    keys = list(hand_x)
+    expected = dict(zip(keys, _hand_maxt([hand_x[k] for k in keys], 0, "all", B)))
+    got = {(c.kind, c.set): c.p_corrected for c in every.checks if c.in_family}
+    assert set(got) == set(expected)
+    for k in keys:
+        assert got[k] == pytest.approx(expected[k], abs=1e-12), k
+    # the three checks where the candidate is better (t > 0: metric A, drop rates A and AVG) sit after
+    # t = 0 in the step-down; with GLOVE's all-zero row kept (the old family of 9) the hand
+    # computation puts all three at 1.0, without it they are below 1 (0.959, 0.997, 0.984 here)
+    better = [("metric", "A"), ("drop-rate", "A"), ("drop-rate", "VARIATIONS (AVG.)")]
+    assert all(expected[k] < 1.0 for k in better)
+    old = dict(zip(keys + [("drop-rate", "GLOVE")],
+                   _hand_maxt([hand_x[k] for k in keys] + [np.zeros(n)], 0, "all", B)))
+    assert all(old[k] == 1.0 for k in better + [("drop-rate", "GLOVE")])

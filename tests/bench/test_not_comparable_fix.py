@@ -60,7 +60,9 @@ def test_leaderboard_prints_its_grouping_notes_to_the_console(runs, capsys):
     assert main(["leaderboard", str(base), str(cand), "--md"]) == 0
     captured = capsys.readouterr()
     assert "is ranked apart from group" in captured.err
-    assert "Fix: evaluate the candidate on the baseline's frozen sets" in captured.err
+    # the leaderboard has no baseline or candidate: it names the runs as it sees them
+    assert "Fix: evaluate the second run's model on the first run's frozen sets" in captured.err
+    assert "candidate" not in captured.err
 
 
 def test_compare_names_the_fix(runs, capsys):
@@ -69,3 +71,4 @@ def test_compare_names_the_fix(runs, capsys):
     captured = capsys.readouterr()
     assert "not comparable with group 1" in captured.out + captured.err
     assert "--variations " + str(base / "variations") in captured.out + captured.err
+    assert "candidate" not in captured.out + captured.err and "first run" in captured.out + captured.err

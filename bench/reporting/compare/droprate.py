@@ -14,10 +14,11 @@ from typing import Any, Dict, List, Sequence, Tuple
 import numpy as np
 
 from bench.core.errors import IncompatibleRuns
+from bench.core.progress import count
 from bench.evaluation import stats as S
 from bench.evaluation.droprate import compare_drop_rates
 from bench.results.rundir import AVG, ORIGINAL, Run
-from bench.reporting.comparability import Group, check_compatible, paired_arrays
+from bench.reporting.comparability import RUN_ROLES, Group, check_compatible, paired_arrays
 from bench.reporting.csvsafe import csv_cell
 
 COLUMNS = ("model_a", "model_b", "metric", "n", "n_differing", "drop_a", "drop_b", "difference", "ci_low",
@@ -52,12 +53,12 @@ def drop_rate_pairs(runs: Sequence[Run], labels: Sequence[str], groups: Sequence
         for x, i in enumerate(g.members):
             for j in g.members[x + 1:]:
                 a, b = runs[i], runs[j]
-                sets = check_compatible(a, b, metric)
+                sets = check_compatible(a, b, metric, RUN_ROLES)
                 var = [s for s in sets if s != ORIGINAL]
                 if not var:
                     continue
                 try:
-                    ad, bd, n2 = paired_arrays(a, b, sets, metric)
+                    ad, bd, n2 = paired_arrays(a, b, sets, metric, RUN_ROLES)
                 except IncompatibleRuns as exc:
                     notes.append(f"drop rate of {labels[i]} vs {labels[j]} not compared: {exc}")
                     continue
@@ -91,7 +92,8 @@ def markdown(rows: Sequence[Dict[str, Any]], metric: str, correction: str, alpha
            "difference = DR(B) - DR(A) (positive: B loses more to the variations)",
            f"- {100 * conf:g}% interval: {rows[0]['interval_method']}",
            f"- p: swap randomization test (per query, A's and B's values exchanged), two-sided; corrected over the "
-           f"{len(rows)} pair(s): {S.CORRECTION_DESCRIPTIONS[correction]}; alpha = {alpha}", f"- {KEY_NOTE}", "",
+           f"{count(len(rows), 'pair')}: {S.CORRECTION_DESCRIPTIONS[correction]}; alpha = {alpha}",
+           f"- {KEY_NOTE}", "",
            "| A | B | n | DR A | DR B | DR B - DR A | interval | p | p corrected | test |",
            "|---|---|---:|---:|---:|---:|---|---:|---:|---|"]
     for r in rows:

@@ -33,7 +33,7 @@ from bench.results.suite import suite_of
 from bench.reporting.csvsafe import csv_cell
 from bench.reporting.compare import droprate as DR
 from bench.reporting.draws import compare_notes
-from bench.reporting.comparability import check_compatible, comparable_groups, paired_arrays
+from bench.reporting.comparability import COMPARE_BASELINE_ROLES, check_compatible, comparable_groups, paired_arrays
 
 
 @dataclass
@@ -221,8 +221,8 @@ def compare(paths: Sequence[Any], *, metric: Optional[str] = None, baseline: Any
             cells[s] = cell
         _correct(fam, correction, alpha)
         if base is not None and base.folder.resolve() != r.folder.resolve():
-            shared = check_compatible(base, r, metric)
-            bd, cd, n2 = paired_arrays(base, r, shared, metric)
+            shared = check_compatible(base, r, metric, COMPARE_BASELINE_ROLES)
+            bd, cd, n2 = paired_arrays(base, r, shared, metric, COMPARE_BASELINE_ROLES)
             notes.extend(n2)
             famb = []
             for s in shared:

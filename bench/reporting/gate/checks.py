@@ -60,12 +60,20 @@ class Check:
         return "holds" if self.noninferior else "inconclusive"
 
 
-class CheckData:
-    """A check's arrays: ``x`` pseudo-values (goodness), ``zero`` when every per-query difference
-    between the runs is zero, ``dr`` the four vectors of a drop-rate check (for its swap test)."""
+ZERO_NOTE = "every per-query difference is zero: left the family (holds)"
+UNCHANGED_NOTE = ("both runs equal ORIGINAL on every query (drop rate 0 in both, every pseudo-value 0): "
+                  "left the family (holds)")
 
-    def __init__(self, x: np.ndarray, zero: bool, dr: Optional[Tuple[np.ndarray, ...]] = None):
-        self.x, self.zero, self.dr = x, zero, dr
+
+class CheckData:
+    """A check's arrays: ``x`` pseudo-values (goodness), ``zero`` when the check has nothing to
+    test (``zero_note`` says why): every per-query difference between the runs is zero, or, for a
+    drop-rate check, both runs equal ORIGINAL on every query (both drop rates 0, every pseudo-value
+    0); ``dr`` the four vectors of a drop-rate check (for its swap test)."""
+
+    def __init__(self, x: np.ndarray, zero: bool, dr: Optional[Tuple[np.ndarray, ...]] = None,
+                 zero_note: str = ZERO_NOTE):
+        self.x, self.zero, self.dr, self.zero_note = x, zero, dr, zero_note
 
 
 def build_checks(baseline: Mapping[str, np.ndarray], candidate: Mapping[str, np.ndarray], o: Any, *,
@@ -107,8 +115,13 @@ def build_checks(baseline: Mapping[str, np.ndarray], candidate: Mapping[str, np.
         drc = S.drop_rate(float(np.mean(co)), float(np.mean(cv)))
         chk = Check("drop-rate", s, labels.get(s, s), int(bo.size), drb, drc, drc - drb, o.max_drop_rate,
                     tier="secondary")
-        zero = bool(np.all(bo == co) and np.all(bv == cv))
-        out.append((chk, CheckData(S.drop_rate_pseudovalues(bo, bv, co, cv), zero, (bo, bv, co, cv))))
+        identical = bool(np.all(bo == co) and np.all(bv == cv))
+        # both runs equal ORIGINAL on every query (e.g. a set whose variations never change a
+        # ranking): DR_b = DR_c = 0 and every pseudo-value is 0, so the check's null distribution is
+        # a point mass at t = 0; kept in a max-T family it only raises the others' adjusted p
+        unchanged = bool(np.all(bv == bo) and np.all(cv == co))
+        out.append((chk, CheckData(S.drop_rate_pseudovalues(bo, bv, co, cv), identical or unchanged,
+                                   (bo, bv, co, cv), ZERO_NOTE if identical else UNCHANGED_NOTE)))
     return out
 
 
@@ -173,7 +186,7 @@ def decide(pairs: List[Tuple[Any, CheckData]], o: Any) -> Dict[str, Any]:
         sign = 1.0 if c.kind == "metric" else -1.0  # display orientation from goodness
         if d.zero:
             c.bound, c.noninferior = 0.0, True
-            c.note = c.note or "every per-query difference is zero: left the family (holds)"
+            c.note = c.note or d.zero_note
         elif not defined:
             c.bound, c.noninferior = float("nan"), False
             c.note = c.note or ("fewer than 2 queries" if c.n < 2 else "drop rate undefined (an ORIGINAL mean is 0)")

@@ -6,6 +6,7 @@ import math
 from typing import Any, List, Optional
 
 from bench.evaluation import stats as S
+from bench.core.progress import count
 
 
 def md_escape(text: str) -> str:
@@ -72,7 +73,8 @@ def header_lines(v: Any) -> List[str]:
         f"{o.max_regression:g} (absolute), max drop-rate increase {o.max_drop_rate:g}",
         f"FAIL test (H1: a regression beyond the margin): {test}",
         f"correction: {corr}; family: {fam} (checks tested: {sizes}; checks whose per-query differences are all "
-        f"zero leave the family); alpha = {o.alpha:g}",
+        f"zero leave the family, and so do drop-rate checks where both runs equal the reference on every "
+        f"query); alpha = {o.alpha:g}",
         f"PASS (non-inferiority): every deciding check's one-sided {100 * (1 - o.alpha):.0f}% t bound "
         f"(SD ddof=1, df = n-1) is within its margin; otherwise INCONCLUSIVE (exit "
         f"{1 if o.strict else 0}{', --strict' if o.strict else '; 1 with --strict'})",
@@ -87,10 +89,11 @@ def markdown(v: Any) -> str:
     lines += [f"- {h}" for h in v.header_lines()]
     lines.append("")
     if v.status == "FAIL":
-        lines.append(f"The candidate regressed on {len(v.regressions)} of {len(v.checks)} checks:")
+        lines.append(f"The candidate regressed on {len(v.regressions)} of {count(len(v.checks), 'check')}:")
         lines += [f"- {r}" for r in v.reasons()]
     elif v.status == "PASS":
-        lines.append(f"The candidate holds: non-inferiority is shown on every deciding check ({len(v.checks)} checks).")
+        lines.append("The candidate holds: non-inferiority is shown on every deciding check "
+                     f"({count(len(v.checks), 'check')}).")
     else:
         lines.append("> [!WARNING]")
         lines.append("> **INCONCLUSIVE**: no regression beyond the margins is shown, but neither is non-inferiority. "

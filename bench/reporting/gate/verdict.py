@@ -24,7 +24,8 @@ Family (``family``): ``hierarchy`` (default) — the primary checks (metric ORIG
 drop-rate VARIATIONS (AVG.)) decide, the per-set checks localise; ``all`` — every check decides.
 Correction (``correction``): ``maxt`` (default; Westfall-Young step-down max-T with one sign flip
 per query applied jointly to every check) or holm / bh / none. Checks whose per-query differences
-are all zero leave the family. Verdict: FAIL (exit 1) when a deciding check is rejected; PASS
+are all zero leave the family, and so do drop-rate checks where both runs equal ORIGINAL on every
+query (both drop rates 0, every pseudo-value 0). Verdict: FAIL (exit 1) when a deciding check is rejected; PASS
 (exit 0) when every deciding check is non-inferior; otherwise INCONCLUSIVE (exit 0 with a warning,
 exit 1 with ``strict``).
 """

@@ -63,6 +63,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import numpy as np
 
 from bench.core.errors import DataError
+from bench.core.progress import count
 from bench.evaluation import stats as S
 from bench.results import applicability as AP
 from bench.results.rundir import AVG, ORIGINAL, Run, load_run
@@ -205,7 +206,8 @@ def _rank(entries: List[Dict[str, Any]], series: List[Any], group: str, rank_key
                             alpha=o["alpha"], seed=o["seed"], n_resamples=o["n_resamples"], key=(group, rank_key))
         if o["test"] == "randomization" and 1.0 / (o["n_resamples"] + 1) >= o["alpha"] / max(pr.n_pairs, 1):
             notes.append(f"{group}: Monte Carlo randomization p-values cannot go below 1/(m+1) = "
-                         f"{1 / (o['n_resamples'] + 1):.2g} >= alpha / {pr.n_pairs} pairs: with a FWER correction a "
+                         f"{1 / (o['n_resamples'] + 1):.2g} >= alpha / {count(pr.n_pairs, 'pair')}: with a FWER "
+                         "correction a "
                          "pair needing Monte Carlo may never be separable; raise n_resamples")
         for x, i in enumerate(scored):
             entries[i].update(rank=int(pr.rank[x]), rank_low=int(pr.rank_low[x]), rank_high=int(pr.rank_high[x]),

@@ -8,6 +8,7 @@ import math
 from typing import Any, Dict, List, Optional
 
 from bench.results import applicability as AP
+from bench.core.progress import count
 from bench.results.rundir import AVG, ORIGINAL
 
 
@@ -62,7 +63,8 @@ def _variation_table(entries: List[Dict[str, Any]], metric: str) -> List[str]:
 
 def _set_cell(r: Dict[str, Any]) -> str:
     """A set's label, with its applicability and the flag when it is low."""
-    sd = "" if r.get("drop_rate_draw_sd") is None else f", SD {100 * r['drop_rate_draw_sd']:.1f} pp over {r['n_draws']} draws"
+    sd = ("" if r.get("drop_rate_draw_sd") is None
+          else f", SD {100 * r['drop_rate_draw_sd']:.1f} pp over {count(r['n_draws'], 'draw')}")
     if r.get("low_applicability"):
         return f"{r['set_label']}, {AP.pct(r.get('applicability'))} applied {AP.LOW_MARK}{sd}"
     return f"{r['set_label']}{sd}"

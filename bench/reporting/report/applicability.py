@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any, List, Optional
 
 from bench.reporting.report import markup as M
-from bench.results import applicability as AP
 from bench.core.progress import count
+from bench.results import applicability as AP
 
 #: the sets whose edit types the report tabulates
 EDIT_TYPE_SETS = ("MISSPELL",)

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any, Dict, List, Tuple
 
 from bench.reporting.report import markup as M
-from bench.results.rundir import Run, numeric_leaves
 from bench.core.progress import count
+from bench.results.rundir import Run, numeric_leaves
 
 SPLITS = ("novel", "all", "base")
 ZERO = "zero-shot"

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any, List, Tuple
 
 from bench.reporting.report import markup as M
-from bench.results.rundir import AVG
 from bench.core.progress import count
+from bench.results.rundir import AVG
 
 CORRECTION_NAMES = {"holm": "Holm", "bh": "Benjamini-Hochberg", "none": "uncorrected", "maxt": "max-T"}
 
@@ -25,7 +25,8 @@ def average_sentence(data: Any) -> List[str]:
         return []
     n_sets = len([s for s in data.sets if s != data.baseline])
     values = ", ".join(f"{m} {M.pct(drops.get(m))}" for m in data.measures)
-    return [f"{AVG} (the paper's headline number: the mean drop rate of the {count(n_sets, 'set')} over every query): "
+    return [f"{AVG} (the paper's headline number: the mean drop rate of the {count(n_sets, 'set')} over every "
+            "query): "
             f"{values}."]
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any, List, Optional
 
 from bench.core.errors import BenchError
+from bench.core.progress import count
 from bench.reporting.report import markup as M
 from bench.reporting.report import applicability as RA
 from bench.reporting import draws as RD
@@ -187,7 +188,8 @@ def _pair_block(result: dict) -> Any:
         rows_.append(row)
     h = pw.get("header") or {}
     foot = (f"delta = system - reference on the same queries; {h.get('test', '?')} ({h.get('sidedness', '?')}), "
-            f"{h.get('correction', '?')} correction over the {len(pw['pairs'])} pairs of a measure (a family of its "
+            f"{h.get('correction', '?')} correction over the {count(len(pw['pairs']), 'pair')} of a measure "
+            "(a family of its "
             f"own, separate from the comparisons with {result.get('reference') or 'the baseline'}), alpha {h.get('alpha', '?')}")
     return "The paper's claims, as paired comparisons:", cols, rows_, foot
 
