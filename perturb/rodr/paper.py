@@ -10,7 +10,7 @@ Each generator carries a :class:`perturb.spec.Spec` (protocol ``rodr``): a trans
 paper's constraints (none, or TextAttack's stop-word skip and embedding distance for the synonym
 swaps: :data:`STOPWORD_SKIP`) and a seeded picker. Where the paper's operation is one a validated
 generator also has, both call the one implementation (MISSPELL's typo, OCR/keyboard and spelling
-draws, type order and picker in :mod:`perturb.generators.misspell`; EXTRAPUNC's
+draws, type order and picker in :mod:`perturb.generators.typos`; EXTRAPUNC's
 :func:`perturb.generators.punctuation.append_marks`; SWAPWORDS'
 :func:`perturb.generators.swapwords.generator.random_swap`; BACKTRANS'
 :func:`perturb.generators.backtrans.generator.round_trip` and ``strip_marks``): the paper protocol
@@ -36,76 +36,32 @@ Operations (the deviations from the paper are named in ``docs/methods.md`` ("The
 """
 from __future__ import annotations
 
-import hashlib
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from perturb.resources import parsing
 from perturb.resources.words import collapse_spaces, match_case, stopwords, stopwords_resource, word_spans
 from perturb.base import Generator, Perturbation, Resource, ResourceMissing, settle
-from perturb.spec import Constraint, Spec, Veto
 from perturb.generators.backtrans.generator import round_trip, strip_marks
-from perturb.generators.misspell import (TYPES, char_edit, char_positions, pick_misspelling, table_edit,
-                                         table_misspellings, table_paths, table_resources, tables, type_order, typo)
+from perturb.generators.typos import (TYPES, char_edit, char_positions, pick_misspelling, table_edit,
+                                      table_misspellings, table_paths, table_resources, tables, type_order, typo)
 from perturb.generators.punctuation import append_marks
 from perturb.generators.swapwords.generator import random_swap
+from perturb.rodr.protocol import STOPWORD_SKIP, file_sha256, rodr_spec  # noqa: F401 (STOPWORD_SKIP: re-exported)
 
-PROTOCOL = "rodr"
 MISSPELL_TYPES = TYPES
-
-
-def rodr_config(operation: str, **settings) -> dict:
-    """A paper-protocol config: ``protocol`` and the operation named first, then the settings."""
-    return {"protocol": PROTOCOL, "operation": operation, **settings}
-
-
-def rodr_spec(name: str, operation: str, *, transformation: str, picker: str,
-              constraints: Sequence[Constraint] = (), **facts: Any) -> Spec:
-    """A paper-protocol :class:`Spec`: its facts are :func:`rodr_config` (``protocol``, the recorded
-    ``operation``, then ``facts``); ``transformation`` says what it proposes."""
-    return Spec(name=name, version=1, protocol=PROTOCOL, transformation=transformation,
-                constraints=tuple(constraints), picker=picker, facts=rodr_config(operation, **facts))
-
-
-class StopwordSkip(Veto):
-    """TextAttack's ``StopwordModification`` (TextFlint's stop-word skip): a stop word is never a
-    target. The one constraint the paper's synonym swaps apply besides the embedding distance."""
-
-    name = "stop word skip"
-    description = "a word whose lower-cased form is an NLTK stop word is not a target"
-
-    def skips(self, word: str) -> bool:
-        return word.lower() in stopwords()
-
-    def reason(self, edit, context=None) -> Optional[str]:
-        word = (context or {}).get("word", "")  # the target word, as the swap's context names it
-        return f"{word!r} is a stop word" if self.skips(word) else None
-
-    def config(self) -> dict:
-        return {"stopwords": "nltk-english-179 (not targets)"}
-
-
-STOPWORD_SKIP = StopwordSkip()
-
-
-def file_sha256(paths) -> str:
-    """SHA-256 (16 hex) over the named files' bytes: a config names its resource by content."""
-    h = hashlib.sha256()
-    for p in paths:
-        h.update(p.name.encode() + b"\0" + p.read_bytes())
-    return h.hexdigest()[:16]
 
 
 # --------------------------------------------------------------------------- MISSPELL
 MISSPELL_SPEC = rodr_spec(
     "MISSPELL", "TextFlint Typos/Ocr/Keyboard/SpellingError: one error in one random word, type uniform",
-    transformation="one error in one word: a typo (misspell.typo), an OCR or keyboard confusion with every "
-                   "replacement of nlpaug's table (misspell.char_positions without a filter, misspell.char_edit), "
-                   "or a spelling-table entry (misspell.table_misspellings, misspell.table_edit); the validated "
+    transformation="one error in one word: a typo (typos.typo), an OCR or keyboard confusion with every "
+                   "replacement of nlpaug's table (typos.char_positions without a filter, typos.char_edit), "
+                   "or a spelling-table entry (typos.table_misspellings, typos.table_edit); the validated "
                    "MISSPELL's operations",
-    picker="type uniform, the others in a seeded order (misspell.type_order); target word uniform among the "
-           "words the type applies to, up to 4 draws per type (misspell.pick_misspelling)",
+    picker="type uniform, the others in a seeded order (typos.type_order); target word uniform among the "
+           "words the type applies to, up to 4 draws per type (typos.pick_misspelling)",
     tables="nlpaug res ocr/en.json, keyboard/en.json, spelling_en.txt (bidirectional)", errors_per_query=1,
     targets="any word", fallback="other types in a seeded order")
 

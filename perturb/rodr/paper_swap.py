@@ -32,7 +32,7 @@ import numpy as np
 
 from perturb.resources.words import match_case, stopwords_resource, word_spans
 from perturb.base import Generator, Perturbation, Resource
-from perturb.rodr.paper import STOPWORD_SKIP, rodr_spec
+from perturb.rodr.protocol import STOPWORD_SKIP, rodr_spec
 from perturb.spec import floor_veto
 from perturb.resources.memo import Memo
 

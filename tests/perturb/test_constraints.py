@@ -80,7 +80,8 @@ def test_misspell_refuses_real_word_results(word, real):
 
 
 def test_misspell_spelling_table_keeps_only_non_words():
-    from perturb.generators.misspell import Misspell, tables
+    from perturb.generators.misspell import Misspell
+    from perturb.generators.typos import tables
 
     gen = Misspell()
     sp = tables()["spelling"]
@@ -368,7 +369,8 @@ def test_swaps_never_split_terms(text, word):
 
 
 def test_misspell_table_entry_of_another_word_is_refused():
-    from perturb.generators.misspell import Misspell, edit_distance
+    from perturb.generators.misspell import Misspell
+    from perturb.generators.typos import edit_distance
 
     assert edit_distance("sharp", "shrply") == 3 and edit_distance("form", "from") == 1
     gen = Misspell(types=("spelling",))

@@ -210,7 +210,7 @@ def test_the_paper_constraints_are_textattacks():
 def test_shared_operations_are_the_validated_generators_functions():
     """One implementation per operation: the paper protocol calls the validated generators' own
     functions (a parallel copy in perturb/rodr fails here)."""
-    from perturb.generators import misspell, punctuation
+    from perturb.generators import misspell, punctuation, typos
     from perturb.generators.backtrans import generator as backtrans
     from perturb.generators.swapwords import generator as swapwords
     from perturb.resources import words as wordlib
@@ -218,9 +218,9 @@ def test_shared_operations_are_the_validated_generators_functions():
 
     shared = {
         # MISSPELL: the typo, OCR/keyboard and spelling draws, the tables, the type order and the picker
-        "typo": misspell, "char_positions": misspell, "char_edit": misspell, "table_misspellings": misspell,
-        "table_edit": misspell, "tables": misspell, "table_paths": misspell, "table_resources": misspell,
-        "type_order": misspell, "pick_misspelling": misspell,
+        "typo": typos, "char_positions": typos, "char_edit": typos, "table_misspellings": typos,
+        "table_edit": typos, "tables": typos, "table_paths": typos, "table_resources": typos,
+        "type_order": typos, "pick_misspelling": typos,
         "append_marks": punctuation,  # EXTRAPUNC
         "random_swap": swapwords,  # SWAPWORDS (the random mode's operation)
         "round_trip": backtrans, "strip_marks": backtrans,  # BACKTRANS
@@ -229,11 +229,11 @@ def test_shared_operations_are_the_validated_generators_functions():
     for fname, home in shared.items():
         assert getattr(paper, fname) is getattr(home, fname), fname
         assert getattr(home, fname).__module__ == home.__name__, fname
-    assert paper.MISSPELL_TYPES is misspell.TYPES
+    assert paper.MISSPELL_TYPES is typos.TYPES
     # the validated generators call the same functions
-    assert misspell.Misspell._typos is misspell.typo
+    assert misspell.Misspell._typos is typos.typo
     assert punctuation.draw_marks is wordlib.draw_marks and swapwords.draw_word_pair is wordlib.draw_word_pair
-    assert misspell.random_like.__module__ == misspell.__name__
+    assert typos.random_like.__module__ == typos.__name__
     # no draw of its own in the paper classes whose operations are shared
     import inspect
 
@@ -248,13 +248,13 @@ def test_shared_operations_are_the_validated_generators_functions():
 def test_shared_misspell_operations_are_the_paper_ones_on_any_word():
     """The shared draws give the paper's edits: a typo keeps the word's ends, the unfiltered
     keyboard table offers another case, the validated narrowing does not."""
-    from perturb.generators import misspell
+    from perturb.generators import misspell, typos
 
-    table = misspell.tables()["keyboard"]
-    every = dict(misspell.char_positions("clearance", table))
+    table = typos.tables()["keyboard"]
+    every = dict(typos.char_positions("clearance", table))
     narrowed = dict(misspell.Misspell()._char_options("keyboard", "clearance"))
     assert set(every) >= set(narrowed) and any(o.isupper() for opts in every.values() for o in opts)
     assert not any(o.isupper() or not o.isalpha() for opts in narrowed.values() for o in opts)
     for s in range(50):
-        done = misspell.typo("aqueducts", rng_for(s, "typo", "x"))
+        done = typos.typo("aqueducts", rng_for(s, "typo", "x"))
         assert done is None or (done[0][0] == "a" and done[0][-1] == "s" and done[1] in misspell.EDIT_TYPES)

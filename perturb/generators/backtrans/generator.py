@@ -54,6 +54,7 @@ from perturb.resources.words import stopwords
 from perturb.generators.backtrans.rules import structure_changes
 from perturb.generators.backtrans import score as backtrans_score
 from perturb.base import query_rng
+from perturb.resources.memo import Memo
 
 _MARKED = re.compile(r"(?<![\w*#@])([*#@])(\w[\w'-]*)")
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
@@ -65,8 +66,8 @@ PIVOT_WFLANG = {"spa": "es", "deu": "de", "cat": "ca", "hbs": "sh", "glg": "pt",
 APERTIUM_PIVOTS = ("cat", "cat-spa", "epo", "glg", "spa")
 
 
-_LEMMAS: Dict[str, frozenset] = {}
-_SENSES: Dict[str, frozenset] = {}
+_LEMMAS: Dict[str, frozenset] = Memo()
+_SENSES: Dict[str, frozenset] = Memo()
 
 
 def _lemma_set(word: str) -> frozenset:

@@ -20,9 +20,10 @@ from perturb.resources.vectors import EMB_FILE, GLOVE_INSTALL, INDEX_FILE, cosin
 from perturb.resources.wordnet_reader import find_wordnet, wordnet_resource
 from perturb.resources import parsing
 from perturb.resources.parsing import lemminflect_resource
+from perturb.resources.memo import Memo
 
 
-_CAND_CACHE: Dict[tuple, Tuple[Tuple[str, str], ...]] = {}
+_CAND_CACHE: Dict[tuple, Tuple[Tuple[str, str], ...]] = Memo()
 
 GLOVE_COSINE = floor_veto("GloVe cosine", 0.6, key="min_cosine", measure="GloVe 6B-50d cosine to the word",
                           description="GloVe agrees the WordNet synonym is near the word")

@@ -26,6 +26,7 @@ from perturb.resources.words import is_number, stopwords, zipf
 from perturb.resources.lexicon import (antonyms, base_forms, inflect_like, is_derivation, ranked_synsets,
                                        sense_in_context, sense_share)
 from perturb.resources.vectors import cosine, glove, is_inflection
+from perturb.resources.memo import Memo
 
 K = 30
 VOCAB = 60000
@@ -36,9 +37,9 @@ FEATURES = ("synonym", "linked", "t_share", "c_share", "cos", "lrank", "zipf_dro
 N_FREE = 7
 
 _VOCAB: Optional[Tuple[np.ndarray, List[str]]] = None
-_NB: Dict[str, Tuple[str, ...]] = {}
-_FREE: Dict[tuple, Optional[Tuple[float, ...]]] = {}
-_CANDS: Dict[tuple, Tuple[Tuple[str, Tuple[float, ...], str], ...]] = {}
+_NB: Dict[str, Tuple[str, ...]] = Memo()
+_FREE: Dict[tuple, Optional[Tuple[float, ...]]] = Memo()
+_CANDS: Dict[tuple, Tuple[Tuple[str, Tuple[float, ...], str], ...]] = Memo()
 
 
 def _vocab() -> Tuple[np.ndarray, List[str]]:
@@ -95,9 +96,9 @@ def wordnet_lemmas(base: str, pos: str) -> Tuple[str, ...]:
     return tuple(sorted(names))
 
 
-_LINKS: Dict[Tuple[str, str], Dict[str, Tuple[int, float, str, Tuple[str, ...]]]] = {}
-_SYNLINKS: Dict[Tuple[str, str], Dict[str, Tuple[int, float, str, Tuple[str, ...]]]] = {}
-_SHARE: Dict[Tuple[str, str, str], float] = {}
+_LINKS: Dict[Tuple[str, str], Dict[str, Tuple[int, float, str, Tuple[str, ...]]]] = Memo()
+_SYNLINKS: Dict[Tuple[str, str], Dict[str, Tuple[int, float, str, Tuple[str, ...]]]] = Memo()
+_SHARE: Dict[Tuple[str, str, str], float] = Memo()
 
 
 def synonym_links(base: str, pos: str) -> Dict[str, Tuple[int, float, str, Tuple[str, ...]]]:
@@ -166,7 +167,7 @@ def _linking(base: str, cand: str, pos: str) -> Tuple[str, int]:
     return (hit[2], hit[0]) if hit else ("", 0)
 
 
-_EXCL: Dict[tuple, bool] = {}
+_EXCL: Dict[tuple, bool] = Memo()
 
 
 def excluded(word: str, base: str, pos: str, cand: str) -> bool:
@@ -232,7 +233,7 @@ def candidates(word: str, pos: str, tag: str, source: str) -> Tuple[Tuple[str, T
     return _CANDS[key]
 
 
-_KNOWN: Dict[Tuple[str, str], bool] = {}
+_KNOWN: Dict[Tuple[str, str], bool] = Memo()
 
 
 def _known(word: str, pos: str) -> bool:

@@ -22,10 +22,11 @@ from perturb.resources.lexicon import antonyms, base_forms, is_derivation, sense
 from perturb.resources.vectors import cosine
 from perturb.resources.wordnet_reader import NLTK_INSTALL, find_wordnet, wordnet, wordnet_content_sha, wordnet_resource
 from perturb.resources.words import module_resource
+from perturb.resources.memo import Memo
 
 SPACY_TO_WN = {"NOUN": "n", "PROPN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
-_SYN_CACHE: Dict[Tuple[str, str], Tuple[str, ...]] = {}
-_WCAND_CACHE: Dict[tuple, Tuple[Tuple[str, str], ...]] = {}
+_SYN_CACHE: Dict[Tuple[str, str], Tuple[str, ...]] = Memo()
+_WCAND_CACHE: Dict[tuple, Tuple[Tuple[str, str], ...]] = Memo()
 
 
 class SwapSynWordNet(SynonymSwap, Generator):

@@ -1,0 +1,139 @@
+"""A round trip as word-level edits of the query (:class:`Edit`), candidates as sets of edits
+(:class:`Candidate`), and an edit set applied back to the query in its own case
+(:func:`apply_edits`, :func:`sentence_case`); scored in :mod:`perturb.generators.backtrans.score`."""
+from __future__ import annotations
+
+import difflib
+import functools
+import re
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Set, Tuple
+
+from perturb.resources.words import capitalised_as_first, collapse_spaces, starts_capitalised
+
+_TOKEN = re.compile(r"\w+(?:['-]\w+)*|[^\w\s]")
+_WORD = re.compile(r"\w")
+
+
+@dataclass(frozen=True)
+class Edit:
+    start: int  # token span [start, end) of the query replaced by ``new``
+    end: int
+    new: Tuple[str, ...]  # case-folded tokens of the round trip
+
+
+@dataclass
+class Candidate:
+    text: str
+    edits: Tuple[Edit, ...]
+    pivots: Set[str]
+    score: float = 0.0
+    reasons: Tuple[str, ...] = ()
+
+    def detail(self, old: Sequence[str]) -> str:
+        shown = ", ".join(f"{' '.join(old[e.start:e.end]) or '^'!r}->{' '.join(e.new) or '_'!r}" for e in self.edits)
+        return f"pivot:{'+'.join(sorted(self.pivots))} score {self.score:.2f} edits: {shown}"
+
+
+def tokens(text: str) -> List[Tuple[str, int, int]]:
+    return [(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+
+
+def _is_mark(token: str) -> bool:
+    return not _WORD.search(token)
+
+
+def without_added_marks(old: Sequence[str], new: Sequence[str]) -> Tuple[str, ...]:
+    """``new`` without the bare punctuation tokens it adds to ``old`` (an edit's two sides): a round
+    trip that puts a comma the query did not have ("smoking on" -> "smoking , on") changes only its
+    punctuation there, so the comma is dropped and the rest of the edit kept. A mark that replaces
+    one of the query's ("’" -> "'") is no addition and stays."""
+    extra = sum(map(_is_mark, new)) - sum(map(_is_mark, old))
+    if extra <= 0:
+        return tuple(new)
+    have = [t for t in old if _is_mark(t)]
+    out = []
+    for t in new:
+        if _is_mark(t):
+            if t in have:
+                have.remove(t)
+            elif extra > 0:
+                extra -= 1
+                continue  # added: dropped
+        out.append(t)
+    return tuple(out)
+
+
+def edits_of(query: str, back: str, old: Optional[Sequence[str]] = None) -> List[Edit]:
+    """The difflib edits from ``query`` to ``back`` (``old``: the query's case-folded tokens, when
+    the caller has them already), each without the bare punctuation it would add
+    (:func:`without_added_marks`); an edit left equal to the query's tokens is none."""
+    a = [t.lower() for t, _, _ in tokens(query)] if old is None else list(old)
+    b = [t.lower() for t, _, _ in tokens(back)]
+    ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    out = []
+    for tag, i1, i2, j1, j2 in ops:
+        if tag == "equal":
+            continue
+        new = without_added_marks(a[i1:i2], b[j1:j2])
+        if new != tuple(a[i1:i2]):
+            out.append(Edit(i1, i2, new))
+    return out
+
+
+def apply_edits(query: str, edits: Sequence[Edit], toks: Optional[Sequence[Tuple[str, int, int]]] = None,
+                cased: bool = False) -> str:
+    """The query with ``edits`` applied (character spans of its tokens replaced, right to left);
+    ``toks``: ``tokens(query)``, when the caller has them already. ``cased``: the query is not all
+    lower case, so the pronoun "i" an edit brings is written "I" ("i'm" -> "I am")."""
+    toks = tokens(query) if toks is None else toks
+    out = query
+    for e in sorted(edits, key=lambda e: e.start, reverse=True):
+        new = _join(_capital_i(e.new) if cased else e.new)
+        if e.start < e.end:
+            s, t = toks[e.start][1], toks[e.end - 1][2]
+        else:
+            s = t = toks[e.start][1] if e.start < len(toks) else len(query)
+            new = (new + " ") if e.start < len(toks) else (" " + new)
+        out = out[:s] + new + out[t:]
+    return collapse_spaces(out)
+
+
+def _capital_i(words: Sequence[str]) -> Tuple[str, ...]:
+    """The pronoun "i" ("i", "i'm", "i'd", ...) as "I"; "i" of "i.e." left alone."""
+    return tuple("I" + w[1:] if (w == "i" or w[:2] in ("i'", "i’")) and (k + 1 == len(words) or words[k + 1] != ".")
+                 else w for k, w in enumerate(words))
+
+
+def sentence_case(query: str, text: str, edits: Sequence[Edit], is_name=lambda word: False) -> str:
+    """``text`` (the query with ``edits`` applied) in the query's sentence case, when an edit
+    inserts before, replaces or drops the query's first word (:func:`perturb.resources.words.starts_capitalised`):
+    the new first word is capitalised ("the Robots are" -> "The ...", "which company" -> "Which
+    company"), and the old first word, moved behind an inserted one, is lower-cased when its
+    capital only marked the start (:func:`perturb.resources.words.capitalised_as_first`: "The robots
+    are"; not "NASA", "I" or a name, ``is_name``). Any other text is returned as it is."""
+    first = [e for e in edits if e.start == 0]
+    if not first or not starts_capitalised(query):
+        return text
+    e = first[0]
+    m = re.search(r"[^\W\d_]+", text)
+    if m and m.group(0).islower():
+        text = text[:m.start()] + text[m.start()].upper() + text[m.start() + 1:]
+    if e.end == 0 and e.new:  # an insertion before the first word: that word now comes after it
+        old_first = tokens(query)[0][0]
+        at = len(_join(e.new)) + 1
+        if text[at: at + len(old_first)] == old_first and capitalised_as_first(query) and not is_name(old_first):
+            text = text[:at] + old_first[0].lower() + text[at + 1:]
+    return text
+
+
+_BEFORE_MARK = re.compile(r" ([,.;:?!)])")
+
+
+@functools.lru_cache(maxsize=65536)
+def _joined(words: Tuple[str, ...]) -> str:
+    return _BEFORE_MARK.sub(r"\1", " ".join(words))
+
+
+def _join(words: Sequence[str]) -> str:
+    return _joined(tuple(words))

@@ -1,0 +1,54 @@
+"""What every generator of the paper protocol (``--protocol rodr``) shares: its recorded config
+and spec (:func:`rodr_config`, :func:`rodr_spec`), TextAttack's stop-word skip
+(:data:`STOPWORD_SKIP`) and the content hash a config names a resource file by."""
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Optional, Sequence
+
+from perturb.resources.words import stopwords
+from perturb.spec import Constraint, Spec, Veto
+
+PROTOCOL = "rodr"
+
+
+def rodr_config(operation: str, **settings) -> dict:
+    """A paper-protocol config: ``protocol`` and the operation named first, then the settings."""
+    return {"protocol": PROTOCOL, "operation": operation, **settings}
+
+
+def rodr_spec(name: str, operation: str, *, transformation: str, picker: str,
+              constraints: Sequence[Constraint] = (), **facts: Any) -> Spec:
+    """A paper-protocol :class:`Spec`: its facts are :func:`rodr_config` (``protocol``, the recorded
+    ``operation``, then ``facts``); ``transformation`` says what it proposes."""
+    return Spec(name=name, version=1, protocol=PROTOCOL, transformation=transformation,
+                constraints=tuple(constraints), picker=picker, facts=rodr_config(operation, **facts))
+
+
+class StopwordSkip(Veto):
+    """TextAttack's ``StopwordModification`` (TextFlint's stop-word skip): a stop word is never a
+    target. The one constraint the paper's synonym swaps apply besides the embedding distance."""
+
+    name = "stop word skip"
+    description = "a word whose lower-cased form is an NLTK stop word is not a target"
+
+    def skips(self, word: str) -> bool:
+        return word.lower() in stopwords()
+
+    def reason(self, edit, context=None) -> Optional[str]:
+        word = (context or {}).get("word", "")  # the target word, as the swap's context names it
+        return f"{word!r} is a stop word" if self.skips(word) else None
+
+    def config(self) -> dict:
+        return {"stopwords": "nltk-english-179 (not targets)"}
+
+
+STOPWORD_SKIP = StopwordSkip()
+
+
+def file_sha256(paths) -> str:
+    """SHA-256 (16 hex) over the named files' bytes: a config names its resource by content."""
+    h = hashlib.sha256()
+    for p in paths:
+        h.update(p.name.encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()[:16]
