@@ -37,12 +37,50 @@ class RunMemo:
 
 
 MARKS = re.compile(r"(?<![\w*#@])[*#@](\w[\w'-]*)")  # as perturb.generators.backtrans.generator.strip_marks
-SENTINEL = "0"  # the paragraph sent first in every call (see _translate_ordered)
+SENTINEL = "0"  # the paragraph sent before every text (see ApertiumTranslator._deformat)
 NEW_CLASS = re.compile(r"^Word '(.*)'\.$", re.M)  # apertium-tagger -d: "A new ambiguity class was found" ... "Word 'x'."
 # a lexical unit of an analysis stream: ^surface/readings$ (group 1 the surface, 2 the readings)
 LU_FULL = re.compile(r"\^((?:\\.|[^/$\\^])*)/((?:\\.|[^$\\^])*)\$")
 LU = re.compile(r"\^(?:\\.|[^/$\\^])*/((?:\\.|[^$\\^])*)\$")
 _READING_SPLIT = re.compile(r"(?<!\\)/")
+
+
+# How a batch is kept from carrying anything from one text to the next (see
+# ApertiumTranslator._deformat). Plain apertium carries three kinds of state along a run:
+# * a text can end no sentence: apertium-destxt ends every paragraph with a full stop glued to its
+#   last word ("vs" -> "vs.[][\n\n]"), and lt-proc reads the two as one word where they form an
+#   entry (Spanish "vs.", Galician and Catalan "un."); the next text then continued that sentence
+#   through the tagger, the lexical selection and the transfer ("por qué no comes" -> "why do not
+#   eat" after a text ending in "vs", "why you do not eat" alone). Such a text still ends so (as
+#   alone); what follows it no longer sees it;
+# * the transfer steps keep their variables (def-var) from one rule to the next for the whole run,
+#   across sentences ("do grow goldfish" -> "emmascarar goldfish" after one text, "ser goldfish"
+#   after another, " goldfish" alone), and apertium-anaphora keeps its antecedents;
+# * the HMM tagger's open class (cut before the tagger instead: ApertiumTranslator._run_alone).
+# So every step runs in null-flush mode (-z) and each text goes as the sentinel paragraph "0" then
+# the text's paragraph, a NUL after the pair: at a NUL every step flushes what it holds, the
+# transfer steps reset their variables to their defaults and apertium-anaphora forgets its
+# antecedents; the sentinel, one unambiguous number and a full stop, then sets what a first
+# sentence sets (the tagger's previous tag, the capital of the next word, ...). Each text thus meets
+# exactly what it meets alone, in a fresh run.
+_PARAGRAPH_END = re.compile(r"\.\[\]\[\s*\]")
+
+
+def null_separated(stream: str, texts: int) -> Optional[str]:
+    """``stream`` (apertium-destxt's output for ``texts`` pairs of one-line paragraphs, the
+    sentinel then a text) with a NUL after each pair; None when the stream does not end
+    ``2 * texts`` paragraphs (never expected)."""
+    ends = [m.end() for m in _PARAGRAPH_END.finditer(stream)]
+    if len(ends) != 2 * texts:
+        return None
+    cuts = [0] + ends[1::2]
+    return "".join(stream[a:b] + "\0" for a, b in zip(cuts, cuts[1:])) + stream[cuts[-1]:]
+
+
+def null_flushed(step: List[str]) -> List[str]:
+    """A mode step in null-flush mode (``-z``, which every apertium, lttoolbox, lex-tools, separable,
+    anaphora and cg-proc step takes)."""
+    return step[:1] + ["-z"] + step[1:]
 
 
 def mode_steps(mode: str, modes_dir: Optional[Path] = None) -> Optional[List[List[str]]]:

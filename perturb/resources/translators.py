@@ -5,8 +5,9 @@ both deterministic and offline.
   from local folders or the Hugging Face cache (``local_files_only=True``); never downloads.
 * :class:`ApertiumTranslator`: Debian ``apertium`` + a pair's package (``apertium-eng-cat``,
   ``apertium-eng-spa``, ...), one pipeline per direction for all queries, each text translated as
-  it would be alone (words of an ambiguity class the HMM tagger does not know keep their first
-  reading, so the tagger never changes state), unknown words marked (no ``-u``).
+  it would be alone (the texts NUL-separated for steps in null-flush mode, so no step keeps
+  anything from one text to the next; words of an ambiguity class the HMM tagger does not know keep
+  their first reading, so the tagger never changes state), unknown words marked (no ``-u``).
 """
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ from typing import Dict, List, Optional, Sequence
 
 from perturb.base import Resource, ResourceMissing
 from perturb.resources.apertium_steps import (LU, LU_FULL, MARKS, NEW_CLASS, SENTINEL, RunMemo, debian_version,
-                                              filled, first_reading, mode_steps, tagger_at)
+                                              filled, first_reading, mode_steps, null_flushed,
+                                              null_separated, tagger_at)
 
 __all__ = ["ApertiumTranslator", "MarianTranslator", "RunMemo", "Translator", "route_directions", "route_modes",
            "filled", "mode_steps", "tagger_at"]
@@ -97,6 +99,16 @@ class Translator:
 
 
 # --------------------------------------------------------------------------- Apertium
+def _texts_back(out: str, n: int) -> Optional[List[str]]:
+    """The ``n`` translations in apertium's output for :meth:`ApertiumTranslator._deformat`'s
+    stream (the sentinel and a text, one paragraph each, per text), or None when its paragraphs
+    are out of step."""
+    parts = (out[:-1] if out.endswith("\n") else out).split("\n\n")
+    if len(parts) != 2 * n or any(p.strip() != SENTINEL for p in parts[::2]) or any("\n" in p for p in parts):
+        return None
+    return parts[1::2]
+
+
 class ApertiumTranslator(Translator):
     backend = "apertium"
 
@@ -135,7 +147,8 @@ class ApertiumTranslator(Translator):
     def config(self) -> dict:
         cfg = super().config()
         cfg["modes"] = list(route_modes(self.pivot))
-        cfg["batching"] = "sorted distinct texts, blank-line separated"
+        cfg["batching"] = ("sorted distinct texts, each a paragraph after a sentinel one, NUL-separated, "
+                           "null-flush steps")
         cfg["unknown_marks"] = "kept (no -u), used to reject pivot-language leaks"
         cfg["stable_check"] = ("words of an ambiguity class the tagger does not know cut to their first reading"
                                if self.stable_check else "off")
@@ -167,9 +180,12 @@ class ApertiumTranslator(Translator):
         """Translate ``texts`` with one apertium pipeline, each text on its own and never depending
         on the others.
 
-        The distinct texts go in sorted order, one paragraph each (apertium's txt format ends a
-        sentence at a blank line, so no rule, constraint-grammar window or tagger window spans two
-        texts). One state is still shared: apertium's HMM tagger (3.8), meeting a word whose
+        The distinct texts go in sorted order, one paragraph each after a sentinel paragraph, a NUL
+        after each pair, every step in null-flush mode (:meth:`_deformat`): a blank line alone does
+        not keep two texts apart (a text whose last word takes the full stop apertium adds, "vs"
+        -> "vs.", ends no sentence, and the transfer keeps its variables over the whole run), a NUL
+        does (each step flushes, the transfer steps reset their variables, apertium-anaphora its
+        antecedents). One state is still shared: apertium's HMM tagger (3.8), meeting a word whose
         ambiguity class it was not trained on, replaces its open class (the tags it gives unknown
         words) by a known class, for the rest of the run; every later unknown word (lower-case "i",
         names) can then be tagged differently ("how can i get water" -> "coger" alone, "coge" after
@@ -207,27 +223,22 @@ class ApertiumTranslator(Translator):
         """One pass of ``unique`` through the mode, the readings of lexical units of an ambiguity
         class the tagger does not know cut to their first (see :meth:`_run`)."""
         k = tagger_at(steps)
-        data = SENTINEL + "\n\n" + "\n\n".join(unique) + "\n"
-        stream = self._call(mode, data, ["apertium-destxt"]).stdout.decode("utf-8", "replace")
+        stream = self._deformat(mode, unique)
+        if stream is None:
+            return self._one_by_one(unique, lambda t: self._translate_staged(mode, [t], steps))
         for step in steps[:k]:
-            stream = self._call(mode, stream, filled(step)).stdout.decode("utf-8", "replace")
+            stream = self._call(mode, stream, null_flushed(filled(step))).stdout.decode("utf-8", "replace")
         unknown = self._unknown_classes(mode, sorted(set(LU.findall(stream))), filled(steps[k]))
         if unknown:
             stream = LU_FULL.sub(lambda m: first_reading(m) if m.group(2) in unknown else m.group(0), stream)
         tagger = steps[k][:1] + ["-d"] + steps[k][1:]
-        rest = " | ".join(" ".join(shlex.quote(a) for a in filled(s)) for s in [tagger] + steps[k + 1:])
+        rest = " | ".join(" ".join(shlex.quote(a) for a in null_flushed(filled(s))) for s in [tagger] + steps[k + 1:])
         out = self._call(mode, stream, ["bash", "-c", "set -o pipefail; " + rest + " | apertium-retxt"])
         left = set(NEW_CLASS.findall(out.stderr.decode("utf-8", "replace")))  # none expected
-        text = out.stdout.decode("utf-8", "replace")
-        parts = text[:-1].split("\n\n") if text.endswith("\n") else text.split("\n\n")
-        if len(parts) != len(unique) + 1 or parts[0].strip() != SENTINEL or any("\n" in p for p in parts):
-            if len(unique) == 1:
-                return {unique[0]: None}
-            table: Dict[str, Optional[str]] = {}
-            for t in unique:
-                table.update(self._translate_staged(mode, [t], steps))
-            return table
-        return {t: (None if left and any(w in t for w in left) else p) for t, p in zip(unique, parts[1:])}
+        parts = _texts_back(out.stdout.decode("utf-8", "replace"), len(unique))
+        if parts is None:
+            return self._one_by_one(unique, lambda t: self._translate_staged(mode, [t], steps))
+        return {t: (None if left and any(w in t for w in left) else p) for t, p in zip(unique, parts)}
 
     def _unknown_classes(self, mode: str, readings: Sequence[str], tagger: List[str]) -> set:
         """The reading sets (``/``-joined analyses of a lexical unit) whose ambiguity class the
@@ -240,19 +251,35 @@ class ApertiumTranslator(Translator):
         hit = {int(m) for m in re.findall(r"^Word 'w(\d+)'\.$", out.stderr.decode("utf-8", "replace"), re.M)}
         return {readings[i] for i in hit}
 
-    def _translate_ordered(self, mode: str, unique: Sequence[str]) -> Dict[str, str]:
-        """One call for ``unique`` in the given order. A first paragraph ``0`` goes before them all,
-        so every text follows a paragraph break, alone as in a batch (apertium capitalises the
-        first word after one: "kio estas" alone, "Kio estas" second)."""
-        data = SENTINEL + "\n\n" + "\n\n".join(unique) + "\n"
-        out = self._call(mode, data).stdout.decode("utf-8", "replace")
-        if out.endswith("\n"):
-            out = out[:-1]
-        parts = out.split("\n\n")
-        if len(parts) != len(unique) + 1 or parts[0].strip() != SENTINEL or any("\n" in p for p in parts):
-            parts = [SENTINEL] + [self._call(mode, SENTINEL + "\n\n" + t + "\n").stdout.decode("utf-8", "replace")
-                                  .rstrip("\n").split("\n\n", 1)[-1] for t in unique]
-        parts = parts[1:]
+    def _deformat(self, mode: str, unique: Sequence[str]) -> Optional[str]:
+        """apertium-destxt's stream of ``unique``: each text a paragraph after a paragraph ``0``
+        (every text follows a paragraph break, alone as in a batch: apertium capitalises the first
+        word after one, "kio estas" alone, "Kio estas" second), a NUL after each pair, for the
+        steps run in null-flush mode (:func:`perturb.resources.apertium_steps.null_separated`: no
+        step keeps anything from one text to the next). None if the paragraphs are not found."""
+        data = "\n\n".join(SENTINEL + "\n\n" + t for t in unique) + "\n"
+        stream = self._call(mode, data, ["apertium-destxt"]).stdout.decode("utf-8", "replace")
+        return null_separated(stream, len(unique))
+
+    @staticmethod
+    def _one_by_one(unique: Sequence[str], one) -> Dict[str, Optional[str]]:
+        """The paragraphs came back out of step: each text sent alone (None when alone fails too)."""
+        if len(unique) == 1:
+            return {unique[0]: None}
+        table: Dict[str, Optional[str]] = {}
+        for t in unique:
+            table.update(one(t))
+        return table
+
+    def _translate_ordered(self, mode: str, unique: Sequence[str]) -> Dict[str, Optional[str]]:
+        """One call of the whole mode for ``unique`` in the given order (:meth:`_deformat`)."""
+        stream = self._deformat(mode, unique)
+        if stream is None:
+            return self._one_by_one(unique, lambda t: self._translate_ordered(mode, [t]))
+        out = self._call(mode, stream, [self.executable, "-z", "-f", "none", mode]).stdout.decode("utf-8", "replace")
+        parts = _texts_back(self._call(mode, out, ["apertium-retxt"]).stdout.decode("utf-8", "replace"), len(unique))
+        if parts is None:
+            return self._one_by_one(unique, lambda t: self._translate_ordered(mode, [t]))
         return dict(zip(unique, parts))
 
     def to_pivot(self, texts):

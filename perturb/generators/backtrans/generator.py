@@ -12,10 +12,11 @@ deterministic, so back-translation uses no rng):
   (beam search for opus-mt), batched.
 * ``apertium``: Debian ``apertium`` + ``apertium-eng-spa`` (rule-based, Spanish pivot); one
   process call per direction for all queries (distinct texts in sorted order, one paragraph
-  each), *without* ``-u`` so unknown words come back marked (``*`` unknown, ``@`` untranslated,
-  ``#`` not generated). Each query translates exactly as it would alone: a word of an ambiguity
-  class apertium's HMM tagger does not know (which would change its state for the rest of the
-  batch) keeps its first reading before the tagger (:meth:`perturb.resources.translators.ApertiumTranslator._run`).
+  each after a sentinel paragraph, NUL-separated, every step in null-flush mode), *without* ``-u``
+  so unknown words come back marked (``*`` unknown, ``@`` untranslated, ``#`` not generated). Each
+  query translates exactly as it would alone: no step keeps anything across a NUL, and a word of an
+  ambiguity class apertium's HMM tagger does not know (which would change its state for the rest of
+  the batch) keeps its first reading before the tagger (:meth:`perturb.resources.translators.ApertiumTranslator._run`).
 
 Constraints (ours): a round trip is refused (query left unchanged, not applied) when the English
 output keeps a pivot-language token: a word apertium marks as unknown/untranslated in the
