@@ -318,7 +318,7 @@ class PaperTransTense(parsing.SpacyGenerator, Generator):
 
 # --------------------------------------------------------------------------- BACKTRANS
 BACKTRANS_SPEC = rodr_spec(
-    "BACKTRANS", "round trip through a pivot language, unchecked",
+    "BACKTRANS", "round trip through a pivot language, unchecked", version=2,  # 2: batch-independent translation
     transformation="one round trip English -> pivot -> English (backtrans.generator.round_trip, the validated "
                    "BACKTRANS' Marian path), apertium's marks removed (backtrans.generator.strip_marks)",
     picker="deterministic (the translator's output)",

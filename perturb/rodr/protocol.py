@@ -18,10 +18,10 @@ def rodr_config(operation: str, **settings) -> dict:
 
 
 def rodr_spec(name: str, operation: str, *, transformation: str, picker: str,
-              constraints: Sequence[Constraint] = (), **facts: Any) -> Spec:
+              constraints: Sequence[Constraint] = (), version: int = 1, **facts: Any) -> Spec:
     """A paper-protocol :class:`Spec`: its facts are :func:`rodr_config` (``protocol``, the recorded
     ``operation``, then ``facts``); ``transformation`` says what it proposes."""
-    return Spec(name=name, version=1, protocol=PROTOCOL, transformation=transformation,
+    return Spec(name=name, version=version, protocol=PROTOCOL, transformation=transformation,
                 constraints=tuple(constraints), picker=picker, facts=rodr_config(operation, **facts))
 
 

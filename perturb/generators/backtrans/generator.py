@@ -180,7 +180,7 @@ def pivot_leaks(original: str, back: str, pivot: str, marked: bool) -> List[str]
 
 # --------------------------------------------------------------------------- generator
 SPEC = Spec(
-    name="BACKTRANS", version=2, protocol="validated",
+    name="BACKTRANS", version=3, protocol="validated",  # 3: batch-independent translation
     transformation="round trips through every Apertium pivot; each edit (difflib) of a round trip alone and "
                    "every subset of one round trip's edits is a candidate",
     constraints=(backtrans_score.WEAKEST_EDIT,), picker="uniform among passing (query_rng)",
