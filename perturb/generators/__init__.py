@@ -1,8 +1,9 @@
-"""The eight validated generators (the default protocol) and their verifiers: MISSPELL
-(``misspell``), EXTRAPUNC (``punctuation``), BACKTRANS (``backtrans`` with ``backtrans_rules``,
-``backtrans_evidence``, ``backtrans_score``), SWAPSYN-GLOVE / SWAPSYN-WNET (``glove``, ``wordnet``,
-sharing ``_swap``), TRANSTENSE (``tense``), NOSTOPWORD (``stopwords``), SWAPWORDS (``swapwords``
-with ``wordorder`` and ``phraseorder``).
+"""The eight validated generators (the default protocol), one module or sub-package per family:
+MISSPELL (``misspell``, its operations in ``typos``), EXTRAPUNC (``punctuation``), BACKTRANS
+(``backtrans/``: ``generator``, ``score``, ``edits``, ``evidence``, ``rules``), SWAPSYN-GLOVE and
+SWAPSYN-WNET (``swapsyn/``: ``glove``, ``wordnet``, sharing ``swap``, ``verifier``, ``weights``),
+TRANSTENSE (``tense``), NOSTOPWORD (``stopwords``), SWAPWORDS (``swapwords/``: ``generator``,
+``pairs``, ``phrases``). Each declares its :class:`perturb.spec.Spec`.
 
-Registered by name in :data:`perturb.GENERATORS`; imports :mod:`perturb.resources` and
-:mod:`perturb.base` only."""
+Registered by name in :data:`perturb.GENERATORS`; imports :mod:`perturb.resources`,
+:mod:`perturb.spec` and :mod:`perturb.base` only."""

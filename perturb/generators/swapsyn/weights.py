@@ -1,6 +1,6 @@
 """Fitted weights of the synonym-swap verifier (perturb.generators.swapsyn.verifier), written by
-``benchmarks/syn_pick.py fit`` from every labelled row of docs/validity/dev-SWAPSYN-*.tsv that
-precedes the round-6 pick sample (logistic, standardised features, L2 1.0). Do not edit by hand."""
+``python -m perturb.tuning fit SET`` from the development rows of perturb/data/validity/SWAPSYN-*.tsv
+that precede the pick sample (logistic, standardised features, L2 1.0). Do not edit by hand."""
 
 VERSION = "syn6-2"
 FEATURES = ('synonym', 'linked', 't_share', 'c_share', 'cos', 'lrank', 'zipf_drop', 'fit', 'in_context', 'in_term', 'in_coll')
