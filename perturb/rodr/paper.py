@@ -47,7 +47,7 @@ from perturb.generators.backtrans.generator import round_trip, strip_marks
 from perturb.generators.typos import (TYPES, char_edit, char_positions, pick_misspelling, table_edit,
                                       table_misspellings, table_paths, table_resources, tables, type_order, typo)
 from perturb.generators.punctuation import append_marks
-from perturb.generators.swapwords.generator import random_swap
+from perturb.generators.swapwords.generator import random_swap, random_swap_perturbation  # noqa: F401 (random_swap: the shared operation)
 from perturb.rodr.protocol import STOPWORD_SKIP, file_sha256, rodr_spec  # noqa: F401 (STOPWORD_SKIP: re-exported)
 
 MISSPELL_TYPES = TYPES
@@ -204,13 +204,7 @@ class PaperSwapWords(Generator):
         return self.spec.config()
 
     def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
-        spans = word_spans(text)
-        done = random_swap(text, spans, rng)
-        if done is None:
-            return Perturbation(text, False, "")
-        out, a, b = done
-        wa, wb = text[slice(*spans[a])], text[slice(*spans[b])]
-        return Perturbation(out, True, f"swapped: #{a} {wa!r} <-> #{b} {wb!r}")
+        return random_swap_perturbation(text, word_spans(text), rng, label="swapped:")
 
 
 NOSTOPWORD_SPEC = rodr_spec(

@@ -79,6 +79,17 @@ def random_swap(text: str, spans: Sequence[Span], rng: np.random.Generator) -> O
     return _swap(text, *spans[a], *spans[b]), a, b
 
 
+def random_swap_perturbation(text: str, spans: Sequence[Span], rng: np.random.Generator,
+                             label: str = "swapped") -> Perturbation:
+    """:func:`random_swap` as a :class:`Perturbation`, its detail ``{label} #a 'x' <-> #b 'y'``."""
+    done = random_swap(text, spans, rng)
+    if done is None:
+        return Perturbation(text, False, "")
+    out, a, b = done
+    wa, wb = text[slice(*spans[a])], text[slice(*spans[b])]
+    return Perturbation(out, True, f"{label} #{a} {wa!r} <-> #{b} {wb!r}")
+
+
 class SwapWords(parsing.SpacyGenerator, Generator):
     name = "SWAPWORDS"
 
@@ -113,13 +124,7 @@ class SwapWords(parsing.SpacyGenerator, Generator):
 
     # ------------------------------------------------------------------ the paper's operation
     def _random(self, text: str, rng: np.random.Generator) -> Perturbation:
-        spans = word_spans_keeping_abbreviations(text)
-        done = random_swap(text, spans, rng)
-        if done is None:
-            return Perturbation(text, False, "")
-        out, a, b = done
-        wa, wb = text[slice(*spans[a])], text[slice(*spans[b])]
-        return Perturbation(out, True, f"swapped #{a} {wa!r} <-> #{b} {wb!r}")
+        return random_swap_perturbation(text, word_spans_keeping_abbreviations(text), rng)
 
     # ------------------------------------------------------------------ generate, then verify
     def scored(self, doc, text: str):
