@@ -277,6 +277,11 @@ WH_WORDS = frozenset("what which who whom whose when where why how".split())
 #: quantity ("only move diagonally", "one or more blade rows"). NOSTOPWORD keeps them
 #: (with "from"); BACKTRANS refuses an edit that drops, adds or changes one (with "less", "least")
 NEED_WORDS = frozenset("no not nor never without against only few more most".split())
+ARTICLES = frozenset({"a", "an", "the"})
+# Light verbs: their synonyms depend on the object ("made a study" / "made of steel"), never swapped.
+LIGHT_VERBS = frozenset("be have do make take get give go come put set keep let become seem".split())
+# spaCy's universal POS -> WordNet's (content words; proper nouns are no target of a synonym swap)
+UPOS_WORDNET = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 
 
 def has_digit(word: str) -> bool:

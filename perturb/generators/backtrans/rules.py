@@ -25,14 +25,12 @@ from __future__ import annotations
 import re
 from typing import Dict, FrozenSet, List, Tuple
 
-from perturb.resources.words import stopwords
+from perturb.resources.words import ARTICLES, UPOS_WORDNET, stopwords
 from perturb.resources.lexicon import ranked_synsets
 from perturb.resources.memo import Memo
 
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
-ARTICLES = frozenset({"a", "an", "the"})
 EQUIVALENT = {"which": "what"}  # interchangeable interrogatives
-_UPOS_WN = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 _TAGS: Dict[str, FrozenSet[Tuple[str, str, str]]] = Memo()
 
 
@@ -62,7 +60,7 @@ def synonym_same_form(a: str, b: str) -> bool:
     ("large"/"big", "start"/"begin"; not "respond"/"answer": react.v.01 first, nor "avoid"/"avert")."""
     fa, fb = forms_of(a), forms_of(b)
     for upos, lem_a, tag in fa:
-        pos = _UPOS_WN.get(upos)
+        pos = UPOS_WORDNET.get(upos)
         if pos is None:
             continue
         for upos_b, lem_b, tag_b in fb:

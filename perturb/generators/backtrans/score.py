@@ -42,7 +42,7 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from perturb.resources.words import case_style, stopwords, zipf
+from perturb.resources.words import ARTICLES, case_style, stopwords, zipf
 from perturb.generators.backtrans.rules import forms_of, same_lemma, synonym_same_form
 from perturb.resources.lexicon import is_proper_noun, ranked_synsets
 from perturb.generators.backtrans import evidence as ev
@@ -65,7 +65,6 @@ WEAKEST_EDIT = threshold_constraint(
     description="every edit of the round trip keeps the need (the candidate's weakest edit)",
     evidence="weighted evidence sum of the weakest edit (WEIGHTS)",
     tuning=Tuning("perturb/data/validity/BACKTRANS.tsv", "choose", {"min_validity": 0.9}))
-ARTICLES = frozenset({"a", "an", "the"})
 WH = frozenset({"what", "which"})
 AUX = frozenset("do does did".split())
 ARGUMENT_PREPOSITIONS = frozenset("of to for by".split())  # they mark an argument, not a place

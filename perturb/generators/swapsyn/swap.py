@@ -24,15 +24,13 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from perturb.resources import parsing
-from perturb.resources.words import case_style, match_case, stopwords, tagging_copy, with_article, zipf
+from perturb.resources.words import LIGHT_VERBS, UPOS_WORDNET, case_style, match_case, stopwords, tagging_copy, with_article, zipf
 from perturb.base import Perturbation, query_rng, settle
 from perturb.spec import Edit, Veto
 from perturb.resources.lexicon import base_forms, inflect_like, is_proper_noun, sense_in_context, sense_share
 from perturb.resources.memo import Memo
 
-SPACY_TO_WN = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
-# Light verbs: their synonyms depend on the object ("made a study" / "made of steel"), never swapped.
-LIGHT_VERBS = frozenset("be have do make take get give go come put set keep let become seem".split())
+SPACY_TO_WN = UPOS_WORDNET
 
 _USUAL: dict = Memo()  # usual_sense results, shared in the process
 

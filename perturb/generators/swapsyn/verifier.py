@@ -22,7 +22,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from perturb.resources.words import is_number, stopwords, zipf
+from perturb.resources.words import LIGHT_VERBS, is_number, stopwords, zipf
 from perturb.resources.lexicon import (antonyms, base_forms, inflect_like, is_derivation, ranked_synsets,
                                        sense_in_context, sense_share)
 from perturb.resources.vectors import cosine, glove, is_inflection
@@ -30,7 +30,6 @@ from perturb.resources.memo import Memo
 
 K = 30
 VOCAB = 60000
-LIGHT_VERBS = frozenset("be have do make take get give go come put set keep let become seem".split())
 # context-free features first, per-query ones after
 FEATURES = ("synonym", "linked", "t_share", "c_share", "cos", "lrank", "zipf_drop",
             "fit", "in_context", "in_term", "in_coll")
