@@ -1,0 +1,110 @@
+"""Applicability and substance of the eight shipped generators per query style.
+
+    python benchmarks/variation_substance.py [--seed 0] [--n 200] [--json OUT]
+
+For each style (keyword titles: Cranfield document titles in capitals; long questions: Cranfield's
+225 queries; chat questions: chatterbot's judged queries; web questions: the original queries of
+Penha et al.'s ANTIQUE and TREC DL 2019 files), at most ``--n`` queries each, every generator of the
+validated protocol is run once (seed ``--seed``, no variation cache) and reported:
+
+* **changed**: the share of queries the generator changed (applicability);
+* **content**: of the changed queries, the share whose edit touches a content word of the query (a
+  NOUN, PROPN, main VERB or ADJ of the original, spaCy): the word replaced, misspelt, re-tensed or
+  moved. The words an edit touches are the query's words in difflib's replace/delete blocks of the
+  two word sequences (NOSTOPWORD removes only stop words by design, EXTRAPUNC touches no word);
+* **top**: the most frequently touched words with their share of the changed queries.
+
+Validity is not measured here: it comes from the labelled sets (docs/methods.md). Numbers are
+measurements, never assertions.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import difflib
+import json
+import os
+import random
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.common import SHARED, penha_queries  # noqa: E402
+
+CONTENT = ("NOUN", "PROPN", "VERB", "ADJ")
+_WORD = re.compile(r"\w+(?:['’-]\w+)*")
+
+
+def styles(n: int, seed: int):
+    from bench.data.collections import load_dataset
+
+    rng = random.Random(seed)
+    titles = [json.loads(line)["title"].upper() for line in open(SHARED / "cranfield" / "corpus.jsonl", encoding="utf-8")]
+    questions = [json.loads(line)["text"] for line in open(SHARED / "cranfield" / "queries.jsonl", encoding="utf-8")]
+    chat = load_dataset("chatterbot")
+    chat_q = [chat.queries[q].text for q in chat.judged_query_ids()]
+    web = [t for f in ("variations_antique_labeled.csv", "variations_trec2019_labeled.csv")
+           for _, t in penha_queries(f, normalise=True)]
+    out = {}
+    for name, texts in (("keyword titles", titles), ("long questions", questions), ("chat questions", chat_q),
+                        ("web questions", web)):
+        texts = list(dict.fromkeys(t for t in texts if t.strip()))
+        out[name] = sorted(rng.sample(texts, min(n, len(texts))))
+    return out
+
+
+def touched(original: str, variation: str):
+    """The (start, end) character spans of the original's words in difflib's replace/delete blocks."""
+    a = [(m.start(), m.end(), m.group(0).lower()) for m in _WORD.finditer(original)]
+    b = [m.group(0).lower() for m in _WORD.finditer(variation)]
+    sm = difflib.SequenceMatcher(a=[w for _, _, w in a], b=b, autojunk=False)
+    return [a[i][:2] for op, i1, i2, _, _ in sm.get_opcodes() if op in ("replace", "delete") for i in range(i1, i2)]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--n", type=int, default=200)
+    ap.add_argument("--json", type=Path, default=None)
+    args = ap.parse_args(argv)
+    os.environ["DRBENCH_HOME"] = tempfile.mkdtemp(prefix="drbench-substance-")
+    os.environ["DRBENCH_NO_VARIATION_CACHE"] = "1"
+    from perturb import PAPER_ORDER
+    from perturb.io.generation import generate_many
+    from perturb.resources import parsing
+    from perturb.resources.words import tagging_copy
+
+    by_style = styles(args.n, args.seed)
+    summary = {}
+    for style, texts in by_style.items():
+        items = [(f"q{i}", t) for i, t in enumerate(texts)]
+        docs = parsing.parse([tagging_copy(t) for t in texts], 64)
+        sets = generate_many(PAPER_ORDER, items, [args.seed], cache=False)
+        for name in PAPER_ORDER:
+            vs = sets[name][0]
+            changed = content = 0
+            words = collections.Counter()
+            for text, doc, new, applied in zip(texts, docs, vs.texts, vs.applied):
+                if not applied:
+                    continue
+                changed += 1
+                spans = touched(text, new)
+                toks = [t for t in doc if any(s <= t.idx < e for s, e in spans)]
+                content += any(t.pos_ in CONTENT for t in toks)
+                words.update({text[s:e].lower() for s, e in spans})
+            top = [(w, round(100.0 * c / changed, 1)) for w, c in words.most_common(3)] if changed else []
+            row = {"queries": len(texts), "changed": changed, "changed_pct": round(100.0 * changed / len(texts), 1),
+                   "content_pct": round(100.0 * content / changed, 1) if changed else None, "top": top}
+            summary.setdefault(name, {})[style] = row
+            print(f"{name:14s} {style:15s} changed {row['changed_pct']:5.1f}% ({changed}/{len(texts)})  content "
+                  f"{'-' if row['content_pct'] is None else row['content_pct']:>5}%  top {top}", flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(summary, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
