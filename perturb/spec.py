@@ -21,7 +21,7 @@ fails, naming the generator, when the output changed and the version did not).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, ClassVar, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 # --------------------------------------------------------------------------- parameters
 _TYPES = (bool, int, float, str)
@@ -324,5 +324,3 @@ def operating_points_markdown(specs: Optional[Sequence[Spec]] = None) -> str:
                      f"| {r['chosen']} |")
     return "\n".join(lines) + "\n"
 
-
-Picker = Callable[[Sequence[Edit], Any], Optional[Edit]]

@@ -58,8 +58,9 @@ def generate_many(names: Iterable[str], queries: Sequence[Tuple[str, str]], seed
     round trips, which run in their own processes) starts it first, for the texts not cached for
     any seed, and runs last, so the other generators run meanwhile. The sets are those each
     generator gives alone (what is prefetched does not depend on the batch or the seed).
-    ``around(name, ahead)``, if given, is entered around each generator's sets (timers, progress);
-    ``ahead``: its background work started before the others ran."""
+    ``around(name, ahead, cached)``, if given, is entered around each generator's sets (timers,
+    progress); ``ahead``: its background work started before the others ran; ``cached``: every
+    variation it is asked for is already in the variation cache (nothing to generate)."""
     from contextlib import nullcontext
 
     registry = registry_of(protocol)
@@ -83,9 +84,24 @@ def generate_many(names: Iterable[str], queries: Sequence[Tuple[str, str]], seed
             started.add(n)
     out: Dict[str, List[VariationSet]] = {}
     for n in [n for n in names if n not in ahead] + ahead:
-        with (around(n, n in started) if around is not None else nullcontext()):
+        with (around(n, n in started, _all_cached(gens[n], queries, seeds, cache)) if around is not None
+              else nullcontext()):
             out[n] = [generate(n, queries, s, generator=gens[n], cache=cache, protocol=protocol) for s in seeds]
     return {n: out[n] for n in names}
+
+
+def _all_cached(gen, queries: Sequence[Tuple[str, str]], seeds: Sequence[int], cache: bool) -> bool:
+    """Whether every variation ``gen`` would make for ``queries`` and ``seeds`` is in the cache
+    (False for a generator that cannot run here: :func:`generate` reports it as missing)."""
+    if gen is None or not cache:
+        return False
+    from perturb.io.cache import uncached
+
+    try:
+        gen.check()
+        return not any(uncached(gen, queries, s) for s in seeds)
+    except ResourceMissing:
+        return False
 
 
 def generate_all(queries: Sequence[Tuple[str, str]], seed: int, names: Iterable[str] = None,

@@ -2,8 +2,7 @@
 and the console block that names it; under ``rodr`` (the paper's unconstrained operations) the
 block adds the validity proxy rates of :mod:`perturb.checks.audit` for each set, so a user sees what the
 unconstrained sets do to the queries (synonym / antonym shares of the substitutions, stop-word and
-number targets, non-words, pivot-language words, ...). :func:`all_cached`: whether a generator of the
-protocol would read every variation from the cache (the run's status line says so)."""
+number targets, non-words, pivot-language words, ...)."""
 from __future__ import annotations
 
 from typing import Sequence
@@ -36,21 +35,3 @@ def protocol_report(result: dict, sets: Sequence[VariationSet]) -> str:
                          "word substitutions): the rodr sets are not constrained to keep the information need")
             lines.append(format_audit(rows).rstrip("\n"))
     return "\n".join(lines) + "\n"
-
-
-def all_cached(name: str, items, seeds, protocol: str) -> bool:
-    """Whether every variation of ``name`` for ``items`` and ``seeds`` is in the variation cache
-    (its status line then says so, instead of "generating"); False for a generator that cannot
-    run here (it is reported as missing) or when the cache is off."""
-    from perturb import registry_of
-    from perturb.io.cache import uncached
-
-    registry = registry_of(protocol)
-    if name not in registry:
-        return False
-    try:
-        gen = registry.get(name)()
-        gen.check()
-        return not any(uncached(gen, items, s) for s in seeds)
-    except Exception:  # noqa: BLE001 - a generator that cannot run is reported by generate()
-        return False

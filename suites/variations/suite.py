@@ -37,7 +37,7 @@ from perturb.checks.labels import check_match, match_labels, read_label_files
 from perturb.io.sets import VariationSet, check_set_names, read_tsv
 from perturb.io.generation import generate_many
 from suites.variations.subsets import human_labels, label_column, subsets
-from suites.variations.protocol import all_cached, protocol_report, run_protocol
+from suites.variations.protocol import protocol_report, run_protocol
 from suites.variations import draws as DR
 
 
@@ -115,10 +115,10 @@ def build_sets(dataset: Dataset, cfg: VariationsConfig, timer: Timer):
     items = list(zip(qids, texts))
     seeds = DR.effective_seeds(cfg.generation_seeds, cfg.seed) or [cfg.seed]
     @contextmanager
-    def around(name, ahead):
+    def around(name, ahead, cached):
         note = " (its translations ran in the background while the sets above were made)" if ahead else ""
         what = f"generating {name}: {len(items)} queries{note}"
-        if cfg.progress and all_cached(name, items, seeds, cfg.protocol):
+        if cached:
             what = f"{name}: {len(items)} queries from the variation cache"
         with timer(f"generate:{name}"), stage(what, cfg.progress):
             yield

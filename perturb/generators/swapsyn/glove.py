@@ -98,10 +98,10 @@ class SwapSynGlove(SynonymSwap, Generator):
             ants = antonyms(word, pos)
             scored = []
             for syn, rank, sense in sense_synonyms(word, pos, self.n_senses):
-                if syn in ants or is_number(syn) or zipf(syn) < self.min_zipf:
+                if syn in ants or is_number(syn) or self.zipf_floor.refuses(zipf(syn)):
                     continue
                 cos = cosine(base, syn)
-                if cos is None or cos < self.min_cosine:
+                if self.cosine_floor.refuses(cos):
                     continue
                 if is_derivation(base, syn) or is_derivation(word, syn):
                     continue
