@@ -10,8 +10,9 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from bench.cli.options import add_options, add_training_options, check_at_least_one
+from bench.cli.options import add_options, add_training_options, check_at_least_one, out_folder
 from bench.core.paths import check_cache_home, check_writable_folder
+from bench.core.written import check_folder_replaceable
 from bench.core.timing import Timer
 from bench.data.collections import load_dataset
 from bench.models.loading import refuse_dense
@@ -31,7 +32,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--source-split", default=None)
     p.add_argument("--target", required=True, help="target dataset whose corpus the backbone adapts to (no labels used)")
     p.add_argument("--target-split", default=None)
-    p.add_argument("--out", type=Path, required=True, help="folder for the rem, dam and rem+dam checkpoints")
+    p.add_argument("--out", type=out_folder, required=True, help="folder for the rem, dam and rem+dam checkpoints")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--rem-lr", type=float, default=None, help="REM learning rate (default: the rem method's)")
 
@@ -44,6 +45,9 @@ def run(args) -> int:
 
     check_at_least_one(args, "batch_size")
     check_writable_folder(args.out, "--out", "give --out a new or writable folder")
+    for name in ("dam-source", "rem", "dam", "rem+dam"):  # the folders it writes (finished ones are reused)
+        if (args.out / name).is_dir() and not (read_training(args.out / name) or {}).get("complete"):
+            check_folder_replaceable(args.out / name, "--out", False, "give --out a new folder")
     check_cache_home()
     from bench.encoding import runtime
 

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Tuple
 
-from bench.cli.options import EVALUATE_RUNTIME, add_options, check_at_least_one, check_label, slug
+from bench.cli.options import EVALUATE_RUNTIME, add_options, check_at_least_one, check_label, out_folder, slug
 from bench.encoding import runtime
 from bench.core.errors import BenchError
 from bench.core.io import safe_name
@@ -19,6 +19,7 @@ from bench.core.options import Option, option
 from bench.evaluation.measures import DEFAULT_MEASURES
 from bench.results.suite import SUITES, suite_named
 from bench.core.paths import check_cache_home, check_writable_folder
+from bench.core.written import check_folder_replaceable, replace_folder
 from bench.data.collections import load_dataset
 from bench.encoding.executor import make_executor
 from bench.evaluation.measures import canonical_measures, parse_measures, trec_eval_notes
@@ -35,8 +36,11 @@ COMMON = (
     option("--seed", type=int, default=0, help="run seed (default: 0)"),
     option("--metrics", default=" ".join(DEFAULT_MEASURES),
            help=f'measures, trec_eval-equal (default: "{" ".join(DEFAULT_MEASURES)}")'),
-    option("--out", type=Path, default=None, help="run folder (default: runs/<model>__<dataset>__<suite>__s<seed>, "
+    option("--out", type=out_folder, default=None, help="run folder (default: runs/<model>__<dataset>__<suite>__s<seed>, "
                                                   "plus __h<hash> when options that change the result are set)"),
+    option("--force", action="store_true",
+           help="write into an existing --out folder that drbench did not write (or whose files were changed since): "
+                "same-named files are replaced, its other files are kept (without it such a folder is refused)"),
     option("--queries", type=Path, default=None, help="evaluate only the query ids listed in this file (one per "
                                                       "line), e.g. a checkpoint's heldout_queries.txt"),
     option("--batch-size", type=int, default=64, help="encoding batch size (default: 64)"),
@@ -146,7 +150,7 @@ def namespace(**values) -> argparse.Namespace:
 
 
 #: options that do not change the numbers of a run (they are left out of the default folder's hash)
-NOT_IN_RESULT = frozenset({"out", "executor", "address", "no_progress", "trec_runs", "shard_size", "no_plots",
+NOT_IN_RESULT = frozenset({"out", "force", "executor", "address", "no_progress", "trec_runs", "shard_size", "no_plots",
                            "device"})  # metrics compare across devices (bench.encoding.runtime.COMPARABILITY)
 
 
@@ -199,6 +203,20 @@ def _refuse_other_dataset(out: Path, dataset) -> None:
                          f"{had[:12]}..., this one {now[:12]}...); not overwritten. Fix: give --out a new folder")
 
 
+def files_line(out: Path) -> str:
+    """The line naming the run folder's files (once the folder is in place)."""
+    import json
+
+    try:
+        plots = json.loads((out / "result.json").read_text(encoding="utf-8")).get("plots")
+    except (OSError, ValueError, AttributeError):
+        plots = None
+    line = f"\nresult: {out / 'result.json'}  per-query: {out / 'per_query.csv'}"
+    if isinstance(plots, list):
+        line += "  plots: " + (", ".join(str(out / str(p)) for p in plots) or "none")
+    return line
+
+
 def run(args) -> int:
     import time
 
@@ -237,8 +255,10 @@ def execute(args) -> Tuple[int, Path]:
     if spec.kind == "dense" and runtime.record(spec) is not None:
         print(runtime.describe(spec), file=sys.stderr)
     out_fix = "give --out a new or writable folder"
+    force = bool(getattr(args, "force", False))
     if args.out is not None:
         check_writable_folder(args.out, "--out", out_fix)
+        check_folder_replaceable(args.out, "--out", force, "give --out a new folder")
     if spec.kind == "dense":
         check_cache_home()
     executor = make_executor(args.executor, args.address)  # a bad --executor / --address fails before loading
@@ -254,9 +274,14 @@ def execute(args) -> Tuple[int, Path]:
             out, changed = default_out(args, suite, label, dataset.name)
             check_writable_folder(out, "--out", out_fix)
             _refuse_other_dataset(out, dataset)
+            check_folder_replaceable(out, "run folder", force, "give --out a new folder")
             if changed:
                 print(f"run folder {out} (options that change the result: {' '.join(changed)})", file=sys.stderr)
-        return int(suite.run(args, spec, dataset, measures, out, executor) or 0), Path(out)
+        # written beside the old folder and swapped in when complete: a failed rerun keeps the previous run
+        with replace_folder(Path(out), "evaluate", force) as staging:
+            code = int(suite.run(args, spec, dataset, measures, staging, executor) or 0)
+        print(files_line(Path(out)))
+        return code, Path(out)
     finally:
         shutdown = getattr(executor, "shutdown", None)
         if shutdown is not None:

@@ -38,6 +38,16 @@ def add_training_options(p, optimisation: str, methods: str, batch_help: str) ->
 EVALUATE_RUNTIME = RUNTIME_OPTIONS + (BACKEND_OPTION,)
 
 
+def out_folder(text: str) -> Path:
+    """The type of every ``--out``: an empty name (which would mean the working folder) is a usage error."""
+    import argparse
+
+    if not str(text).strip():
+        raise argparse.ArgumentTypeError("an empty folder name would mean the working folder; give a folder, "
+                                         "e.g. --out runs/my-run")
+    return Path(text)
+
+
 def check_at_least_one(args, *dests: str) -> None:
     """Refuse counts (``--batch-size``, ``--top-k`` ...) below 1 before any work starts."""
     for dest in dests:

@@ -4,8 +4,9 @@
 with ``--force`` (issue 40 item 3: a README example silently rewrote committed results).
 
 The marker is a sidecar, so the files themselves stay byte for byte what the command produces
-(CSV without a comment line): :data:`RECORD` (``.drbench-written.json``) in the file's folder maps
-each file name drbench wrote there to the SHA-256 of the bytes it wrote. A file is "one drbench
+(CSV without a comment line): :data:`RECORD` (``.drbench-written.json``, :mod:`bench.core.written`,
+the one marker, also used for whole folders) in the file's folder maps each file name drbench
+wrote there to the SHA-256 of the bytes it wrote. A file is "one drbench
 wrote" when the record names it with the hash of its current bytes; an edited file, a file of the
 user's, or a file that came with a clone (the record is git-ignored, so committed results have
 none) is not. An empty file is replaced (nothing is lost: ``$GITHUB_STEP_SUMMARY`` starts empty).
@@ -14,16 +15,14 @@ Every target is checked before anything is written, so a refusal writes nothing.
 from __future__ import annotations
 
 import hashlib
-import json
 import sys
 from pathlib import Path
 from typing import Dict, Iterable, List, Sequence, Tuple
 
 from bench.core.errors import BenchError
-from bench.core.io import atomic_write_bytes, atomic_write_text, canonical_json
+from bench.core.io import atomic_write_bytes
+from bench.core.written import RECORD, record_files, why_not_replaceable  # noqa: F401  (re-exported)
 
-#: the sidecar that records what drbench wrote in a folder (git-ignored)
-RECORD = ".drbench-written.json"
 STDOUT = "-"
 
 
@@ -35,30 +34,6 @@ def add_force(p) -> None:
 
 def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def _record(folder: Path) -> Dict[str, dict]:
-    try:
-        files = json.loads((folder / RECORD).read_text(encoding="utf-8")).get("files")
-    except (OSError, ValueError, AttributeError):
-        return {}
-    return files if isinstance(files, dict) else {}
-
-
-def why_not_replaceable(path: Path) -> str:
-    """Why the existing file ``path`` is not one drbench wrote: "folder", "unrecorded" (no record of
-    it beside it), "changed" (recorded, but its bytes differ); "" when it is, or is empty, or absent."""
-    if not path.exists():
-        return ""
-    if path.is_dir():
-        return "folder"
-    data = path.read_bytes()
-    if not data:
-        return ""
-    entry = _record(path.parent).get(path.name)
-    if not isinstance(entry, dict):
-        return "unrecorded"
-    return "changed" if entry.get("sha256") != _sha256(data) else ""
 
 
 def _listed(paths: List[Path]) -> str:
@@ -105,11 +80,5 @@ def write_outputs(files: Sequence[Tuple[object, str]], command: str) -> None:
         atomic_write_bytes(path, data)
         by_folder.setdefault(path.parent, {})[path.name] = _sha256(data)
     for folder, written in by_folder.items():
-        files_ = _record(folder)
-        for name, digest in written.items():
-            files_[name] = {"sha256": digest, "command": command}
-        atomic_write_text(folder / RECORD, canonical_json({
-            "about": "files drbench wrote in this folder and the SHA-256 of what it wrote: drbench replaces such a "
-                     "file without --force while it is unchanged",
-            "files": dict(sorted(files_.items()))}))
+        record_files(folder, written, command)
     print("wrote " + ", ".join(str(p) for p, _ in files), file=sys.stderr)

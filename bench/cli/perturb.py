@@ -12,6 +12,9 @@ from bench.core.errors import BenchError
 from bench.core.progress import count
 from bench.core.io import atomic_write_text
 from bench.core.paths import check_writable_folder
+from bench.core.sheet import csv_text
+from bench.core.written import check_folder_replaceable, record_files, replace_folder, why_not_replaceable
+from bench.cli.options import out_folder
 from perturb import DEFAULT_PROTOCOL, GENERATORS, PAPER_ORDER, PROTOCOLS, describe_protocol
 from perturb.io.importers import import_penha_csv, import_rodr_tsv
 from perturb.io.sets import applicability_table, write_sets
@@ -26,7 +29,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--protocol", default=DEFAULT_PROTOCOL, choices=list(PROTOCOLS),
                    help="validated: the validated operations (default); rodr: the paper's unconstrained "
                         "TextFlint / TextAttack operations (same set names, other fingerprints)")
-    p.add_argument("--out", type=Path, required=True, help="folder for <SET>.tsv files and applicability.csv")
+    p.add_argument("--out", type=out_folder, required=True, help="folder for <SET>.tsv files and applicability.csv")
+    p.add_argument("--force", action="store_true",
+                   help="write into an existing --out folder that drbench did not write (or whose files were changed "
+                        "since): same-named files are replaced, its other files are kept")
     p.add_argument("--import-penha", type=Path, default=None, help="import a Penha et al. variations CSV instead")
     p.add_argument("--keep-invalid", action="store_true", help="with --import-penha: keep rows judged invalid")
     p.add_argument("--import-rodr", type=Path, default=None, help="import a RoDR-style qid<TAB>text file instead")
@@ -45,9 +51,26 @@ def run(args) -> int:
     if args.import_labels:
         from perturb.checks.audit import label_report
 
+        target = args.out / "human_validity.csv"
+        if why_not_replaceable(target) and not args.force:
+            raise BenchError(f"not overwritten: {target} exists and drbench did not write it (or it was changed "
+                             f"since). Fix: give --out another folder, or add --force to replace it")
         args.out.mkdir(parents=True, exist_ok=True)
         print(label_report(args.import_labels, args.out), end="")
+        from bench.core.written import file_sha256
+
+        record_files(args.out, {target.name: file_sha256(target)}, "perturb")
         return 0
+    check_folder_replaceable(args.out, "--out", args.force, "give --out a new folder")
+    # written beside the old folder and swapped in when complete: a failed rerun keeps the previous sets
+    with replace_folder(args.out, "perturb", args.force) as staging:
+        code, n_sets = _write(args, staging)
+    print(f"wrote {count(n_sets, 'set')} to {args.out} (each read back and checked)")
+    return code
+
+
+def _write(args, out: Path):
+    """Generate or import the sets and write them into ``out``: (exit code, number of sets written)."""
     originals = {}
     if args.protocol != DEFAULT_PROTOCOL and (args.import_penha or args.import_rodr):
         raise BenchError(f"--protocol {args.protocol} chooses the generators; it does not apply to imported sets")
@@ -76,15 +99,8 @@ def run(args) -> int:
         sets = generate_all(items, args.seed, names, protocol=args.protocol)  # BACKTRANS overlaps the others
         print(describe_protocol(args.protocol))
     rows = applicability_table(sets)
-    import csv
-    import io
-
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["set", "label", "queries", "applied", "percent"])
-    writer.writerows(rows)
-    written = write_sets(sets, args.out)  # safe, unique file names inside --out; each read back
-    atomic_write_text(args.out / "applicability.csv", buf.getvalue())
+    written = write_sets(sets, out)  # safe, unique file names inside --out; each read back
+    atomic_write_text(out / "applicability.csv", csv_text(["set", "label", "queries", "applied", "percent"], rows))
     from bench.reporting.tables import grid
 
     print("\n".join(grid(["set", "queries", "applied", "percent"],
@@ -93,12 +109,11 @@ def run(args) -> int:
     if args.audit is not None:
         from perturb.checks.audit import write_audit
 
-        print(write_audit(sets, originals, args.out, args.audit, args.seed), end="")
+        print(write_audit(sets, originals, out, args.audit, args.seed), end="")
     missing = [vs for vs in sets if vs.status != "ok"]
     for vs in missing:
         print(f"not generated: {vs.name}: {vs.reason}")
     for vs, path in written:
         if path.name != f"{vs.name}.tsv":
             print(f"set {vs.name!r} written as {path.name}")
-    print(f"wrote {count(len(written), 'set')} to {args.out} (each read back and checked)")
-    return 1 if missing else 0
+    return (1 if missing else 0), len(written)

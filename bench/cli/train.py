@@ -4,14 +4,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from bench.cli.options import add_training_options, check_at_least_one, slug
+from bench.cli.options import add_training_options, check_at_least_one, out_folder, slug
 from bench.core.errors import BenchError
 from bench.core.paths import check_cache_home, check_writable_folder
+from bench.core.written import check_folder_replaceable
 from bench.data.collections import load_dataset
 from bench.models.loading import refuse_dense
 from bench.models.spec import resolve_model
 from bench.training.contrastive import train_config_from
-from bench.training.recipes import CASES, RECIPES, RecipeConfig, train_recipe
+from bench.training.recipes import CASES, RECIPES, RecipeConfig, stage_one_folder, train_recipe
 from bench.tuning.config import tuning_config_from
 from perturb import GENERATORS
 
@@ -26,8 +27,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                                                        "queries out of --split")
     p.add_argument("--holdout", type=float, default=0.5, help="without --train-split: share of judged queries held "
                                                               "out of training, seeded (default: 0.5)")
-    p.add_argument("--out", type=Path, default=None, help="checkpoint folder (default: "
+    p.add_argument("--out", type=out_folder, default=None, help="checkpoint folder (default: "
                                                           "checkpoints/<model>__<dataset>__<recipe>__s<seed>)")
+    p.add_argument("--force", action="store_true",
+                   help="write into an existing --out folder that drbench did not write (or whose files were changed "
+                        "since): same-named files are replaced, its other files are kept")
     p.add_argument("--method", default="full-tune", help="which parameters learn (bench.tuning.config methods that make "
                                                          "one checkpoint; default: full-tune)")
     p.add_argument("--seed", type=int, default=0)
@@ -91,13 +95,17 @@ def run(args) -> int:
     cfg.validate()  # before any training: a bad combination is a usage error (exit 2)
     out = args.out or Path("checkpoints") / f"{slug(spec.name)}__{slug(dataset.name)}__{args.recipe}__s{args.seed}"
     check_writable_folder(out, "--out", "give --out a new or writable folder")
+    check_folder_replaceable(out, "--out", args.force, "give --out a new folder")  # before any training
+    if cfg.recipe == "dr-oq-qv" or cfg.from_dr_oq:
+        check_folder_replaceable(stage_one_folder(out), "the stage-1 checkpoint folder", args.force,
+                                 "give --out a new folder")
     case = f" ({cfg.case}: {CASES[cfg.case]})" if cfg.case else ""
     print(f"bench train: recipe {args.recipe}{case}, method {args.method}, from {spec.name} on {dataset.name}",
           file=sys.stderr)
     for d in cfg.deviations(spec.similarity):
         print(f"deviation from the paper: {d}", file=sys.stderr)
     rec = train_recipe(spec, dataset, cfg, out, train_dataset=train_ds, batch_size=args.batch_size,
-                       progress=not args.no_progress)
+                       progress=not args.no_progress, force=args.force)
     print(training_summary(rec))
     print(f"checkpoint: {out}")
     if rec["queries"]["heldout_file"]:

@@ -30,6 +30,15 @@ def check_writable_folder(path: Path, what: str, fix: str) -> Path:
     path under a file, or a folder (or nearest existing parent) without write permission. Nothing
     is created here."""
     path = Path(path).expanduser()
+    if not str(path).strip():
+        raise BenchError(f"{what} is empty (it would mean the working folder). Fix: {fix}")
+    walked = Path(path.anchor) if path.is_absolute() else Path()
+    for part in path.parts[1:] if path.is_absolute() else path.parts:
+        if part == ".." and walked != Path(walked.anchor) and walked != Path() and not walked.exists():
+            # mkdir -p would create the missing folder only to climb out of it again
+            raise BenchError(f"{what} {path}: {walked} does not exist, so '..' after it names no folder. Fix: "
+                             f"give the folder without '..' (e.g. {what} {os.path.normpath(str(path))})")
+        walked = walked / part
     if path.exists() and not path.is_dir():
         raise BenchError(f"{what} {path} is a file; give a folder. Fix: {fix}")
     probe = path

@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Iterator, Optional
 
 from bench.core.errors import BenchError
 from bench.core.io import atomic_write_json
+from bench.core.written import replace_folder
 from bench.models.spec import ModelSpec
 
 SPEC_FIELDS = ("kind", "pooling", "normalize", "similarity", "query_prefix", "passage_prefix", "max_query_length",
@@ -30,28 +28,15 @@ TRAINING_FILE = "training.json"
 
 
 @contextlib.contextmanager
-def atomic_folder(folder: Path) -> Iterator[Path]:
-    """Yield an empty temporary folder beside ``folder``; it replaces ``folder`` on success."""
-    folder = Path(folder)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".tmp", dir=folder.parent))
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o777 & ~umask)  # mkdtemp makes 0700; give the usual folder mode
-    try:
+def atomic_folder(folder: Path, force: bool = False, command: str = "train") -> Iterator[Path]:
+    """Yield an empty temporary folder beside ``folder``; it replaces ``folder`` on success, and only
+    when ``folder`` is absent, empty, in the cache home, or a folder drbench wrote and nobody changed
+    since (:func:`bench.core.written.replace_folder`: the one marker, ``.drbench-written.json``,
+    records every file). Otherwise it is refused naming the files, or with ``force`` the new files
+    are moved into it and its other files kept. Nothing beside ``folder`` but the temporary folders
+    made here is ever removed."""
+    with replace_folder(Path(folder), command, force) as tmp:
         yield tmp
-        old = None
-        if folder.exists():
-            old = folder.parent / f".{folder.name}.old"
-            if old.exists():
-                shutil.rmtree(old)
-            os.replace(folder, old)
-        os.replace(tmp, folder)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
 
 
 UNSAVEABLE = ("qry-tune", "psg-tune", "prefix")  # asymmetric towers or virtual tokens
@@ -65,13 +50,14 @@ def check_saveable(method: str) -> None:
 
 
 def save_checkpoint(module, tokenizer, spec: ModelSpec, folder: Path, training: dict, method: str = "full-tune",
-                    backbone=None, extra_files: Optional[dict] = None, extra_tensors: Optional[dict] = None) -> Path:
+                    backbone=None, extra_files: Optional[dict] = None, extra_tensors: Optional[dict] = None,
+                    force: bool = False) -> Path:
     """Write ``module`` (the tuned encoder of ``method``) as a checkpoint folder. For methods that
     keep the backbone frozen (adapters, IAA, REM), ``backbone`` is the untouched model they were
     attached to; its weights are saved beside the method's own tensors."""
     check_saveable(method)
     folder = Path(folder)
-    with atomic_folder(folder) as tmp:
+    with atomic_folder(folder, force) as tmp:
         if method == "lora":
             from bench.tuning.adapters import merge_lora
 

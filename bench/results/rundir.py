@@ -12,6 +12,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 import numpy as np
 
 from bench.core.errors import DataError
+from bench.core.sheet import unsheet_columns
 from bench.results.migrations import SCHEMA_VERSION  # noqa: F401  (re-exported)
 from bench.results.schema import ResultFile
 from bench.results.writer import PER_QUERY_SUM
@@ -143,6 +144,7 @@ def load_per_query(path: Union[str, Path], measures: Optional[List[str]] = None)
     for col in ("set", "qid", "applied"):
         if col not in df.columns:
             raise DataError(f"missing column {col!r} (header: {', '.join(df.columns)})", str(p), 1)
+    unsheet_columns(df, ("set", "qid", "label"))  # the writer's spreadsheet escape (bench.core.sheet.csv_text)
     cols = [c for c in df.columns if c not in ("set", "qid", "applied", "label")]  # label: 1 / 0 / empty, kept as text
     if measures:
         missing = [m for m in measures if m not in cols]

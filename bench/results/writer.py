@@ -44,12 +44,11 @@ generator could not change keep their original text (``applied`` = 0) as in the 
 """
 from __future__ import annotations
 
-import csv
-import io
 from pathlib import Path
 from typing import Mapping, Optional, Sequence, Tuple
 
 from bench.core.io import atomic_write_json, atomic_write_text
+from bench.core.sheet import csv_text
 from bench.results.migrations import SCHEMA_VERSION
 from bench.core.versions import __version__, library_versions
 from bench.models.spec import model_fingerprint
@@ -57,16 +56,18 @@ from bench.models.spec import model_fingerprint
 
 def per_query_csv(rows: Sequence[Tuple[str, str, int, Sequence[float]]], measures: Sequence[str],
                   labels: Optional[Mapping[str, Mapping[str, str]]] = None) -> str:
-    """Rows of (set, qid, applied, values...) as CSV text (floats by repr: exact round trip).
+    """Rows of (set, qid, applied, values...) as CSV text (floats by repr: exact round trip), through
+    the one CSV writer (:func:`bench.core.sheet.csv_text`: a set name or query id that starts a
+    formula, or starts with ``'``, gets a leading ``'``; :func:`bench.results.rundir.load_per_query`
+    removes it).
     ``labels`` (set -> qid -> "1"/"0", a run with human labels): adds a ``label`` column after
     ``applied`` (1 valid, 0 not valid, empty: no label)."""
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["set", "qid", "applied", *(["label"] if labels is not None else []), *measures])
-    for set_name, qid, applied, values in rows:
-        lab = [] if labels is None else [(labels.get(set_name) or {}).get(qid, "")]
-        w.writerow([set_name, qid, int(applied), *lab, *(repr(float(v)) for v in values)])
-    return buf.getvalue()
+    def table():
+        for set_name, qid, applied, values in rows:
+            lab = [] if labels is None else [(labels.get(set_name) or {}).get(qid, "")]
+            yield [set_name, qid, int(applied), *lab, *(repr(float(v)) for v in values)]
+
+    return csv_text(["set", "qid", "applied", *(["label"] if labels is not None else []), *measures], table())
 
 
 #: the per-query table's SHA-256, in ``sha256sum`` format (``sha256sum -c per_query.sha256`` checks it);

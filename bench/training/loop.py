@@ -15,6 +15,7 @@ Optimiser: AdamW, weight decay on tensors with dim >= 2 only; linear warm-up ove
 """
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -168,8 +169,13 @@ def run_loop(modules: Dict[str, object], total: int, loss_at: Callable[[int], Tu
 
 
 def clear_state(state_dir: Optional[Path]) -> None:
-    """Remove a finished run's state (the checkpoint written from it is complete)."""
-    import shutil
-
-    if state_dir is not None and Path(state_dir).exists():
-        shutil.rmtree(state_dir)
+    """Remove a finished run's state (the checkpoint written from it is complete): the state file,
+    then the folder only if nothing else is in it (the folder sits beside ``--out``; a folder of the
+    same name that holds anything drbench did not put there is left alone)."""
+    if state_dir is None:
+        return
+    state = Path(state_dir) / STATE_FILE
+    if state.is_file() and not state.is_symlink():
+        state.unlink()
+    with contextlib.suppress(OSError):  # not empty, or absent: left as it is
+        Path(state_dir).rmdir()

@@ -101,16 +101,19 @@ def stage_one_folder(out: Path) -> Path:
 
 def train_recipe(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path, *, train_dataset: Optional[Dataset] = None,
                  cache_root: Optional[Path] = None,
-                 batch_size: int = 64, progress: bool = True, stop_after: Optional[int] = None) -> dict:
+                 batch_size: int = 64, progress: bool = True, stop_after: Optional[int] = None,
+                 force: bool = False) -> dict:
     """Train, write the checkpoint folder ``out`` and return its training record.
 
     ``train_dataset``: a separate training split of the same collection (then nothing is held
     out of ``dataset``). ``stop_after``: stop after this many steps of this call (the state stays
     for a resume; no checkpoint). Two-stage runs (``dr-oq-qv``, ``rodr`` with ``from_dr_oq``)
     first write the DR_OQ checkpoint :func:`stage_one_folder` (reused when it is complete and was
-    trained with the same settings), then train stage 2 from it into ``out``."""
+    trained with the same settings), then train stage 2 from it into ``out``. ``force``: write into
+    a checkpoint folder drbench did not write (:func:`bench.models.checkpoint.atomic_folder`)."""
     cfg.validate()
-    kw = dict(train_dataset=train_dataset, cache_root=cache_root, batch_size=batch_size, progress=progress)
+    kw = dict(train_dataset=train_dataset, cache_root=cache_root, batch_size=batch_size, progress=progress,
+              force=force)
     if cfg.recipe != "dr-oq-qv" and not cfg.from_dr_oq:
         return _train_stage(spec, dataset, cfg, out, stop_after=stop_after, **kw)[0]
     first = stage_one_folder(out)
@@ -134,7 +137,8 @@ def train_recipe(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
 
 def _train_stage(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path, *, train_dataset: Optional[Dataset],
                  cache_root: Optional[Path], batch_size: int, progress: bool, stop_after: Optional[int],
-                 reuse: bool = False, stage: Optional[tuple] = None) -> Tuple[dict, Optional[int]]:
+                 reuse: bool = False, stage: Optional[tuple] = None, force: bool = False
+                 ) -> Tuple[dict, Optional[int]]:
     """One stage: train ``spec`` with ``cfg`` into ``out``. Returns (record, steps run by this call;
     None when ``reuse`` found ``out`` complete with the same run key). ``stage``: (the two-stage
     run's config, its starting model, the stage-1 summary) for stage 2 of a two-stage run."""
@@ -351,6 +355,6 @@ def _train_stage(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
     if log.steps < len(sched):
         return record, ran  # interrupted: the state stays for a resume; no checkpoint is written
     extra = {HELDOUT_FILE: "\n".join(heldout) + "\n"} if heldout else {}
-    save_checkpoint(student, tok, spec, out, record, cfg.method, backbone=base_model, extra_files=extra)
+    save_checkpoint(student, tok, spec, out, record, cfg.method, backbone=base_model, extra_files=extra, force=force)
     clear_state(state_dir)
     return record, ran

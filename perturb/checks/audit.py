@@ -31,9 +31,7 @@ Two halves:
 """
 from __future__ import annotations
 
-import csv
 import difflib
-import io
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +40,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 from bench.core.errors import DataError
 from bench.core.io import atomic_write_text
 from bench.core.seeding import rng_for
-from bench.core.sheet import sheet_text
+from bench.core.sheet import csv_text, sheet_text
 from perturb.resources.words import stopwords, zipf
 from perturb.base import normalise
 from perturb.checks.labels import SAMPLE_COLUMNS, read_label_file
@@ -210,12 +208,7 @@ def format_audit(rows: Sequence[Dict[str, object]]) -> str:
 
 def audit_csv(rows: Sequence[Dict[str, object]]) -> str:
     cols = ["set", "queries", "applied", "applied_pct", "substitutions", *PROXIES]
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(cols)
-    for r in rows:
-        w.writerow(["" if r.get(c) is None else r.get(c) for c in cols])
-    return buf.getvalue()
+    return csv_text(cols, (["" if r.get(c) is None else r.get(c) for c in cols] for r in rows))
 
 
 # --------------------------------------------------------------------------- human labels
@@ -299,9 +292,5 @@ def label_report(path: PathLike, out: Optional[PathLike] = None) -> str:
     if out is not None:
         from bench.core.io import atomic_write_text
 
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(["set", "labelled", "valid", "percent_valid"])
-        w.writerows(rows)
-        atomic_write_text(Path(out) / "human_validity.csv", buf.getvalue())
+        atomic_write_text(Path(out) / "human_validity.csv", csv_text(["set", "labelled", "valid", "percent_valid"], rows))
     return text

@@ -136,7 +136,10 @@ def run(spec: ModelSpec, dataset: Dataset, source: Dataset, cfg: DomainConfig, o
         from bench.evaluation.stats import pair_statistics, variation_statistics
 
         with timer("statistics"):
-            df = pd.read_csv(io.StringIO(per_query_text), dtype={"set": str, "qid": str})
+            from bench.core.sheet import unsheet_columns
+
+            df = unsheet_columns(pd.read_csv(io.StringIO(per_query_text), dtype={"set": str, "qid": str}),
+                                 ("set", "qid"))
             st = variation_statistics(df, systems, names, seed=cfg.seed, original=BASELINE, **cfg.statistics)
             result["statistics"] = st
             if pairs:
@@ -230,7 +233,6 @@ def run_cli(args, spec: ModelSpec, dataset: Dataset, out_dir: Path, executor, me
     for line in out["result"].get("deviations", []):
         print(f"deviation from DDR: {line}")
     print(f"\nwall time {time.perf_counter() - t0:.0f} s")
-    print(f"result: {Path(out_dir) / 'result.json'}  per-query: {Path(out_dir) / 'per_query.csv'}")
     return 0
 
 

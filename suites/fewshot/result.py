@@ -1,10 +1,9 @@
 """Pieces of the few-shot result file: the per-query table and the summary (headline numbers)."""
 from __future__ import annotations
 
-import csv
-import io
 from typing import Mapping, Optional
 
+from bench.core.sheet import csv_text
 from suites.fewshot.config import FewShotConfig
 from suites.fewshot.metrics import BASIC, CHECKPOINT, FULL, MEASURE, SPLITS, ZERO
 from suites.fewshot.sampler import FewShotPlan
@@ -31,15 +30,13 @@ def per_query_rows(hits: Mapping[str, Mapping[str, float]], plan: FewShotPlan):
 
 
 def per_query_csv(rows) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
     # the run-folder layout (set, qid, applied, measures; every column after qid numeric):
     # applied = 0 (query texts are never changed here), k = K (0 for zero-shot and the checkpoint,
     # nan for full-shot), trial = 1..n (nan outside K-shot). Class membership: result.json plan.test_queries
-    w.writerow(["set", "qid", "applied", MEASURE, "k", "trial"])
-    for set_name, method, setting, k, trial, q, c, split, value in rows:
-        w.writerow([set_name, q, 0, repr(float(value)), k if k != "" else "nan", trial if trial != "" else "nan"])
-    return buf.getvalue()
+    # (the one CSV writer, bench.core.sheet.csv_text)
+    return csv_text(["set", "qid", "applied", MEASURE, "k", "trial"],
+                    ([set_name, q, 0, repr(float(value)), k if k != "" else "nan", trial if trial != "" else "nan"]
+                     for set_name, method, setting, k, trial, q, c, split, value in rows))
 
 
 def summary(zero: dict, checkpoint: Optional[dict], methods_out: dict, plan: FewShotPlan, cfg: FewShotConfig) -> dict:

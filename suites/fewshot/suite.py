@@ -399,8 +399,6 @@ def run_cli(args, spec: ModelSpec, dataset: Dataset, out_dir: Path, executor) ->
     print(fewshot_table(out["result"]))
     wall = time.perf_counter() - t0
     print(f"\nwall time {wall:.0f} s ({wall / 60:.1f} min)")
-    print(f"result: {Path(out_dir) / 'result.json'}  per-query: {Path(out_dir) / 'per_query.csv'}  plots: "
-          f"{', '.join(str(Path(out_dir) / p) for p in out['result']['plots']) or 'none'}")
     return 0
 
 

@@ -286,7 +286,10 @@ def _per_query_frame(per_query_text: str):
 
     import pandas as pd
 
-    return pd.read_csv(io.StringIO(per_query_text), dtype={"set": str, "qid": str, "label": str})
+    from bench.core.sheet import unsheet_columns
+
+    return unsheet_columns(pd.read_csv(io.StringIO(per_query_text), dtype={"set": str, "qid": str, "label": str}),
+                           ("set", "qid", "label"))
 
 
 def _mean(values) -> float:
@@ -400,8 +403,7 @@ class VariationsSuite(Suite):
         line = approximation_line(out["result"])
         if line:
             print(f"\n{line}")
-        print(f"\nresult: {Path(out_dir) / 'result.json'}  per-query: {Path(out_dir) / 'per_query.csv'}")
-        return 0
+        return 0  # bench evaluate names the run folder's files once it is in place
 
 
 SUITE = VariationsSuite()

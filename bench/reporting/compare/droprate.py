@@ -5,9 +5,7 @@ randomization test). The p-values of the pairs form one family, corrected with t
 table's correction."""
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import math
 from typing import Any, Dict, List, Sequence, Tuple
 
@@ -19,7 +17,7 @@ from bench.evaluation import stats as S
 from bench.evaluation.droprate import compare_drop_rates
 from bench.results.rundir import AVG, ORIGINAL, Run
 from bench.reporting.comparability import RUN_ROLES, Group, check_compatible, paired_arrays
-from bench.reporting.csvsafe import csv_cell
+from bench.reporting.csvsafe import csv_text
 
 COLUMNS = ("model_a", "model_b", "metric", "n", "n_differing", "drop_a", "drop_b", "difference", "ci_low",
            "ci_high", "confidence", "n_undefined", "p_value", "p_corrected", "significant", "interval_method",
@@ -106,12 +104,7 @@ def markdown(rows: Sequence[Dict[str, Any]], metric: str, correction: str, alpha
 
 
 def to_csv(rows: Sequence[Dict[str, Any]]) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(COLUMNS)
-    for r in rows:
-        w.writerow([csv_cell(r.get(c)) for c in COLUMNS])
-    return buf.getvalue()
+    return csv_text(COLUMNS, ([r.get(c) for c in COLUMNS] for r in rows))
 
 
 def _md(s: Any) -> str:

@@ -17,8 +17,6 @@ test; B = ``resamples``).
 """
 from __future__ import annotations
 
-import csv
-import io
 import math
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence
@@ -30,7 +28,7 @@ from bench.evaluation.droprate import DEFAULT_BOOTSTRAP_B
 from bench.core.errors import DataError
 from bench.results.rundir import AVG, ORIGINAL, Run, load_run
 from bench.results.suite import suite_of
-from bench.reporting.csvsafe import csv_cell
+from bench.reporting.csvsafe import csv_text
 from bench.reporting.compare import droprate as DR
 from bench.reporting.draws import compare_notes
 from bench.reporting.comparability import COMPARE_BASELINE_ROLES, check_compatible, comparable_groups, paired_arrays
@@ -141,13 +139,8 @@ class CompareTable:
 
     def csv(self) -> str:
         recs = self.records()
-        buf = io.StringIO()
         cols = list(recs[0]) if recs else ["model", "set"]
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(cols)
-        for r in recs:
-            w.writerow([csv_cell(r[c]) for c in cols])
-        return buf.getvalue()
+        return csv_text(cols, ([r[c] for c in cols] for r in recs))
 
 
 def _md(s: Any) -> str:

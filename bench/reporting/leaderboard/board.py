@@ -53,8 +53,6 @@ as a formula is prefixed with ``'``).
 """
 from __future__ import annotations
 
-import csv
-import io
 import math
 import sys
 from dataclasses import dataclass, field
@@ -70,7 +68,7 @@ from bench.results.rundir import AVG, ORIGINAL, Run, load_run
 from bench.results.suite import suite_of
 from bench.reporting.leaderboard import rows as LR
 from bench.reporting.comparability import comparable_groups
-from bench.reporting.csvsafe import csv_cell
+from bench.reporting.csvsafe import csv_text
 from bench.reporting.leaderboard.md import markdown as _markdown
 from bench.reporting.leaderboard.ranking import pairwise_ranks, rank_method
 from bench.reporting.draws import long_columns
@@ -82,13 +80,8 @@ ENTRY_COLUMNS = ("rank", "rank_low", "rank_high", "tied", "group", "dataset", "m
 
 
 def table_csv(columns: Sequence[str], rows: Sequence[Dict[str, Any]]) -> str:
-    """CSV text of rows (dicts) under columns, every cell through csv_cell."""
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow([csv_cell(c) for c in columns])
-    for r in rows:
-        w.writerow([csv_cell(r.get(c)) for c in columns])
-    return buf.getvalue()
+    """CSV text of rows (dicts) under columns (the one CSV writer, :func:`bench.core.sheet.csv_text`)."""
+    return csv_text(columns, ([r.get(c) for c in columns] for r in rows))
 
 
 @dataclass
