@@ -221,3 +221,21 @@ def _merge_into(src: Path, folder: Path, command: str) -> None:
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)
         os.replace(src / rel, folder / rel)
     write_record(folder, new, command)
+
+
+def cached_folder_problem(folder: Path, command: str) -> str:
+    """For a folder drbench reuses (a checkpoint it trained, kept in the cache home or an ``--out``):
+    "" when every file its record names is there with the recorded SHA-256 and no file was added;
+    else what differs. A folder without a record (written before records existed) is accepted and
+    recorded now, as the embedding cache does with entries older than their checksums."""
+    folder = Path(folder)
+    if not isinstance(read_record(folder).get("folder"), str):
+        folder_record(folder, command)
+        return ""
+    known = recorded_files(folder)
+    missing = [f for f in known if not (folder / f).is_file()]
+    changed = [f for f in known if f not in missing and known[f].get("sha256") != file_sha256(folder / f)]
+    added = [f for f in _files(folder) if f not in known]
+    parts = [f"{what}: {', '.join(names[:3])}" + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+             for what, names in (("missing", missing), ("changed", changed), ("added", added)) if names]
+    return "; ".join(parts)

