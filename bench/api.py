@@ -98,6 +98,9 @@ class RunResult:
         text = report(self.folder, fmt, ReportOptions(**options), plots=plots)
         out = Path(path) if path is not None else self.folder / f"report.{fmt}"
         atomic_write_text(out, text)
+        from bench.core.written import file_sha256, record_files
+
+        record_files(out.parent, {out.name: file_sha256(out)}, "report")  # the run folder stays one drbench wrote
         return out
 
     def __repr__(self) -> str:

@@ -22,7 +22,7 @@ def wordnet_home(tmp_path, monkeypatch):
     if found is None:
         pytest.skip("no WordNet files here")
     monkeypatch.setenv("DRBENCH_HOME", str(tmp_path / "home"))
-    monkeypatch.setattr(W, "_CHECKED", set())
+    monkeypatch.setattr(W, "_CHECKED", set(), raising=False)
     monkeypatch.setattr(W, "_CONTENT_SHA", {})
     monkeypatch.setattr(W, "_WN", None)
     monkeypatch.setattr(W, "_WN_META", {})
@@ -37,7 +37,7 @@ def _source_digest(source: Path) -> str:
 
 
 def _new_process(monkeypatch):
-    monkeypatch.setattr(W, "_CHECKED", set())
+    monkeypatch.setattr(W, "_CHECKED", set(), raising=False)
     monkeypatch.setattr(W, "_CONTENT_SHA", {})
     monkeypatch.setattr(W, "_WN", None)
     monkeypatch.setattr(W, "_WN_META", {})
