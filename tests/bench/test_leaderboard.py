@@ -297,7 +297,7 @@ def test_csv_formula_starts_are_neutralised(text):
     assert csv_cell(text) == "'" + text
 
 
-@pytest.mark.parametrize("text", ["model-a", "", "1-2", "a=b", "'quoted", "x@y", "fewshot k=8 / metrics / MRR@10",
+@pytest.mark.parametrize("text", ["model-a", "", "1-2", "a=b", "x@y", "fewshot k=8 / metrics / MRR@10",
                                   "-0.125", "+3", "1e-3", "-1E+5", ".5", "-7.", "0"])
 def test_csv_safe_text_is_left_alone(text):
     assert csv_cell(text) == text
@@ -305,6 +305,7 @@ def test_csv_safe_text_is_left_alone(text):
 
 def test_csv_cells_are_escaped_but_numbers_stay_numbers():
     assert csv_cell("=1+2") == "'=1+2"
+    assert csv_cell("'quoted") == "''quoted"  # reversible (a spreadsheet shows 'quoted; readers remove one ')
     assert csv_cell("+x") == "'+x" and csv_cell("-x") == "'-x" and csv_cell("@SUM(A1)") == "'@SUM(A1)"
     assert csv_cell("\tx") == "'\tx" and csv_cell("\rx") == "'\rx"
     assert csv_cell(-0.125) == "-0.125" and csv_cell(-3) == -3 and csv_cell(float("nan")) == ""
