@@ -116,11 +116,15 @@ def folder_record(folder: Path, command: str) -> None:
 
 
 def _in_cache_home(folder: Path) -> bool:
+    """Whether ``folder`` is an artefact folder in the cache home (at least two levels below it, e.g.
+    ``checkpoints/<name>``): drbench's own, rebuilt when damaged. The cache home and its top-level
+    folders (``embeddings``, ``variations``, ...) are not."""
     from bench.core.paths import cache_home
 
     try:
         home = cache_home().resolve()
-        return home in Path(folder).resolve().parents
+        parents = Path(folder).resolve().parents
+        return home in parents and Path(folder).resolve().parent != home
     except OSError:
         return False
 
