@@ -1,6 +1,6 @@
 """Applicability and substance of the eight shipped generators per query style.
 
-    python benchmarks/variation_substance.py [--seed 0] [--n 200] [--json OUT]
+    python benchmarks/variation_substance.py [--seed 0] [--n 200] [--json OUT] [--sets A,B]
 
 For each style (keyword titles: Cranfield document titles in capitals; long questions: Cranfield's
 225 queries; chat questions: chatterbot's judged queries; web questions: the original queries of
@@ -69,6 +69,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--sets", default="", help="comma-separated set names (default: all eight)")
     args = ap.parse_args(argv)
     os.environ["DRBENCH_HOME"] = tempfile.mkdtemp(prefix="drbench-substance-")
     os.environ["DRBENCH_NO_VARIATION_CACHE"] = "1"
@@ -77,13 +78,17 @@ def main(argv=None) -> int:
     from perturb.resources import parsing
     from perturb.resources.words import tagging_copy
 
+    names = [s for s in args.sets.split(",") if s] or list(PAPER_ORDER)
+    unknown = sorted(set(names) - set(PAPER_ORDER))
+    if unknown:
+        ap.error(f"unknown set(s) {', '.join(unknown)}; the sets: {', '.join(PAPER_ORDER)}")
     by_style = styles(args.n, args.seed)
     summary = {}
     for style, texts in by_style.items():
         items = [(f"q{i}", t) for i, t in enumerate(texts)]
         docs = parsing.parse([tagging_copy(t) for t in texts], 64)
-        sets = generate_many(PAPER_ORDER, items, [args.seed], cache=False)
-        for name in PAPER_ORDER:
+        sets = generate_many(names, items, [args.seed], cache=False)
+        for name in names:
             vs = sets[name][0]
             changed = content = 0
             words = collections.Counter()
