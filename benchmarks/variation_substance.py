@@ -21,11 +21,9 @@ from __future__ import annotations
 
 import argparse
 import collections
-import difflib
 import json
 import os
 import random
-import re
 import sys
 import tempfile
 from pathlib import Path
@@ -33,9 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import SHARED, penha_queries  # noqa: E402
-
-CONTENT = ("NOUN", "PROPN", "VERB", "ADJ")
-_WORD = re.compile(r"\w+(?:['’-]\w+)*")
+from perturb.checks.substance import CONTENT, touched  # noqa: E402
 
 
 def styles(n: int, seed: int):
@@ -54,14 +50,6 @@ def styles(n: int, seed: int):
         texts = list(dict.fromkeys(t for t in texts if t.strip()))
         out[name] = sorted(rng.sample(texts, min(n, len(texts))))
     return out
-
-
-def touched(original: str, variation: str):
-    """The (start, end) character spans of the original's words in difflib's replace/delete blocks."""
-    a = [(m.start(), m.end(), m.group(0).lower()) for m in _WORD.finditer(original)]
-    b = [m.group(0).lower() for m in _WORD.finditer(variation)]
-    sm = difflib.SequenceMatcher(a=[w for _, _, w in a], b=b, autojunk=False)
-    return [a[i][:2] for op, i1, i2, _, _ in sm.get_opcodes() if op in ("replace", "delete") for i in range(i1, i2)]
 
 
 def main(argv=None) -> int:

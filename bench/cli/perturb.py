@@ -98,14 +98,21 @@ def _write(args, out: Path):
                                                          args.generators.split(",") if g.strip()]
         sets = generate_all(items, args.seed, names, protocol=args.protocol)  # BACKTRANS overlaps the others
         print(describe_protocol(args.protocol))
+    from perturb.checks.substance import substance_of_sets
+
     rows = applicability_table(sets)
+    subst = substance_of_sets(originals, sets) if originals else {}
+    rows = [r + _substance_cells(subst.get(r[0])) for r in rows]
     written = write_sets(sets, out)  # safe, unique file names inside --out; each read back
-    atomic_write_text(out / "applicability.csv", csv_text(["set", "label", "queries", "applied", "percent"], rows))
+    atomic_write_text(out / "applicability.csv", csv_text(["set", "label", "queries", "applied", "percent",
+                                                           "content_share", "top_words"], rows))
     from bench.reporting.tables import grid
 
-    print("\n".join(grid(["set", "queries", "applied", "percent"],
+    print("\n".join(grid(["set", "queries", "applied", "percent", "on content words", "most changed words"],
                          [[str(r[1]), str(r[2]), str(r[3]), f"{r[4]:.1f}%" if isinstance(r[4], (int, float))
-                           else str(r[4])] for r in rows])))
+                           else str(r[4]), "" if r[5] == "" else f"{r[5]:.1f}%", r[6]] for r in rows])))
+    print("on content words: of the changed queries, the share whose change touches a NOUN, PROPN, main VERB or "
+          "ADJ of the query (spaCy); most changed words: their share of the changed queries")
     if args.audit is not None:
         from perturb.checks.audit import write_audit
 
@@ -117,3 +124,10 @@ def _write(args, out: Path):
         if path.name != f"{vs.name}.tsv":
             print(f"set {vs.name!r} written as {path.name}")
     return (1 if missing else 0), len(written)
+
+
+def _substance_cells(sub) -> tuple:
+    """(content share in percent rounded to 0.1 or "", the most changed words) of one set."""
+    if sub is None or sub.content_share is None:
+        return ("", "")
+    return (round(100.0 * sub.content_share, 1), sub.top_text())

@@ -21,8 +21,8 @@ def test_perturb_writes_sets_and_applicability(beir_dir, tmp_path, capsys):
     rc = main(["perturb", "--dataset", str(beir_dir), "--generators", "EXTRAPUNC,swapwords", "--out", str(tmp_path / "v")])
     assert rc == 0
     table = (tmp_path / "v" / "applicability.csv").read_text().splitlines()
-    assert table[0] == "set,label,queries,applied,percent"
-    assert table[1] == "EXTRAPUNC,EXTRAPUNC,5,5,100.0"
+    assert table[0] == "set,label,queries,applied,percent,content_share,top_words"
+    assert table[1] == "EXTRAPUNC,EXTRAPUNC,5,5,100.0,0.0,"  # punctuation touches no word
     assert (tmp_path / "v" / "SWAPWORDS.tsv").exists()
     # the frozen sets evaluate like generated ones
     rc = main(["evaluate", "--model", "bm25", "--dataset", str(beir_dir), "--variations", str(tmp_path / "v"),
