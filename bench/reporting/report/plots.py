@@ -6,6 +6,7 @@ import math
 from typing import Dict, List, Optional
 import numpy as np
 from bench.results.rundir import Run
+from bench.reporting import interval_words as IW
 from bench.reporting.report.data import ReportData
 
 
@@ -204,6 +205,4 @@ def plot_loss_curves(data: ReportData) -> Optional[str]:
 
 def ci_name(data: ReportData) -> str:
     """The interval the run's statistics used (t, BCa or percentile bootstrap), for labels."""
-    b = ((data.statistics or {}).get("header") or {}).get("bootstrap") or {}
-    return {"t": "t interval", "bca": "BCa bootstrap", "percentile": "percentile bootstrap"}.get(
-        b.get("interval", "percentile"), str(b.get("interval")))
+    return IW.interval_label((data.statistics or {}).get("header"))
