@@ -15,16 +15,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("runs", nargs="+", metavar="RUN", help="run folders (or their result.json)")
     p.add_argument("--baseline", default=None, metavar="RUN", help="also test every run against this run, set by set")
     p.add_argument("--metric", default=None, help="measure (default: the first run's first measure)")
-    p.add_argument("--test", choices=TESTS, default="t-test")
-    p.add_argument("--correction", choices=CORRECTIONS, default="holm")
-    p.add_argument("--alpha", type=float, default=0.05)
+    p.add_argument("--test", choices=TESTS, default="t-test", help="paired test of each run against --baseline (default: t-test)")
+    p.add_argument("--correction", choices=CORRECTIONS, default="holm", help="multiple-comparison correction (default: holm)")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
     p.add_argument("--seed", type=int, default=0, help="seed of the randomization test and of the drop-rate bootstrap")
     p.add_argument("--resamples", type=int, default=10000, metavar="B",
                    help="drop rate of comparable run pairs: bootstrap replicates and Monte Carlo swaps (default 10000)")
     p.add_argument("--confidence", type=float, default=0.95, help="level of the drop-rate interval (default 0.95)")
     p.add_argument("--drop-rate-output", default=None, metavar="CSV",
                    help="also write the drop-rate comparisons of comparable run pairs to this CSV")
-    p.add_argument("--format", choices=("md", "csv"), default="md")
+    p.add_argument("--format", choices=("md", "csv"), default="md", help="md (Markdown, default) or csv")
     p.add_argument("-o", "--output", default=None, metavar="FILE", help="write here instead of stdout")
     add_force(p)
 

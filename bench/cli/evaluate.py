@@ -9,11 +9,12 @@ import argparse
 import dataclasses
 import sys
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from bench.cli.options import EVALUATE_RUNTIME, add_options, check_at_least_one, check_label, out_folder, slug
 from bench.encoding import runtime
 from bench.core.errors import BenchError
+from bench.core.registry import UnknownName
 from bench.core.io import safe_name
 from bench.core.options import Option, option
 from bench.evaluation.measures import DEFAULT_MEASURES
@@ -60,12 +61,12 @@ SHARED = (
            help="multiple-comparison correction across the sets of a measure (default: holm)"),
 )
 MODEL_OVERRIDES = (
-    option("--pooling", choices=["mean", "cls"]),
-    option("--similarity", choices=["dot", "cos"]),
-    option("--query-prefix"),
-    option("--passage-prefix"),
-    option("--max-query-length", type=int),
-    option("--max-passage-length", type=int),
+    option("--pooling", choices=["mean", "cls"], help="token pooling: mean or cls (default: from the folder's config, else cls)"),
+    option("--similarity", choices=["dot", "cos"], help="score: dot product or cosine (default: from the folder's config, else dot)"),
+    option("--query-prefix", help="text put before every query, e.g. \"query: \" (default: from the folder's config, else none)"),
+    option("--passage-prefix", help="text put before every passage, e.g. \"passage: \" (default: from the folder's config, else none)"),
+    option("--max-query-length", type=int, help="longest query in tokens, longer ones are cut (default: from the folder's config, else the tokenizer's maximum)"),
+    option("--max-passage-length", type=int, help="longest passage in tokens, longer ones are cut (default: from the folder's config, else the tokenizer's maximum)"),
 )
 
 
@@ -73,17 +74,46 @@ def _suites() -> list:
     return [suite_named(n) for n in SUITES.names()]
 
 
-def add_arguments(p: argparse.ArgumentParser) -> None:
+def add_arguments(p: argparse.ArgumentParser, help_suite: Optional[str] = None) -> None:
+    """Every suite's options (what parsing needs). With ``help_suite`` (``bench evaluate [--suite S]
+    --help``) only that suite's options and the shared options it honours are added, so the help
+    shows one suite; the others are named with the command that shows theirs."""
     names = SUITES.names()
+    p.usage = "bench evaluate [--suite SUITE] [--model MODEL] [--dataset DATASET] [OPTION ...]"
     p.add_argument("--suite", default="variations", help=f"suite: {', '.join(names)} (default: variations)")
     taken = {"suite"}
+    suites = _suites()
+    if help_suite is not None:
+        chosen = [s for s in suites if s.name == help_suite]
+        if chosen:
+            suites = chosen
+            others = [n for n in names if n != help_suite]
+            p.description = (f"{p.description}. Options of --suite {help_suite} only; the other suites' options: "
+                             + "; ".join(f"bench evaluate --suite {n} --help" for n in others) + ".")
     add_options(p, COMMON, taken)
-    add_options(p.add_argument_group("options shared by several suites"), SHARED, taken)
-    for suite in _suites():
+    honoured = set().union(*(set(s.shared) for s in suites))
+    add_options(p.add_argument_group("options shared by several suites"),
+                [o for o in SHARED if o.dest in honoured], taken)
+    for suite in suites:
         g = p.add_argument_group(f"--suite {suite.name}: {suite.description}")
         add_options(g, suite.options, taken)
     add_options(p.add_argument_group("model overrides (for folders without a sentence-transformers config)"),
                 MODEL_OVERRIDES, taken)
+
+
+def help_suite(argv: List[str]) -> str:
+    """The suite whose options ``bench evaluate ... --help`` shows: the ``--suite`` given (by its
+    canonical name), else the default suite."""
+    value = "variations"
+    for i, a in enumerate(argv):
+        if a == "--suite" and i + 1 < len(argv):
+            value = argv[i + 1]
+        elif a.startswith("--suite="):
+            value = a.split("=", 1)[1]
+    try:
+        return SUITES.canonical(value)
+    except UnknownName:  # an unknown suite: the help lists every suite's options
+        return ""
 
 
 def refuse_foreign_options(args, suite) -> None:

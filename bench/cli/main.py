@@ -30,7 +30,10 @@ class UserError(Exception):
     """A mistake the user can fix; printed without a traceback, exit code 2."""
 
 
-def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
+def build_parser(only: Optional[str] = None, argv: Optional[List[str]] = None) -> argparse.ArgumentParser:
+    """The parser; ``only`` names the command whose options are added (the others stay empty).
+    With ``argv`` asking for help (``-h`` / ``--help``) a command may show a part of its options
+    (``bench evaluate --suite fewshot --help``: that suite's)."""
     parser = argparse.ArgumentParser(prog="bench", description="drbench: robustness and few-shot benchmarks for dense retrievers")
     parser.add_argument("--version", action="version", version=f"drbench {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -40,7 +43,11 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
         help_text = help_text.replace("{suites}", ", ".join(SUITES.names()))
         p = sub.add_parser(name, help=help_text, description=help_text)
         if name == only:
-            importlib.import_module(module).add_arguments(p)
+            mod = importlib.import_module(module)
+            if argv and ("-h" in argv or "--help" in argv) and hasattr(mod, "help_suite"):
+                mod.add_arguments(p, help_suite=mod.help_suite(argv) or None)
+            else:
+                mod.add_arguments(p)
     return parser
 
 
@@ -49,8 +56,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     command = next((a for a in argv if not a.startswith("-")), None)
     if command not in COMMANDS:
         command = None
-    parser = build_parser(only=command)
-    args = parser.parse_args(argv)
+    parser = build_parser(only=command, argv=argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        print(f"bench{' ' + args.command if args.command else ''}: error: unrecognized arguments: "
+              f"{' '.join(extras)}{unquoted_list_hint(argv, extras)}", file=sys.stderr)
+        return 2
     if args.command is None:
         parser.print_help()
         return 2
@@ -70,6 +81,30 @@ def main(argv: Optional[List[str]] = None) -> int:
             raise  # not a write the user can fix (a bug): keep the traceback
         print(f"bench {args.command}: error: {message}", file=sys.stderr)
         return 2
+
+
+def unquoted_list_hint(argv: List[str], extras: List[str]) -> str:
+    """When the first unrecognized argument follows an option's value (``--metrics nDCG@10 R@100``),
+    the hint to give the list as one argument, in the separator the option's list uses (a space,
+    quoted, for ``--metrics``; commas for the others); '' otherwise."""
+    first = extras[0]
+    if first.startswith("-") or first not in argv:
+        return ""
+    i = argv.index(first)
+    if i >= 2 and argv[i - 2].startswith("--") and "=" not in argv[i - 2] and not argv[i - 1].startswith("-"):
+        flag, start = argv[i - 2], argv[i - 1]
+    elif i >= 1 and argv[i - 1].startswith("--") and "=" in argv[i - 1]:
+        flag, start = argv[i - 1].split("=", 1)
+    else:
+        return ""
+    items = [start]
+    for a in argv[i:]:
+        if a.startswith("-") or a not in extras:
+            break
+        items.append(a)
+    if flag == "--metrics":
+        return f'. A list is one argument: quote the list, {flag} "{" ".join(items)}"'
+    return f". A list is one argument: join it with commas, {flag} {','.join(items)}"
 
 
 def write_error_message(exc: OSError, out: Optional[Path] = None) -> Optional[str]:

@@ -28,7 +28,7 @@ def add_training_options(p, optimisation: str, methods: str, batch_help: str) ->
     """The options every training command shares: encoding batch size, progress, and the
     optimisation (TRAINING_OPTIONS) and method-setting (TUNING_OPTIONS) groups."""
     p.add_argument("--batch-size", type=int, default=64, help=batch_help)
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-progress", action="store_true", help="hide progress bars (plain lines outside a terminal)")
     add_options(p.add_argument_group("runtime"), RUNTIME_OPTIONS)
     add_options(p.add_argument_group(optimisation), TRAINING_OPTIONS)
     add_options(p.add_argument_group(methods), TUNING_OPTIONS)

@@ -23,8 +23,8 @@ from perturb.io.generation import generate_all
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dataset", default="chatterbot", help="dataset whose judged queries are perturbed (default: chatterbot)")
-    p.add_argument("--split", default=None)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--split", default=None, help="qrels split whose judged queries are perturbed (default: test; dev for MS MARCO folders)")
+    p.add_argument("--seed", type=int, default=0, help="generation seed (default: 0)")
     p.add_argument("--generators", default=None, help="comma-separated subset (default: all eight)")
     p.add_argument("--protocol", default=DEFAULT_PROTOCOL, choices=list(PROTOCOLS),
                    help="validated: the validated operations (default); rodr: the paper's unconstrained "

@@ -17,7 +17,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("run", metavar="RUN", help="run folder (or its result.json)")
     p.add_argument("-o", "--output", default=None, metavar="FILE",
                    help="output file (default: RUN/report.html for html, stdout for md; '-' = stdout)")
-    p.add_argument("--format", choices=("html", "md"), default="html")
+    p.add_argument("--format", choices=("html", "md"), default="html", help="html (default) or md (Markdown)")
     p.add_argument("--metric", default=None, help="measure of the per-query scatter plots (default: first)")
     p.add_argument("--test", choices=TESTS, default=None,
                    help="paired test (default: as recorded in the run's statistics, else t-test)")

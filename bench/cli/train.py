@@ -34,7 +34,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "since): same-named files are replaced, its other files are kept")
     p.add_argument("--method", default="full-tune", help="which parameters learn (bench.tuning.config methods that make "
                                                          "one checkpoint; default: full-tune)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="training seed: holdout split, sampling, initialisation (default: 0)")
     p.add_argument("--from-dr-oq", action="store_true",
                    help="rodr: train DR_OQ on the original queries first (into OUT.dr-oq), then RoDR from it with "
                         "the paper's weights for that case, 1 / 1 / 0.2 (default: RoDR applied to the existing "

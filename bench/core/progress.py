@@ -23,6 +23,9 @@ from typing import Any, Iterator, Optional, TextIO, Tuple
 
 #: seconds between two plain progress lines outside a terminal
 INTERVAL = 10.0
+#: a loop whose remaining time, at the pace of its first EARLY_STEPS steps, is at least INTERVAL
+#: says its estimate then, before its first regular line ("ETA 05:40 (from the first 3 steps)")
+EARLY_STEPS = 3
 
 _clock = time.monotonic  # replaced by tests (a fake clock)
 
@@ -75,6 +78,8 @@ class Progress:
         self._bar: Any = None
         self._t0 = self._last = _clock()
         self._due: Optional[Tuple[int, float]] = None  # (n, time) of a line waiting to be printed
+        self._said = False  # a plain line was due (the early estimate is said only before the first)
+        self._early: Optional[int] = None  # n of the early-estimate line
         if self.enabled and (_is_tty(self.stream) if tty is None else tty):
             from tqdm.auto import tqdm
 
@@ -94,6 +99,11 @@ class Progress:
         if now - self._last >= self.interval and not (self.total and self.n >= self.total):
             self._last = now
             self._due = (self.n, now)
+            self._said = True
+        elif not self._said and self.total and EARLY_STEPS <= self.n - self.start and self.n < self.total:
+            rate = (self.n - self.start) / max(now - self._t0, 1e-9)
+            if (self.total - self.n) / rate >= self.interval:  # a long loop: say the estimate now
+                self._last, self._due, self._said, self._early = now, (self.n, now), True, self.n
 
     def set_postfix(self, **values: Any) -> None:
         self.postfix = ", ".join(f"{k}={v}" for k, v in values.items())
@@ -122,6 +132,8 @@ class Progress:
             text += f" in {_mmss(elapsed)}"
         elif self.total and rate > 0:
             text += f" ETA {_mmss((self.total - n) / rate)}"
+            if n == self._early:
+                text += f" (estimate from the first {done} {plural(self.unit)})"
         return text + (f" ({self.postfix})" if self.postfix else "")
 
     def close(self) -> None:

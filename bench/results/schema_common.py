@@ -175,6 +175,8 @@ class Retrieval(TypedDict, total=False):
                                             "ef_construction, ef_search, build_threads)"]
     recall_vs_exact: Annotated[Dict[str, Any], "approximate index only: queries, n_queries, k, exact, and recall@j = "
                                                "mean |approximate top-j & exact top-j| / |exact top-j|"]
+    bm25: Annotated[Dict[str, Any], "BM25 only: analyzer (lucene-english or bm25s), stemmer, stopwords, k1, b; rankings, "
+                                    "rankings_short (fewer than top_k documents: only matching ones are returned), short_reason"]
 
 
 class Bootstrap(TypedDict, total=False):

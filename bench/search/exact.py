@@ -103,7 +103,9 @@ def _l2_normalise(x: np.ndarray) -> np.ndarray:
 
 
 class BM25Index:
-    """BM25 over title + text with bm25s (parameters from the model spec).
+    """BM25 over title + text with bm25s (parameters from the model spec; ``analyzer``:
+    :mod:`bench.search.analysis`, ``lucene-english`` as Anserini, or ``bm25s``, bm25s' own
+    tokenizer without stemming, which specs without ``analyzer`` use).
 
     Only documents that match at least one query term are returned (as Anserini / Pyserini do; a
     matching document always scores > 0 under BM25's positive idf): a query with no matching term
@@ -118,18 +120,32 @@ class BM25Index:
         self.doc_rank = _doc_rank(self.doc_ids)
         self.params = dict(params)
         self.stopwords = params.get("stopwords", "en")
-        tokens = bm25s.tokenize(list(doc_texts), stopwords=self.stopwords, show_progress=False)
-        self.vocab = tokens.vocab
+        self.analyzer = params.get("analyzer", "bm25s")
         self.model = bm25s.BM25(k1=params.get("k1", 0.9), b=params.get("b", 0.4), method=params.get("method", "lucene"))
+        if self.analyzer == "bm25s":
+            tokens = bm25s.tokenize(list(doc_texts), stopwords=self.stopwords, show_progress=False)
+            self.vocab = tokens.vocab
+        else:
+            from bench.search.analysis import analyze
+
+            docs = analyze(doc_texts, self.analyzer)
+            self.vocab = {t: i for i, t in enumerate(sorted({t for d in docs for t in d}))}
+            tokens = bm25s.tokenization.Tokenized(ids=[[self.vocab[t] for t in d] for d in docs], vocab=self.vocab)
         self.model.index(tokens, show_progress=False)
 
-    def search_texts(self, qids: Sequence[str], texts: Sequence[str], k: int) -> Run:
-        import bm25s
+    def _query_terms(self, text: str) -> List[str]:
+        if self.analyzer == "bm25s":
+            import bm25s
 
+            return bm25s.tokenize([text], stopwords=self.stopwords, show_progress=False, return_ids=False)[0]
+        from bench.search.analysis import analyze
+
+        return analyze([text], self.analyzer)[0]
+
+    def search_texts(self, qids: Sequence[str], texts: Sequence[str], k: int) -> Run:
         run: Run = {}
         for qid, text in zip(qids, texts):
-            toks = bm25s.tokenize([text], stopwords=self.stopwords, show_progress=False, return_ids=False)[0]
-            terms = [t for t in toks if t in self.vocab]
+            terms = [t for t in self._query_terms(text) if t in self.vocab]
             scores = self.model.get_scores(terms) if terms else np.zeros(len(self.doc_ids), dtype=np.float32)
             scores = np.asarray(scores, dtype=np.float32)
             matching = np.flatnonzero(scores > 0)

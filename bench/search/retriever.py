@@ -136,10 +136,28 @@ class BM25Retriever(Retriever):
         with timer("index_build"):
             self.index = BM25Index(doc_ids, [dataset.corpus[d].full_text() for d in doc_ids], spec.params)
         self.index_name = self.index.name
+        self.n_docs = len(doc_ids)
+        self.searched = self.short = 0  # rankings returned, and those with fewer than k documents
 
     def search(self, qids, texts, k):
         with self.timer("search"):
-            return self.index.search_texts(qids, texts, k)
+            run = self.index.search_texts(qids, texts, k)
+        want = min(k, self.n_docs)
+        self.searched += len(run)
+        self.short += sum(len(docs) < want for docs in run.values())
+        return run
+
+    def index_record(self, k: int) -> dict:
+        """Which BM25 (analysis and parameters, as the model spec's params) and how many rankings
+        were shorter than ``k``: BM25 returns only documents that match a query term."""
+        params = self.index.params
+        return {"bm25": {"analyzer": params.get("analyzer", "bm25s"), "stemmer": params.get("stemmer", "none"),
+                         "stopwords": params.get("stopwords", "en"), "k1": params.get("k1", 0.9),
+                         "b": params.get("b", 0.4), "rankings": self.searched,
+                         "rankings_short": self.short,
+                         "short_reason": f"only documents that match a query term are returned: {self.short} of "
+                                         f"{self.searched} rankings (queries x sets) hold fewer than "
+                                         f"{min(k, self.n_docs)} documents"}}
 
 
 def make_retriever(spec: ModelSpec, dataset: Dataset, timer: Timer, cache_root: Optional[Path] = None,

@@ -248,17 +248,17 @@ def train_dual_encoder(dual, examples: Sequence[Example], doc_text: Callable[[st
 
 #: The optimisation options (``TrainConfig``) on an argparse group.
 TRAINING_OPTIONS = (
-    option('--epochs', type=int, default=1),
-    option('--train-batch-size', type=int, default=16),
+    option('--epochs', type=int, default=1, help='passes over the training queries (default: 1)'),
+    option('--train-batch-size', type=int, default=16, help='training queries per step, each with its positive and hard negatives; the other queries\' passages are in-batch negatives (default: 16)'),
     option('--lr', type=float, default=None, help="learning rate (default per method, the IAA paper's: full/qry/psg-tune 2e-5; bitfit, prefix, lora, adapter, pfeiffer, iaa-s/l/m 1e-4; ours for methods it does not cover: parallel-adapter, rem 5e-4)"),
-    option('--weight-decay', type=float, default=0.01),
-    option('--warmup-ratio', type=float, default=0.1),
+    option('--weight-decay', type=float, default=0.01, help='AdamW weight decay (default: 0.01)'),
+    option('--warmup-ratio', type=float, default=0.1, help='share of the steps with a linear learning-rate warm-up, then linear decay (default: 0.1)'),
     option('--temperature', type=float, default=None, help='softmax temperature (default: 0.05 for cosine models, 1.0 for dot product)'),
     option('--hard-negatives', type=int, default=1, help='hard negatives per query (default: 1)'),
     option('--negatives', choices=list(NEGATIVE_SOURCES), default='model', help="hard negatives mined from the checkpoint's own ranking, BM25, or none (default: model)"),
     option('--negative-depth', type=int, default=30, help='mine among the top N non-relevant (default: 30)'),
-    option('--train-max-query-length', type=int, default=32),
-    option('--train-max-passage-length', type=int, default=128),
+    option('--train-max-query-length', type=int, default=32, help='training: longest query in tokens, longer ones are cut (default: 32)'),
+    option('--train-max-passage-length', type=int, default=128, help='training: longest passage in tokens, longer ones are cut (default: 128)'),
     option('--max-steps', type=int, default=None, help='cap training steps (smoke runs)'),
 )
 

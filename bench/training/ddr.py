@@ -268,14 +268,14 @@ def adapt_backbone(spec: ModelSpec, texts: Sequence[str], cfg: MLMConfig, out: P
 #: The DAM's MLM options (``MLMConfig``) on an argparse group.
 MLM_OPTIONS = (
     option('--mlm-epochs', type=int, default=1, help='DAM: MLM epochs over the target corpus (default: 1)'),
-    option('--mlm-batch-size', type=int, default=16),
+    option('--mlm-batch-size', type=int, default=16, help='DAM: MLM batch size in passages (default: 16)'),
     option('--mlm-lr', type=float, default=1e-05, help='DAM: MLM learning rate (default: 1e-5, small; the source DAM, '
                                                         'and the target DAM unless --mlm-target-lr is given)'),
     option('--mlm-target-lr', type=float, default=None,
            help="DAM: the target DAM's own MLM learning rate (DDR: smaller than the source DAM's, 2e-5 vs 5e-5; "
                 "default: --mlm-lr, a recorded deviation)"),
-    option('--mlm-max-length', type=int, default=128),
-    option('--mlm-probability', type=float, default=0.15),
+    option('--mlm-max-length', type=int, default=128, help='DAM: longest passage in tokens for MLM (default: 128)'),
+    option('--mlm-probability', type=float, default=0.15, help='DAM: share of tokens masked (default: 0.15, as BERT)'),
     option('--mlm-max-steps', type=int, default=None, help='cap DAM steps (smoke runs)'),
     option('--mlm-head-warmup-steps', type=int, default=300,
            help='DAM: most steps of the MLM head warm-up (head only, backbone frozen; 0: none; default: 300)'),

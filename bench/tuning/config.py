@@ -196,11 +196,11 @@ def tunes_passages(method: str) -> bool:
 
 #: The per-method settings (``TuningConfig``) on an argparse group.
 TUNING_OPTIONS = (
-    option('--lora-r', type=int, default=8),
-    option('--lora-alpha', type=int, default=16),
-    option('--lora-dropout', type=float, default=0.1),
-    option('--lora-targets', default='query,value'),
-    option('--prefix-tokens', type=int, default=10),
+    option('--lora-r', type=int, default=8, help='lora: rank of the low-rank update (default: 8)'),
+    option('--lora-alpha', type=int, default=16, help='lora: scaling alpha, the update is scaled by alpha / r (default: 16)'),
+    option('--lora-dropout', type=float, default=0.1, help='lora: dropout on the input of the update (default: 0.1)'),
+    option('--lora-targets', default='query,value', help='lora: comma-separated attention projections that get an update (default: query,value)'),
+    option('--prefix-tokens', type=int, default=10, help='prefix: trainable prefix tokens per layer (default: 10)'),
     option('--adapter-reduction', type=int, default=16, help='adapter (Houlsby) and pfeiffer: bottleneck width = hidden / this (default: 16)'),
     option('--parallel-adapter-reduction', type=int, default=16, help='parallel-adapter: bottleneck width = hidden / this (default: 16)'),
     option('--parallel-adapter-scale', type=float, default=4.0, help='parallel-adapter: output scale s (default: 4, He et al. 2022)'),

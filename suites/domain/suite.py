@@ -211,7 +211,6 @@ DOMAIN_OPTIONS = (
 
 def run_cli(args, spec: ModelSpec, dataset: Dataset, out_dir: Path, executor, measures) -> int:
     import sys
-    import time
 
 
     if not args.source:
@@ -225,14 +224,12 @@ def run_cli(args, spec: ModelSpec, dataset: Dataset, out_dir: Path, executor, me
                        batch_size=args.batch_size, progress=not args.no_progress,
                        statistics={"test": args.test, "correction": args.correction},
                        notify=lambda line: print(f"bench: {line}", file=sys.stderr))
-    t0 = time.perf_counter()
     print(f"bench: {spec.name}, source {source.name} -> target {dataset.name}, suite domain, systems "
           f"{', '.join(cfg.systems)}, seed {cfg.seed}", file=sys.stderr)
     out = run(spec, dataset, source, cfg, out_dir, executor=executor)
     print(domain_table(out["result"]))
     for line in out["result"].get("deviations", []):
         print(f"deviation from DDR: {line}")
-    print(f"\nwall time {time.perf_counter() - t0:.0f} s")
     return 0
 
 

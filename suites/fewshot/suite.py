@@ -391,14 +391,11 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
 
 def run_cli(args, spec: ModelSpec, dataset: Dataset, out_dir: Path, executor) -> int:
     cfg = config_from(args).validate()
-    t0 = time.perf_counter()
     print(f"bench: {spec.name} on {dataset.name} ({len(dataset.corpus)} docs, {len(dataset.queries)} queries), "
           f"suite fewshot, methods {', '.join(cfg.methods)}, K {', '.join(map(str, sorted(set(cfg.ks))))}, "
           f"{count(cfg.n_trials, 'trial')}, seed {cfg.seed}", file=sys.stderr)
     out = run(spec, dataset, cfg, out_dir, executor=executor)
     print(fewshot_table(out["result"]))
-    wall = time.perf_counter() - t0
-    print(f"\nwall time {wall:.0f} s ({wall / 60:.1f} min)")
     return 0
 
 

@@ -26,7 +26,7 @@ def test_bm25_vs_minilm_on_cranfield_fails(capsys):
     rc = main(["gate", "--baseline", str(BASE), "--candidate", str(CAND), "--metric", "nDCG@10"])
     out = capsys.readouterr().out
     assert rc == 1 and "drbench gate: **FAIL**" in out
-    assert "nDCG@10 on ORIGINAL fell by 0.0499" in out and "nDCG@10 on VARIATIONS (AVG.) fell by" in out
+    assert "nDCG@10 on ORIGINAL fell by 0.0306" in out and "nDCG@10 on VARIATIONS (AVG.) fell by" in out
 
 
 def test_bm25_vs_minilm_on_30_cranfield_queries_is_inconclusive_not_pass(tmp_path, capsys):

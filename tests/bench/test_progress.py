@@ -25,15 +25,36 @@ def clock(monkeypatch):
 def test_lines_are_rate_limited_and_the_final_line_appears(clock):
     out = io.StringIO()
     bar = P.progress(total=100, desc="encode queries", unit="text", stream=out, interval=10)
-    for _ in range(100):  # 100 updates over 25 s: one line at 10 s, one at 20 s, then the final one
+    for _ in range(100):  # 100 updates over 25 s: the estimate after 3, a line 10 s and 20 s later, the final one
         clock.t += 0.25
         bar.update(1)
     bar.close()
     bar.close()  # closing twice prints once
     lines = out.getvalue().splitlines()
-    assert lines == ["[encode queries] 40/100 (40%) 4.0/s ETA 00:15",
-                     "[encode queries] 80/100 (80%) 4.0/s ETA 00:05",
+    assert lines == ["[encode queries] 3/100 (3%) 4.0/s ETA 00:24 (estimate from the first 3 texts)",
+                     "[encode queries] 43/100 (43%) 4.0/s ETA 00:14",
+                     "[encode queries] 83/100 (83%) 4.0/s ETA 00:04",
                      "[encode queries] 100/100 (100%) 4.0/s in 00:25"]
+
+
+def test_a_long_stage_says_its_estimate_after_its_first_steps(clock):
+    """Basic learning, each K's trials: the time left at the pace of the first steps, before the
+    first regular line (10 s later); a loop that ends within the interval says no estimate."""
+    out = io.StringIO()
+    bar = P.progress(total=345, desc="basic learning (base classes)", unit="step", stream=out, interval=10)
+    for _ in range(P.EARLY_STEPS):
+        clock.t += 1.5
+        bar.update(1)
+        bar.set_postfix(loss="0.5")
+    assert out.getvalue().splitlines() == [
+        "[basic learning (base classes)] 3/345 (1%) 1.5 s/step ETA 08:33 (estimate from the first 3 steps) (loss=0.5)"]
+    out = io.StringIO()
+    bar = P.progress(total=20, desc="train", unit="step", stream=out, interval=10)
+    for _ in range(20):
+        clock.t += 0.1
+        bar.update(1)
+    bar.close()
+    assert out.getvalue().splitlines() == ["[train] 20/20 (100%) 10.0/s in 00:02"]
 
 
 def test_a_fast_loop_prints_only_the_final_line(clock):

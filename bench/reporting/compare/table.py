@@ -238,7 +238,7 @@ def compare(paths: Sequence[Any], *, metric: Optional[str] = None, baseline: Any
         labels = [f"{lab} [group {row_group[i]}]" for i, lab in enumerate(labels)]
         for gi, g in enumerate(groups[1:], 2):
             notes.append(f"group {gi} ({', '.join(runs[i].display for i in g.members)}) is not comparable with group 1 "
-                         f"(the gate's rule): {g.reason}. Its {AVG} is not comparable either; drop rates are compared "
+                         f"(the rule bench gate applies too): {g.reason}. Its {AVG} is not comparable either; drop rates are compared "
                          "only within a group")
     drops, n3 = DR.drop_rate_pairs(runs, labels, groups, metric, B=resamples, n_resamples=resamples, seed=seed,
                                    confidence=confidence, correction=correction, alpha=alpha)

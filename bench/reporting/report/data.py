@@ -71,6 +71,10 @@ def _settings(run: Run, o: ReportOptions) -> Dict[str, Any]:
         "seed": o.seed if o.seed is not None else int(stored.get("seed", run.seed if isinstance(run.seed, int) else 0)),
         "bootstrap": o.bootstrap if o.bootstrap is not None else int(boot.get("B", S.DEFAULT_BOOTSTRAP)),
         "alpha": o.alpha if o.alpha is not None else float(stored.get("alpha", 0.05)),
+        # the interval the run recorded (files without statistics: the default), so the report's
+        # intervals and their words (bench.reporting.interval_words) are the run's
+        "interval": str(boot.get("interval") or S.DEFAULT_CI) if boot.get("interval", S.DEFAULT_CI) in S.CI_METHODS
+        else S.DEFAULT_CI,
     }
 
 
@@ -91,7 +95,8 @@ def build(run: Run, options: Optional[ReportOptions] = None) -> ReportData:
             for m in measures:
                 x = run.values(s, m).to_numpy(dtype=np.float64)
                 x = x[np.isfinite(x)]
-                mean_ci[s][m] = S.bootstrap_mean_ci(x, B=cfg["bootstrap"], seed=cfg["seed"], key=("mean", m))
+                mean_ci[s][m] = S.bootstrap_mean_ci(x, B=cfg["bootstrap"], seed=cfg["seed"], key=("mean", m),
+                                                     interval=cfg["interval"])
                 means[s][m] = float(np.mean(x)) if x.size else None
         var = [s for s in sets if s != base]
         if var:

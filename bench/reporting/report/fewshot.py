@@ -103,11 +103,33 @@ def summary_lines(result: Dict[str, Any]) -> List[str]:
         out.append(f"No setting differs significantly from zero-shot on any split {what}.")
     deltas = [(_cmp(result, st["method"], st["setting"], "novel").get("delta"), st["label"]) for st in settings(result)]
     deltas = [d for d in deltas if M.finite(d[0])]
-    if deltas:
-        lo, hi = min(deltas), max(deltas)
-        out.append(f"Novel classes: largest drop {lo[1]} ({100 * lo[0]:+.2f} points), "
-                   f"largest gain {hi[1]} ({100 * hi[0]:+.2f} points).")
+    out += extremes_sentence(deltas)
     return out
+
+
+def extremes_sentence(deltas: List[Tuple[float, str]]) -> List[str]:
+    """Novel-class deltas against zero-shot, as (delta, setting label): one setting is named with
+    its delta; of several, the largest drop is the most negative delta and the largest gain the
+    most positive, each named only when there is one (a setting is never called both)."""
+    if not deltas:
+        return []
+    if len(deltas) == 1:
+        d, label = deltas[0]
+        return [f"Novel classes: {label} {100 * d:+.2f} points against zero-shot."]
+    drops = [x for x in deltas if x[0] < 0]
+    gains = [x for x in deltas if x[0] > 0]
+    parts = []
+    if drops:
+        lo = min(drops)
+        parts.append(f"largest drop {lo[1]} ({100 * lo[0]:+.2f} points)")
+    else:
+        parts.append("no setting below zero-shot")
+    if gains:
+        hi = max(gains)
+        parts.append(f"largest gain {hi[1]} ({100 * hi[0]:+.2f} points)")
+    else:
+        parts.append("no setting above zero-shot")
+    return [f"Novel classes ({len(deltas)} settings against zero-shot): " + ", ".join(parts) + "."]
 
 
 RESOLUTION_RULE = ("resolution rule: with n' test queries whose R@10 differs from zero-shot, the exact sign-flip "

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, List, Tuple
 
+from bench.reporting import interval_words as IW
 from bench.reporting.report import markup as M
 from bench.core.progress import count
 from bench.results.rundir import AVG
@@ -84,21 +85,21 @@ def headline_lines(data: Any) -> List[str]:
 
 def interval_footnote(data: Any) -> List[str]:
     """Which figures are corrected: the markers follow the run's correction; the intervals are
-    per-comparison (each a 95% bootstrap interval of one set on one measure, not widened for the
-    other comparisons), so an interval can exclude 0 where no marker is shown."""
+    per-comparison (each the run's recorded interval, :mod:`bench.reporting.interval_words`, of one
+    set on one measure, not widened for the other comparisons), so an interval can exclude 0 where
+    no marker is shown."""
     h = (data.statistics or {}).get("header")
     _, details = applied_sentence(data)
     if not h:
         return [f"{AVG} applied-only {d}" for d in details]
-    b = h.get("bootstrap") or {}
-    conf = int(100 * float(b.get("confidence", 0.95)))
+    conf, kind = IW.confidence_percent(h), IW.interval_name(h, plural=True)
     corr = str(h.get("correction"))
     if corr == "none":
-        text = (f"Intervals [..] are per-comparison {conf}% bootstrap intervals and the markers are uncorrected "
+        text = (f"Intervals [..] are per-comparison {conf}% {kind} and the markers are uncorrected "
                 f"too (--correction none): neither accounts for the number of comparisons per measure.")
     else:
         name = CORRECTION_NAMES.get(corr, corr)
-        text = (f"Intervals [..] are per-comparison {conf}% bootstrap intervals, not corrected for the number of "
+        text = (f"Intervals [..] are per-comparison {conf}% {kind}, not corrected for the number of "
                 f"sets compared per measure; the {M.SIG_WORSE} / {M.SIG_BETTER} markers are {name}-corrected. "
                 f"An interval can therefore exclude 0 without a marker")
         example = _uncorrected_example(data)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 import math
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -61,7 +62,7 @@ def sig_mark(significant: Any, delta: Any) -> str:
 CSS = """body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:20px;color:#222;max-width:1400px}
 table{border-collapse:collapse;margin:8px 0 16px;font-size:13px}th,td{border:1px solid #ccc;padding:3px 5px}
 th{background:#f2f2f2;text-align:center}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-td.text{white-space:nowrap}td.wrap{min-width:240px}tr.worse td{background:#fdecea}tr.better td{background:#eaf6ee}
+td.wrap{min-width:240px}div.tw{overflow-x:auto;max-width:100%}tr.worse td{background:#fdecea}tr.better td{background:#eaf6ee}
 td.worse{background:#fdecea;font-weight:600}td.better{background:#eaf6ee;font-weight:600}tr.base td{background:#f4f6fa}
 .meta{color:#555;font-size:13px}ul.method{font-size:13px;color:#333}img{max-width:100%;display:block;margin:8px 0 24px}
 .note{color:#555;font-size:13px}.legend{color:#444;font-size:12px;margin-top:-8px}
@@ -75,17 +76,26 @@ def esc(x: Any) -> str:
 
 def html_table(cols: Sequence[Column], rows: Sequence[Row], row_class: Optional[Callable[[Row], str]] = None,
                cell_class: Optional[Callable[[Row, str], str]] = None) -> str:
-    out = ["<table><thead><tr>" + "".join(f"<th>{esc(h)}</th>" for _, h, _ in cols) + "</tr></thead><tbody>"]
+    """A table in a box that scrolls sideways when the window is narrower than the table (a phone),
+    so no column is ever cut; text cells (set labels) may wrap after ``[``, ``+`` and ``,``."""
+    out = ["<div class=\"tw\"><table><thead><tr>" + "".join(f"<th>{esc(h)}</th>" for _, h, _ in cols)
+           + "</tr></thead><tbody>"]
     for r in rows:
         rc = row_class(r) if row_class else ""
         cells = []
         for key, _, kind in cols:
             extra = cell_class(r, key) if cell_class else ""
             cls = " ".join(c for c in (kind, extra) if c)
-            cells.append(f"<td class=\"{cls}\">{esc(r.get(key, ''))}</td>")
+            text = esc(r.get(key, ""))
+            if kind == "text":
+                text = _WRAP.sub(lambda m: m.group() + "<wbr>", text)
+            cells.append(f"<td class=\"{cls}\">{text}</td>")
         out.append((f"<tr class=\"{rc}\">" if rc else "<tr>") + "".join(cells) + "</tr>")
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "\n".join(out)
+
+
+_WRAP = re.compile(r"[\[+,]")  # where a long set label such as BACKTRANS[cat+cat-spa+...,apertium] may wrap
 
 
 def img(png_b64: Optional[str], alt: str) -> str:
@@ -99,7 +109,8 @@ def png_file_b64(path: Any) -> Optional[str]:
 
 
 def page(title: str, body: List[str]) -> str:
-    head = ["<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">",
+    head = ["<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
             f"<title>{esc(title)}</title><style>{CSS}</style></head><body>", f"<h1>{esc(title)}</h1>"]
     return "\n".join(head + [b for b in body if b] + ["</body></html>"]) + "\n"
 

@@ -6,6 +6,7 @@ import math
 from typing import Dict, List, Optional
 import numpy as np
 from bench.results.rundir import Run
+from bench.reporting import interval_words as IW
 from bench.reporting.report.data import ReportData
 
 
@@ -159,14 +160,31 @@ def plot_scatter(data: ReportData) -> Optional[str]:
         ax.set_xlim(-0.02 * lim, lim)
         ax.set_ylim(-0.02 * lim, lim)
         ax.set_xlabel(f"{data.baseline} {m}", fontsize=8)
-        ax.set_ylabel(f"{data.run.label(s)} {m}", fontsize=8)
-        ax.set_title(f"{data.run.label(s)}: per query (n={a.size})", fontsize=9)
+        ax.set_ylabel(f"{s} {m}", fontsize=8)  # the set's short name: a long label would cross the panel above
+        ax.set_title(f"{wrap_label(data.run.label(s))}\nper query (n={a.size})", fontsize=9)
         ax.legend(fontsize=7, loc="upper left")
     for ax in axes.ravel()[len(var):]:
         ax.axis("off")
     fig.suptitle(f"{m}: {data.baseline} vs other set per query (marker area ~ number of queries)", fontsize=10)
     fig.tight_layout()
     return png_base64(fig)
+
+
+def wrap_label(label: str, width: int = 30) -> str:
+    """A set label on lines of at most about ``width`` characters, broken after ``[``, ``+``, ``,``
+    or a space (``BACKTRANS[cat+cat-spa+epo+glg+spa,apertium]``), so a panel's title stays within
+    its panel and does not run into its neighbour's."""
+    import re
+
+    parts = [p for p in re.split(r"(?<=[\[+, ])", label) if p]
+    lines, line = [], ""
+    for p in parts:
+        if line and len(line) + len(p) > width:
+            lines.append(line.rstrip())
+            line = ""
+        line += p
+    lines.append(line.rstrip())
+    return "\n".join(lines)
 
 
 def loss_curves(run: Run) -> Dict[str, List[float]]:
@@ -204,6 +222,4 @@ def plot_loss_curves(data: ReportData) -> Optional[str]:
 
 def ci_name(data: ReportData) -> str:
     """The interval the run's statistics used (t, BCa or percentile bootstrap), for labels."""
-    b = ((data.statistics or {}).get("header") or {}).get("bootstrap") or {}
-    return {"t": "t interval", "bca": "BCa bootstrap", "percentile": "percentile bootstrap"}.get(
-        b.get("interval", "percentile"), str(b.get("interval")))
+    return IW.interval_label((data.statistics or {}).get("header"))

@@ -20,6 +20,7 @@ from bench.core.progress import count
 from bench.reporting.report import markup as M
 from bench.reporting.report import applicability as RA
 from bench.reporting import draws as RD
+from bench.reporting import interval_words as IW
 from bench.reporting.report import headline as RH
 from bench.reporting.report.plots import plot_drop_forest, plot_loss_curves, plot_means, plot_scatter
 from bench.reporting.report.fewshot import render_fewshot
@@ -42,8 +43,8 @@ def method_lines(data: ReportData) -> List[str]:
         f"correction: {h['correction']}: {h['correction_description']}; family = {h['family']} (size {fam}); "
         f"alpha = {h['alpha']}",
         f"difference: {h['difference']}; drop rate = {h['drop_rate']}; effect size {h['effect_size']}",
-        f"intervals: {b['method']}, {int(100 * b['confidence'])}% ({b.get('interval', 'percentile')}, B = {b['B']}, "
-        f"{b['resampling']}); "
+        f"intervals: {b['method']}, {IW.confidence_percent(h)}% ({IW.interval_label(h)}, "
+        + (f"B = {b['B']}, " if IW.uses_resampling(h) else "") + f"{b.get('resampling', 'resampled')}); "
         f"seed = {h['seed']}",
         f"win/tie/loss: {h['win_tie_loss']}; degenerate cases: {h['degenerate']}",
         RULE,
