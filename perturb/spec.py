@@ -324,3 +324,30 @@ def operating_points_markdown(specs: Optional[Sequence[Spec]] = None) -> str:
                      f"| {r['chosen']} |")
     return "\n".join(lines) + "\n"
 
+
+def constraint_type(c: Constraint) -> str:
+    """"threshold", "floor", "veto" (or "constraint" for another subclass)."""
+    for cls, name in ((Threshold, "threshold"), (Floor, "floor"), (Veto, "veto")):
+        if isinstance(c, cls):
+            return name
+    return "constraint"
+
+
+def constraint_rows(specs: Optional[Sequence[Spec]] = None) -> List[Dict[str, Any]]:
+    """One row per constraint of every spec, in the spec's order: the table docs/architecture.md
+    shows (generated; ``python -m perturb.tuning constraints``)."""
+    rows = []
+    for spec in all_specs() if specs is None else specs:
+        for c in spec.constraints:
+            params = ", ".join(f"{p.recorded_as}={c.values[p.name]!r}" for p in c.params)
+            rows.append({"set": spec.name, "protocol": spec.protocol, "constraint": c.name,
+                         "type": constraint_type(c), "params": params, "description": c.description})
+    return rows
+
+
+def constraints_markdown(specs: Optional[Sequence[Spec]] = None) -> str:
+    lines = ["| set | protocol | constraint | type | parameters | what it asks |", "|---|---|---|---|---|---|"]
+    for r in constraint_rows(specs):
+        lines.append(f"| {r['set']} | {r['protocol']} | {r['constraint']} | {r['type']} | {r['params'] or '-'} "
+                     f"| {r['description']} |")
+    return "\n".join(lines) + "\n"
