@@ -21,7 +21,7 @@ fails, naming the generator, when the output changed and the version did not).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, ClassVar, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 # --------------------------------------------------------------------------- parameters
 _TYPES = (bool, int, float, str)
@@ -181,6 +181,15 @@ class Floor(Veto):
     def reason(self, edit: Edit, context: Any = None) -> Optional[str]:
         value = context.get(self.name) if isinstance(context, Mapping) else None
         return f"{self.measure} {value} < {self.values['floor']:g}" if self.refuses(value) else None
+
+
+def veto(name: str, *, description: str, why: Callable[[Edit, Any], Optional[str]]) -> Veto:
+    """A :class:`Veto` without parameters declared in one call: ``why(edit, context)`` names why a
+    candidate is refused, or gives None."""
+    cls = type(f"Veto[{name}]", (Veto,), {
+        "name": name, "description": description,
+        "reason": lambda self, edit, context=None: why(edit, context)})
+    return cls()
 
 
 def floor_veto(name: str, floor: float, *, measure: str, description: str, key: str = "floor") -> Floor:

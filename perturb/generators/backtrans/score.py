@@ -46,7 +46,7 @@ from perturb.resources.words import ARTICLES, case_style, stopwords, zipf
 from perturb.generators.backtrans.rules import forms_of, same_lemma, synonym_same_form
 from perturb.resources.lexicon import is_proper_noun, ranked_synsets
 from perturb.generators.backtrans import evidence as ev
-from perturb.spec import Tuning, threshold_constraint
+from perturb.spec import Tuning, Veto, threshold_constraint
 from perturb.generators.backtrans.edits import Candidate, Edit, apply_edits, edits_of, sentence_case, tokens  # noqa: F401 (used by callers as score.*)
 
 WEIGHTS: Dict[str, float] = {
@@ -65,6 +65,22 @@ WEAKEST_EDIT = threshold_constraint(
     description="every edit of the round trip keeps the need (the candidate's weakest edit)",
     evidence="weighted evidence sum of the weakest edit (WEIGHTS)",
     tuning=Tuning("perturb/data/validity/BACKTRANS.tsv", "choose", {"min_validity": 0.9}))
+
+
+class WordLeft(Veto):
+    """A candidate that leaves no word to search for ("a" -> "") is no candidate."""
+
+    name = "a word left"
+    description = "the candidate keeps a word character"
+
+    def refuses(self, text: str) -> bool:
+        return not re.search(r"\w", text)
+
+    def reason(self, edit, context=None):
+        return "nothing left to search for" if self.refuses(edit.apply(context["text"])) else None
+
+
+WORD_LEFT = WordLeft()
 WH = frozenset({"what", "which"})
 AUX = frozenset("do does did".split())
 ARGUMENT_PREPOSITIONS = frozenset("of to for by".split())  # they mark an argument, not a place
@@ -291,7 +307,7 @@ def candidates(query: str, backs: Dict[str, str], leaks: Dict[str, Set[str]], or
         text = texts.get(edits)
         if text is None:
             text = texts[edits] = sentence_case(query, apply_edits(query, edits, toks, cased), edits, is_proper_noun)
-        if " ".join(text.lower().split()) == same or not re.search(r"\w", text):
+        if " ".join(text.lower().split()) == same or WORD_LEFT.refuses(text):
             return  # unchanged, or nothing left to search for ("a" -> "")
         have = out.get(text)
         if have is None:
