@@ -75,16 +75,17 @@ def candidates(gen_name: str, per_style: int):
                 rng = query_rng(SEED, gen_name + "-dev", t)
                 if gen_name == "SWAPWORDS":
                     cs = gen.scored(d, t)
-                    hi = [c for c in cs if c[4] >= 0.3]
-                    lo = [c for c in cs if c[4] < 0.3]
+                    hi = [c for c in cs if c.score >= 0.3]
+                    lo = [c for c in cs if c.score < 0.3]
                     pick = [hi[k] for k in sorted(rng.permutation(len(hi))[:3])] + \
                         ([lo[int(rng.integers(len(lo)))]] if lo else [])
-                    for sa, ea, sb, eb, score, reason in pick:
-                        rows.append((style, q, t, gen.apply(d, t, sa, ea, sb, eb),
-                                     f"swapped {t[sa:ea]!r} <-> {t[sb:eb]!r} ({reason})", score))
+                    for c in pick:
+                        (sa, ea, _), (sb, eb, _) = c.spans
+                        rows.append((style, q, t, gen.apply(d, t, c),
+                                     f"swapped {t[sa:ea]!r} <-> {t[sb:eb]!r} ({c.kind})", c.score))
                 else:
-                    for start, end, new, how, score in gen.scored(d, t)[:4]:
-                        rows.append((style, q, t, t[:start] + new + t[end:], how, score))
+                    for c in gen.scored(d, t)[:4]:
+                        rows.append((style, q, t, c.apply(t), c.detail, c.score))
         else:
             for q, t in _sample(qs, per_style, gen_name + style):
                 p = gen.perturb(t, query_rng(SEED, gen_name, t))
@@ -100,10 +101,10 @@ def score_of(gen, style_queries, original: str, variation: str):
 
     doc = parsing.parse([tagging_copy(original)])[0]
     if gen.name == "SWAPWORDS":
-        found = [(c[4], f"{original[c[0]:c[1]]} <-> {original[c[2]:c[3]]}: {c[5]}") for c in gen.scored(doc, original)
-                 if gen.apply(doc, original, *c[:4]) == variation]
+        found = [(c.score, f"{original[slice(*c.spans[0][:2])]} <-> {original[slice(*c.spans[1][:2])]}: {c.kind}")
+                 for c in gen.scored(doc, original) if gen.apply(doc, original, c) == variation]
     else:
-        found = [(c[4], c[3]) for c in gen.scored(doc, original) if original[:c[0]] + c[2] + original[c[1]:] == variation]
+        found = [(c.score, c.detail) for c in gen.scored(doc, original) if c.apply(original) == variation]
     if not found:
         raise SystemExit(f"no candidate of {original!r} gives {variation!r}")
     return max(found)

@@ -21,7 +21,7 @@ fails, naming the generator, when the output changed and the version did not).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, ClassVar, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 # --------------------------------------------------------------------------- parameters
 _TYPES = (bool, int, float, str)
@@ -183,6 +183,15 @@ class Floor(Veto):
         return f"{self.measure} {value} < {self.values['floor']:g}" if self.refuses(value) else None
 
 
+def veto(name: str, *, description: str, why: Callable[[Edit, Any], Optional[str]]) -> Veto:
+    """A :class:`Veto` without parameters declared in one call: ``why(edit, context)`` names why a
+    candidate is refused, or gives None."""
+    cls = type(f"Veto[{name}]", (Veto,), {
+        "name": name, "description": description,
+        "reason": lambda self, edit, context=None: why(edit, context)})
+    return cls()
+
+
 def floor_veto(name: str, floor: float, *, measure: str, description: str, key: str = "floor") -> Floor:
     """A :class:`Floor` declared in one call (``key``: the name recorded in ``config()``)."""
     cls = type(f"Floor[{name}]", (Floor,), {
@@ -324,3 +333,30 @@ def operating_points_markdown(specs: Optional[Sequence[Spec]] = None) -> str:
                      f"| {r['chosen']} |")
     return "\n".join(lines) + "\n"
 
+
+def constraint_type(c: Constraint) -> str:
+    """"threshold", "floor", "veto" (or "constraint" for another subclass)."""
+    for cls, name in ((Threshold, "threshold"), (Floor, "floor"), (Veto, "veto")):
+        if isinstance(c, cls):
+            return name
+    return "constraint"
+
+
+def constraint_rows(specs: Optional[Sequence[Spec]] = None) -> List[Dict[str, Any]]:
+    """One row per constraint of every spec, in the spec's order: the table docs/architecture.md
+    shows (generated; ``python -m perturb.tuning constraints``)."""
+    rows = []
+    for spec in all_specs() if specs is None else specs:
+        for c in spec.constraints:
+            params = ", ".join(f"{p.recorded_as}={c.values[p.name]!r}" for p in c.params)
+            rows.append({"set": spec.name, "protocol": spec.protocol, "constraint": c.name,
+                         "type": constraint_type(c), "params": params, "description": c.description})
+    return rows
+
+
+def constraints_markdown(specs: Optional[Sequence[Spec]] = None) -> str:
+    lines = ["| set | protocol | constraint | type | parameters | what it asks |", "|---|---|---|---|---|---|"]
+    for r in constraint_rows(specs):
+        lines.append(f"| {r['set']} | {r['protocol']} | {r['constraint']} | {r['type']} | {r['params'] or '-'} "
+                     f"| {r['description']} |")
+    return "\n".join(lines) + "\n"

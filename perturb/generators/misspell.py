@@ -45,7 +45,7 @@ from perturb.base import Generator, Perturbation, Resource, edit_type  # noqa: F
 from perturb.spec import Edit, Param, Spec, Veto
 from perturb.resources.memo import Memo
 
-from perturb.generators.typos import (CharOptions, TYPES, char_edit, char_positions, edit_distance, is_latin_word, pick_misspelling, table_edit, table_misspellings, table_resources, tables, type_order, typo)
+from perturb.generators.typos import (CASE_ONLY, CharOptions, TYPES, char_edit, char_positions, edit_distance, is_latin_word, pick_misspelling, table_edit, table_misspellings, table_resources, tables, type_order, typo)
 
 _SPELLING_CACHE: Dict[tuple, Tuple[str, ...]] = Memo()
 
@@ -62,6 +62,48 @@ def describe(kind: str, how: str, word: str, new: str, fallback_from: str = "") 
     extra = f" ({how})" if kind in ("ocr", "keyboard") else ""
     fallback = f" (fallback from {fallback_from})" if fallback_from else ""
     return f"{etype}: {word!r}->{new!r}{extra}{fallback}"
+
+
+class ContentTarget(Veto):
+    """A misspelling goes into a content word only: Latin letters, no NLTK stop word ("and" -> "ad"),
+    no digit ("1994" -> "@994")."""
+
+    name = "content-word target"
+    description = "the misspelt word is a content word: Latin letters only, no stop word, no digit"
+
+    def allows(self, word: str) -> bool:
+        return bool(word) and is_latin_word(word) and not has_digit(word) and word.lower() not in stopwords()
+
+    def reason(self, edit, context=None):
+        word = context["word"]
+        return None if self.allows(word) else f"{word!r} is not a content word"
+
+
+class SameCase(Veto):
+    """An OCR or keyboard replacement is a letter of the replaced letter's case (or, for OCR, a
+    digit): "do" never becomes "dO" (a deviation from TextFlint's keyboard table)."""
+
+    name = "same case"
+    description = "an OCR or keyboard replacement is a letter of the replaced letter's case (OCR: or a digit)"
+
+    def keeps(self, ch: str, options: Sequence[str], allow_digits: bool) -> Tuple[str, ...]:
+        """The replacements of ``ch`` among ``options`` that pass, in their order."""
+        out = []
+        for o in options:
+            if o.isalpha() and o.isupper() == ch.isupper() and o.lower() != ch.lower():
+                out.append(o)
+            elif allow_digits and o.isdigit():
+                out.append(o)
+        return tuple(out)
+
+    def reason(self, edit, context=None):
+        ch, new = context["char"], context["new"]
+        ok = self.keeps(ch, (new,), context.get("allow_digits", False))
+        return None if ok else f"{ch!r}->{new!r} changes the letter's case"
+
+
+CONTENT_TARGET = ContentTarget()
+SAME_CASE = SameCase()
 
 
 class RealWord(Veto):
@@ -100,7 +142,7 @@ SPEC = Spec(
     name="MISSPELL", version=2, protocol="validated",
     transformation="one content word misspelt: a typo (insert, delete, substitute, swap), an OCR or keyboard "
                    "confusion, or a common misspelling from nlpaug's tables; the next type when one cannot apply",
-    constraints=(RealWord(), TableDistance()),
+    constraints=(CONTENT_TARGET, SAME_CASE, CASE_ONLY, RealWord(), TableDistance()),
     picker="type uniform, then target word uniform (query rng)",
     facts={"tables": "nlpaug==1.1.11 res (ocr/en.json, keyboard/en.json, spelling_en.txt), bidirectional",
            "errors_per_query": 1,
@@ -124,6 +166,8 @@ class Misspell(Generator):
         self.typo_min_letters = int(typo_min_letters)
         self.real_word = self.spec.constraint("not a real word").with_values(max_zipf=real_word_zipf)
         self.table_distance = self.spec.constraint("table edit distance")
+        self.target = self.spec.constraint("content-word target")
+        self.case_only = self.spec.constraint("more than case")
 
     real_word_zipf = property(lambda self: self.real_word.max_zipf)
     max_table_distance = property(lambda self: self.table_distance.max_distance)
@@ -143,14 +187,8 @@ class Misspell(Generator):
 
     @staticmethod
     def _same_case(ch: str, options: Sequence[str], allow_digits: bool) -> Tuple[str, ...]:
-        """Replacement characters of ``ch``'s case: letters of the same case (digits for OCR)."""
-        out = []
-        for o in options:
-            if o.isalpha() and o.isupper() == ch.isupper() and o.lower() != ch.lower():
-                out.append(o)
-            elif allow_digits and o.isdigit():
-                out.append(o)
-        return tuple(out)
+        """Replacement characters of ``ch``'s case: letters of the same case (digits for OCR): :data:`SAME_CASE`."""
+        return SAME_CASE.keeps(ch, options, allow_digits)
 
     def _char_options(self, kind: str, word: str) -> CharOptions:
         """The table's replacements of ``word``'s characters, narrowed to the same case (:meth:`_same_case`)."""
@@ -162,7 +200,7 @@ class Misspell(Generator):
 
     def target_ok(self, word: str) -> bool:
         """A word a misspelling may be injected into: letters only, no stop word, no digit."""
-        return bool(word) and is_latin_word(word) and not has_digit(word) and word.lower() not in stopwords()
+        return self.target.allows(word)
 
     def is_real_word(self, word: str) -> bool:
         """A frequent English word (:class:`RealWord`): not a misspelling."""
@@ -178,7 +216,7 @@ class Misspell(Generator):
     def _compute_spelling_options(self, word: str) -> Tuple[str, ...]:
         out = []
         for new in table_misspellings(word, keep_case=True):  # match_case keeps letters letters
-            if new.isalpha() and new.lower() != word.lower() and not self.is_real_word(new) and \
+            if new.isalpha() and not self.case_only.refuses(word, new) and not self.is_real_word(new) and \
                     self.table_distance.check(Edit.replace(0, len(word), new), {"word": word}).passed:
                 out.append(new)
         return tuple(out)
@@ -199,7 +237,7 @@ class Misspell(Generator):
             done = self._char_table(kind, word, rng)
         else:
             done = table_edit(self._spelling_options(word), rng)
-        if done is None or done[0].lower() == word.lower() or self.is_real_word(done[0]):
+        if done is None or self.case_only.refuses(word, done[0]) or self.is_real_word(done[0]):
             return None  # no change, a case-only change, or a real word: not a misspelling
         return done
 

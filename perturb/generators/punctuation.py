@@ -7,7 +7,7 @@ import numpy as np
 
 from perturb.resources.words import draw_marks
 from perturb.base import Generator, Perturbation
-from perturb.spec import Spec
+from perturb.spec import Spec, Veto
 
 MARKS = (",", ".", "?", "!")
 
@@ -24,9 +24,25 @@ def append_marks(text: str, marks: Sequence[str], max_repeat: int,
     return base + added, added
 
 
+class NotBlank(Veto):
+    """An empty or whitespace-only query is left alone: there is no query to end."""
+
+    name = "not blank"
+    description = "the query has a non-space character"
+
+    def refuses(self, text: str) -> bool:
+        return not text.strip()
+
+    def reason(self, edit, context=None):
+        return "a blank query" if self.refuses(context["text"]) else None
+
+
+NOT_BLANK = NotBlank()
+
 SPEC = Spec(
     name="EXTRAPUNC", version=1, protocol="validated",
     transformation="k copies of one mark appended after the last non-space character",
+    constraints=(NOT_BLANK,),
     picker="mark uniform over the marks, k uniform in 1..max_repeat (query rng)",
     facts={"position": "end"})
 
@@ -51,6 +67,8 @@ class ExtraPunc(Generator):
         return self.spec.config(marks="".join(self.marks), max_repeat=self.max_repeat)
 
     def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
+        if NOT_BLANK.refuses(text):
+            return Perturbation(text, False, "")
         done = append_marks(text, self.marks, self.max_repeat, rng)
         if done is None:
             return Perturbation(text, False, "")

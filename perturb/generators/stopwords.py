@@ -9,7 +9,7 @@ import numpy as np
 
 from perturb.resources.words import NEED_WORDS, collapse_spaces, stopwords, stopwords_resource
 from perturb.base import Generator, Perturbation, Resource
-from perturb.spec import Spec
+from perturb.spec import Spec, Veto
 
 # A whitespace token is "punctuation + core + punctuation"; only a core of word characters and
 # apostrophes ("don't") can be a stop word. "(i.e.," (core "i.e"), "and/or", "U.S." are kept whole.
@@ -39,6 +39,40 @@ def _kept(cores: List[str], k: int) -> bool:
     return low in NEGATED_STEMS and k + 1 < len(cores) and cores[k + 1] == "t"
 
 
+class KeptWords(Veto):
+    """Negations and the need words stay (:data:`KEPT`, negated auxiliaries: "don't", "won t", "cannot"):
+    their removal reverses or changes the need."""
+
+    name = "need words kept"
+    description = "negations, negated auxiliaries and the need words (no, not, without, only, most, from, ...) " \
+                  "are not removed"
+
+    def keeps(self, cores: List[str], k: int) -> bool:
+        """Whether token ``k`` (of the lower-cased cores of the whitespace tokens) stays."""
+        return _kept(cores, k)
+
+    def reason(self, edit, context=None):
+        cores, k = context["cores"], context["k"]
+        return f"{cores[k]!r} is a need word or a negation" if self.keeps(cores, k) else None
+
+
+class WordsLeft(Veto):
+    """A query whose every word is a stop word ("what is it") is not emptied: nothing could be searched."""
+
+    name = "a word left"
+    description = "at least one word of the query remains"
+
+    def refuses(self, removed: int, words: int) -> bool:
+        return removed >= words
+
+    def reason(self, edit, context=None):
+        return "no word would remain" if self.refuses(context["removed"], context["words"]) else None
+
+
+KEPT_WORDS = KeptWords()
+WORDS_LEFT = WordsLeft()
+
+
 def stopword_spans(text: str) -> List[Tuple[int, int]]:
     """Spans of the whole tokens of ``text`` that are stop words (surrounding punctuation excluded),
     negations and :data:`KEPT` words left out."""
@@ -50,7 +84,7 @@ def stopword_spans(text: str) -> List[Tuple[int, int]]:
         core = _CORE.match(m.group(0))
         if core is None or core.group(2).lower().strip("'") not in stops and core.group(2).lower() not in stops:
             continue
-        if _kept(cores, k):
+        if KEPT_WORDS.keeps(cores, k):
             continue
         start = m.start() + len(core.group(1))
         out.append((start, start + len(core.group(2))))
@@ -96,6 +130,7 @@ def _tidy(text: str) -> str:
 SPEC = Spec(
     name="NOSTOPWORD", version=2, protocol="validated",
     transformation="every whole token whose lower-cased form is an NLTK stop word removed",
+    constraints=(KEPT_WORDS, WORDS_LEFT),
     picker="deterministic (every stop word outside KEPT)",
     facts={"stopwords": "nltk-english-179", "match": "lowercased whole token (punctuation around it kept)",
            "kept": sorted(KEPT) + ["negated auxiliaries (n't, split 'don t')"],
@@ -126,7 +161,7 @@ class NoStopword(Generator):
     def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
         removed = stopword_spans(text)
         n_tokens = sum(1 for m in _TOKEN.finditer(text) if any(c.isalnum() for c in m.group(0)))
-        if not removed or len(removed) >= n_tokens:
+        if not removed or WORDS_LEFT.refuses(len(removed), n_tokens):
             return Perturbation(text, False, "")
         pieces, last = [], 0
         for s, e in removed:

@@ -35,9 +35,11 @@ from typing import List, Optional, Tuple
 import numpy as np
 
 from perturb.resources import parsing
-from perturb.resources.words import WH_WORDS, match_case, wordfreq_resource, zipf
+from perturb.resources.words import WH_WORDS, match_case, wordfreq_resource
 from perturb.base import Generator, Perturbation, Resource
-from perturb.spec import Spec, Tuning, threshold_constraint
+from perturb.spec import Edit, Spec, Tuning, threshold_constraint
+from perturb.generators.verb_forms import (DICTIONARY_NEW_FORM, DICTIONARY_VERB_FORM, NEGATED_FUTURE, dictionary_form,
+                                           verb_lemma)
 
 FINITE = ("VBD", "VBZ", "VBP")
 PLURAL_PRONOUNS = {"we", "they", "you", "these", "those", "us", "them", "ye", "both", "many", "few", "several"}
@@ -73,28 +75,6 @@ def subject_person(subj) -> str:
     if any(c.dep_ == "conj" for c in subj.children) and any(c.dep_ == "cc" and c.lower_ == "and" for c in subj.children):
         return "pl"
     return "3sg"
-
-
-def verb_lemma(low: str, tag: str) -> Optional[str]:
-    """The dictionary lemma of which ``low`` is the ``tag`` form, or None when ``low`` is not a
-    known verb form (nouns mis-tagged as verbs, non-words)."""
-    lm = _lemminflect()
-    lemmas = lm.getAllLemmas(low)
-    for upos in ("AUX", "VERB"):
-        for lemma in lemmas.get(upos, ()):
-            if low in lm.getAllInflections(lemma, upos="VERB").get(tag, ()) or (
-                    lemma == "be" and tag in ("VBD", "VBZ", "VBP")):
-                return lemma
-    return None
-
-
-def dictionary_form(lemma: str, tag: str) -> Optional[str]:
-    """The ``tag`` form of ``lemma`` from lemminflect's dictionary (no OOV rules), if it is a real word."""
-    forms = _lemminflect().getAllInflections(lemma, upos="VERB").get(tag, ())
-    for form in forms:
-        if form.isalpha() and zipf(form) > 0:
-            return form
-    return None
 
 
 def flip(tok, word: Optional[str] = None) -> Optional[Tuple[str, str]]:
@@ -143,7 +123,7 @@ def modal_edit(tok, text: str) -> Optional[Tuple[int, int, str, str]]:
     if low != "will" or tok.dep_ != "aux" or tok.head.tag_ != "VB" or tok.head.i <= tok.i:
         return None
     verb = tok.head
-    if any(c.dep_ == "neg" for c in verb.children):  # "will not go": leave negation alone
+    if NEGATED_FUTURE.refuses(verb):  # "will not go": leave negation alone
         return None
     vword = parsing.original(verb, text)
     lemma = verb_lemma(vword.lower(), "VB")
@@ -333,7 +313,7 @@ FINITE_VERB = threshold_constraint(
 SPEC = Spec(
     name="TRANSTENSE", version=2, protocol="validated",
     transformation="a finite verb, auxiliary or modal flipped present <-> past (will + VB -> present)",
-    constraints=(FINITE_VERB,),
+    constraints=(DICTIONARY_VERB_FORM, DICTIONARY_NEW_FORM, NEGATED_FUTURE, FINITE_VERB),
     facts={"inflector": "lemminflect (dictionary forms only)",
            "verbs": list(FINITE), "modals": "can<->could, will<->would; will+VB -> present",
            "contracted_be": "'s->was, 're->were, 'm->was", "real_word": "wordfreq zipf > 0",
@@ -368,8 +348,9 @@ class TransTense(parsing.SpacyGenerator, Generator):
     def resources(self) -> List[Resource]:
         return [*parsing.resources(), parsing.lemminflect_resource(), wordfreq_resource()]
 
-    def scored(self, doc, text: str) -> List[Tuple[int, int, str, str, float]]:
-        """Every candidate edit: (start, end, replacement, description, score)."""
+    def scored(self, doc, text: str) -> List[Edit]:
+        """Every candidate edit (:class:`perturb.spec.Edit`: one span replaced, ``detail`` its
+        description, ``score`` its finite-verb evidence)."""
         cands = []
         for tok in doc:
             word = parsing.original(tok, text)
@@ -377,7 +358,8 @@ class TransTense(parsing.SpacyGenerator, Generator):
             if low in CONTRACTED_BE and tok.lemma_ == "be" and tok.tag_ == CONTRACTED_BE[low][0] and tok.i > 0:
                 new = match_case(word[1:], CONTRACTED_BE[low][1].strip())
                 start = tok.idx
-                cands.append((start, start + len(word), " " + new, f"present->past {word!r}->{new!r}", 1.0))
+                cands.append(Edit.replace(start, start + len(word), " " + new, score=1.0,
+                                          detail=f"present->past {word!r}->{new!r}"))
                 continue
             if not word.isalpha():
                 continue
@@ -385,18 +367,20 @@ class TransTense(parsing.SpacyGenerator, Generator):
                 edit = modal_edit(tok, text)
                 if edit is not None:
                     score, why = finite_evidence(tok, low)
-                    cands.append((*edit[:3], edit[3] if score == 1.0 else f"{edit[3]} ({why})", score))
+                    cands.append(Edit.replace(*edit[:3], score=score,
+                                              detail=edit[3] if score == 1.0 else f"{edit[3]} ({why})"))
             elif tok.tag_ in FINITE and tok.pos_ in ("VERB", "AUX"):
                 done = flip(tok, word)
                 if done is not None:
                     new, how = done
                     score, why = finite_evidence(tok, low)
-                    cands.append((tok.idx, tok.idx + len(word), new, f"{how} {word!r}->{new!r} ({why})", score))
+                    cands.append(Edit.replace(tok.idx, tok.idx + len(word), new, score=score,
+                                              detail=f"{how} {word!r}->{new!r} ({why})"))
         return cands
 
     def _perturb_doc(self, doc, text: str, rng: np.random.Generator) -> Perturbation:
-        cands = [c for c in self.scored(doc, text) if self.finite_verb.passes(c[4])]
+        cands = [e for e in self.scored(doc, text) if self.finite_verb.passes(e.score)]
         if not cands:
             return Perturbation(text, False, "")
-        start, end, new, how, _ = cands[int(rng.integers(len(cands)))]
-        return Perturbation(text[:start] + new + text[end:], True, how)
+        pick = cands[int(rng.integers(len(cands)))]
+        return Perturbation(pick.apply(text), True, pick.detail)

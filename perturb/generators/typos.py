@@ -19,6 +19,7 @@ import numpy as np
 
 from perturb.resources.words import match_case
 from perturb.base import Resource, ResourceMissing
+from perturb.spec import Veto
 
 
 TYPES = ("typos", "ocr", "keyboard", "spelling")
@@ -157,6 +158,24 @@ def edit_distance(a: str, b: str) -> int:
             if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
                 d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
     return d[len(a)][len(b)]
+
+
+class CaseOnlyChange(Veto):
+    """A misspelling must change more than case: a draw whose result equals the word up to case is
+    refused (and drawn again). Both protocols' MISSPELL have it."""
+
+    name = "more than case"
+    description = "the misspelt word differs from the word beyond case"
+
+    def refuses(self, word: str, new: str) -> bool:
+        return new.lower() == word.lower()
+
+    def reason(self, edit, context=None):
+        word, new = context["word"], edit.spans[0][2]
+        return f"{word!r}->{new!r} changes case only" if self.refuses(word, new) else None
+
+
+CASE_ONLY = CaseOnlyChange()
 
 
 # --------------------------------------------------------------------------- the operations

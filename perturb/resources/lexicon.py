@@ -9,7 +9,7 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-from perturb.resources.words import stopwords, zipf
+from perturb.resources.words import WORDNET_UPOS, stopwords, zipf
 from perturb.resources.vectors import glove, is_inflection
 from perturb.resources.wordnet_reader import wordnet, wordnet_meta
 from perturb.resources.memo import Memo
@@ -24,7 +24,7 @@ def inflect_like(base: str, tag: str, pos: str) -> Optional[str]:
         return base
     import lemminflect
 
-    upos = {"n": "NOUN", "v": "VERB", "a": "ADJ", "r": "ADV"}[pos]
+    upos = WORDNET_UPOS[pos]
     forms = lemminflect.getAllInflections(base, upos=upos).get(tag, ())
     return forms[0] if forms else None
 
@@ -58,7 +58,7 @@ def _base_forms(word: str, pos: str) -> List[str]:
         try:
             import lemminflect
 
-            upos = {"n": "NOUN", "v": "VERB", "a": "ADJ", "r": "ADV"}[pos]
+            upos = WORDNET_UPOS[pos]
             for lemma in lemminflect.getLemma(low, upos=upos, lemmatize_oov=False):
                 # the base must be the commoner word ("effect" for "effects"; not "physic" for "physics")
                 if lemma.lower() != low and wn.synsets(lemma.lower(), pos=pos) and zipf(lemma.lower()) >= zipf(low):
@@ -290,3 +290,35 @@ def sense_in_context(word: str, pos: str, context: List[str], k: int = 40) -> Op
         if score > best_score:
             best, best_score = syn.name(), score
     return best
+
+
+_LEMMAS: Dict[str, frozenset] = Memo()
+_SENSES: Dict[str, frozenset] = Memo()
+
+
+def lemma_set(word: str) -> frozenset:
+    """``word`` lower-cased and every lemma lemminflect's dictionary gives it, of any part of speech."""
+    low = word.lower()
+    if low not in _LEMMAS:
+        out = {low}
+        try:
+            import lemminflect
+
+            for forms in lemminflect.getAllLemmas(low).values():
+                out.update(f.lower() for f in forms)
+        except ImportError:  # pragma: no cover - lemminflect is a dependency
+            pass
+        _LEMMAS[low] = frozenset(out)
+    return _LEMMAS[low]
+
+
+def top_senses(word: str, n: int = 2) -> frozenset:
+    """The names of the ``n`` most frequent WordNet senses of ``word`` in each part of speech (memoised by word:
+    one ``n`` per process, as its one caller, BACKTRANS's content-word rule, asks)."""
+    low = word.lower()
+    if low not in _SENSES:
+        names = set()
+        for pos in ("n", "v", "a", "r"):
+            names.update(syn.name() for syn in ranked_synsets(low, pos)[:n])
+        _SENSES[low] = frozenset(names)
+    return _SENSES[low]

@@ -46,6 +46,10 @@ def index() -> Optional[Tuple[FrozenSet[str], FrozenSet[str], Dict[str, int]]]:
     return _INDEX
 
 
+#: every non-empty answer of :func:`term_evidence`
+TERM_EVIDENCE = ("noun modifier", "not a noun", "multi-word lemma", "term-forming adjective")
+
+
 def term_evidence(adjective: str, noun: str, noun_lemma: str = "") -> Optional[str]:
     """Why ``adjective noun`` may be a fixed term, or ``""`` when nothing says so; None without
     WordNet. Lower-cased words; ``noun_lemma`` the singular ("frequencies" -> "frequency").

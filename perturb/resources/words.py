@@ -282,6 +282,14 @@ ARTICLES = frozenset({"a", "an", "the"})
 LIGHT_VERBS = frozenset("be have do make take get give go come put set keep let become seem".split())
 # spaCy's universal POS -> WordNet's (content words; proper nouns are no target of a synonym swap)
 UPOS_WORDNET = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
+# WordNet's POS -> the universal POS (lemminflect's upos)
+WORDNET_UPOS = {wn: upos for upos, wn in UPOS_WORDNET.items()}
+#: personal pronouns, subject and object forms: BACKTRANS refuses a round trip or an edit that loses
+#: or adds one (Spanish drops subjects)
+PERSONAL_PRONOUNS = ("i", "you", "we", "they", "he", "she", "me", "us", "them", "him", "her")
+#: auxiliaries and modals, finite forms: a query opening with one is a yes/no question
+AUXILIARIES = frozenset("do does did are is was were am have has had can could will would shall should may might "
+                        "must".split())
 
 
 def has_digit(word: str) -> bool:

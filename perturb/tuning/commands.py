@@ -7,7 +7,10 @@
     curve SET [--split tune|held|all] [--provenance P] [--grid 0.1,0.2,...]
                                             the validity/applicability curve of SET's labelled rows
                                             (default: the development samples' tuning half)
-    kinds [SET] [--provenance P]            SWAPWORDS's kind table (Laplace validity per evidence kind)
+    kinds [SET] [--provenance P]            SWAPWORDS's kind table (Laplace validity per evidence kind), then
+                                            every other kind the parse can give (no label: the prior 0.5)
+    constraints [--write|--check]           every spec's constraints (veto, floor, threshold) and parameters, as
+                                            the table of docs/architecture.md (--write: regenerate it there)
     docs [--check] [--path docs/methods.md]  the operating-points table of docs/methods.md, regenerated from
                                             the specs between its markers (--check: exit 1 when it differs)
     digests [--write]                       each generator's spec version and output digest on the probe
@@ -113,19 +116,21 @@ def _shipped_threshold(name: str) -> Optional[float]:
     return None
 
 
-def docs_table(path: Path, check: bool = False) -> bool:
-    """Regenerate the operating-points block of ``path`` (:func:`perturb.spec.operating_points_markdown`);
-    True when it was already current. ``check``: compare only."""
-    from perturb.spec import operating_points_markdown
+def docs_table(path: Path, check: bool = False, block: str = "operating-points") -> bool:
+    """Regenerate a generated block of ``path``: ``operating-points``
+    (:func:`perturb.spec.operating_points_markdown`) or ``constraints``
+    (:func:`perturb.spec.constraints_markdown`); True when it was already current. ``check``: compare only."""
+    from perturb.spec import constraints_markdown, operating_points_markdown
 
+    start, end = f"<!-- {block}:start -->\n", f"<!-- {block}:end -->"
     text = path.read_text(encoding="utf-8")
-    if START not in text or END not in text:
-        raise SystemExit(f"{path} has no {START.strip()} ... {END} block")
-    head, rest = text.split(START, 1)
-    old, tail = rest.split(END, 1)
-    new = operating_points_markdown()
+    if start not in text or end not in text:
+        raise SystemExit(f"{path} has no {start.strip()} ... {end} block")
+    head, rest = text.split(start, 1)
+    old, tail = rest.split(end, 1)
+    new = {"operating-points": operating_points_markdown, "constraints": constraints_markdown}[block]()
     if old != new and not check:
-        path.write_text(head + START + new + END + tail, encoding="utf-8")
+        path.write_text(head + start + new + end + tail, encoding="utf-8")
     return old == new
 
 
@@ -160,9 +165,15 @@ def main(argv: Sequence[str], out: Out = print) -> int:
 
         args, opts = _options(rest, ("provenance",))
         name = args[0] if args else "SWAPWORDS"
-        for k, (score, v, n) in kind_scores(devset.read_devset(devset.labelled_path(name)), name,
-                                            _provenance(opts)).items():
+        scores = kind_scores(devset.read_devset(devset.labelled_path(name)), name, _provenance(opts))
+        for k, (score, v, n) in scores.items():
             out(f"{score:.2f}\t{v}/{n}\t{k}")
+        if name == "SWAPWORDS":  # the kinds the parse can give that no labelled exchange has: the prior
+            from perturb.generators.swapwords.generator import KIND_TABLE
+
+            for k, score, _ in KIND_TABLE.rows():
+                if k not in scores:
+                    out(f"{score:.2f}\t0/0\t{k}\t(no label: refused below {KIND_TABLE.threshold:g})")
         return 0
     if cmd == "docs":
         args, opts = _options([a for a in rest if a != "--check"], ("path",))
@@ -170,6 +181,17 @@ def main(argv: Sequence[str], out: Out = print) -> int:
         same = docs_table(path, check="--check" in rest)
         out(f"{path}: the operating-points table is {'current' if same else ('stale' if '--check' in rest else 'rewritten')}")
         return 1 if "--check" in rest and not same else 0
+    if cmd == "constraints":
+        args, opts = _options([a for a in rest if a not in ("--check", "--write")], ())
+        path = rules.ROOT / "docs" / "architecture.md"
+        if "--check" in rest or "--write" in rest:
+            same = docs_table(path, check="--check" in rest, block="constraints")
+            out(f"{path}: the constraints table is {'current' if same else ('stale' if '--check' in rest else 'rewritten')}")
+            return 1 if "--check" in rest and not same else 0
+        from perturb.spec import constraints_markdown
+
+        out(constraints_markdown().rstrip("\n"))
+        return 0
     if cmd == "digests":
         from perturb.checks import spec_digest
 

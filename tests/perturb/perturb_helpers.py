@@ -54,4 +54,4 @@ def swapwords_candidates(text: str) -> dict:
 
     gen = make("SWAPWORDS")
     doc = parsing.parse([tagging_copy(text)])[0]
-    return {gen.apply(doc, text, *c[:4]): (c[4], c[5]) for c in gen.scored(doc, text)}
+    return {gen.apply(doc, text, e): (e.score, e.kind) for e in gen.scored(doc, text)}

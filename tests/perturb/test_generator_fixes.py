@@ -20,8 +20,7 @@ def _passing(gen, text):
     from perturb.resources.words import tagging_copy
 
     doc = parsing.parse([tagging_copy(text)])[0]
-    return {text[:s] + new + text[e:]: how for s, e, new, how, score in gen.scored(doc, text)
-            if gen.finite_verb.passes(score)}
+    return {e.apply(text): e.detail for e in gen.scored(doc, text) if gen.finite_verb.passes(e.score)}
 
 
 # ------------------------------------------------------------------ TRANSTENSE

@@ -16,7 +16,7 @@ if parsing.model_name() is None:  # pragma: no cover - depends on the install
 def _variations(text):
     gen = make("SWAPWORDS")
     doc = parsing.parse([tagging_copy(text)])[0]
-    return {gen.apply(doc, text, *c[:4]): (c[4], c[5]) for c in gen.scored(doc, text)}
+    return {gen.apply(doc, text, e): (e.score, e.kind) for e in gen.scored(doc, text)}
 
 
 # ------------------------------------------------------------------ SWAPWORDS

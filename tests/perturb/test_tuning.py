@@ -131,12 +131,16 @@ def test_curve_marks_the_shipped_threshold():
 
 
 def test_kinds_command_is_the_swapwords_evidence_table():
-    from perturb.generators.swapwords.pairs import EVIDENCE
+    """Its labelled rows are the evidence table; every other kind of the kind table follows, at the prior."""
+    from perturb.generators.swapwords.pairs import EVIDENCE, KIND_SCORES, UNLABELLED
 
     lines = []
     assert main(["kinds", "SWAPWORDS"], lines.append) == 0
-    table = {line.split("\t")[2]: float(line.split("\t")[0]) for line in lines}
-    assert table == {reason: score for score, reason in EVIDENCE}
+    labelled = {line.split("\t")[2]: float(line.split("\t")[0]) for line in lines if line.split("\t")[1] != "0/0"}
+    assert labelled == {reason: score for score, reason in EVIDENCE}
+    rest = {line.split("\t")[2]: float(line.split("\t")[0]) for line in lines if line.split("\t")[1] == "0/0"}
+    assert rest == {k: UNLABELLED for k in KIND_SCORES if k not in labelled}
+    assert all("no label" in line for line in lines if line.split("\t")[1] == "0/0")
 
 
 def test_weights_module_is_written_as_shipped():

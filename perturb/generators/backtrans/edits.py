@@ -1,4 +1,4 @@
-"""A round trip as word-level edits of the query (:class:`Edit`), candidates as sets of edits
+"""A round trip as word-level edits of the query (:class:`WordEdit`), candidates as sets of edits
 (:class:`Candidate`), and an edit set applied back to the query in its own case
 (:func:`apply_edits`, :func:`sentence_case`); scored in :mod:`perturb.generators.backtrans.score`."""
 from __future__ import annotations
@@ -16,7 +16,12 @@ _WORD = re.compile(r"\w")
 
 
 @dataclass(frozen=True)
-class Edit:
+class WordEdit:
+    """One word-level difference of a round trip from the query (a ``difflib`` opcode over their
+    case-folded tokens): the part a candidate is made of and is scored on, not the candidate
+    itself (:class:`Candidate`, whose ``text`` is the query with a set of them applied in its own
+    case)."""
+
     start: int  # token span [start, end) of the query replaced by ``new``
     end: int
     new: Tuple[str, ...]  # case-folded tokens of the round trip
@@ -25,7 +30,7 @@ class Edit:
 @dataclass
 class Candidate:
     text: str
-    edits: Tuple[Edit, ...]
+    edits: Tuple[WordEdit, ...]
     pivots: Set[str]
     score: float = 0.0
     reasons: Tuple[str, ...] = ()
@@ -64,7 +69,7 @@ def without_added_marks(old: Sequence[str], new: Sequence[str]) -> Tuple[str, ..
     return tuple(out)
 
 
-def edits_of(query: str, back: str, old: Optional[Sequence[str]] = None) -> List[Edit]:
+def edits_of(query: str, back: str, old: Optional[Sequence[str]] = None) -> List[WordEdit]:
     """The difflib edits from ``query`` to ``back`` (``old``: the query's case-folded tokens, when
     the caller has them already), each without the bare punctuation it would add
     (:func:`without_added_marks`); an edit left equal to the query's tokens is none."""
@@ -77,11 +82,11 @@ def edits_of(query: str, back: str, old: Optional[Sequence[str]] = None) -> List
             continue
         new = without_added_marks(a[i1:i2], b[j1:j2])
         if new != tuple(a[i1:i2]):
-            out.append(Edit(i1, i2, new))
+            out.append(WordEdit(i1, i2, new))
     return out
 
 
-def apply_edits(query: str, edits: Sequence[Edit], toks: Optional[Sequence[Tuple[str, int, int]]] = None,
+def apply_edits(query: str, edits: Sequence[WordEdit], toks: Optional[Sequence[Tuple[str, int, int]]] = None,
                 cased: bool = False) -> str:
     """The query with ``edits`` applied (character spans of its tokens replaced, right to left);
     ``toks``: ``tokens(query)``, when the caller has them already. ``cased``: the query is not all
@@ -105,7 +110,7 @@ def _capital_i(words: Sequence[str]) -> Tuple[str, ...]:
                  else w for k, w in enumerate(words))
 
 
-def sentence_case(query: str, text: str, edits: Sequence[Edit], is_name=lambda word: False) -> str:
+def sentence_case(query: str, text: str, edits: Sequence[WordEdit], is_name=lambda word: False) -> str:
     """``text`` (the query with ``edits`` applied) in the query's sentence case, when an edit
     inserts before, replaces or drops the query's first word (:func:`perturb.resources.words.starts_capitalised`):
     the new first word is capitalised ("the Robots are" -> "The ...", "which company" -> "Which

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from perturb.resources.words import NEED_WORDS as _BASE_NEED_WORDS
-from perturb.resources.words import WH_WORDS, stopwords
+from perturb.resources.words import PERSONAL_PRONOUNS, WH_WORDS, stopwords
 from perturb.resources.lexicon import is_derivation, is_proper_noun, ranked_synsets, sense_share
 from perturb.resources.memo import Memo
 
@@ -156,5 +156,4 @@ def which_asks(old: List[str], start: int, end: int) -> bool:
 
 def pronoun_change(before: List[str], after: List[str]) -> bool:
     """A personal pronoun lost or added ("can you write" -> "can write", "us" -> "we")."""
-    pro = ("i", "you", "we", "they", "he", "she", "me", "us", "them", "him", "her")
-    return any(before.count(p) != after.count(p) for p in pro)
+    return any(before.count(p) != after.count(p) for p in PERSONAL_PRONOUNS)

@@ -48,14 +48,14 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 
 from perturb.resources.words import apply_case_style, case_style, collapse_spaces, wordfreq_resource, zipf
-from perturb.spec import Spec
+from perturb.spec import Edit, Spec, Veto, veto
 from perturb.base import Generator, Perturbation, Resource, ResourceMissing, settle
 from perturb.resources.translators import APERTIUM_INSTALL, MARIAN_INSTALL, ApertiumTranslator, MarianTranslator, RunMemo, Translator
-from perturb.resources.words import stopwords
+from perturb.resources.words import AUXILIARIES, PERSONAL_PRONOUNS, stopwords
+from perturb.resources.lexicon import lemma_set, top_senses
 from perturb.generators.backtrans.rules import structure_changes
 from perturb.generators.backtrans import score as backtrans_score
 from perturb.base import query_rng
-from perturb.resources.memo import Memo
 
 _MARKED = re.compile(r"(?<![\w*#@])([*#@])(\w[\w'-]*)")
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
@@ -67,37 +67,6 @@ PIVOT_WFLANG = {"spa": "es", "deu": "de", "cat": "ca", "hbs": "sh", "glg": "pt",
 APERTIUM_PIVOTS = ("cat", "cat-spa", "epo", "glg", "spa")
 
 
-_LEMMAS: Dict[str, frozenset] = Memo()
-_SENSES: Dict[str, frozenset] = Memo()
-
-
-def _lemma_set(word: str) -> frozenset:
-    low = word.lower()
-    if low not in _LEMMAS:
-        out = {low}
-        try:
-            import lemminflect
-
-            for forms in lemminflect.getAllLemmas(low).values():
-                out.update(f.lower() for f in forms)
-        except ImportError:  # pragma: no cover - lemminflect is a dependency
-            pass
-        _LEMMAS[low] = frozenset(out)
-    return _LEMMAS[low]
-
-
-def _top_senses(word: str, n: int = 2) -> frozenset:
-    low = word.lower()
-    if low not in _SENSES:
-        from perturb.resources.lexicon import ranked_synsets
-
-        names = set()
-        for pos in ("n", "v", "a", "r"):
-            names.update(syn.name() for syn in ranked_synsets(low, pos)[:n])
-        _SENSES[low] = frozenset(names)
-    return _SENSES[low]
-
-
 def unmatched_content(original: str, back: str) -> List[str]:
     """Content words (letters, not stop words) of either text without a counterpart in the other:
     a round trip that loses or adds a content word ("panels" -> "signpost", "plato" -> "dish",
@@ -106,17 +75,13 @@ def unmatched_content(original: str, back: str) -> List[str]:
     a = [w for w in _WORD.findall(original) if w.lower() not in sw]
     b = [w for w in _WORD.findall(strip_marks(back)) if w.lower() not in sw]
     # lemma matches first (cheap); WordNet senses only for the words left over
-    a_lem = set().union(*(_lemma_set(w) for w in a)) if a else set()
-    b_lem = set().union(*(_lemma_set(w) for w in b)) if b else set()
-    a_left = [w for w in a if not _lemma_set(w) & b_lem]
-    b_left = [w for w in b if not _lemma_set(w) & a_lem]
-    missing = [w for w in a_left if not any(_top_senses(w) & _top_senses(x) for x in b)]
-    added = [w for w in b_left if not any(_top_senses(w) & _top_senses(x) for x in a)]
+    a_lem = set().union(*(lemma_set(w) for w in a)) if a else set()
+    b_lem = set().union(*(lemma_set(w) for w in b)) if b else set()
+    a_left = [w for w in a if not lemma_set(w) & b_lem]
+    b_left = [w for w in b if not lemma_set(w) & a_lem]
+    missing = [w for w in a_left if not any(top_senses(w) & top_senses(x) for x in b)]
+    added = [w for w in b_left if not any(top_senses(w) & top_senses(x) for x in a)]
     return missing + added
-
-
-PRONOUNS = ("i", "you", "we", "they", "he", "she", "me", "us", "them", "him", "her")
-AUX_FIRST = frozenset("do does did are is was were am have has had can could will would shall should may might must".split())
 
 
 def form_changes(original: str, back: str) -> List[str]:
@@ -126,9 +91,9 @@ def form_changes(original: str, back: str) -> List[str]:
     ashamed"; a leading "it" that apertium adds is ignored)."""
     a = [w.lower() for w in _WORD.findall(original)]
     b = [w.lower() for w in _WORD.findall(strip_marks(back))]
-    out = [f"pronoun {p!r}" for p in PRONOUNS if a.count(p) != b.count(p)]
+    out = [f"pronoun {p!r}" for p in PERSONAL_PRONOUNS if a.count(p) != b.count(p)]
     b_first = b[1:] if b[:1] == ["it"] and a[:1] != ["it"] else b
-    if a and a[0] in AUX_FIRST and (not b_first or b_first[0] not in AUX_FIRST):
+    if a and a[0] in AUXILIARIES and (not b_first or b_first[0] not in AUXILIARIES):
         out.append("question form")
     return out
 
@@ -178,12 +143,35 @@ def pivot_leaks(original: str, back: str, pivot: str, marked: bool) -> List[str]
     return sorted(set(leaks))
 
 
+# --------------------------------------------------------------------------- constraints of one round trip
+# (the one-translator path, Marian: the round trip is the one candidate; context: the query ``text``,
+# the ``back`` translation, the ``pivot`` and whether the translator ``marked`` unknown words)
+def _named(what: str, found) -> Optional[str]:
+    return f"{what}: {found}" if found else None
+
+
+NO_PIVOT_LEAK = veto("no pivot leak", why=lambda e, c: _named(
+    "pivot-language tokens", pivot_leaks(c["text"], c["back"], c["pivot"], c["marked"])),
+    description="(one-translator path) no pivot-language token the query did not have: apertium marks, "
+                "wordfreq unknown in English or much more frequent in the pivot language (pivot_leaks)")
+STRUCTURE_KEPT = veto("structure kept", why=lambda e, c: _named(
+    "structure changed", structure_changes(c["text"], strip_marks(c["back"]))),
+    description="(one-translator path) function words, word order, word forms and multi-word terms kept "
+                "(rules.structure_changes)")
+CONTENT_KEPT = veto("content kept", why=lambda e, c: _named(
+    "content changed", unmatched_content(c["text"], c["back"]) or form_changes(c["text"], c["back"])),
+    description="(one-translator path) every content word has a counterpart (same lemma or top-2-sense synonym: "
+                "unmatched_content); no personal pronoun lost or added, an auxiliary-first question stays one "
+                "(form_changes)")
+
+
 # --------------------------------------------------------------------------- generator
 SPEC = Spec(
     name="BACKTRANS", version=3, protocol="validated",  # 3: batch-independent translation
     transformation="round trips through every Apertium pivot; each edit (difflib) of a round trip alone and "
                    "every subset of one round trip's edits is a candidate",
-    constraints=(backtrans_score.WEAKEST_EDIT,), picker="uniform among passing (query_rng)",
+    constraints=(backtrans_score.WORD_LEFT, backtrans_score.WEAKEST_EDIT, NO_PIVOT_LEAK, STRUCTURE_KEPT, CONTENT_KEPT),
+    picker="uniform among passing (query_rng)",
     facts={"source": "eng", "backend": "apertium",
            "candidates": "each edit (difflib) of a round trip alone and every subset of one round trip's edits",
            "score": "weakest edit's evidence sum", "weights": dict(backtrans_score.WEIGHTS),
@@ -276,14 +264,18 @@ class BackTranslate(Generator):
     def _result(self, text: str, mid: str, back: str) -> Perturbation:
         if not text.strip() or _SPACE.sub("", back).lower() == _SPACE.sub("", text).lower():
             return Perturbation(text, False, "")  # unchanged up to case and spacing ("lie." -> "lie .")
-        if pivot_leaks(text, back, self.translator.pivot, self.translator.marks):
-            return Perturbation(text, False, "")  # a pivot-language token leaked: refused
-        if self.keep_structure and structure_changes(text, strip_marks(back)):
-            return Perturbation(text, False, "")  # a term, a function word or a word form changed
-        if self.keep_content and (unmatched_content(text, back) or form_changes(text, back)):
-            return Perturbation(text, False, "")  # a content word, a person or the question form changed
+        context = {"text": text, "back": back, "pivot": self.translator.pivot, "marked": self.translator.marks}
+        edit = Edit.replace(0, len(text), back)
+        if any(v.reason(edit, context) for v in self.round_trip_vetoes()):
+            return Perturbation(text, False, "")  # a pivot leak, a term, function word, word form, content word,
+            # person or the question form changed: refused
         out = apply_case_style(collapse_spaces(strip_marks(back)), case_style(text))
         return Perturbation(out, True, f"via {self.translator.pivot} ({self.translator.backend}): {mid!r}")
+
+    def round_trip_vetoes(self) -> List[Veto]:
+        """The one-translator path's vetoes, in the order they are asked: a pivot leak, then (unless
+        switched off) the structure, then the content words and form."""
+        return [NO_PIVOT_LEAK] + [STRUCTURE_KEPT] * self.keep_structure + [CONTENT_KEPT] * self.keep_content
 
     def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
         if self.verified:  # the pick draws from ``rng``, as the batch draws from query_rng(seed, name, text)

@@ -46,8 +46,8 @@ from perturb.resources.words import ARTICLES, case_style, stopwords, zipf
 from perturb.generators.backtrans.rules import forms_of, same_lemma, synonym_same_form
 from perturb.resources.lexicon import is_proper_noun, ranked_synsets
 from perturb.generators.backtrans import evidence as ev
-from perturb.spec import Tuning, threshold_constraint
-from perturb.generators.backtrans.edits import Candidate, Edit, apply_edits, edits_of, sentence_case, tokens  # noqa: F401 (used by callers as score.*)
+from perturb.spec import Tuning, Veto, threshold_constraint
+from perturb.generators.backtrans.edits import Candidate, WordEdit, apply_edits, edits_of, sentence_case, tokens  # noqa: F401 (used by callers as score.*)
 
 WEIGHTS: Dict[str, float] = {
     "leak": -6.0, "name": -6.0, "pronoun": -4.0, "question_form": -3.0, "article": 1.0, "wh": 1.0,
@@ -65,6 +65,22 @@ WEAKEST_EDIT = threshold_constraint(
     description="every edit of the round trip keeps the need (the candidate's weakest edit)",
     evidence="weighted evidence sum of the weakest edit (WEIGHTS)",
     tuning=Tuning("perturb/data/validity/BACKTRANS.tsv", "choose", {"min_validity": 0.9}))
+
+
+class WordLeft(Veto):
+    """A candidate that leaves no word to search for ("a" -> "") is no candidate."""
+
+    name = "a word left"
+    description = "the candidate keeps a word character"
+
+    def refuses(self, text: str) -> bool:
+        return not re.search(r"\w", text)
+
+    def reason(self, edit, context=None):
+        return "nothing left to search for" if self.refuses(edit.apply(context["text"])) else None
+
+
+WORD_LEFT = WordLeft()
 WH = frozenset({"what", "which"})
 AUX = frozenset("do does did".split())
 ARGUMENT_PREPOSITIONS = frozenset("of to for by".split())  # they mark an argument, not a place
@@ -134,7 +150,7 @@ def expand(words: Sequence[str]) -> List[str]:
     return out
 
 
-def score_edit(old: Sequence[str], edit: Edit, leaks: Set[str], n_pivots: int,
+def score_edit(old: Sequence[str], edit: WordEdit, leaks: Set[str], n_pivots: int,
                ctx: Context = Context()) -> Tuple[float, List[str]]:
     """Score of one edit (old: the query's case-folded tokens) and the evidence names used."""
     sw = ev.function_words()
@@ -249,7 +265,7 @@ def _independent(pivots: Tuple[str, ...]) -> int:  # the pivots sorted; memoised
 MAX_SUBSETS = 5  # a round trip of at most this many edits gives every subset of them as a candidate
 
 
-def combinations_of(edits: Sequence[Edit]) -> List[Tuple[Edit, ...]]:
+def combinations_of(edits: Sequence[WordEdit]) -> List[Tuple[WordEdit, ...]]:
     """The multi-edit candidates of one round trip: every subset of two or more of its edits (the
     whole round trip included) when it has at most :data:`MAX_SUBSETS` edits, else the whole round
     trip and every pair. A subset passes when all its edits pass, so a round trip with one bad edit
@@ -267,7 +283,7 @@ def candidates(query: str, backs: Dict[str, str], leaks: Dict[str, Set[str]], or
     stripped, whitespace collapsed) and each pivot's leaked words (case-folded)."""
     old = [t.lower() for t, _, _ in tokens(query)]
     per_pivot = {p: edits_of(query, b, old) for p, b in sorted(backs.items())}
-    proposers: Dict[Edit, Set[str]] = {}
+    proposers: Dict[WordEdit, Set[str]] = {}
     for p, eds in per_pivot.items():
         for e in eds:
             proposers.setdefault(e, set()).add(p)
@@ -282,16 +298,16 @@ def candidates(query: str, backs: Dict[str, str], leaks: Dict[str, Set[str]], or
               for e, ps in proposers.items()}
     out: Dict[str, Candidate] = {}
     toks, same = tokens(query), " ".join(query.lower().split())
-    texts: Dict[Tuple[Edit, ...], str] = {}  # one edit set proposed by several round trips: applied once
+    texts: Dict[Tuple[WordEdit, ...], str] = {}  # one edit set proposed by several round trips: applied once
     cased = case_style(query) != "lower"
 
-    def add(edits: Tuple[Edit, ...], pivots: Set[str]) -> None:
+    def add(edits: Tuple[WordEdit, ...], pivots: Set[str]) -> None:
         if not edits:
             return
         text = texts.get(edits)
         if text is None:
             text = texts[edits] = sentence_case(query, apply_edits(query, edits, toks, cased), edits, is_proper_noun)
-        if " ".join(text.lower().split()) == same or not re.search(r"\w", text):
+        if " ".join(text.lower().split()) == same or WORD_LEFT.refuses(text):
             return  # unchanged, or nothing left to search for ("a" -> "")
         have = out.get(text)
         if have is None:

@@ -26,22 +26,49 @@ from perturb.resources import parsing
 from perturb.resources.words import (Span, case_style, draw_word_pair, stopwords_resource,
                                      word_spans_keeping_abbreviations)
 from perturb.base import Generator, Perturbation, Resource
-from perturb.spec import Spec, Tuning, threshold_constraint
-from perturb.generators.swapwords.pairs import EVIDENCE, UNLABELLED, candidates
+from perturb.spec import Edit, Param, Spec, Threshold, Tuning, Verdict
+from perturb.generators.swapwords.pairs import (CONTENT_WORDS, EVIDENCE, KIND_SCORES, UNLABELLED, WHOLE_TOKENS,
+                                                candidates, is_labelled, score_of)
 from perturb.resources.wordnet_index import TERM_FORMING
 from perturb.resources.wordnet_reader import find_wordnet, wordnet_content_sha, wordnet_resource
 
 MODES = ("verified", "random")
-KIND_TABLE = threshold_constraint(
-    "kind table", 0.83, key="min_score",
-    description="the exchange is of a kind whose labelled exchanges keep the need",
-    evidence="per-kind Laplace validity (pairs.EVIDENCE)",
-    tuning=Tuning("perturb/data/validity/SWAPWORDS.tsv", "choose_by_kind", {"min_validity": 0.9}))
+
+
+class KindTable(Threshold):
+    """The kind table as a threshold: a candidate's score is its kind's (:data:`pairs.KIND_SCORES`,
+    every kind the parse can give; a kind no labelled exchange has scores the prior
+    :data:`pairs.UNLABELLED` and is refused with that named as the reason). A kind the table does
+    not list raises :class:`pairs.UnlistedKind`: never a silent score."""
+
+    name = "kind table"
+    description = "the exchange is of a kind whose labelled exchanges keep the need"
+    evidence = "per-kind Laplace validity (pairs.EVIDENCE)"
+    tuning = Tuning("perturb/data/validity/SWAPWORDS.tsv", "choose_by_kind", {"min_validity": 0.9})
+    params = (Param("threshold", float, 0.83, "a candidate passes when its score is at least this", key="min_score"),)
+
+    def score(self, edit: Edit, context=None) -> float:
+        return score_of(edit.kind)
+
+    def check(self, edit: Edit, context=None) -> Verdict:
+        s = self.score(edit, context)
+        ok = self.passes(s)
+        labels = "" if is_labelled(edit.kind) else ", no labelled exchange: the prior"
+        return Verdict(ok, f"kind {edit.kind!r} scores {s:g}{labels} {'>=' if ok else '<'} "
+                           f"{self.values['threshold']:g}", s)
+
+    @staticmethod
+    def rows():
+        """(kind, score, labelled) for every kind of the table, highest score first."""
+        return sorted(((k, s, is_labelled(k)) for k, s in KIND_SCORES.items()), key=lambda r: (-r[1], r[0]))
+
+
+KIND_TABLE = KindTable()
 
 SPEC = Spec(
     name="SWAPWORDS", version=2, protocol="validated",
     transformation="two content words, or two phrases, exchange places (pairs.candidates)",
-    constraints=(KIND_TABLE,), picker="uniform among passing pairs",
+    constraints=(CONTENT_WORDS, WHOLE_TOKENS, KIND_TABLE), picker="uniform among passing pairs",
     facts={"mode": "verified",
            "words": "content words (NOUN PROPN VERB ADJ ADV), no NLTK stop word, no abbreviation",
            "operations": "two words exchanged (the paper) + phrase reorderings (deviation: coordinated "
@@ -127,13 +154,15 @@ class SwapWords(parsing.SpacyGenerator, Generator):
         return random_swap_perturbation(text, word_spans_keeping_abbreviations(text), rng)
 
     # ------------------------------------------------------------------ generate, then verify
-    def scored(self, doc, text: str):
-        """Every candidate exchange: (sa, ea, sb, eb, score, reason), character spans of ``text``."""
+    def scored(self, doc, text: str) -> List[Edit]:
+        """Every candidate exchange of two character spans of ``text`` (:func:`pairs.candidates`),
+        its ``kind`` and ``score`` from the kind table."""
         return candidates(doc, text)
 
-    def apply(self, doc, text: str, sa: int, ea: int, sb: int, eb: int) -> str:
-        """``text`` with the two spans exchanged; a sentence-initial capital stays at the start
-        ("How do I ..." -> "In a microwave how do I ...") unless the first word is "I" or a name."""
+    def apply(self, doc, text: str, edit: Edit) -> str:
+        """``text`` with the two spans of ``edit`` exchanged; a sentence-initial capital stays at the
+        start ("How do I ..." -> "In a microwave how do I ...") unless the first word is "I" or a name."""
+        (sa, ea, _), (sb, eb, _) = edit.spans
         out = _swap(text, sa, ea, sb, eb)
         if sa != 0 or case_style(text) not in ("lower", "mixed"):
             return out
@@ -146,12 +175,13 @@ class SwapWords(parsing.SpacyGenerator, Generator):
         return out
 
     def _perturb_doc(self, doc, text: str, rng: np.random.Generator) -> Perturbation:
-        passing = [c for c in self.scored(doc, text) if self.kind_table.passes(c[4])]
+        passing = [e for e in self.scored(doc, text) if self.kind_table.passes(e.score)]
         if not passing:
             return Perturbation(text, False, "")
-        sa, ea, sb, eb, score, reason = passing[int(rng.integers(len(passing)))]
-        return Perturbation(self.apply(doc, text, sa, ea, sb, eb), True,
-                            f"swapped {text[sa:ea]!r} <-> {text[sb:eb]!r} ({reason}, score {score:g})")
+        pick = passing[int(rng.integers(len(passing)))]
+        (sa, ea, _), (sb, eb, _) = pick.spans
+        return Perturbation(self.apply(doc, text, pick), True,
+                            f"swapped {text[sa:ea]!r} <-> {text[sb:eb]!r} ({pick.kind}, score {pick.score:g})")
 
     def _perturb(self, text, rng):
         if self.mode == "random":

@@ -27,8 +27,9 @@ from __future__ import annotations
 from typing import List, Tuple
 
 from perturb.resources.words import is_abbreviation, stopwords
-from perturb.resources.wordnet_index import term_evidence
-from perturb.generators.swapwords.phrases import phrase_candidates, whole_tokens
+from perturb.spec import Edit, Veto
+from perturb.resources.wordnet_index import TERM_EVIDENCE, term_evidence
+from perturb.generators.swapwords.phrases import phrase_candidates, phrase_kinds, whole_tokens
 
 CLASSES = {"NOUN": "N", "PROPN": "N", "VERB": "V", "ADJ": "A", "ADV": "R"}
 QUANTITY = frozenset("many much several numerous little".split())
@@ -85,18 +86,92 @@ EVIDENCE = (
 UNLABELLED = 0.5  # a kind without a tuning label (not in EVIDENCE): (0 + 1) / (0 + 2)
 SCORE_OF = {reason: score for score, reason in EVIDENCE}
 
+# the suffixes of "adjective and its noun" (_term_suffix): none, no WordNet, a verb's object, term evidence
+ADJECTIVE_SUFFIXES = ("", " (no lexicon)", " (verb object)") + tuple(f" ({why})" for why in TERM_EVIDENCE)
+WORD_KINDS = ("coordinated", "coordinated, with modifiers", "co-modifiers", "compound modifier and head",
+              "same class across a preposition", "same class, not coordinated",
+              "adjective and its noun (modified adjective)",
+              *(f"adjective and its noun{suffix}" for suffix in ADJECTIVE_SUFFIXES),
+              "gerund and its bare object", "verb and its bare subject/object",
+              "different classes across a preposition", "different classes, near", "different classes, far")
+
+
+def kinds() -> Tuple[str, ...]:
+    """Every kind :func:`evidence` and :func:`perturb.generators.swapwords.phrases.phrase_candidates`
+    can give: the rows of the kind table (:data:`KIND_SCORES`)."""
+    return WORD_KINDS + tuple(phrase_kinds())
+
+
+#: the kind table: every kind the parse can give, with its score (a kind without labels: UNLABELLED)
+KIND_SCORES = {kind: SCORE_OF.get(kind, UNLABELLED) for kind in kinds()}
+
+
+class UnlistedKind(ValueError):
+    """A candidate of a kind the kind table does not list: the kind grammar (:func:`kinds`) misses it."""
+
 
 def score_of(reason: str) -> float:
-    return SCORE_OF.get(reason, UNLABELLED)
+    """The kind table's score of ``reason``; :class:`UnlistedKind` for a kind it does not list
+    (never a silent prior)."""
+    try:
+        return KIND_SCORES[reason]
+    except KeyError:
+        raise UnlistedKind(f"SWAPWORDS: the exchange kind {reason!r} is not in the kind table: add it to "
+                           f"perturb/generators/swapwords/pairs.py WORD_KINDS or phrases.phrase_kinds()") from None
+
+
+def is_labelled(reason: str) -> bool:
+    """Whether the kind's score rests on labelled exchanges (else it is the prior, UNLABELLED)."""
+    return reason in SCORE_OF
+
+
+class SwappableWords(Veto):
+    """Only content words move: a word of the pair is a NOUN, PROPN, VERB, ADJ or ADV of letters
+    only, not an NLTK stop word, not a dotted abbreviation, not half of "high-speed", "and/or",
+    "don't" (the spec's ``words`` fact records it)."""
+
+    name = "content words only"
+    description = "both words are content words (letters, not a stop word or abbreviation, not half of a " \
+                  "hyphenated word)"
+
+    def allows(self, tok, text: str) -> bool:
+        word = text[tok.idx: tok.idx + len(tok.text)]
+        if not word.isalpha() or tok.pos_ not in CLASSES or word.lower() in stopwords() or is_abbreviation(word):
+            return False
+        before = text[tok.idx - 1] if tok.idx > 0 else " "
+        after = text[tok.idx + len(word)] if tok.idx + len(word) < len(text) else " "
+        return before not in "-/'" and after not in "-/'"  # not half of "high-speed", "and/or", "don't"
+
+    def reason(self, edit, context=None):
+        bad = [t.text for t in (context or {}).get("tokens", ()) if not self.allows(t, context["text"])]
+        return f"not a content word: {', '.join(map(repr, bad))}" if bad else None
+
+
+class WholeTokens(Veto):
+    """A span moves as whole whitespace tokens (:func:`perturb.generators.swapwords.phrases.whole_tokens`:
+    "10%" and "$5" move whole); a span that would cut a token, or two spans that would then meet, refuse
+    the candidate (the spec's ``spans`` fact records it)."""
+
+    name = "whole tokens"
+    description = "each span widens to whole whitespace tokens without cutting one; the two stay apart"
+
+    def widen(self, text: str, sa: int, ea: int, sb: int, eb: int):
+        """The two spans widened, or None when the candidate is refused."""
+        a, b = whole_tokens(text, sa, ea), whole_tokens(text, sb, eb)
+        return None if a is None or b is None or not a[1] < b[0] else (a, b)
+
+    def reason(self, edit, context=None):
+        (sa, ea, _), (sb, eb, _) = edit.spans
+        ok = self.widen(context["text"], sa, ea, sb, eb) is not None
+        return None if ok else "a span would cut a token, or the spans would meet"
+
+
+CONTENT_WORDS = SwappableWords()
+WHOLE_TOKENS = WholeTokens()
 
 
 def swappable(tok, text: str) -> bool:
-    word = text[tok.idx: tok.idx + len(tok.text)]
-    if not word.isalpha() or tok.pos_ not in CLASSES or word.lower() in stopwords() or is_abbreviation(word):
-        return False
-    before = text[tok.idx - 1] if tok.idx > 0 else " "
-    after = text[tok.idx + len(word)] if tok.idx + len(word) < len(text) else " "
-    return before not in "-/'" and after not in "-/'"  # not half of "high-speed", "and/or", "don't"
+    return CONTENT_WORDS.allows(tok, text)
 
 
 def _coordination_root(tok):
@@ -188,7 +263,7 @@ def evidence(doc, i: int, j: int) -> Tuple[float, str]:
 
 def word_candidates(doc, text: str) -> List[Tuple[int, int, float, str]]:
     """Every pair of swappable tokens with differing words: (i, j, score, reason), i < j."""
-    idx = [t.i for t in doc if swappable(t, text)]
+    idx = [t.i for t in doc if CONTENT_WORDS.allows(t, text)]
     out = []
     for x, i in enumerate(idx):
         for j in idx[x + 1:]:
@@ -199,12 +274,13 @@ def word_candidates(doc, text: str) -> List[Tuple[int, int, float, str]]:
     return out
 
 
-def candidates(doc, text: str) -> List[Tuple[int, int, int, int, float, str]]:
-    """Every candidate exchange of two character spans ``(sa, ea, sb, eb, score, reason)``, ``ea <= sb``:
-    the word pairs above and the phrase reorderings of :mod:`perturb.generators.swapwords.phrases`.
-    Each span is whole whitespace tokens (:func:`perturb.generators.swapwords.phrases.whole_tokens`:
-    "10%" moves whole); a candidate whose span would cut a token, or whose two spans would then
-    meet, is dropped."""
+def candidates(doc, text: str) -> List[Edit]:
+    """Every candidate exchange of two character spans of ``text``, as :class:`perturb.spec.Edit`
+    (two spans, the first before the second; ``kind``: the evidence kind, ``score``: its score in the
+    kind table): the word pairs above and the phrase reorderings of
+    :mod:`perturb.generators.swapwords.phrases`. Each span is whole whitespace tokens
+    (:data:`WHOLE_TOKENS`: "10%" moves whole); a candidate whose span would cut a token, or whose
+    two spans would then meet, is dropped."""
     raw = []
     for i, j, score, reason in word_candidates(doc, text):
         a, b = doc[i], doc[j]
@@ -213,9 +289,9 @@ def candidates(doc, text: str) -> List[Tuple[int, int, int, int, float, str]]:
         raw.append((sa, ea, sb, eb, score_of(reason), reason))
     out, seen = [], set()
     for sa, ea, sb, eb, score, reason in raw:
-        a, b = whole_tokens(text, sa, ea), whole_tokens(text, sb, eb)
-        if a is None or b is None or not a[1] < b[0] or (a, b) in seen:
+        spans = WHOLE_TOKENS.widen(text, sa, ea, sb, eb)
+        if spans is None or spans in seen:
             continue
-        seen.add((a, b))
-        out.append((*a, *b, score, reason))
+        seen.add(spans)
+        out.append(Edit.exchange(text, *spans[0], *spans[1], kind=reason, score=score))
     return out

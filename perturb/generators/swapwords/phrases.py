@@ -208,30 +208,76 @@ def _subject_aux(doc):
     s = subj[0]
     if s.left_edge.i != aux.i + 1:
         return
-    kind = "copula" if head is aux else ("modal" if aux.tag_ == "MD" or aux.lemma_ in ("be", "have") else "do")
-    if any(t.tag_ in ("VBN", "JJ") and t.i > s.i and t.head.i >= s.i for t in doc[s.i + 1: s.right_edge.i + 1]
-           if t.dep_ in ("acl", "amod", "advcl", "relcl")):
-        kind += ", predicate in the subject"  # "what is a community of ants called": the parse ate the predicate
-    elif not kind.startswith("copula") and s.right_edge.i == words[-1].i:
-        kind += ", subject to the end"  # "does a membrane theory exist ..." -> "... does": no verb left after it
+    base = "copula" if head is aux else ("modal" if aux.tag_ == "MD" or aux.lemma_ in ("be", "have") else "do")
+    # "what is a community of ants called": the parse ate the predicate
+    predicate = any(t.tag_ in ("VBN", "JJ") and t.i > s.i and t.head.i >= s.i for t in doc[s.i + 1: s.right_edge.i + 1]
+                    if t.dep_ in ("acl", "amod", "advcl", "relcl"))
     nxt = [t for t in doc[s.right_edge.i + 1:] if not t.is_space]
     continues = nxt and (nxt[0].pos_ in ("NOUN", "PROPN", "ADP", "NUM", "DET") or nxt[0].tag_ == "TO" or
                          nxt[0].pos_ == "ADJ" and aux.lemma_ != "be")  # "are | warm blooded" is a predicate
-    if not kind.startswith("copula") and (continues or len(subj) > 1):
+    kind = aux_kind(base, predicate=predicate, to_end=s.right_edge.i == words[-1].i,
+                    cut_short=bool(continues or len(subj) > 1),
+                    how_adjective=k == 1 and words[0].lower_ == "how" and doc[s.left_edge.i].pos_ in ("ADJ", "ADV"),
+                    noun_after=bool(nxt and nxt[0].pos_ in ("NOUN", "PROPN")),
+                    complement_after=s.right_edge.i < words[-1].i and any(
+                        t.dep_ not in ("punct",) for t in doc[s.right_edge.i + 1:] if t.head is aux),
+                    wh_phrase=bool(phrase), yes_no=k == 0)
+    yield _tok_span(doc, aux.i, aux.i), _tok_span(doc, s.left_edge.i, s.right_edge.i), kind
+
+
+AUX_BASES = ("copula", "modal", "do")
+AUX_FLAGS = ("predicate", "to_end", "cut_short", "how_adjective", "noun_after", "complement_after", "wh_phrase",
+             "yes_no")
+
+
+def aux_kind(base: str, *, predicate: bool, to_end: bool, cut_short: bool, how_adjective: bool, noun_after: bool,
+             complement_after: bool, wh_phrase: bool, yes_no: bool) -> str:
+    """The kind of a subject-and-auxiliary exchange (``subject and auxiliary (...)``) from what the
+    parse says (:func:`_subject_aux`); :func:`aux_kinds` runs it over every combination, so the
+    kind table lists every kind this can give. ``base``: copula, modal or do."""
+    kind = base
+    if predicate:
+        kind += ", predicate in the subject"
+    elif base != "copula" and to_end:
+        kind += ", subject to the end"  # "does a membrane theory exist ..." -> "... does": no verb left after it
+    if base != "copula" and cut_short:
         kind += ", subject cut short"  # "can the procedure of matching | inner and outer solutions ... be"
-    elif k == 1 and words[0].lower_ == "how" and doc[s.left_edge.i].pos_ in ("ADJ", "ADV"):
+    elif how_adjective:
         kind += ", how + adjective"  # "how large changes ... do affect" reads as "how large"
-    if kind == "copula" and nxt and nxt[0].pos_ in ("NOUN", "PROPN"):
+    if kind == "copula" and noun_after:
         kind = "copula, subject cut short"  # "what is taj mahal" -> "what taj is mahal"
-    if kind == "copula" and s.right_edge.i < words[-1].i and any(
-            t.dep_ not in ("punct",) for t in doc[s.right_edge.i + 1:] if t.head is aux):
+    if kind == "copula" and complement_after:
         kind = "copula, complement after"  # "what is X like" -> "what X is like"
-    if phrase:  # "what type of computer | are you", "how honest | are you": one kind, scored on its own labels
+    if wh_phrase:  # "what type of computer | are you", "how honest | are you": one kind, scored on its own labels
         kind = "wh-phrase" + (kind[kind.index(","):] if "," in kind and not kind.startswith("copula, complement") else "")
-    if k == 0:
+    if yes_no:
         kind = ("yes/no, do" if kind.startswith("do") else "yes/no") + kind[kind.index(","):] if "," in kind and \
             not kind.startswith("copula, complement") else ("yes/no, do" if kind == "do" else "yes/no")
-    yield _tok_span(doc, aux.i, aux.i), _tok_span(doc, s.left_edge.i, s.right_edge.i), f"subject and auxiliary ({kind})"
+    return f"subject and auxiliary ({kind})"
+
+
+def aux_kinds() -> List[str]:
+    """Every kind :func:`aux_kind` can give (a yes/no question has no wh-phrase and no "how"), and
+    the wh-subject copula's (:func:`_wh_subject_copula`)."""
+    out = {WH_SUBJECT_COPULA}
+    for base in AUX_BASES:
+        for bits in range(1 << len(AUX_FLAGS)):
+            flags = {name: bool(bits >> n & 1) for n, name in enumerate(AUX_FLAGS)}
+            if flags["yes_no"] and (flags["wh_phrase"] or flags["how_adjective"]):
+                continue
+            out.add(aux_kind(base, **flags))
+    return sorted(out)
+
+
+WH_SUBJECT_COPULA = "subject and auxiliary (copula, wh-subject)"
+
+
+def phrase_kinds() -> List[str]:
+    """Every kind :func:`phrase_candidates` can give (the rows a kind table must list)."""
+    return sorted({"coordinated phrases", "coordinated phrases (nominal)", "adverb moved", "complement fronted",
+                   *(f"sibling prepositional phrases{k}" for k in ("", " (of)", " (another attachment)")),
+                   *(f"prepositional phrase fronted{k}" for k in ("", " (argument)", " (another attachment)")),
+                   *aux_kinds()})
 
 
 def _wh_phrase(doc, words, k: int):
@@ -265,8 +311,7 @@ def _wh_subject_copula(doc, words, aux, phrase: str = ""):
     top = [t for t in rest if not rest[0].i <= t.head.i <= rest[-1].i or t.head.i == t.i]  # the phrase's top word(s)
     if len(top) != 1 or top[0].dep_ not in ("attr", "acomp", "nsubj", "dep", "npadvmod", "punct", "advmod", "ROOT"):
         return
-    kind = "copula, wh-subject"
-    yield _tok_span(doc, aux.i, aux.i), _tok_span(doc, rest[0].i, rest[-1].i), f"subject and auxiliary ({kind})"
+    yield _tok_span(doc, aux.i, aux.i), _tok_span(doc, rest[0].i, rest[-1].i), WH_SUBJECT_COPULA
 
 
 def _complement_fronted(doc):

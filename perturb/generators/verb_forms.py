@@ -1,0 +1,89 @@
+"""TRANSTENSE's constraints on the verb forms it reads and writes, from lemminflect's dictionary:
+the edited word is a verb form the dictionary lists under its tag (:data:`DICTIONARY_VERB_FORM`),
+the new form is a dictionary form that is a known English word (:data:`DICTIONARY_NEW_FORM`), and
+a negated future stays (:data:`NEGATED_FUTURE`). :mod:`perturb.generators.tense` asks them."""
+from __future__ import annotations
+
+from typing import Optional
+
+from perturb.resources.words import zipf
+from perturb.spec import Veto
+
+
+def _lemminflect():
+    import lemminflect
+
+    return lemminflect
+
+
+class DictionaryVerbForm(Veto):
+    """The word is a verb form lemminflect's dictionary lists under the token's tag (a noun tagged
+    VBZ, "diabetes", "reflections", is refused)."""
+
+    name = "dictionary verb form"
+    description = "the edited word is the tagged form of a verb in lemminflect's dictionary"
+
+    def lemma(self, low: str, tag: str) -> Optional[str]:
+        """The dictionary lemma of which ``low`` is the ``tag`` form, or None (refused)."""
+        lm = _lemminflect()
+        lemmas = lm.getAllLemmas(low)
+        for upos in ("AUX", "VERB"):
+            for lemma in lemmas.get(upos, ()):
+                if low in lm.getAllInflections(lemma, upos="VERB").get(tag, ()) or (
+                        lemma == "be" and tag in ("VBD", "VBZ", "VBP")):
+                    return lemma
+        return None
+
+    def reason(self, edit, context=None):
+        low, tag = context["word"].lower(), context["tag"]
+        return None if self.lemma(low, tag) else f"{low!r} is no {tag} form in lemminflect's dictionary"
+
+
+class DictionaryNewForm(Veto):
+    """The new form is the lemma's form from lemminflect's dictionary (never its out-of-vocabulary
+    rules: no "diabeted") and a known English word (wordfreq Zipf > 0)."""
+
+    name = "dictionary new form"
+    description = "the new form comes from lemminflect's dictionary and is a known English word (Zipf > 0)"
+
+    def form(self, lemma: str, tag: str) -> Optional[str]:
+        """The ``tag`` form of ``lemma`` that passes, or None (refused)."""
+        forms = _lemminflect().getAllInflections(lemma, upos="VERB").get(tag, ())
+        for form in forms:
+            if form.isalpha() and zipf(form) > 0:
+                return form
+        return None
+
+    def reason(self, edit, context=None):
+        lemma, tag = context["lemma"], context["tag"]
+        return None if self.form(lemma, tag) else f"no dictionary {tag} form of {lemma!r} is a known word"
+
+
+class NegatedFuture(Veto):
+    """"will not go" stays: a negated future is not flipped to the present."""
+
+    name = "no negated future"
+    description = "a will + VB future with a negation is left alone"
+
+    def refuses(self, verb) -> bool:
+        return any(c.dep_ == "neg" for c in verb.children)
+
+    def reason(self, edit, context=None):
+        return "a negated future" if self.refuses(context["verb"]) else None
+
+
+DICTIONARY_VERB_FORM = DictionaryVerbForm()
+DICTIONARY_NEW_FORM = DictionaryNewForm()
+NEGATED_FUTURE = NegatedFuture()
+
+
+def verb_lemma(low: str, tag: str) -> Optional[str]:
+    """The dictionary lemma of which ``low`` is the ``tag`` form, or None when ``low`` is not a
+    known verb form (nouns mis-tagged as verbs, non-words): :data:`DICTIONARY_VERB_FORM`."""
+    return DICTIONARY_VERB_FORM.lemma(low, tag)
+
+
+def dictionary_form(lemma: str, tag: str) -> Optional[str]:
+    """The ``tag`` form of ``lemma`` from lemminflect's dictionary (no OOV rules), if it is a real
+    word: :data:`DICTIONARY_NEW_FORM`."""
+    return DICTIONARY_NEW_FORM.form(lemma, tag)
