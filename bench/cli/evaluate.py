@@ -47,9 +47,11 @@ COMMON = (
     option("--no-progress", action="store_true",
            help="hide progress bars (plain lines outside a terminal) and status lines"),
 ) + EVALUATE_RUNTIME
+TOP_K_DEFAULT = 100
 #: options several suites share; each suite says which it honours (Suite.shared)
 SHARED = (
-    option("--top-k", type=int, default=100, help="documents retrieved per query (default: 100)"),
+    option("--top-k", type=int, default=TOP_K_DEFAULT, help="documents retrieved per query (default: 100; raised to "
+                                                             "the deepest cutoff of --metrics, e.g. R@1000)"),
     option("--test", default="t-test", choices=["t-test", "randomization", "wilcoxon"],
            help="paired test of each set against the suite's reference (default: t-test, as RoDR)"),
     option("--correction", default="holm", choices=["holm", "bh", "none"],
@@ -145,6 +147,38 @@ def namespace(**values) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def check_depth(args, suite, measures) -> None:
+    """An explicit ``--top-k`` below the deepest cutoff asked for is refused: R@100 on 10 retrieved
+    documents is recall at 10 under the name R@100. Before any work."""
+    if "top_k" not in suite.shared:
+        return
+    cut = [m for m in measures if m.cutoff is not None]
+    deepest = max(cut, key=lambda m: m.cutoff) if cut else None
+    if deepest is not None and args.top_k != TOP_K_DEFAULT and args.top_k < deepest.cutoff:
+        raise BenchError(f"--top-k {args.top_k} retrieves {args.top_k} documents per query, but {deepest} needs the "
+                         f"top {deepest.cutoff}: it would be measured at {args.top_k} under the name {deepest}. Fix: "
+                         f"--top-k {deepest.cutoff}, or measures with a cutoff of at most {args.top_k}")
+
+
+def raise_depth(args, suite, measures, n_docs: int) -> None:
+    """The default depth (``--top-k 100``) is raised to the deepest cutoff asked for (``R@1000``), at
+    most the corpus size (a ranking of every document answers any deeper cutoff exactly). The reason
+    is printed and recorded in result.json (``retrieval.depth``); an unchanged depth records nothing."""
+    if "top_k" not in suite.shared:
+        return
+    cut = [m for m in measures if m.cutoff is not None]
+    if not cut:
+        return
+    deepest = max(cut, key=lambda m: m.cutoff)
+    depth = min(deepest.cutoff, n_docs)
+    if args.top_k < depth:
+        whole = f" (the whole corpus, {n_docs} documents)" if depth == n_docs else ""
+        args.depth_note = (f"raised from --top-k {args.top_k} to {depth}{whole}: the deepest cutoff asked for is "
+                           f"{deepest}")
+        print(f"bench: retrieval depth {args.depth_note}", file=sys.stderr)
+        args.top_k = depth
+
+
 #: options that do not change the numbers of a run (they are left out of the default folder's hash)
 NOT_IN_RESULT = frozenset({"out", "executor", "address", "no_progress", "trec_runs", "shard_size", "no_plots",
                            "device"})  # metrics compare across devices (bench.encoding.runtime.COMPARABILITY)
@@ -220,6 +254,7 @@ def execute(args) -> Tuple[int, Path]:
     refuse_foreign_options(args, suite)
     check_at_least_one(args, "top_k", "batch_size")
     measures = parse_measures(args.metrics)
+    check_depth(args, suite, measures)
     for note in trec_eval_notes(args.metrics):
         print(f"bench: --metrics {note}", file=sys.stderr)
     from bench.cli.next_steps import check_dataset
@@ -248,6 +283,7 @@ def execute(args) -> Tuple[int, Path]:
             from bench.data.collections import restrict_queries
 
             dataset = restrict_queries(dataset, args.queries)
+        raise_depth(args, suite, measures, len(dataset.corpus))
         out = args.out
         if out is None:  # an explicit --out was checked before any work
             label = safe_name(spec.name, "model") if args.name is not None else slug(spec.name)

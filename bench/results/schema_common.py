@@ -163,7 +163,10 @@ class CorpusShards(TypedDict):
 class Retrieval(TypedDict, total=False):
     """How documents were retrieved. Keys absent when they do not apply."""
 
-    top_k: Annotated[int, "documents retrieved per query (variations, domain)"]
+    top_k: Annotated[int, "documents retrieved per query (variations, domain): the depth every measure is "
+                          "computed on (measures without a cutoff, e.g. AP, on these documents)"]
+    depth: Annotated[str, "only when the depth is not --top-k: why (raised to the deepest cutoff of the "
+                          "measures, at most the corpus size)"]
     cutoff: Annotated[int, "rank cut-off of the measure (fewshot: R@cutoff)"]
     index: Annotated[str, "faiss.IndexFlatIP (exact inner product), faiss.IndexIVFFlat, faiss.IndexHNSWFlat or bm25s"]
     similarity: Annotated[str, "cos, dot or bm25"]

@@ -58,6 +58,7 @@ class VariationsConfig:
     labels: Sequence[Path] = ()  # human validity label files (perturb.checks.labels): valid-only figures
     protocol: str = DEFAULT_PROTOCOL  # perturb.PROTOCOLS: "validated", or "rodr" (the paper's unconstrained operations)
     generation_seeds: Optional[Sequence[int]] = None  # None: one draw with the run seed (suites.variations.draws)
+    depth: Optional[str] = None  # why top_k is not --top-k (bench.cli.evaluate.raise_depth); recorded when set
 
 
 def _original_set(qids: List[str], texts: List[str]):
@@ -224,6 +225,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
         "measures": names,
         "retrieval": {"top_k": cfg.top_k, "index": retriever.index_name, "similarity": retriever.similarity,
                       "tie_break": TIE_BREAK, **retriever.index_record(cfg.top_k),
+                      **({"depth": cfg.depth} if cfg.depth else {}),
                       **({"recall_vs_exact": approximation} if approximation is not None else {})},
         "protocol": run_protocol(sets[1:], cfg.protocol, cfg.variations_dir is not None),
         "sets": set_entries,
@@ -386,7 +388,8 @@ class VariationsSuite(Suite):
                                batch_size=values.batch_size, progress=not values.no_progress,
                                statistics={"test": values.test, "correction": values.correction},
                                index=index, shard_size=values.shard_size, labels=label_paths(values.labels),
-                               protocol=values.protocol, generation_seeds=DR.parse_seeds(values.generation_seeds))
+                               protocol=values.protocol, generation_seeds=DR.parse_seeds(values.generation_seeds),
+                               depth=getattr(values, "depth_note", None))
         print(f"bench: {spec.name} on {dataset.name} ({len(dataset.corpus)} docs, "
               f"{len(dataset.judged_query_ids())} judged queries), suite {self.name}, seed {values.seed}",
               file=sys.stderr)
