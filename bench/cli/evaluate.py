@@ -21,6 +21,7 @@ from bench.results.suite import SUITES, suite_named
 from bench.core.paths import check_cache_home, check_writable_folder
 from bench.data.collections import load_dataset
 from bench.encoding.executor import make_executor
+from bench.encoding.memory import check_batch_memory
 from bench.evaluation.measures import canonical_measures, parse_measures, trec_eval_notes
 from bench.models.spec import resolve_model
 
@@ -276,6 +277,7 @@ def execute(args) -> Tuple[int, Path]:
         check_writable_folder(args.out, "--out", out_fix)
     if spec.kind == "dense":
         check_cache_home()
+        check_batch_memory(spec, args.batch_size)
     executor = make_executor(args.executor, args.address)  # a bad --executor / --address fails before loading
     try:
         dataset = load_dataset(args.dataset, args.split)

@@ -316,6 +316,11 @@ class SetEntry(_SetEntryRequired, total=False):
     drop_rate: Annotated[Optional[Dict[str, Optional[float]]],
                          "measure: (M_reference - M_set) / M_reference, null when M_reference is 0; null for the "
                          "reference set"]
+    too_long: Annotated[Dict[str, Any], "variations, only when a query is longer than the generator's bound: n "
+                                        "(such queries, kept unchanged and not applied), max_chars, reason"]
+    truncated: Annotated[Dict[str, Any], "variations, dense models, only when a query of the set is longer than the "
+                                         "model's query length: n (queries cut), edits_cut (applied variations whose "
+                                         "edit was cut off: counted as not applied), max_length"]
     draws: Annotated[DrawsBlock, "variations with several generation seeds: the set's draws (its metrics, drop rate "
                                  "and per-query rows are the means over them)"]
     checkpoint: Annotated[Optional[str], "domain: the trained checkpoint's folder name, null for zero-shot"]

@@ -178,7 +178,7 @@ def draws_entry(orig: Dict[str, Dict[str, float]], draw_values: Sequence[Dict[st
         per_measure[m] = D.draw_summary(o, v)
     return {"seeds": [int(s) for s in seeds], "n_draws": len(seeds),
             "sets": [d.name for d in draws],
-            "fingerprints": [d.fingerprint() for d in draws],
+            "fingerprints": [getattr(d, "made_fingerprint", None) or d.fingerprint() for d in draws],
             "n_applied": [int(sum(d.applied)) for d in draws],
             "applicability": [AP.share(int(sum(d.applied)), n) for d in draws],
             "applied_rule": ANY_APPLIED, "paired_tests_on": D.PAIRED_ON, "interval": D.INTERVAL,

@@ -39,6 +39,7 @@ from perturb.io.generation import generate_many
 from suites.variations.subsets import human_labels, label_column, subsets
 from suites.variations.frozen import align
 from suites.variations.protocol import protocol_report, run_protocol
+from suites.variations.truncation import model_view, truncation_lines
 from suites.variations import draws as DR
 
 
@@ -88,8 +89,9 @@ def build_sets(dataset: Dataset, cfg: VariationsConfig, timer: Timer):
         named: List[Tuple[str, str, str]] = []
         for path in sorted(files, key=lambda p: (rank.get(p.stem, len(rank)), p.stem)):
             with timer("variations_read"):
+                frozen = read_tsv(path)  # its errors name the file
                 try:
-                    vs, unknown, missing = align(read_tsv(path), qids, texts)
+                    vs, unknown, missing = align(frozen, qids, texts)
                 except BenchError as exc:
                     raise BenchError(f"{path}: {exc}") from None
             named.append((vs.name, vs.label, str(path)))
@@ -152,6 +154,8 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
     names = [m.name for m in measures]
     sets, notes = build_sets(dataset, cfg, timer)  # before the corpus is encoded: labels are matched to the sets
     check_set_names([(vs.name, vs.label, f"set {vs.name}") for vs in sets[1:]])
+    as_made = {vs.name: vs for vs in sets}  # written to the run folder as generated / read
+    sets, truncated = model_view(spec, sets, sets[0].texts)  # edits beyond the model's query length: not applied
     ok_sets = [vs for vs in sets if vs.status == "ok"]
     match = None
     if label_files is not None:
@@ -192,13 +196,17 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
             continue
         values = outputs[vs.name][1]
         metrics = {n: _mean(values[n].values()) for n in names}
-        entry.update(fingerprint=vs.fingerprint(), n_applied=int(sum(vs.applied)), n_evaluated=len(vs.qids),
+        entry.update(fingerprint=getattr(vs, "made_fingerprint", None) or vs.fingerprint(), n_applied=int(sum(vs.applied)), n_evaluated=len(vs.qids),
                      metrics=metrics,
                      drop_rate=None if vs.name == ORIGINAL else {n: _drop(orig_metrics[n], metrics[n]) for n in names})
         if vs.name != ORIGINAL:
             entry.update(applicability=AP.share(entry["n_applied"], entry["n_evaluated"]),
                          edit_types=AP.count_edit_types(vs.details, vs.applied))
             entry.update(DR.entry_update(vs, outputs, ORIGINAL, names))  # several draws: edit types of all, "draws"
+        too_long = getattr(vs, "too_long", None) or next((d.too_long for d in getattr(vs, "draws", ()) if d.too_long),
+                                                         None)
+        entry.update({"too_long": too_long} if too_long else {})
+        entry.update({"truncated": truncated[vs.name]} if vs.name in truncated else {})
         set_entries.append(entry)
         for i, q in enumerate(vs.qids):
             rows.append((vs.name, q, int(vs.applied[i]), [values[n][q] for n in names]))
@@ -251,7 +259,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
             from perturb.io.sets import set_file_name, write_tsv
 
             begin_run(out_dir, owned=("variations/*.tsv", "runs/*.trec"))
-            for vs in sets:
+            for vs in (as_made[v.name] for v in sets):
                 for w in (DR.written_sets(vs) if vs.status == "ok" and vs.name != ORIGINAL else ()):
                     write_tsv(w, out_dir / "variations" / set_file_name(w.name))
             if cfg.write_runs:
@@ -389,6 +397,8 @@ class VariationsSuite(Suite):
         print(protocol_report(out["result"], out["sets"]))
         print(variations_table(out["result"]))
         print(f"\n{subsets_table(out['result'])}")
+        for line in truncation_lines(out["result"]):
+            print(f"truncation: {line}")
         strip = DR.draw_strip(out["result"])
         if strip:
             print("\n" + "\n".join(strip))
