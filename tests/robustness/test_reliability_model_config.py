@@ -97,10 +97,20 @@ def test_a_dangling_weights_link_is_named(tiny_bert, tmp_path, beir_dir, capsys)
     assert "model.safetensors: a symbolic link to" in err and "gone.safetensors, which does not exist" in err
 
 
-def test_a_batch_that_cannot_fit_in_memory_is_refused_before_work(tiny_bert, beir_dir, tmp_path, capsys):
+def test_a_batch_that_cannot_fit_in_memory_is_refused_before_work(tiny_bert, beir_dir, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("bench.encoding.memory.available_bytes", lambda: 64 << 20)  # 64 MiB free
     rc = main(["evaluate", "--model", str(tiny_bert), "--dataset", str(beir_dir), "--generators", "EXTRAPUNC",
-               "--no-progress", "--batch-size", "100000000", "--out", str(tmp_path / "run")])
+               "--no-progress", "--batch-size", "4096", "--out", str(tmp_path / "run")])
     assert rc == 2
     err = capsys.readouterr().err
-    assert "--batch-size 100000000: one forward pass" in err and "GiB of memory are free" in err
+    assert "--batch-size 4096: one forward pass" in err and "0.1 GiB of memory are free" in err
     assert not (tmp_path / "run").exists()
+
+
+def test_the_memory_bound_of_the_issue_case(tiny_bert):
+    from bench.encoding.memory import forward_bytes
+    from tests.conftest import _minilm_folder
+
+    config = json.loads((_minilm_folder() / "config.json").read_text())
+    assert forward_bytes(config, 1_000_000, 256) > 1 << 40  # --batch-size 1000000 on minilm-l6: over a TiB
+    assert forward_bytes(config, 64, 256) < 1 << 30  # the default batch: under a GiB
