@@ -16,6 +16,12 @@ def align(vs, qids: List[str], texts: List[str]):
     out_t, out_a, out_d = [], [], []
     for q, orig in zip(qids, texts):
         t, a, d = by_qid.get(q, (orig, False, ""))
+        try:
+            t.encode("utf-8")
+        except UnicodeEncodeError as exc:  # a \\uD800 escape in the file: a lone surrogate, no text can hold it
+            raise BenchError(f"{vs.name}: query {q!r} holds a lone surrogate code point "
+                             f"({t[exc.start:exc.end].encode('unicode_escape').decode()}), which is not text. Fix: "
+                             f"remove the escape from the file or make the set again (bench perturb)") from None
         if not a and t != orig:  # an unchanged row holds the original text the set was made from
             raise BenchError(f"{vs.name}: query {q!r} is marked not applied, but its text {t[:60]!r} is not the "
                              f"dataset's {orig[:60]!r} ({stale_rows(by_qid, qids, texts)} such rows): the set was made from "

@@ -98,3 +98,18 @@ def test_irds_offline_with_several_sources_is_a_clear_error(monkeypatch):
 
     with pytest.raises(ResourceError, match="could not provide 'x/test'"):
         load_dataset("irds:x/test")
+
+
+def test_a_lone_surrogate_in_a_frozen_set_is_named(beir_dir, tmp_path, capsys):
+    sets = tmp_path / "sets"
+    assert main(["perturb", "--dataset", str(beir_dir), "--generators", "EXTRAPUNC", "--out", str(sets)]) == 0
+    tsv = sets / "EXTRAPUNC.tsv"
+    lines = tsv.read_text(encoding="utf-8").splitlines(keepends=True)
+    row = next(i for i, line in enumerate(lines) if line.startswith("1\t"))
+    q, text, _applied, detail = lines[row].rstrip("\n").split("\t")
+    lines[row] = "\t".join((q, text + " \\ud800", "1", detail or "edit")) + "\n"
+    tsv.write_text("".join(line for line in lines if not line.startswith("# fingerprint")), encoding="utf-8")
+    capsys.readouterr()
+    assert _evaluate(beir_dir, tmp_path, "--variations", str(sets)) == 2
+    err = capsys.readouterr().err
+    assert "EXTRAPUNC.tsv" in err and "lone surrogate" in err and "Traceback" not in err
