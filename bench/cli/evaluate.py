@@ -148,23 +148,12 @@ def namespace(**values) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def check_depth(args, suite, measures) -> None:
-    """An explicit ``--top-k`` below the deepest cutoff asked for is refused: R@100 on 10 retrieved
-    documents is recall at 10 under the name R@100. Before any work."""
-    if "top_k" not in suite.shared:
-        return
-    cut = [m for m in measures if m.cutoff is not None]
-    deepest = max(cut, key=lambda m: m.cutoff) if cut else None
-    if deepest is not None and args.top_k != TOP_K_DEFAULT and args.top_k < deepest.cutoff:
-        raise BenchError(f"--top-k {args.top_k} retrieves {args.top_k} documents per query, but {deepest} needs the "
-                         f"top {deepest.cutoff}: it would be measured at {args.top_k} under the name {deepest}. Fix: "
-                         f"--top-k {deepest.cutoff}, or measures with a cutoff of at most {args.top_k}")
-
-
-def raise_depth(args, suite, measures, n_docs: int) -> None:
-    """The default depth (``--top-k 100``) is raised to the deepest cutoff asked for (``R@1000``), at
-    most the corpus size (a ranking of every document answers any deeper cutoff exactly). The reason
-    is printed and recorded in result.json (``retrieval.depth``); an unchanged depth records nothing."""
+def set_depth(args, suite, measures, n_docs: int) -> None:
+    """Every measure at the depth its cutoff needs, before any encoding: R@100 on 10 retrieved documents
+    is recall at 10 under the name R@100. The depth a cutoff needs is at most the corpus size (a
+    ranking of every document answers any deeper cutoff exactly). An explicit ``--top-k`` below it is
+    refused; the default (``--top-k 100``) is raised to it, printed and recorded in result.json
+    (``retrieval.depth``); an unchanged depth records nothing."""
     if "top_k" not in suite.shared:
         return
     cut = [m for m in measures if m.cutoff is not None]
@@ -172,12 +161,17 @@ def raise_depth(args, suite, measures, n_docs: int) -> None:
         return
     deepest = max(cut, key=lambda m: m.cutoff)
     depth = min(deepest.cutoff, n_docs)
-    if args.top_k < depth:
-        whole = f" (the whole corpus, {n_docs} documents)" if depth == n_docs else ""
-        args.depth_note = (f"raised from --top-k {args.top_k} to {depth}{whole}: the deepest cutoff asked for is "
-                           f"{deepest}")
-        print(f"bench: retrieval depth {args.depth_note}", file=sys.stderr)
-        args.top_k = depth
+    if args.top_k >= depth:
+        return
+    if args.top_k != TOP_K_DEFAULT:
+        raise BenchError(f"--top-k {args.top_k} retrieves {args.top_k} documents per query, but {deepest} needs the "
+                         f"top {depth}: it would be measured at {args.top_k} under the name {deepest}. Fix: "
+                         f"--top-k {depth}, or measures with a cutoff of at most {args.top_k}")
+    whole = f" (the whole corpus, {n_docs} documents)" if depth == n_docs else ""
+    args.depth_note = (f"raised from --top-k {args.top_k} to {depth}{whole}: the deepest cutoff asked for is "
+                       f"{deepest}")
+    print(f"bench: retrieval depth {args.depth_note}", file=sys.stderr)
+    args.top_k = depth
 
 
 #: options that do not change the numbers of a run (they are left out of the default folder's hash)
@@ -255,7 +249,6 @@ def execute(args) -> Tuple[int, Path]:
     refuse_foreign_options(args, suite)
     check_at_least_one(args, "top_k", "batch_size")
     measures = parse_measures(args.metrics)
-    check_depth(args, suite, measures)
     for note in trec_eval_notes(args.metrics):
         print(f"bench: --metrics {note}", file=sys.stderr)
     from bench.cli.next_steps import check_dataset
@@ -285,7 +278,7 @@ def execute(args) -> Tuple[int, Path]:
             from bench.data.collections import restrict_queries
 
             dataset = restrict_queries(dataset, args.queries)
-        raise_depth(args, suite, measures, len(dataset.corpus))
+        set_depth(args, suite, measures, len(dataset.corpus))  # before any encoding
         out = args.out
         if out is None:  # an explicit --out was checked before any work
             label = safe_name(spec.name, "model") if args.name is not None else slug(spec.name)

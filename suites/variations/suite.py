@@ -60,7 +60,7 @@ class VariationsConfig:
     labels: Sequence[Path] = ()  # human validity label files (perturb.checks.labels): valid-only figures
     protocol: str = DEFAULT_PROTOCOL  # perturb.PROTOCOLS: "validated", or "rodr" (the paper's unconstrained operations)
     generation_seeds: Optional[Sequence[int]] = None  # None: one draw with the run seed (suites.variations.draws)
-    depth: Optional[str] = None  # why top_k is not --top-k (bench.cli.evaluate.raise_depth); recorded when set
+    depth: Optional[str] = None  # why top_k is not --top-k (bench.cli.evaluate.set_depth); recorded when set
 
 
 def _original_set(qids: List[str], texts: List[str]):

@@ -22,12 +22,19 @@ def _run(ds, out, *extra):
                  "--out", str(out), *extra])
 
 
-def test_an_explicit_top_k_below_the_deepest_cutoff_is_refused_before_work(beir_dir, tmp_path, capsys):
-    assert _run(beir_dir, tmp_path / "r", "--top-k", "10") == 2  # the default measures hold R@100
+def test_an_explicit_top_k_below_the_deepest_cutoff_is_refused_before_work(tmp_path, capsys):
+    ds = _deep_collection(tmp_path / "deep")
+    assert _run(ds, tmp_path / "r", "--top-k", "10") == 2  # the default measures hold R@100
     err = capsys.readouterr().err
     assert "--top-k 10 retrieves 10 documents per query, but R@100 needs the top 100" in err
     assert "Fix: --top-k 100" in err
     assert not (tmp_path / "r").exists()
+
+
+def test_an_explicit_top_k_that_covers_the_whole_corpus_is_accepted(beir_dir, tmp_path, capsys):
+    assert _run(beir_dir, tmp_path / "r", "--top-k", "6") == 0  # 6 documents: R@100 is answered exactly
+    assert json.loads((tmp_path / "r" / "result.json").read_text())["retrieval"]["top_k"] == 6
+    capsys.readouterr()
 
 
 def test_the_default_depth_is_raised_to_the_deepest_cutoff_and_recorded(tmp_path, capsys):
