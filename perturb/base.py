@@ -15,7 +15,7 @@ non-empty ``detail`` naming its edit.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -79,6 +79,11 @@ class Generator:
     """
 
     name: str = ""
+    #: longest query (characters) this generator is run on; longer ones keep their text and count as not
+    #: applied, and the set records how many and why (:func:`perturb.io.generation.generate`). None: no bound
+    max_query_chars: Optional[int] = None
+    #: why the bound exists (recorded with the count)
+    max_query_reason: str = ""
 
     @property
     def label(self) -> str:

@@ -23,6 +23,7 @@ from bench.core.paths import check_cache_home, check_writable_folder
 from bench.core.written import check_folder_replaceable, replace_folder
 from bench.data.collections import load_dataset
 from bench.encoding.executor import make_executor
+from bench.encoding.memory import check_batch_memory
 from bench.evaluation.measures import canonical_measures, parse_measures, trec_eval_notes
 from bench.models.spec import resolve_model
 
@@ -52,9 +53,11 @@ COMMON = (
     option("--no-progress", action="store_true",
            help="hide progress bars (plain lines outside a terminal) and status lines"),
 ) + EVALUATE_RUNTIME
+TOP_K_DEFAULT = 100
 #: options several suites share; each suite says which it honours (Suite.shared)
 SHARED = (
-    option("--top-k", type=int, default=100, help="documents retrieved per query (default: 100)"),
+    option("--top-k", type=int, default=TOP_K_DEFAULT, help="documents retrieved per query (default: 100; raised to "
+                                                             "the deepest cutoff of --metrics, e.g. R@1000)"),
     option("--test", default="t-test", choices=["t-test", "randomization", "wilcoxon"],
            help="paired test of each set against the suite's reference (default: t-test, as RoDR)"),
     option("--correction", default="holm", choices=["holm", "bh", "none"],
@@ -179,6 +182,32 @@ def namespace(**values) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def set_depth(args, suite, measures, n_docs: int) -> None:
+    """Every measure at the depth its cutoff needs, before any encoding: R@100 on 10 retrieved documents
+    is recall at 10 under the name R@100. The depth a cutoff needs is at most the corpus size (a
+    ranking of every document answers any deeper cutoff exactly). An explicit ``--top-k`` below it is
+    refused; the default (``--top-k 100``) is raised to it, printed and recorded in result.json
+    (``retrieval.depth``); an unchanged depth records nothing."""
+    if "top_k" not in suite.shared:
+        return
+    cut = [m for m in measures if m.cutoff is not None]
+    if not cut:
+        return
+    deepest = max(cut, key=lambda m: m.cutoff)
+    depth = min(deepest.cutoff, n_docs)
+    if args.top_k >= depth:
+        return
+    if args.top_k != TOP_K_DEFAULT:
+        raise BenchError(f"--top-k {args.top_k} retrieves {args.top_k} documents per query, but {deepest} needs the "
+                         f"top {depth}: it would be measured at {args.top_k} under the name {deepest}. Fix: "
+                         f"--top-k {depth}, or measures with a cutoff of at most {args.top_k}")
+    whole = f" (the whole corpus, {n_docs} documents)" if depth == n_docs else ""
+    args.depth_note = (f"raised from --top-k {args.top_k} to {depth}{whole}: the deepest cutoff asked for is "
+                       f"{deepest}")
+    print(f"bench: retrieval depth {args.depth_note}", file=sys.stderr)
+    args.top_k = depth
+
+
 #: options that do not change the numbers of a run (they are left out of the default folder's hash)
 NOT_IN_RESULT = frozenset({"out", "force", "executor", "address", "no_progress", "trec_runs", "shard_size", "no_plots",
                            "device"})  # metrics compare across devices (bench.encoding.runtime.COMPARABILITY)
@@ -291,6 +320,7 @@ def execute(args) -> Tuple[int, Path]:
         check_folder_replaceable(args.out, "--out", force, "give --out a new folder")
     if spec.kind == "dense":
         check_cache_home()
+        check_batch_memory(spec, args.batch_size)
     executor = make_executor(args.executor, args.address)  # a bad --executor / --address fails before loading
     try:
         dataset = load_dataset(args.dataset, args.split)
@@ -298,6 +328,7 @@ def execute(args) -> Tuple[int, Path]:
             from bench.data.collections import restrict_queries
 
             dataset = restrict_queries(dataset, args.queries)
+        set_depth(args, suite, measures, len(dataset.corpus))  # before any encoding
         out = args.out
         if out is None:  # an explicit --out was checked before any work
             label = safe_name(spec.name, "model") if args.name is not None else slug(spec.name)

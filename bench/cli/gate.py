@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 from bench.core.errors import BenchError
 from bench.cli.outputs import add_force, check_replaceable, write_outputs
 from bench.core.io import canonical_json
@@ -49,6 +50,8 @@ def run(args: argparse.Namespace) -> int:
         opts.validate()
     except ValueError as exc:
         raise BenchError(str(exc)) from None
+    if args.append and args.output and Path(args.output).is_dir():
+        raise BenchError(f"{args.output} is a folder; --append adds the verdict to a file. Fix: -o verdict.md --append")
     check_replaceable([None if args.append else args.output, args.json], args.force,
                       "-o verdict.md, --json verdict.json, or --append")
     verdict = run_gate(args.baseline, args.candidate, opts)

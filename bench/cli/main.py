@@ -3,6 +3,7 @@ run, so `bench --help` stays fast (no torch, faiss or spaCy at start-up)."""
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import sys
 from pathlib import Path
@@ -106,6 +107,22 @@ def unquoted_list_hint(argv: List[str], extras: List[str]) -> str:
         return f'. A list is one argument: quote the list, {flag} "{" ".join(items)}"'
     return f". A list is one argument: join it with commas, {flag} {','.join(items)}"
 
+#: free space under which a file system counts as full when a write error names no file
+FULL_BYTES = 16 << 20
+
+
+def is_full(path: Path) -> bool:
+    """Whether the file system holding ``path`` (or its nearest existing parent) is (nearly) full."""
+    import shutil
+
+    p = Path(path).absolute()
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    try:
+        return shutil.disk_usage(p).free < FULL_BYTES
+    except OSError:
+        return False
+
 
 def write_error_message(exc: OSError, out: Optional[Path] = None) -> Optional[str]:
     """The message for an OSError raised while writing (disk full, permission, read-only file
@@ -116,6 +133,12 @@ def write_error_message(exc: OSError, out: Optional[Path] = None) -> Optional[st
         return None
     where = Path(exc.filename).parent if exc.filename else None
     place = f" in {where}" if where else (f" in {out} (--out)" if out is not None else "")
+    if where is None and exc.errno == errno.ENOSPC:  # no file named: name the full one of --out and the cache
+        from bench.core.paths import cache_home
+
+        home = cache_home()
+        if is_full(home) and (out is None or not is_full(Path(out))):
+            place = f" in the cache {home} (DRBENCH_HOME)"
     return (f"cannot write{place}: {exc.strerror or exc} (files are written under temporary names and "
             f"renamed when complete, so no half-written file was kept). Fix: free space there, or "
             f"give a writable folder (--out; DRBENCH_HOME for the cache and checkpoints)")

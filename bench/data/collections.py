@@ -22,7 +22,8 @@ from typing import Dict, Optional
 from bench.core.errors import DataError
 from bench.core.registry import Registry, UnknownName
 from bench.data.model import Dataset, Doc, Query
-from bench.data.readers import check_folder, keep_judged_queries, load_beir, load_msmarco, load_trec
+from bench.data.readers import check_folder, keep_judged_queries, load_beir, load_msmarco, parse_grade
+from bench.data.trec import load_trec
 from bench.core.errors import ResourceError
 
 
@@ -56,8 +57,8 @@ def load_irds(irds_id: str, name: Optional[str] = None) -> Dataset:
             queries[q.query_id] = Query(text.strip())
         qrels: Dict[str, Dict[str, int]] = {}
         for r in ds.qrels_iter():
-            qrels.setdefault(r.query_id, {})[r.doc_id] = int(r.relevance)
-    except (OSError, IOError) as exc:  # includes download failures offline
+            qrels.setdefault(r.query_id, {})[r.doc_id] = parse_grade(r.relevance, f"irds:{irds_id} qrels")
+    except (OSError, RuntimeError) as exc:  # download failures offline (several sources: RuntimeError)
         raise ResourceError(f"ir_datasets could not provide {irds_id!r}: {exc}. Offline, place the files where "
                             f"ir_datasets expects them ($IR_DATASETS_HOME) or use a BEIR folder.") from None
     empty = [d for d, doc in corpus.items() if not doc.full_text()]
@@ -153,6 +154,9 @@ def load_dataset(spec: str, split: Optional[str] = None) -> Dataset:
     if spec.startswith("irds:"):
         return load_irds(spec[5:])
     if spec.startswith("trec:"):
+        if split not in (None, "test"):
+            raise DataError(f"a trec: dataset has one qrels file (split 'test'); --split {split!r} does not exist",
+                            fix="remove --split, or give the other split's file as qrels=PATH")
         return load_trec(spec[5:], split or "test")
     if spec.startswith("msmarco:"):
         return load_msmarco(Path(spec[8:]), split or "dev")

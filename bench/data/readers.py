@@ -1,9 +1,10 @@
 """Readers of test-collection files, each validating its input and raising
 :class:`bench.core.errors.DataError` naming the file, the 1-based line and the fix: BEIR folders,
-MS MARCO-style folders, TREC files, and streaming corpus readers for the scale-out path."""
+MS MARCO-style folders (TREC files: bench.data.trec), and streaming corpus readers for the scale-out path."""
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 from typing import Dict, Iterator, List, Mapping, Optional, Tuple
@@ -13,10 +14,12 @@ from bench.core.io import refuse_invisible
 from bench.data.model import Dataset, Doc, Query
 
 
-def _read_lines(path: Path) -> Iterator[Tuple[int, str]]:
+def read_lines(path: Path) -> Iterator[Tuple[int, str]]:
     """Yield (1-based line number, line without newline); bad UTF-8 is an error naming the line."""
     if not path.exists():
         raise DataError("file not found", str(path), fix="check the path or the dataset layout")
+    if path.is_dir():
+        raise DataError("a folder, not a file", str(path), fix="give the file (check the path or the dataset layout)")
     with open(path, "rb") as fh:
         for lineno, raw in enumerate(fh, start=1):
             try:
@@ -34,7 +37,7 @@ def _read_lines(path: Path) -> Iterator[Tuple[int, str]]:
 
 
 def _read_jsonl(path: Path) -> Iterator[Tuple[int, dict]]:
-    for lineno, line in _read_lines(path):
+    for lineno, line in read_lines(path):
         if not line.strip():
             continue
         try:
@@ -44,7 +47,18 @@ def _read_jsonl(path: Path) -> Iterator[Tuple[int, dict]]:
                             fix="each line must be one JSON object") from None
         if not isinstance(obj, dict):
             raise DataError("expected a JSON object", str(path), lineno, fix="each line must be one JSON object")
+        if "\\u" in line.lower():  # a JSON escape can give a lone surrogate (\\ud800), which no text can hold
+            _refuse_surrogates(obj, path, lineno)
         yield lineno, obj
+
+
+def _refuse_surrogates(obj, path: Path, lineno: int) -> None:
+    try:
+        json.dumps(obj, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise DataError(f"a lone surrogate code point ({exc.object[exc.start:exc.end].encode('unicode_escape').decode()}"
+                        f", from a JSON \\u escape) is not text", str(path), lineno,
+                        fix="remove the escape or write the character it was meant to be") from None
 
 
 def _require_id(obj: dict, key: str, path: Path, lineno: int) -> str:
@@ -68,7 +82,7 @@ def _text_field(obj: dict, key: str, path: Path, lineno: int) -> str:
     return value
 
 
-class _Seen:
+class Seen:
     """Duplicate-id detection that names both lines."""
 
     def __init__(self, path: Path, what: str):
@@ -84,7 +98,7 @@ class _Seen:
 def _beir_docs(path: Path) -> Iterator[Tuple[str, "Doc"]]:
     """Validated ``(doc id, Doc)`` records of a BEIR ``corpus.jsonl`` in file order; an empty
     corpus is an error (raised once the file is read)."""
-    seen = _Seen(path, "document")
+    seen = Seen(path, "document")
     for lineno, obj in _read_jsonl(path):
         did = _require_id(obj, "_id", path, lineno)
         seen.add(did, lineno)
@@ -118,7 +132,7 @@ def _label_of(obj: dict) -> Optional[str]:
 
 def read_beir_queries(path: Path) -> Dict[str, Query]:
     queries: Dict[str, Query] = {}
-    seen = _Seen(path, "query")
+    seen = Seen(path, "query")
     for lineno, obj in _read_jsonl(path):
         qid = _require_id(obj, "_id", path, lineno)
         seen.add(qid, lineno)
@@ -130,6 +144,32 @@ def read_beir_queries(path: Path) -> Dict[str, Query]:
 
 QrelLines = Dict[Tuple[str, str], int]
 
+#: the accepted relevance grades (docs/methods.md): integers in this range. trec_eval holds grades in a
+#: C int, and nDCG's gains are the grades: 2**32 wrapped to 0 (every metric 0.0000), 3e9 asked for
+#: 34 GB; ``nan`` / ``inf`` / ``1e400`` were tracebacks.
+MIN_GRADE, MAX_GRADE = -1000, 1000
+
+
+def parse_grade(text, path, lineno=None) -> int:
+    """A relevance grade: an integer (``2``, or ``2.0``) in [MIN_GRADE, MAX_GRADE], else a DataError
+    naming the file and line."""
+    raw = str(text).strip()
+    try:
+        grade = int(raw)
+    except ValueError:
+        try:
+            as_float = float(raw)
+        except ValueError:
+            as_float = None
+        if as_float is None or not math.isfinite(as_float) or as_float != int(as_float):
+            raise DataError(f"relevance grade {raw!r} is not an integer", str(path), lineno,
+                            fix="use integer grades (0 = not relevant)") from None
+        grade = int(as_float)
+    if not MIN_GRADE <= grade <= MAX_GRADE:
+        raise DataError(f"relevance grade {raw!r} is outside the accepted range {MIN_GRADE}..{MAX_GRADE}", str(path),
+                        lineno, fix="use the collection's grades (e.g. 0 = not relevant, 1, 2, 3)")
+    return grade
+
 
 def read_qrels(path: Path) -> Tuple[Dict[str, Dict[str, int]], QrelLines]:
     """Read qrels: BEIR TSV (``query-id corpus-id score`` with a header) or TREC
@@ -137,7 +177,7 @@ def read_qrels(path: Path) -> Tuple[Dict[str, Dict[str, int]], QrelLines]:
     the line of each judgment (for later error messages)."""
     qrels: Dict[str, Dict[str, int]] = {}
     where: Dict[Tuple[str, str], int] = {}
-    for lineno, line in _read_lines(path):
+    for lineno, line in read_lines(path):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         parts = line.split("\t") if "\t" in line else line.split()
@@ -150,17 +190,7 @@ def read_qrels(path: Path) -> Tuple[Dict[str, Dict[str, int]], QrelLines]:
         else:
             raise DataError(f"expected 3 columns (query-id, corpus-id, score) or 4 (TREC: qid iter docid rel), "
                             f"got {len(parts)}", str(path), lineno, fix="fix the row's columns")
-        try:
-            grade = int(grade_s)
-        except ValueError:
-            try:
-                as_float = float(grade_s)
-            except ValueError:
-                as_float = None
-            if as_float is None or as_float != int(as_float):
-                raise DataError(f"relevance grade {grade_s!r} is not an integer", str(path), lineno,
-                                fix="use integer grades (0 = not relevant)") from None
-            grade = int(as_float)
+        grade = parse_grade(grade_s, path, lineno)
         if not qid or not did:
             raise DataError("empty query or document id", str(path), lineno)
         if (qid, did) in where:
@@ -170,6 +200,10 @@ def read_qrels(path: Path) -> Tuple[Dict[str, Dict[str, int]], QrelLines]:
         qrels.setdefault(qid, {})[did] = grade
     if not qrels:
         raise DataError("no judgments", str(path), fix="the qrels file is empty")
+    if not any(g > 0 for docs in qrels.values() for g in docs.values()):
+        raise DataError(f"no judgment has a grade of 1 or more ({len(where)} judgments, all 0 or negative): no query "
+                        f"has a relevant document to evaluate", str(path),
+                        fix="use the qrels of the split (grade >= 1 = relevant, 0 or negative = not relevant)")
     return qrels, where
 
 
@@ -211,6 +245,8 @@ def check_folder(folder: Path) -> Path:
 
 def load_beir(folder: Path, split: str = "test", name: Optional[str] = None) -> Dataset:
     folder = check_folder(folder)
+    if not folder.is_dir():
+        raise DataError("no such dataset folder", str(folder), fix="check the path")
     check_split(split, folder)
     qrels_path = folder / "qrels" / f"{split}.tsv"
     if not qrels_path.exists():
@@ -230,8 +266,8 @@ def load_beir(folder: Path, split: str = "test", name: Optional[str] = None) -> 
 
 def _tsv_pairs(path: Path, what: str) -> Iterator[Tuple[str, str]]:
     """Validated ``id<TAB>text`` lines in file order (duplicate ids are errors)."""
-    seen = _Seen(path, what)
-    for lineno, line in _read_lines(path):
+    seen = Seen(path, what)
+    for lineno, line in read_lines(path):
         if not line.strip():
             continue
         parts = line.split("\t")
@@ -320,97 +356,6 @@ def iter_corpus_chunks(spec, chunk_size: int) -> Iterator[Tuple[List[str], List[
             ids, texts = [], []
     if ids:
         yield ids, texts
-
-
-_TAG = re.compile(r"<(/?)(\w+)>", re.I)
-
-
-def _sgml_records(path: Path, record: str) -> Iterator[Tuple[int, Dict[str, str]]]:
-    """Parse TREC SGML records (<top>...</top>, <DOC>...</DOC>) into {field: text}."""
-    current: Optional[Dict[str, List[str]]] = None
-    field_name: Optional[str] = None
-    start = 0
-    for lineno, line in _read_lines(path):
-        pos = 0
-        for m in _TAG.finditer(line):
-            chunk = line[pos:m.start()]
-            if current is not None and field_name and chunk.strip():
-                current.setdefault(field_name, []).append(chunk.strip())
-            closing, tag = m.group(1) == "/", m.group(2).lower()
-            pos = m.end()
-            if tag == record:
-                if closing:
-                    if current is None:
-                        raise DataError(f"</{record}> without <{record}>", str(path), lineno)
-                    yield start, {k: " ".join(v) for k, v in current.items()}
-                    current, field_name = None, None
-                else:
-                    if current is not None:
-                        raise DataError(f"<{record}> opened inside another (started at line {start})", str(path), lineno,
-                                        fix=f"close the previous record with </{record}>")
-                    current, field_name, start = {}, None, lineno
-            elif current is not None:
-                field_name = None if closing else tag
-        rest = line[pos:]
-        if current is not None and field_name and rest.strip():
-            current.setdefault(field_name, []).append(rest.strip())
-    if current is not None:
-        raise DataError(f"<{record}> started here is never closed", str(path), start, fix=f"add </{record}>")
-
-
-def read_trec_topics(path: Path, field_name: str = "title") -> Dict[str, Query]:
-    path = Path(path)
-    first = next((line for _, line in _read_lines(path) if line.strip()), "")
-    if "<top>" not in first.lower():
-        return {k: Query(v) for k, v in read_tsv_pairs(path, "query").items()}
-    topics: Dict[str, Query] = {}
-    seen = _Seen(path, "topic")
-    for lineno, rec in _sgml_records(path, "top"):
-        num = re.sub(r"^\s*Number:\s*", "", rec.get("num", ""), flags=re.I).strip()
-        text = re.sub(r"^\s*Topic:\s*", "", rec.get(field_name, ""), flags=re.I).strip()
-        if not num:
-            raise DataError("topic without <num>", str(path), lineno, fix="give every <top> a <num>")
-        if not text:
-            raise DataError(f"topic {num!r} has no <{field_name}> text", str(path), lineno)
-        seen.add(num, lineno)
-        topics[num] = Query(text)
-    return topics
-
-
-def read_trec_corpus(path: Path) -> Dict[str, Doc]:
-    path = Path(path)
-    if path.suffix == ".jsonl":
-        return read_beir_corpus(path)
-    first = next((line for _, line in _read_lines(path) if line.strip()), "")
-    if "<doc>" not in first.lower():
-        return {k: Doc("", v) for k, v in read_tsv_pairs(path, "document").items()}
-    corpus: Dict[str, Doc] = {}
-    seen = _Seen(path, "document")
-    for lineno, rec in _sgml_records(path, "doc"):
-        did = rec.get("docno", "").strip()
-        if not did:
-            raise DataError("document without <DOCNO>", str(path), lineno)
-        title, text = rec.get("title", "").strip(), rec.get("text", "").strip()
-        if not title and not text:
-            raise DataError(f"document {did!r} has no <TITLE> or <TEXT>", str(path), lineno)
-        seen.add(did, lineno)
-        corpus[did] = Doc(title, text)
-    return corpus
-
-
-def load_trec(spec: str, split: str = "test", name: Optional[str] = None) -> Dataset:
-    """``corpus=PATH,topics=PATH,qrels=PATH`` (the part after ``trec:``)."""
-    parts = dict(p.split("=", 1) for p in spec.split(",") if "=" in p)
-    missing = [k for k in ("corpus", "topics", "qrels") if k not in parts]
-    if missing:
-        raise DataError(f"trec dataset spec {spec!r} lacks {', '.join(missing)}",
-                        fix="write trec:corpus=PATH,topics=PATH,qrels=PATH")
-    corpus = read_trec_corpus(Path(parts["corpus"]))
-    queries = read_trec_topics(Path(parts["topics"]), parts.get("field", "title"))
-    qrels, where = read_qrels(Path(parts["qrels"]))
-    check_qrels(qrels, queries, corpus, Path(parts["qrels"]), where)
-    return Dataset(name or Path(parts["topics"]).stem, corpus, keep_judged_queries(queries, qrels), qrels, split,
-                   f"trec:{spec}")
 
 
 # --------------------------------------------------------------------------------------------

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Tuple
 
 from bench.core.errors import BenchError, ResourceError
+from bench.models.consistency import (check_config, check_tokenizer, check_tokenizer_config,
+                                      refuse_dangling_links)
 from bench.models.folder_config import dense_config
 from bench.models.spec import ModelSpec
 
@@ -46,10 +48,13 @@ def check_model_folder(folder: Path) -> None:
     import json
 
 
+    refuse_dangling_links(folder)
     try:
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise ResourceError(f"{folder / 'config.json'}: unreadable ({exc})") from None
+    if not isinstance(config, dict):
+        raise ResourceError(f"{folder / 'config.json'}: not a JSON object. Fix: use the config saved with the model")
     if config.get("auto_map"):
         raise ResourceError(f"{folder / 'config.json'}: the model needs its own code (auto_map: "
                             f"{', '.join(sorted(config['auto_map']))}); drbench never runs custom model code. Fix: use "
@@ -63,6 +68,8 @@ def check_model_folder(folder: Path) -> None:
         except Exception as exc:  # safetensors raises its own error types
             raise ResourceError(f"{p}: not a valid safetensors file ({exc}). Fix: copy or save the model "
                                 f"again") from None
+    check_tokenizer_config(folder)
+    check_config(folder, config)
 
 
 def _loaded(folder: Path, load, may_miss=_MAY_MISS):
@@ -95,9 +102,24 @@ def _loaded(folder: Path, load, may_miss=_MAY_MISS):
 
 
 def load_tokenizer(folder: Path):
+    """The folder's tokenizer, checked against its config (:func:`bench.models.consistency.check_tokenizer`)."""
+    import json
+
     from transformers import AutoTokenizer
 
-    return AutoTokenizer.from_pretrained(str(folder), local_files_only=True, trust_remote_code=False)
+    check_tokenizer_config(folder)
+    try:
+        tok = AutoTokenizer.from_pretrained(str(folder), local_files_only=True, trust_remote_code=False)
+    except Exception as exc:  # tokenizers / transformers raise many types for a file that is not a tokenizer
+        raise ResourceError(f"{folder}: the tokenizer cannot be read ({type(exc).__name__}: {str(exc)[:200]}): "
+                            f"tokenizer.json / vocab.txt is not this model's tokenizer. Fix: use the tokenizer files "
+                            f"saved with the model") from None
+    try:
+        config = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        config = {}
+    check_tokenizer(folder, tok, config if isinstance(config, dict) else {})
+    return tok
 
 
 def load_encoder(folder: Path, dtype: str = "float32", device: str = "cpu", quiet: bool = False):

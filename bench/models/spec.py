@@ -192,6 +192,12 @@ def file_sha256(path: Path) -> str:
 def weights_fingerprint(folder: Path, modules: Sequence[str] = ()) -> str:
     """Hash of every weight and tokenizer file in the folder (sorted by name), and of the files of
     the given module folders (sentence-transformers Dense modules), in their order."""
+    for p in sorted(folder.iterdir()):
+        if p.is_symlink() and not p.exists():
+            import os
+
+            raise ResourceError(f"{p}: a symbolic link to {os.readlink(p)}, which does not exist. Fix: point it at "
+                                f"the file, or copy the file into {folder}")
     parts = []
     for p in sorted(folder.iterdir()):
         if p.is_file() and (p.name in _WEIGHT_FILES or p.name in _TOKENIZER_FILES

@@ -1,7 +1,8 @@
 """Which runs can be compared: the gate's comparability rule, in one place (used by the gate,
 ``bench compare`` and the leaderboard).
 
-* Variation runs (layout ``sets``): same suite, seed, dataset fingerprint, and the same sets with
+* Variation runs (layout ``sets``): same suite, seed, dataset fingerprint, retrieval depth
+  (``retrieval.top_k``), and the same sets with
   the same status and, for sets with status ok, the same fingerprints
   (:func:`check_compatible`); the arrays are then paired on the same queries (:func:`paired_arrays`).
 * Few-shot runs: same suite, seed, dataset fingerprint and sampling plan
@@ -75,6 +76,12 @@ def config_difference(eb: Dict[str, Any], ec: Dict[str, Any]) -> str:
     return "same configuration, different variation texts (another generator version or resource data)"
 
 
+def depth_of(run: Run) -> Optional[int]:
+    """The retrieval depth a run was measured at (``retrieval.top_k``; None when not recorded)."""
+    retrieval = run.result.get("retrieval")
+    return retrieval.get("top_k") if isinstance(retrieval, dict) else None
+
+
 def check_compatible(baseline: Run, candidate: Run, metric: str, roles: Roles = GATE_ROLES) -> List[str]:
     """Raise IncompatibleRuns when the runs cannot be compared; return the shared ok sets. Every
     message ends with the fix (``Fix: ...``). ``roles`` names the runs in the messages (the gate's
@@ -100,6 +107,10 @@ def check_compatible(baseline: Run, candidate: Run, metric: str, roles: Roles = 
         raise differ("dataset fingerprint", baseline.dataset_fingerprint, candidate.dataset_fingerprint,
                      f"evaluate both models on the same dataset ({w.first}: {baseline.dataset_name!r}, {w.second}: "
                      f"{candidate.dataset_name!r}; the same name with another fingerprint means other content)")
+    db, dc = (depth_of(r) for r in (baseline, candidate))
+    if db != dc:  # R@100 at depth 10 is recall at 10; uncut measures (AP, nDCG) depend on the depth too
+        raise differ("retrieval depth (top_k)", db, dc, f"re-run {w.model} with --top-k {db}",
+                     "every measure is computed on the documents retrieved")
     pb, pc = (r.result.get("protocol", "validated") for r in (baseline, candidate))
     if pb != pc:  # the set fingerprints differ too; this names why (--protocol validated vs rodr)
         raise differ("variation protocol (--protocol)", pb, pc,

@@ -80,6 +80,24 @@ def _check_claimed_suite(data: Dict[str, Any], layout: str, source: Optional[str
                     fix=f"restore \"suite\": \"{actual}\" or re-run the suite; a result.json must not be edited by hand")
 
 
+#: the deepest nesting a result file may have (drbench writes about 8 levels); deeper input would
+#: exhaust Python's recursion in the checks
+MAX_DEPTH = 64
+
+
+def _depth(data) -> int:
+    """The nesting depth of parsed JSON, without recursion."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        value, level = stack.pop()
+        if isinstance(value, (dict, list)):
+            deepest = max(deepest, level)
+            if level > MAX_DEPTH:
+                return level
+            stack.extend((v, level + 1) for v in (value.values() if isinstance(value, dict) else value))
+    return deepest
+
+
 @dataclass
 class ResultFile:
     """A result file: its data (a :data:`ResultData` dict), layout and where it came from.
@@ -103,10 +121,16 @@ class ResultFile:
 
     @classmethod
     def from_json(cls, text: str, source: Optional[str] = None, *, strict: bool = False) -> "ResultFile":
+        deep = DataError(f"nested more than {MAX_DEPTH} levels deep: not a result file drbench wrote", source,
+                         fix="pass the result.json of a run folder written by `bench evaluate`")
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise DataError(f"invalid JSON ({exc.msg})", source, exc.lineno) from None
+        except RecursionError:
+            raise deep from None
+        if _depth(data) > MAX_DEPTH:
+            raise deep
         return cls.from_data(data, source, strict=strict)
 
     @classmethod

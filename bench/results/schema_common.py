@@ -163,7 +163,8 @@ class CorpusShards(TypedDict):
 class Retrieval(TypedDict, total=False):
     """How documents were retrieved. Keys absent when they do not apply."""
 
-    top_k: Annotated[int, "documents retrieved per query (variations, domain)"]
+    top_k: Annotated[int, "documents retrieved per query (variations, domain): every measure's depth"]
+    depth: Annotated[str, "only when the depth is not --top-k: why (the deepest cutoff, at most the corpus size)"]
     cutoff: Annotated[int, "rank cut-off of the measure (fewshot: R@cutoff)"]
     index: Annotated[str, "faiss.IndexFlatIP (exact inner product), faiss.IndexIVFFlat, faiss.IndexHNSWFlat or bm25s"]
     similarity: Annotated[str, "cos, dot or bm25"]
@@ -315,6 +316,8 @@ class SetEntry(_SetEntryRequired, total=False):
     drop_rate: Annotated[Optional[Dict[str, Optional[float]]],
                          "measure: (M_reference - M_set) / M_reference, null when M_reference is 0; null for the "
                          "reference set"]
+    too_long: Annotated[Dict[str, Any], "only when queries exceed the generator's bound: n, max_chars, reason"]
+    truncated: Annotated[Dict[str, Any], "only when the model cuts queries: n, edits_cut (now not applied), max_length"]
     draws: Annotated[DrawsBlock, "variations with several generation seeds: the set's draws (its metrics, drop rate "
                                  "and per-query rows are the means over them)"]
     checkpoint: Annotated[Optional[str], "domain: the trained checkpoint's folder name, null for zero-shot"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable, ContextManager, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from perturb import DEFAULT_PROTOCOL, PAPER_ORDER, registry_of
-from perturb.base import Generator, ResourceMissing
+from perturb.base import Generator, Perturbation, ResourceMissing
 from perturb.io.sets import VariationSet
 
 
@@ -23,21 +23,35 @@ def generate(name: str, queries: Sequence[Tuple[str, str]], seed: int, generator
     registry = registry_of(protocol)
     gen = generator if generator is not None else registry.get(name)()
     canonical = registry.canonical(name) if name in registry else name
+    fits = [i for i, t in enumerate(texts) if not too_long(gen, t)]
     try:
         gen.check()
+        items = [(qids[i], texts[i]) for i in fits]
         if cache:
             from perturb.io.cache import cached_perturb_batch
 
-            results = cached_perturb_batch(gen, list(zip(qids, texts)), seed)
+            done = cached_perturb_batch(gen, items, seed)
         else:
-            results = gen.perturb_batch(list(zip(qids, texts)), seed)
+            done = gen.perturb_batch(items, seed)
+        results = [Perturbation(t, False, "") for t in texts]  # a query over the bound keeps its text
+        for i, r in zip(fits, done):
+            results[i] = r
     except ResourceMissing as exc:
         return VariationSet(name=canonical, label=gen.label, config=_safe_config(gen), seed=seed, qids=qids,
                             texts=list(texts), applied=[False] * len(qids), details=[""] * len(qids),
                             status="missing", reason=str(exc))
-    return VariationSet(name=canonical, label=gen.label, config=gen.config(), seed=seed, qids=qids,
-                        texts=[r.text for r in results], applied=[bool(r.applied) for r in results],
-                        details=[r.detail for r in results])
+    vs = VariationSet(name=canonical, label=gen.label, config=gen.config(), seed=seed, qids=qids,
+                      texts=[r.text for r in results], applied=[bool(r.applied) for r in results],
+                      details=[r.detail for r in results])
+    if len(fits) < len(qids):
+        vs.too_long = {"n": len(qids) - len(fits), "max_chars": gen.max_query_chars, "reason": gen.max_query_reason}
+    return vs
+
+
+def too_long(gen, text: str) -> bool:
+    """Whether ``text`` is longer than the generator's bound (:attr:`perturb.base.Generator.max_query_chars`)."""
+    limit = getattr(gen, "max_query_chars", None)
+    return limit is not None and len(text) > limit
 
 
 def _safe_config(gen) -> dict:
@@ -80,6 +94,7 @@ def generate_many(names: Iterable[str], queries: Sequence[Tuple[str, str]], seed
             todo = list({t: (q, t) for s in seeds for q, t in uncached(gen, queries, s)}.values())
         else:
             todo = list(queries)
+        todo = [(q, t) for q, t in todo if not too_long(gen, t)]
         if gen.prefetch(todo):
             started.add(n)
     out: Dict[str, List[VariationSet]] = {}
@@ -99,7 +114,8 @@ def _all_cached(gen, queries: Sequence[Tuple[str, str]], seeds: Sequence[int], c
 
     try:
         gen.check()
-        return not any(uncached(gen, queries, s) for s in seeds)
+        fit = [(q, t) for q, t in queries if not too_long(gen, t)]
+        return not any(uncached(gen, fit, s) for s in seeds)
     except ResourceMissing:
         return False
 

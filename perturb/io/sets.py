@@ -77,6 +77,9 @@ class VariationSet:
     status: str = "ok"  # or "missing"
     reason: str = ""
     source: str = "generated"
+    #: queries longer than the generator's bound, left unchanged: {"n", "max_chars", "reason"} (None: none);
+    #: not part of the file or the fingerprint (the rows say what the set holds)
+    too_long: Optional[dict] = None
 
     def __post_init__(self):
         n = len(self.qids)

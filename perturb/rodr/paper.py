@@ -332,6 +332,8 @@ class PaperBackTranslate(Generator):
 
     name = "BACKTRANS"
     spec = BACKTRANS_SPEC
+    max_query_chars = 1000
+    max_query_reason = "a round trip translates the whole query: a 100,000-character query takes about a minute"
 
     def __init__(self, backend: Optional[str] = None):
         from perturb.resources.translators import ApertiumTranslator, MarianTranslator

@@ -119,7 +119,8 @@ def run(spec: ModelSpec, dataset: Dataset, source: Dataset, cfg: DomainConfig, o
         "source_dataset": source.describe(),
         "baseline": BASELINE,
         "measures": names,
-        "retrieval": {"top_k": cfg.top_k, "similarity": spec.similarity, "tie_break": TIE_BREAK},
+        "retrieval": {"top_k": cfg.top_k, "similarity": spec.similarity, "tie_break": TIE_BREAK,
+                      **({"depth": cfg.depth} if cfg.depth else {})},
         "sets": entries,
         "missing_sets": [],
         "settings": {"train": asdict(cfg.train), "rem_lr": cfg.rem_lr, "mlm": asdict(cfg.mlm),
@@ -216,7 +217,7 @@ def run_cli(args, spec: ModelSpec, dataset: Dataset, out_dir: Path, executor, me
     if not args.source:
         raise BenchError("--suite domain needs --source (the dataset to train on; --dataset is the target)")
     source = load_dataset(args.source, args.source_split)
-    cfg = DomainConfig(seed=args.seed, measures=measures, top_k=args.top_k,
+    cfg = DomainConfig(seed=args.seed, measures=measures, top_k=args.top_k, depth=getattr(args, "depth_note", None),
                        systems=[s.strip() for s in args.systems.split(",") if s.strip()],
                        train=train_config_from(args), rem_lr=args.rem_lr,
                        tuning=tuning_config_from(args),

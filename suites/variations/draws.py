@@ -31,11 +31,18 @@ DRAW_SEP = "@g"
 ANY_APPLIED = "a query counts as applied when at least one draw changed it"
 
 
+#: the most draws one run makes (``--generation-seeds``): each draw generates and evaluates every set
+MAX_DRAWS = 100
+
+
 def parse_seeds(text: Optional[str]) -> Optional[List[int]]:
-    """``"0,1,2"``, ``"0-4"`` (inclusive) or a mix (``"0-2,7"``) -> [0, 1, 2, 7]; None -> None."""
+    """``"0,1,2"``, ``"0-4"`` (inclusive) or a mix (``"0-2,7"``) -> [0, 1, 2, 7]; None -> None. At most
+    :data:`MAX_DRAWS` seeds; parsed in time linear in the text (a range is sized before it is expanded)."""
     if text is None:
         return None
     out: List[int] = []
+    seen = set()
+    dup: List[int] = []
     for part in (p.strip() for p in str(text).split(",")):
         if not part:
             continue
@@ -43,19 +50,29 @@ def parse_seeds(text: Optional[str]) -> Optional[List[int]]:
             if "-" in part:
                 a, b = part.split("-", 1)
                 lo, hi = int(a), int(b)
-                if hi < lo:
+                if hi < lo or lo < 0:
                     raise ValueError
-                out.extend(range(lo, hi + 1))
+                new = (lo, hi)
             else:
-                out.append(int(part))
+                value = int(part)
+                if value < 0:
+                    raise ValueError
+                new = (value, value)
         except ValueError:
             raise BenchError(f"--generation-seeds {text!r}: give non-negative integers separated by commas, or a "
                              f"range a-b (inclusive), e.g. 0,1,2,3,4 or 0-4") from None
+        if len(out) + new[1] - new[0] + 1 > MAX_DRAWS:
+            raise BenchError(f"--generation-seeds {text[:60]!r}{'...' if len(text) > 60 else ''}: more than "
+                             f"{MAX_DRAWS} seeds; each seed draws and evaluates every set again. Fix: give at most "
+                             f"{MAX_DRAWS} seeds, e.g. 0-{MAX_DRAWS - 1}")
+        for s in range(new[0], new[1] + 1):
+            (dup if s in seen else out).append(s)
+            seen.add(s)
     if not out:
         raise BenchError(f"--generation-seeds {text!r}: no seed given")
-    dup = sorted({s for s in out if out.count(s) > 1})
     if dup:
-        raise BenchError(f"--generation-seeds {text!r}: seed(s) {dup} given twice (each draw needs its own seed)")
+        raise BenchError(f"--generation-seeds {text!r}: seed(s) {sorted(set(dup))} given twice (each draw needs its "
+                         f"own seed)")
     return out
 
 
@@ -161,7 +178,7 @@ def draws_entry(orig: Dict[str, Dict[str, float]], draw_values: Sequence[Dict[st
         per_measure[m] = D.draw_summary(o, v)
     return {"seeds": [int(s) for s in seeds], "n_draws": len(seeds),
             "sets": [d.name for d in draws],
-            "fingerprints": [d.fingerprint() for d in draws],
+            "fingerprints": [getattr(d, "made_fingerprint", None) or d.fingerprint() for d in draws],
             "n_applied": [int(sum(d.applied)) for d in draws],
             "applicability": [AP.share(int(sum(d.applied)), n) for d in draws],
             "applied_rule": ANY_APPLIED, "paired_tests_on": D.PAIRED_ON, "interval": D.INTERVAL,

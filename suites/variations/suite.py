@@ -37,7 +37,9 @@ from perturb.checks.labels import check_match, match_labels, read_label_files
 from perturb.io.sets import VariationSet, check_set_names, read_tsv
 from perturb.io.generation import generate_many
 from suites.variations.subsets import human_labels, label_column, subsets
+from suites.variations.frozen import align
 from suites.variations.protocol import protocol_report, run_protocol
+from suites.variations.truncation import model_view, truncation_lines
 from suites.variations import draws as DR
 
 
@@ -58,29 +60,12 @@ class VariationsConfig:
     labels: Sequence[Path] = ()  # human validity label files (perturb.checks.labels): valid-only figures
     protocol: str = DEFAULT_PROTOCOL  # perturb.PROTOCOLS: "validated", or "rodr" (the paper's unconstrained operations)
     generation_seeds: Optional[Sequence[int]] = None  # None: one draw with the run seed (suites.variations.draws)
+    depth: Optional[str] = None  # why top_k is not --top-k (bench.cli.evaluate.set_depth); recorded when set
 
 
 def _original_set(qids: List[str], texts: List[str]):
     return VariationSet(name=ORIGINAL, label=ORIGINAL, config={}, seed=None, qids=list(qids), texts=list(texts),
                         applied=[False] * len(qids), details=[""] * len(qids))
-
-
-def _align(vs, qids: List[str], texts: List[str]):
-    """A frozen/imported set on the dataset's judged queries: queries it lacks keep their text."""
-    by_qid = {q: (t, a, d) for q, t, a, d in zip(vs.qids, vs.texts, vs.applied, vs.details)}
-    judged = set(qids)
-    unknown = [q for q in by_qid if q not in judged]
-    missing = [q for q in qids if q not in by_qid]
-    out_t, out_a, out_d = [], [], []
-    for q, orig in zip(qids, texts):
-        t, a, d = by_qid.get(q, (orig, False, ""))
-        out_t.append(t)
-        out_a.append(bool(a) and t != orig)
-        out_d.append(d if t != orig else "")
-    aligned = VariationSet(name=vs.name, label=vs.label, config=dict(vs.config), seed=vs.seed, qids=list(qids),
-                           texts=out_t, applied=out_a, details=out_d, status=vs.status, reason=vs.reason,
-                           source=vs.source)
-    return aligned, unknown, missing
 
 
 def build_sets(dataset: Dataset, cfg: VariationsConfig, timer: Timer):
@@ -93,6 +78,9 @@ def build_sets(dataset: Dataset, cfg: VariationsConfig, timer: Timer):
         if cfg.protocol != DEFAULT_PROTOCOL:
             raise BenchError(f"--protocol {cfg.protocol} chooses the generators; frozen sets (--variations) carry "
                              f"their own protocol in their config. Remove one of the two options")
+        if cfg.generation_seeds is not None:
+            raise BenchError("--generation-seeds draws new sets; frozen sets (--variations) were drawn with the seed "
+                             "their files record ('# seed:'). Remove one of the two options")
         folder = Path(cfg.variations_dir)
         files = sorted(folder.glob("*.tsv"))
         if not files:
@@ -101,7 +89,11 @@ def build_sets(dataset: Dataset, cfg: VariationsConfig, timer: Timer):
         named: List[Tuple[str, str, str]] = []
         for path in sorted(files, key=lambda p: (rank.get(p.stem, len(rank)), p.stem)):
             with timer("variations_read"):
-                vs, unknown, missing = _align(read_tsv(path), qids, texts)
+                frozen = read_tsv(path)  # its errors name the file
+                try:
+                    vs, unknown, missing = align(frozen, qids, texts)
+                except BenchError as exc:
+                    raise BenchError(f"{path}: {exc}") from None
             named.append((vs.name, vs.label, str(path)))
             check_set_names(named)  # reserved, equal or one file name: the error names both sets and files
             if unknown:
@@ -162,6 +154,8 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
     names = [m.name for m in measures]
     sets, notes = build_sets(dataset, cfg, timer)  # before the corpus is encoded: labels are matched to the sets
     check_set_names([(vs.name, vs.label, f"set {vs.name}") for vs in sets[1:]])
+    as_made = {vs.name: vs for vs in sets}  # written to the run folder as generated / read
+    sets, truncated = model_view(spec, sets, sets[0].texts)  # edits beyond the model's query length: not applied
     ok_sets = [vs for vs in sets if vs.status == "ok"]
     match = None
     if label_files is not None:
@@ -191,7 +185,10 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
     orig_metrics = {n: _mean(outputs[ORIGINAL][1][n].values()) for n in names}
     set_entries, rows = [], []
     for vs in sets:
-        entry = {"name": vs.name, "label": vs.label, "status": vs.status, "source": getattr(vs, "source", "generated"),
+        source = getattr(vs, "source", "generated")
+        if cfg.variations_dir is not None and vs.name != ORIGINAL and source == "generated":
+            source = "frozen"  # read from --variations (generated by an earlier run)
+        entry = {"name": vs.name, "label": vs.label, "status": vs.status, "source": source,
                  "config": vs.config, "n_queries": len(vs.qids)}
         if vs.status != "ok":
             entry["reason"] = vs.reason
@@ -199,13 +196,17 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
             continue
         values = outputs[vs.name][1]
         metrics = {n: _mean(values[n].values()) for n in names}
-        entry.update(fingerprint=vs.fingerprint(), n_applied=int(sum(vs.applied)), n_evaluated=len(vs.qids),
+        entry.update(fingerprint=getattr(vs, "made_fingerprint", None) or vs.fingerprint(), n_applied=int(sum(vs.applied)), n_evaluated=len(vs.qids),
                      metrics=metrics,
                      drop_rate=None if vs.name == ORIGINAL else {n: _drop(orig_metrics[n], metrics[n]) for n in names})
         if vs.name != ORIGINAL:
             entry.update(applicability=AP.share(entry["n_applied"], entry["n_evaluated"]),
                          edit_types=AP.count_edit_types(vs.details, vs.applied))
             entry.update(DR.entry_update(vs, outputs, ORIGINAL, names))  # several draws: edit types of all, "draws"
+        too_long = getattr(vs, "too_long", None) or next((d.too_long for d in getattr(vs, "draws", ()) if d.too_long),
+                                                         None)
+        entry.update({"too_long": too_long} if too_long else {})
+        entry.update({"truncated": truncated[vs.name]} if vs.name in truncated else {})
         set_entries.append(entry)
         for i, q in enumerate(vs.qids):
             rows.append((vs.name, q, int(vs.applied[i]), [values[n][q] for n in names]))
@@ -224,6 +225,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
         "measures": names,
         "retrieval": {"top_k": cfg.top_k, "index": retriever.index_name, "similarity": retriever.similarity,
                       "tie_break": TIE_BREAK, **retriever.index_record(cfg.top_k),
+                      **({"depth": cfg.depth} if cfg.depth else {}),
                       **({"recall_vs_exact": approximation} if approximation is not None else {})},
         "protocol": run_protocol(sets[1:], cfg.protocol, cfg.variations_dir is not None),
         "sets": set_entries,
@@ -257,7 +259,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
             from perturb.io.sets import set_file_name, write_tsv
 
             begin_run(out_dir, owned=("variations/*.tsv", "runs/*.trec"))
-            for vs in sets:
+            for vs in (as_made[v.name] for v in sets):
                 for w in (DR.written_sets(vs) if vs.status == "ok" and vs.name != ORIGINAL else ()):
                     write_tsv(w, out_dir / "variations" / set_file_name(w.name))
             if cfg.write_runs:
@@ -389,7 +391,8 @@ class VariationsSuite(Suite):
                                batch_size=values.batch_size, progress=not values.no_progress,
                                statistics={"test": values.test, "correction": values.correction},
                                index=index, shard_size=values.shard_size, labels=label_paths(values.labels),
-                               protocol=values.protocol, generation_seeds=DR.parse_seeds(values.generation_seeds))
+                               protocol=values.protocol, generation_seeds=DR.parse_seeds(values.generation_seeds),
+                               depth=getattr(values, "depth_note", None))
         print(f"bench: {spec.name} on {dataset.name} ({len(dataset.corpus)} docs, "
               f"{len(dataset.judged_query_ids())} judged queries), suite {self.name}, seed {values.seed}",
               file=sys.stderr)
@@ -397,6 +400,8 @@ class VariationsSuite(Suite):
         print(protocol_report(out["result"], out["sets"]))
         print(variations_table(out["result"]))
         print(f"\n{subsets_table(out['result'])}")
+        for line in truncation_lines(out["result"]):
+            print(f"truncation: {line}")
         strip = DR.draw_strip(out["result"])
         if strip:
             print("\n" + "\n".join(strip))

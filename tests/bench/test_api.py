@@ -30,9 +30,9 @@ def test_import_bench_is_cheap():
 
 def test_evaluate_writes_the_same_run_as_the_cli(beir_dir, tmp_path, capsys):
     r = bench.evaluate(model="bm25", dataset=str(beir_dir), generators=["EXTRAPUNC", "MISSPELL"],
-                       out=tmp_path / "api", top_k=5, no_progress=True)
+                       out=tmp_path / "api", top_k=6, no_progress=True)
     assert main(["evaluate", "--model", "bm25", "--dataset", str(beir_dir), "--generators", "EXTRAPUNC,MISSPELL",
-                 "--out", str(tmp_path / "cli"), "--top-k", "5", "--no-progress"]) == 0
+                 "--out", str(tmp_path / "cli"), "--top-k", "6", "--no-progress"]) == 0
     assert (tmp_path / "api" / "result.json").read_bytes() == (tmp_path / "cli" / "result.json").read_bytes()
     assert (tmp_path / "api" / "per_query.csv").read_bytes() == (tmp_path / "cli" / "per_query.csv").read_bytes()
     assert r.folder == tmp_path / "api" and r.suite == "variations"

@@ -37,7 +37,7 @@ def test_a_bad_dataset_is_refused_before_the_model_with_every_accepted_form(spec
 def test_a_run_says_its_time_and_the_next_commands_which_run_as_printed(beir_dir, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main(["evaluate", "--model", "bm25", "--dataset", str(beir_dir), "--generators", "EXTRAPUNC",
-                 "--metrics", "recip_rank ndcg_cut_10", "--top-k", "5", "--no-progress"]) == 0
+                 "--metrics", "recip_rank ndcg_cut_10", "--top-k", "6", "--no-progress"]) == 0
     captured = capsys.readouterr()
     assert "--metrics recip_rank read as RR (trec_eval name)" in captured.err
     assert "--metrics ndcg_cut_10 read as nDCG@10 (trec_eval name)" in captured.err
@@ -51,14 +51,14 @@ def test_a_run_says_its_time_and_the_next_commands_which_run_as_printed(beir_dir
     # under the same options hash, so compare and gate accept the pair
     other = shlex.split(steps["another model"])[1:]
     args = build_parser("evaluate").parse_args(other)
-    assert args.metrics == "RR nDCG@10" and args.top_k == 5 and args.generators == "EXTRAPUNC"
+    assert args.metrics == "RR nDCG@10" and args.top_k == 6 and args.generators == "EXTRAPUNC"
     assert str(args.out).endswith(folder.name.split("__", 1)[1])
     assert main(other[:other.index("--out") + 2] + ["--no-progress"]) == 2  # OTHER_MODEL is a placeholder
     assert "OTHER_MODEL" in capsys.readouterr().err
 
 
 def test_the_api_is_quiet_unless_verbose(beir_dir, tmp_path, capsys):
-    r = bench.evaluate(model="bm25", dataset=str(beir_dir), generators=["EXTRAPUNC"], out=tmp_path / "a", top_k=5)
+    r = bench.evaluate(model="bm25", dataset=str(beir_dir), generators=["EXTRAPUNC"], out=tmp_path / "a", top_k=6)
     captured = capsys.readouterr()
     assert "drop MRR@10" not in captured.out and "next:" not in captured.out
     assert "EXTRAPUNC: 5 queries" in captured.err  # progress and status lines are kept (generated or cached)
@@ -66,7 +66,7 @@ def test_the_api_is_quiet_unless_verbose(beir_dir, tmp_path, capsys):
     assert str(s.loc["ORIGINAL", "n_applied"]) == "<NA>"  # nothing applied to ORIGINAL: empty, not 0
     assert s.loc["EXTRAPUNC", "n_applied"] == 5
     assert "VARIATIONS (AVG.)" in s.index
-    bench.evaluate(model="bm25", dataset=str(beir_dir), generators=["EXTRAPUNC"], out=tmp_path / "b", top_k=5,
+    bench.evaluate(model="bm25", dataset=str(beir_dir), generators=["EXTRAPUNC"], out=tmp_path / "b", top_k=6,
                    verbose=True, no_progress=True)
     assert "drop MRR@10" in capsys.readouterr().out
 

@@ -5,7 +5,8 @@ import pytest
 
 from bench.data.collections import load_chatterbot, load_dataset, load_irds
 from bench.data.model import natural_key
-from bench.data.readers import load_beir, load_msmarco, load_trec
+from bench.data.readers import load_beir, load_msmarco
+from bench.data.trec import load_trec
 from bench.core.errors import DataError
 from bench.core.registry import UnknownName
 from tests.conftest import CRANFIELD, write_beir

@@ -32,6 +32,7 @@ exit 1 with ``strict``).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 import numpy as np
@@ -174,6 +175,25 @@ def gate_arrays(baseline: Mapping[str, np.ndarray], candidate: Mapping[str, np.n
 
 # --------------------------------------------------------------------------- run folders
 
+def same_run_notes(baseline: Run, candidate: Run) -> List[str]:
+    """Say so when the candidate is the baseline (the same folder, or a link to it) or its per-query
+    table is byte-identical: such a PASS says nothing about a change."""
+    import hashlib
+
+    if Path(baseline.folder).resolve() == Path(candidate.folder).resolve():
+        return [f"baseline and candidate are the same run ({Path(baseline.folder).resolve()}): the gate compared a run "
+                f"with itself, so PASS says nothing about a change"]
+    try:
+        same = (hashlib.sha256(Path(baseline.per_query_path).read_bytes()).digest()
+                == hashlib.sha256(Path(candidate.per_query_path).read_bytes()).digest())
+    except OSError:
+        return []
+    if same:
+        return [f"the candidate's per-query table {candidate.per_query_path} is byte-identical to the baseline's "
+                f"{baseline.per_query_path}: the two runs gave exactly the same numbers (the same model, or a copy?)"]
+    return []
+
+
 def run_gate(baseline_path: Any, candidate_path: Any, options: Optional[GateOptions] = None) -> Verdict:
     """Load both run folders, check they are comparable and run the gate."""
     o = options or GateOptions()
@@ -194,7 +214,7 @@ def run_gate(baseline_path: Any, candidate_path: Any, options: Optional[GateOpti
     verdict = gate_arrays(bd, cd, o, metric=metric, labels={s: baseline.label(s) for s in sets})
     verdict.baseline = str(baseline.folder)
     verdict.candidate = str(candidate.folder)
-    verdict.notes.extend(notes)
+    verdict.notes.extend(same_run_notes(baseline, candidate) + notes)
     verdict.notes.extend(baseline.notes + candidate.notes)
     verdict.notes.extend(draws_note(baseline))  # several generation seeds: per-query means, the rule
     skipped = [s.get("name") for s in baseline.sets if s.get("status", "ok") != "ok"]
@@ -233,5 +253,5 @@ def _run_fewshot_gate(baseline: Run, candidate: Run, metric: str, o: GateOptions
     verdict.notes.append("few-shot runs: per-query values are averaged over trials before pairing; each setting is "
                          "gated on the headline, the macro average over classes (per-query macro weights, "
                          "all classes); metric checks only (no drop rates); every setting is primary")
-    verdict.notes.extend(baseline.notes + candidate.notes)
+    verdict.notes.extend(same_run_notes(baseline, candidate) + baseline.notes + candidate.notes)
     return verdict

@@ -190,6 +190,9 @@ class BackTranslate(Generator):
 
     name = "BACKTRANS"
     spec = SPEC
+    max_query_chars = 1000
+    max_query_reason = ("every pivot's round trip translates the whole query and each edit is aligned and scored "
+                        "against it: a 100,000-character query runs for minutes")
     weakest_edit = backtrans_score.WEAKEST_EDIT
     keep_content = True  # refuse round trips that lose, add or mistranslate a content word
     keep_structure = True  # refuse round trips that change a term, a function word or a word form

@@ -119,6 +119,9 @@ def random_swap_perturbation(text: str, spans: Sequence[Span], rng: np.random.Ge
 
 class SwapWords(parsing.SpacyGenerator, Generator):
     name = "SWAPWORDS"
+    max_query_chars = 1000
+    max_query_reason = ("its candidates are every exchange of two words or phrases, a number that grows with the "
+                        "square of the query's length (4,340 characters: 26 s; 100,000: minutes)")
 
     spec = SPEC
 
