@@ -34,7 +34,15 @@ PAPER_WEIGHTS = {"existing-retriever": (1.0, 1.0, 1.0), "from-dr-oq": (1.0, 1.0,
 RODR_SCHEDULES = ("harness", "paper")
 PAPER_SCHEDULE = {"epochs": 4, "hard_negatives": 7, "lr": 5e-6}
 PAPER_LRS = (5e-6, 3e-5, 5e-6, 5e-7)
-VARIATION_SAMPLING = ("sets", "changed")
+VARIATION_SAMPLING = ("quota", "sets", "changed")
+# what each --variation-sampling rule does (recorded as variations.sampling in training.json)
+SAMPLING_TEXT = {
+    "quota": "one changed variation per query for the whole run, the variation types given equal quotas as far as "
+             "the queries allow (the RoDR authors' construct_train_query_variations.py)",
+    "sets": "uniform over every variation set per (query, epoch); a set that left the query unchanged gives the "
+            "query itself",
+    "changed": "uniform per (query, epoch) among the sets that changed the query",
+}
 _LR_TEXT = " / ".join(f"{x:.0e}".replace("e-0", "e-") for x in PAPER_LRS)
 
 
@@ -57,8 +65,10 @@ class RecipeConfig:
     from_dr_oq: bool = False  # rodr: train DR_OQ first, then RoDR from it (the paper's 1 / 1 / 0.2 case)
     passage_rows: str = "all"  # rodr: rows of the passage-centred KL: every in-batch passage (paper) or positives
     rodr_schedule: str = "harness"  # harness: TrainConfig as given; paper: RoDR's epochs, negatives, lr
-    variation_sampling: str = "sets"  # sets: uniform over every variation set (paper); changed: only sets that
-    # changed the query (ours, earlier runs)
+    variation_sampling: str = "quota"  # quota: one changed variation per query, equal quotas per type (the
+    # authors' code); sets: uniform over every set, unchanged queries included; changed: uniform over the sets
+    # that changed the query (both: rules of earlier runs, named deviations)
+    protocol: str = "validated"  # the variation generators: validated (ours) or rodr (the paper's operations)
 
     def __post_init__(self):
         if self.rodr_schedule == "paper":  # idempotent: dataclasses.replace re-runs it
@@ -88,6 +98,10 @@ class RecipeConfig:
             raise BenchError(f"--rodr-schedule must be one of {', '.join(RODR_SCHEDULES)}")
         if self.variation_sampling not in VARIATION_SAMPLING:
             raise BenchError(f"--variation-sampling must be one of {', '.join(VARIATION_SAMPLING)}")
+        from perturb import PROTOCOLS
+
+        if self.protocol not in PROTOCOLS:
+            raise BenchError(f"--protocol must be one of {', '.join(PROTOCOLS)}")
         if self.passage_rows not in PASSAGE_ROWS:
             raise BenchError(f"--passage-rows must be one of {', '.join(PASSAGE_ROWS)}")
         given = [w for w in (self.w_nll, self.w_query, self.w_passage) if w is not None]
@@ -126,10 +140,26 @@ class RecipeConfig:
             if self.passage_rows == "positives":
                 out.append("rodr: passage-centred KL over the B positive passages only (paper: every in-batch "
                            "passage, positives and hard negatives)")
-        if self.recipe != "dr" and self.variation_sampling == "changed":
-            out.append(f"{self.recipe}: a query's variation is drawn among the sets that changed it (paper: uniformly "
-                       f"over the variation sets; a set that left the query unchanged gives the query itself)")
+        if self.recipe != "dr":
+            out += self.variation_deviations()
         return out + self.schedule_deviations(similarity)
+
+    def variation_deviations(self) -> List[str]:
+        """How the training variations depart from RoDR's (paper: one uniformly sampled variation per
+        query; the authors' code: one changed variation per query, equal quotas per type)."""
+        r, out = self.recipe, []
+        if self.variation_sampling == "sets":
+            out.append(f"{r}: --variation-sampling sets: a query's variation is drawn per epoch uniformly over the "
+                       f"variation sets, a set that left it unchanged giving the query itself, so some training pairs "
+                       f"are (q, q) (the authors' code: one changed variation per query, equal quotas per type)")
+        elif self.variation_sampling == "changed":
+            out.append(f"{r}: --variation-sampling changed: a query's variation is drawn per epoch among the sets that "
+                       f"changed it, without quotas per type (the authors' code: one changed variation per query "
+                       f"for the whole run, equal quotas per type)")
+        if self.protocol == "validated":
+            out.append(f"{r}: training variations from the validated generators (--protocol validated; paper: "
+                       f"TextFlint / TextAttack operations, --protocol rodr)")
+        return out
 
     def schedule_deviations(self, similarity: Optional[str] = None) -> List[str]:
         """Where the training settings of this run differ from RoDR's own (every recipe: the

@@ -85,7 +85,7 @@ from bench.training.dual import build_dual_encoder, tuned_module
 from bench.training.losses import margin_mse, rodr_losses
 from bench.training.loop import clear_state, run_loop
 from bench.training.recipe_config import (CASES, HELDOUT_FILE, PHASES, RECIPES, RecipeConfig,  # noqa: F401 (re-exported)
-                                          PAPER_WEIGHTS)
+                                          PAPER_WEIGHTS, SAMPLING_TEXT)
 from bench.training.recipe_data import Pair, Schedule, split_queries, variation_pairs  # noqa: F401 (re-exported)
 from bench.tuning.adapters import set_method_trainable, tuning_info
 from bench.tuning.config import DEFAULT_LR, METHOD_DESCRIPTIONS, TuningConfig
@@ -97,6 +97,24 @@ def stage_one_folder(out: Path) -> Path:
     """Where a two-stage run (dr-oq-qv, rodr --from-dr-oq) writes its DR_OQ checkpoint."""
     out = Path(out)
     return out.parent / f"{out.name}{STAGE_ONE}"
+
+
+def variation_data_deviations(cfg: RecipeConfig, pairs, names) -> list:
+    """The departures from the authors' variation assignment that this run's data forces (quota rule):
+    queries that no set changed (they train on themselves) and types whose share falls short."""
+    if cfg.variation_sampling != "quota":
+        return []
+    out, r = [], cfg.recipe
+    bare = sum(1 for p in pairs if not p.variations)
+    if bare:
+        out.append(f"{r}: {bare} of {len(pairs)} training queries were changed by no variation set and train on the "
+                   f"original query (the authors' code gives every query a changed variation)")
+    counts = {n: sum(1 for p in pairs if p.variations and p.variations[0][0] == n) for n in names}
+    if counts and max(counts.values()) - min(counts.values()) > 1:
+        out.append(f"{r}: variation types' quotas unequal, as far as the sets changed the queries ("
+                   + ", ".join(f"{k} {v}" for k, v in counts.items())
+                   + "; the authors' code: equal quotas per type)")
+    return out
 
 
 def train_recipe(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path, *, train_dataset: Optional[Dataset] = None,
@@ -170,6 +188,7 @@ def _train_stage(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
     pairs = [p for p in pairs if p.positives]
     if not pairs:
         raise BenchError("no training query has a relevant passage")
+    data_deviations = variation_data_deviations(cfg, pairs, [u["name"] for u in used_sets]) if cfg.recipe != "dr" else []
     weights = cfg.weights()
     teacher = cfg.recipe == "rodr"  # DR_O: the starting model (or DR_OQ in stage 2 of --from-dr-oq), frozen
     teacher_q, teacher_lengths = {}, None
@@ -275,6 +294,7 @@ def _train_stage(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
     record_cfg = {"recipe": cfg.recipe, "method": cfg.method, "seed": cfg.seed, "weights": weights,
                   "loss": cfg.loss, "case": cfg.case, "passage_rows": cfg.passage_rows if teacher else None,
                   "rodr_schedule": cfg.rodr_schedule,
+                  "protocol": cfg.protocol if cfg.recipe != "dr" else None,
                   "variation_sampling": cfg.variation_sampling if cfg.recipe != "dr" else None,
                   "teacher": None if mm is None else {"name": mm["spec"].name, "fingerprint": model_fingerprint(mm["spec"])},
                   "holdout": cfg.holdout if train_dataset is None else None,
@@ -295,11 +315,13 @@ def _train_stage(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
     counts = dual.parameter_counts()
     ran = log.steps - (log.resumed_at[-1] if log.resumed_at else 0)
     run_cfg, origin = (stage[0], stage[1]) if stage is not None else (cfg, spec)
-    deviations = run_cfg.deviations(spec.similarity)
+    deviations = run_cfg.deviations(spec.similarity) + data_deviations
     use_count: Dict[str, int] = {}
     for step in range(log.steps):
         for name in plan(step)[2]:  # noqa: B007
             use_count[name] = use_count.get(name, 0) + 1
+    n_var_steps = sum(v for k, v in use_count.items() if k != "ORIGINAL")
+    n_same = sum(v for k, v in use_count.items() if k.endswith("(unchanged)") or k.endswith("(no variation applied)"))
     record = {
         "schema_version": 1,
         "kind": "recipe",
@@ -338,8 +360,14 @@ def _train_stage(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
                     "heldout": list(heldout), "heldout_file": HELDOUT_FILE if heldout else None},
         "variations": {"sets": used_sets, "missing": missing_sets,
                        "n_train_queries_without_variation": sum(1 for p in pairs if not p.n_changed),
-                       "sampling": ("uniform over every variation set (an unchanged query counts as its set's draw)"
-                                    if cfg.variation_sampling == "sets" else "among the sets that changed the query")
+                       "sampling": SAMPLING_TEXT[cfg.variation_sampling] if cfg.recipe != "dr" else None,
+                       "rule": cfg.variation_sampling if cfg.recipe != "dr" else None,
+                       "protocol": cfg.protocol if cfg.recipe != "dr" else None,
+                       "assigned": ({n: sum(1 for p in pairs if p.variations and p.variations[0][0] == n)
+                                     for n in [u["name"] for u in used_sets]}
+                                    if cfg.recipe != "dr" and cfg.variation_sampling == "quota" else None),
+                       "unchanged_pairs": {"n": n_same, "of": n_var_steps,
+                                           "share": round(n_same / n_var_steps, 4) if n_var_steps else 0.0}
                        if cfg.recipe != "dr" else None},
         "variation_use": dict(sorted(use_count.items())),
         "parameters": {**counts, "trainable_share": counts["trainable"] / counts["total"] if counts["total"] else 0.0},
