@@ -224,9 +224,9 @@ def test_every_number_of_the_ddr_table_comes_from_the_code():
         "1e-5": [mlm.lr], "2e-5": [DEFAULT_LR["full-tune"]], "5e-4": [DEFAULT_LR["rem"]],
         "1e-3": [mlm.head_warmup_lr], "0.5": [mlm.head_warmup_target], "25": [mlm.head_warmup_check_every],
         "300": [mlm.head_warmup_max_steps], "64": [mlm.probe_texts],
-    }, {"2": "DDR's training order, step (2)", "100": "released command: source DAM sequence length",
-        "190": "released command: target DAM sequence length", "512": "released command: target DAM batch",
-        "1024": "released command: source DAM batch", "1000": "released commands: warm-up steps",
+    }, {"2": "DDR's training order, step (2)", "100": "released commands: DAM sequence length, short documents",
+        "190": "released commands: DAM sequence length, long documents", "512": "released commands: DAM batch, long documents",
+        "1024": "released commands: DAM batch, short documents", "1000": "released commands: warm-up steps",
         "384": "minilm-l6's hidden size (96 = 384 / 4 is checked below)", "96": "384 / 4",
         "88": "measured", "11.2": "measured", "10.3": "measured (ln of minilm-l6's vocabulary)", "7.2": "measured",
         "10.78": "measured", "6.39": "measured", "200": "measured", "0.62": "measured"})
