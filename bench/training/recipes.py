@@ -231,7 +231,7 @@ def _train_stage(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
     if cfg.method in IAA_METHODS and start is None:  # untrained IAA modules change the function: say how much
         probe = [p.text for p in pairs[:STEP0_PROBE]]
         iaa_step0 = {"placement": tuning_cfg.iaa_skip, "probe_queries": len(probe),
-                     "cosine_to_start": round(step_zero_cosine(dual, base_model, probe), 4),
+                     "cosine_to_start": round(step_zero_cosine(dual, base_model, probe), 6),
                      "definition": "mean cosine between the untrained attached model's query vectors and the starting "
                                    "model's, on the first training queries (1.0: unchanged function)"}
     settings = tc.resolved(cfg.method, spec.similarity)

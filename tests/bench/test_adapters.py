@@ -98,7 +98,7 @@ def test_untrained_equals_backbone_and_only_method_trains(backbone_a, batch, met
 def test_iaa_budget_split_and_reported_counts(backbone_a, method, inside):
     cfg = cfg_for(inside, iaa_budget=0.02, iaa_inside_share=0.25)
     settings = cfg.for_method(method, backbone_a)
-    assert set(settings) == {"iaa_budget", "iaa_inside_share", "iaa_inside", "architecture"}
+    assert set(settings) == {"iaa_budget", "iaa_inside_share", "iaa_inside", "iaa_skip", "architecture"}
     arch = settings["architecture"]
     model = attach(copy.deepcopy(backbone_a), method, cfg, seed=0)
     container = getattr(model, CONTAINER)
@@ -347,7 +347,7 @@ def test_iaa_width_zero_is_the_skip_connection_and_three_models(backbone_a, tiny
     from transformers import AutoTokenizer
 
     ids = AutoTokenizer.from_pretrained(str(tiny_bert))([TEXTS[2]], return_tensors="pt")["input_ids"]
-    cfg = cfg_for(inside, iaa_budget=0.0)
+    cfg = cfg_for(inside, iaa_budget=0.0, iaa_skip="after-ln")  # every placement: test_iaa_skip_placements_...
     outs = {}
     for method in ("iaa-s", "iaa-l", "iaa-m"):
         arch = plan_for(method, cfg, backbone_a)

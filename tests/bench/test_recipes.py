@@ -343,7 +343,13 @@ def test_rodr_schedule_deviations_sources_and_the_paper_option(tiny, tmp_path):
     paper = RecipeConfig(recipe="rodr", rodr_schedule="paper").validate()
     assert (paper.train.epochs, paper.train.hard_negatives, paper.train.lr) == (4, 7, 5e-6)
     pdev = paper.deviations("dot")
-    assert not any("epoch" in d or "hard negative" in d for d in pdev)
+    assert not any("epoch" in d for d in pdev)
+    # n = 7 as the paper; the depth stays ours (30), the paper's is 1,000: still named
+    assert [d for d in pdev if "hard negative" in d] == [
+        "rodr: 7 hard negative(s) per query (DR_O's top 30; paper: 7 from DR_O's top 1,000)"]
+    assert any("the paper's baselines: the BM25 negatives" in d for d in RecipeConfig(recipe="dr").deviations())
+    assert not any("hard negative" in d for d in RecipeConfig(
+        recipe="dr", train=TrainConfig(negatives_from="bm25")).deviations())
     assert any("learning rate 5e-06, --rodr-schedule paper" in d for d in pdev)
     src = paper.hyperparameter_sources()
     assert src["epochs"] == "RoDR paper (4)" and src["hard_negatives"] == "RoDR paper (7)"
@@ -417,3 +423,20 @@ def test_quota_run_records_the_unchanged_pairs_and_the_protocol(tiny, tmp_path):
         "n_train_queries_without_variation"]
     assert v["unchanged_pairs"]["n"] == sum(n for k, n in rec["variation_use"].items() if "no variation" in k)
     assert any("--protocol validated" in d for d in rec["deviations"])
+
+
+def test_iaa_recipe_run_prints_its_deviations_and_records_its_step_zero_change(tiny, tmp_path):
+    from bench.cli.train import training_summary
+
+    spec, ds = tiny
+    cfg = _cfg(recipe="dr", method="iaa-s", steps=1)
+    dev = cfg.deviations(spec.similarity)
+    assert any(d.startswith("iaa-s: the aside modules' skip joins") and "--iaa-skip before-ln" in d for d in dev)
+    from bench.tuning.config import TuningConfig
+
+    cfg.tuning = TuningConfig(iaa_skip="after-ln")  # the placement that moves the tiny model most
+    rec = train_recipe(spec, ds, cfg, tmp_path / "iaa", progress=False)
+    s0 = rec["iaa_step0"]
+    assert s0["placement"] == "after-ln" and 0 < s0["probe_queries"] <= 64 and s0["cosine_to_start"] < 1.0
+    assert "iaa-s at step 0 (untrained modules, --iaa-skip after-ln)" in training_summary(rec)
+    assert train_recipe(spec, ds, _cfg(recipe="dr", steps=1), tmp_path / "full", progress=False)["iaa_step0"] is None
