@@ -10,7 +10,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from suites.fewshot.sampler import FewShotPlan
-from suites.fewshot.config import FewShotConfig
+from suites.fewshot.config import FewShotConfig, negatives_text, run_choices, similarity_text
 from bench.evaluation.strata import macro_weights
 from bench.evaluation.stats import CORRECTION_DESCRIPTIONS, TEST_DESCRIPTIONS, adjust_pvalues, paired_test, weighted_sign_flip_test, win_tie_loss
 
@@ -291,3 +291,10 @@ def statistics_block(hits, plan: FewShotPlan, cfg: FewShotConfig) -> dict:
     return {"header": header, "comparisons": comps}
 
 
+def recorded_choices(similarity: str, train) -> dict:
+    """protocol.sd / per_query_sd / similarity / negatives / our_choices of a run's result.json."""
+    return {"our_choices": list(OUR_CHOICES) + run_choices(similarity, train),
+            "sd": "ours: sample standard deviation over trials (n-1 denominator) of the split's macro R@10",
+            "per_query_sd": "FewDR's SD (\"for each test sample across five trials\"): per test query, SD (n-1) of "
+                            "its R@10 over trials; averaged over the split's test queries",
+            "similarity": similarity_text(similarity, train), "negatives": negatives_text(train)}

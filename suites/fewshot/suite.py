@@ -68,15 +68,14 @@ from bench.search.exact import TIE_BREAK
 from bench.training.contrastive import TrainLog, make_examples, mine_negatives, planned_steps, train_dual_encoder
 from bench.training.dual import build_dual_encoder
 from bench.tuning.config import METHOD_DESCRIPTIONS, method_deviations
-from bench.tuning.plans import IAA_METHODS
 from bench.core.seeding import rng_for
 from suites.fewshot.sampler import FewShotPlan, build_plan
 from bench.core.paths import checkpoint_home
 from suites.fewshot.progress import Overall, plan_line, training_runs
 from suites.fewshot.basic import BASIC_METHOD, basic_checkpoint
 from suites.fewshot.config import FEWSHOT_OPTIONS, PAPER_SCHEDULE, FewShotConfig, active_deviations, config_from, schedule_text
-from suites.fewshot.metrics import CHECKPOINT, FULL, MEASURE, MEASURE_DEFINITION, PROTOCOL_NOTES, SPLITS, WIN_RULE, ZERO, boosting_gradient, hits_at, statistics_block, summarise_setting, summarise_trials, vs_reference
-from suites.fewshot.result import per_query_csv, per_query_rows, summary
+from suites.fewshot.metrics import CHECKPOINT, FULL, MEASURE, MEASURE_DEFINITION, PROTOCOL_NOTES, SPLITS, WIN_RULE, ZERO, boosting_gradient, hits_at, recorded_choices, statistics_block, summarise_setting, summarise_trials, vs_reference
+from suites.fewshot.result import per_query_csv, per_query_rows, step_zero, summary
 from suites.fewshot.output import fewshot_table, write_plots
 from bench.encoding.executor import LocalExecutor
 from bench.evaluation.stats import to_jsonable
@@ -102,26 +101,6 @@ class _Unit:
     @property
     def set_name(self) -> str:
         return f"{self.method}/{self.setting}" + (f"/trial={self.trial}" if self.trial is not None else "")
-
-
-def similarity_text(similarity: str, train) -> str:
-    """The training and retrieval score of a run (recorded; FewDR's scripts: OpenMatch's dot product)."""
-    if similarity == "cos":
-        tau = train.temperature if train.temperature is not None else 0.05
-        return (f"scores: cosine similarity (the model's), divided by a temperature {tau:g} in training; FewDR's "
-                f"scripts (OpenMatch, ANCE-Tele) score by the dot product")
-    tau = train.temperature if train.temperature is not None else 1.0
-    return f"scores: dot product (the model's), divided by {tau:g} in training, as FewDR's scripts (OpenMatch)"
-
-
-def negatives_text(train) -> str:
-    """Where a run's hard negatives come from (recorded)."""
-    if train.negatives_from == "none" or train.hard_negatives == 0:
-        return "hard negatives: none (in-batch negatives only); FewDR's training data has one per query"
-    src = {"model": "the checkpoint's own ranking (--model, before any training)", "bm25": "BM25's ranking"}[
-        train.negatives_from]
-    return (f"hard negatives: {train.hard_negatives} per query, mined once from {src}, top {train.negative_depth} "
-            f"unjudged passages; FewDR's come with its preprocessed training data")
 
 
 def _unit_seed(seed: int, *keys) -> int:
@@ -309,17 +288,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
             return {"log": log.to_dict(), "hits": h, "timing": timing, "encoded": dict(dual.n_encoded),
                     "parameters": dual.parameter_counts(), "tied": dual.tied}
 
-        if method in IAA_METHODS:  # the untrained modules change the function: the start's R@10 at step 0
-            with timer(f"step0:{method}"):
-                model, tokenizer = start_ctx.load_backbone()
-                step0 = summarise_setting(start_ctx.evaluate(build_dual_encoder(
-                    start_ctx.spec, method, model, tokenizer, cfg.tuning, seed=_unit_seed(cfg.seed, method, "step0"))),
-                    plan)
-            ref = summarise_setting(zero, plan)
-            m_out["iaa_step0"] = {"placement": cfg.tuning.iaa_skip,
-                                  **{s: step0[s] for s in SPLITS}, "reference": {s: ref[s] for s in SPLITS},
-                                  "definition": "R@10 of the zero-shot model with the untrained modules attached, "
-                                                "before any few-shot step (reference: the zero-shot model itself)"}
+        m_out.update(step_zero(start_ctx, method, cfg, plan, zero, _unit_seed(cfg.seed, method, "step0")))  # IAA
         with timer(f"train+eval:{method}"):
             outputs = executor.map(overall.wrap(work), units)
         k_out: Dict[str, dict] = {}
@@ -375,16 +344,9 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
             "start_weights": "the zero-shot model" + (" (basic-learned)" if cfg.basic_learning else " (the checkpoint)"),
             "full_shot_start": "the checkpoint",
             "paper_schedule": PAPER_SCHEDULE,
-            "sd": "ours: sample standard deviation over trials (n-1 denominator) of the split's macro R@10",
-            "per_query_sd": "FewDR's SD (\"for each test sample across five trials\"): per test query, SD (n-1) of "
-                            "its R@10 over trials; averaged over the split's test queries",
-            "similarity": similarity_text(spec.similarity, cfg.train),
-            "negatives": negatives_text(cfg.train),
             "winning_ratio": ("share of the split's classes that win against zero-shot: " + WIN_RULE
                               + "; per trial: the same with that trial's R@10"),
-            **PROTOCOL_NOTES,
-            "our_choices": list(PROTOCOL_NOTES["our_choices"]) + [similarity_text(spec.similarity, cfg.train),
-                                                                   negatives_text(cfg.train)],
+            **PROTOCOL_NOTES, **recorded_choices(spec.similarity, cfg.train),  # sd labels, scores, negatives
         },
         "plan": plan.to_dict(),
         "zero_shot": zero_summary,
