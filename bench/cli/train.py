@@ -52,10 +52,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="harness: the training options as given (default); paper: RoDR's own schedule, 4 epochs, "
                         "7 hard negatives, lr 5e-6 (the rate the paper uses most often; an explicit --lr is kept). "
                         "Every difference from RoDR's settings is printed and recorded")
-    p.add_argument("--variation-sampling", choices=["sets", "changed"], default="sets",
-                   help="sets: a query's variation is drawn uniformly over the variation sets, a set that left it "
-                        "unchanged giving the query itself (the paper, default); changed: only among the sets "
-                        "that changed it (earlier runs; a recorded deviation)")
+    p.add_argument("--variation-sampling", choices=["quota", "sets", "changed"], default="quota",
+                   help="quota: every training query gets one variation that changed it, the types given equal "
+                        "quotas as far as the queries allow (the RoDR authors' code; default); sets: drawn per "
+                        "epoch uniformly over the variation sets, a set that left the query unchanged giving the "
+                        "query itself; changed: drawn per epoch among the sets that changed it (both earlier "
+                        "rules, recorded deviations)")
+    p.add_argument("--protocol", default="validated", choices=["validated", "rodr"],
+                   help="the variation generators of the training pairs: validated (default; ours, constrained) or "
+                        "rodr (the paper's TextFlint / TextAttack operations); printed and recorded")
     p.add_argument("--loss", default="nll", choices=["nll", "margin-mse"],
                    help="baseline recipes: NLL (default) or Margin-MSE distillation from --teacher")
     p.add_argument("--teacher", default=None, help="margin-mse: dense teacher model (default: the starting model)")
@@ -91,7 +96,8 @@ def run(args) -> int:
                        tuning=tuning_config_from(args), loss=args.loss,
                        teacher=resolve_model(args.teacher) if args.teacher else None,
                        from_dr_oq=args.from_dr_oq, passage_rows=args.passage_rows,
-                       rodr_schedule=args.rodr_schedule, variation_sampling=args.variation_sampling)
+                       rodr_schedule=args.rodr_schedule, variation_sampling=args.variation_sampling,
+                       protocol=args.protocol)
     cfg.validate()  # before any training: a bad combination is a usage error (exit 2)
     out = args.out or Path("checkpoints") / f"{slug(spec.name)}__{slug(dataset.name)}__{args.recipe}__s{args.seed}"
     check_writable_folder(out, "--out", "give --out a new or writable folder")
@@ -134,6 +140,17 @@ def training_summary(rec: dict) -> str:
         lines.append(f"deviation from the paper: {d}")
     if log.get("resumed_at"):
         lines.append(f"resumed at step(s) {', '.join(map(str, log['resumed_at']))}")
+    s0 = rec.get("iaa_step0")
+    if s0:
+        lines.append(f"{rec['method']['name']} at step 0 (untrained modules, --iaa-skip {s0['placement']}): query vectors "
+                     f"at mean cosine {s0['cosine_to_start']:.3f} to the starting model's over {s0['probe_queries']} "
+                     f"training queries (1.000: unchanged)")
+    v = rec.get("variations") or {}
+    if v.get("rule"):
+        u = v.get("unchanged_pairs") or {}
+        lines.append(f"training variations: --protocol {v.get('protocol')}, --variation-sampling {v['rule']} "
+                     f"({v.get('sampling')}); unchanged (q, q) pairs {u.get('n', 0)} of {u.get('of', 0)} "
+                     f"({100 * u.get('share', 0.0):.1f}%)")
     if rec.get("variation_use"):
         lines.append("variations used: " + ", ".join(f"{k} {v}" for k, v in rec["variation_use"].items()))
     return "\n".join(lines)

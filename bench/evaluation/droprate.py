@@ -1,5 +1,5 @@
-"""Comparing two models' drop rates on the same queries (RoDR: "a bootstrap CI and a paired test on
-the drop rate itself").
+"""Comparing two models' drop rates on the same queries: a bootstrap interval and a paired test on
+the drop rate itself (ours; RoDR reports drop rates without an interval or a test on them).
 
 For model X with per-query values ``o_X`` (ORIGINAL) and ``v_X`` (the variation value of the query,
 e.g. its mean over the variation sets), the drop rate is the ratio of means

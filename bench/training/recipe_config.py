@@ -27,6 +27,10 @@ CASES = {
     "from-dr-oq": "DR_OQ trained on the original queries first (stage 1), then RoDR from it (stage 2): 1 / 1 / 0.2",
 }
 PAPER_WEIGHTS = {"existing-retriever": (1.0, 1.0, 1.0), "from-dr-oq": (1.0, 1.0, 0.2)}
+# the weights the paper gives for document ranking (MS MARCO documents); recorded beside the case's
+PAPER_DOCUMENT_WEIGHTS = (1.0, 0.1, 1.0)
+MASKING = ("an in-batch passage judged relevant to another row's query is masked out of that row in every term "
+           "(ours: neither the paper nor the authors' code masks them)")
 # RoDR's own training settings (Chen et al., IJCAI 2022): 4 epochs, n = 7 hard negatives from DR_O's
 # top-ranked passages, dot-product scores, a learning rate per model (5e-6 / 3e-5 / 5e-6 / 5e-7 for
 # its four retrievers). `--rodr-schedule paper` takes these; for a model that is not one of the
@@ -34,8 +38,37 @@ PAPER_WEIGHTS = {"existing-retriever": (1.0, 1.0, 1.0), "from-dr-oq": (1.0, 1.0,
 RODR_SCHEDULES = ("harness", "paper")
 PAPER_SCHEDULE = {"epochs": 4, "hard_negatives": 7, "lr": 5e-6}
 PAPER_LRS = (5e-6, 3e-5, 5e-6, 5e-7)
-VARIATION_SAMPLING = ("sets", "changed")
+PAPER_NEGATIVE_DEPTH = 1000  # RoDR mines its hard negatives from DR_O's top 1,000
+VARIATION_SAMPLING = ("quota", "sets", "changed")
+# what each --variation-sampling rule does (recorded as variations.sampling in training.json)
+SAMPLING_TEXT = {
+    "quota": "one changed variation per query for the whole run, the variation types given equal quotas as far as "
+             "the queries allow (the RoDR authors' construct_train_query_variations.py)",
+    "sets": "uniform over every variation set per (query, epoch); a set that left the query unchanged gives the "
+            "query itself",
+    "changed": "uniform per (query, epoch) among the sets that changed the query",
+}
 _LR_TEXT = " / ".join(f"{x:.0e}".replace("e-0", "e-") for x in PAPER_LRS)
+
+
+#: a phrase of every deviation a recipe run can print -> the row of docs/methods.md's RoDR table that
+#: names it (tests/bench/test_methods_doc.py checks both directions)
+DEVIATION_ITEMS = {
+    "loss weights": "weights given on the command line",
+    "passage-centred KL over the B positive": "passage-centred term",
+    "--variation-sampling sets": "variation sampling",
+    "--variation-sampling changed": "variation sampling",
+    "changed by no variation set": "variation sampling",
+    "quotas unequal": "variation sampling",
+    "training variations from the validated generators": "training variations",
+    "masked out of that row": "masking of other queries' relevant passages",
+    "hard negative(s) per query": "hard negatives",
+    "epoch(s) (paper: 4)": "epochs",
+    "learning rate": "learning rate",
+    "scores are cosine similarities": "scores",
+    "dot-product scores": "scores",
+    "--method": "tuning method",
+}
 
 
 @dataclass
@@ -57,8 +90,10 @@ class RecipeConfig:
     from_dr_oq: bool = False  # rodr: train DR_OQ first, then RoDR from it (the paper's 1 / 1 / 0.2 case)
     passage_rows: str = "all"  # rodr: rows of the passage-centred KL: every in-batch passage (paper) or positives
     rodr_schedule: str = "harness"  # harness: TrainConfig as given; paper: RoDR's epochs, negatives, lr
-    variation_sampling: str = "sets"  # sets: uniform over every variation set (paper); changed: only sets that
-    # changed the query (ours, earlier runs)
+    variation_sampling: str = "quota"  # quota: one changed variation per query, equal quotas per type (the
+    # authors' code); sets: uniform over every set, unchanged queries included; changed: uniform over the sets
+    # that changed the query (both: rules of earlier runs, named deviations)
+    protocol: str = "validated"  # the variation generators: validated (ours) or rodr (the paper's operations)
 
     def __post_init__(self):
         if self.rodr_schedule == "paper":  # idempotent: dataclasses.replace re-runs it
@@ -88,6 +123,10 @@ class RecipeConfig:
             raise BenchError(f"--rodr-schedule must be one of {', '.join(RODR_SCHEDULES)}")
         if self.variation_sampling not in VARIATION_SAMPLING:
             raise BenchError(f"--variation-sampling must be one of {', '.join(VARIATION_SAMPLING)}")
+        from perturb import PROTOCOLS
+
+        if self.protocol not in PROTOCOLS:
+            raise BenchError(f"--protocol must be one of {', '.join(PROTOCOLS)}")
         if self.passage_rows not in PASSAGE_ROWS:
             raise BenchError(f"--passage-rows must be one of {', '.join(PASSAGE_ROWS)}")
         given = [w for w in (self.w_nll, self.w_query, self.w_passage) if w is not None]
@@ -126,20 +165,43 @@ class RecipeConfig:
             if self.passage_rows == "positives":
                 out.append("rodr: passage-centred KL over the B positive passages only (paper: every in-batch "
                            "passage, positives and hard negatives)")
-        if self.recipe != "dr" and self.variation_sampling == "changed":
-            out.append(f"{self.recipe}: a query's variation is drawn among the sets that changed it (paper: uniformly "
-                       f"over the variation sets; a set that left the query unchanged gives the query itself)")
+        if self.recipe != "dr":
+            out += self.variation_deviations()
+        out.append(f"{self.recipe}: {MASKING}")
         return out + self.schedule_deviations(similarity)
+
+    def variation_deviations(self) -> List[str]:
+        """How the training variations depart from RoDR's (paper: one uniformly sampled variation per
+        query; the authors' code: one changed variation per query, equal quotas per type)."""
+        r, out = self.recipe, []
+        if self.variation_sampling == "sets":
+            out.append(f"{r}: --variation-sampling sets: a query's variation is drawn per epoch uniformly over the "
+                       f"variation sets, a set that left it unchanged giving the query itself, so some training pairs "
+                       f"are (q, q) (the authors' code: one changed variation per query, equal quotas per type)")
+        elif self.variation_sampling == "changed":
+            out.append(f"{r}: --variation-sampling changed: a query's variation is drawn per epoch among the sets that "
+                       f"changed it, without quotas per type (the authors' code: one changed variation per query "
+                       f"for the whole run, equal quotas per type)")
+        if self.protocol == "validated":
+            out.append(f"{r}: training variations from the validated generators (--protocol validated; paper: "
+                       f"TextFlint / TextAttack operations, --protocol rodr)")
+        return out
 
     def schedule_deviations(self, similarity: Optional[str] = None) -> List[str]:
         """Where the training settings of this run differ from RoDR's own (every recipe: the
         baselines are the paper's too)."""
         t, r, out = self.train, self.recipe, []
         n_neg = 0 if t.negatives_from == "none" else t.hard_negatives
-        if n_neg != PAPER_SCHEDULE["hard_negatives"] or t.negatives_from != "model":
-            src = {"model": f"DR_O's top {t.negative_depth}", "bm25": f"BM25's top {t.negative_depth}",
-                   "none": "none"}[t.negatives_from]
-            out.append(f"{r}: {n_neg} hard negative(s) per query ({src}; paper: 7 from DR_O's top-ranked)")
+        src = {"model": f"DR_O's top {t.negative_depth}", "bm25": f"BM25's top {t.negative_depth}",
+               "none": "none"}[t.negatives_from]
+        if r == "rodr":
+            if (n_neg != PAPER_SCHEDULE["hard_negatives"] or t.negatives_from != "model"
+                    or t.negative_depth != PAPER_NEGATIVE_DEPTH):
+                out.append(f"{r}: {n_neg} hard negative(s) per query ({src}; paper: 7 from DR_O's top "
+                           f"{PAPER_NEGATIVE_DEPTH:,})")
+        elif t.negatives_from != "bm25":  # the paper's baselines train on D_O's BM25 triples
+            out.append(f"{r}: {n_neg} hard negative(s) per query ({src}; the paper's baselines: the BM25 "
+                       f"negatives of the original training triples D_O)")
         if t.epochs != PAPER_SCHEDULE["epochs"]:
             out.append(f"{r}: {t.epochs} epoch(s) (paper: 4)")
         lr = t.lr if t.lr is not None else _default_lr(self.method)
@@ -152,6 +214,10 @@ class RecipeConfig:
             out.append(f"{r}: dot-product scores / {t.temperature:g} (paper: the dot product itself)")
         if self.method != "full-tune":
             out.append(f"{r}: --method {self.method} (paper: the whole model is fine-tuned)")
+            from bench.tuning.config import TuningConfig, method_deviations
+
+            lr = t.lr if t.lr is not None else _default_lr(self.method)
+            out += method_deviations(self.method, self.tuning if self.tuning is not None else TuningConfig(), lr)
         return out
 
     def lr_source(self) -> str:
@@ -168,7 +234,8 @@ class RecipeConfig:
                 "epochs": "RoDR paper (4)" if paper and self.train.epochs == 4 else "ours (harness default or --epochs)",
                 "hard_negatives": ("RoDR paper (7)" if paper and self.train.hard_negatives == 7
                                    else "ours (harness default or --hard-negatives)"),
-                "negative_depth": "ours (the paper mines from DR_O's top-ranked passages; the depth is ours)",
+                "negative_depth": ("RoDR paper (1000)" if self.train.negative_depth == PAPER_NEGATIVE_DEPTH
+                                   else "ours (harness default or --negative-depth; the paper: DR_O's top 1,000)"),
                 "batch_size": "ours (harness default or --train-batch-size)",
                 "temperature": "ours (0.05 on cosine scores, 1 on dot products, or --temperature)",
                 "lengths": "ours (--train-max-query-length / --train-max-passage-length)",

@@ -81,22 +81,42 @@ from bench.models.loading import load_backbone, load_plain_encoder
 from bench.models.spec import ModelSpec, model_fingerprint, resolve_model
 from bench.search.retriever import make_retriever
 from bench.training.contrastive import mine_negatives, relevance_mask
-from bench.training.dual import build_dual_encoder, tuned_module
+from bench.training.dual import build_dual_encoder, step_zero_cosine, tuned_module
 from bench.training.losses import margin_mse, rodr_losses
 from bench.training.loop import clear_state, run_loop
 from bench.training.recipe_config import (CASES, HELDOUT_FILE, PHASES, RECIPES, RecipeConfig,  # noqa: F401 (re-exported)
-                                          PAPER_WEIGHTS)
+                                          MASKING, PAPER_DOCUMENT_WEIGHTS, PAPER_WEIGHTS, SAMPLING_TEXT)
 from bench.training.recipe_data import Pair, Schedule, split_queries, variation_pairs  # noqa: F401 (re-exported)
 from bench.tuning.adapters import set_method_trainable, tuning_info
 from bench.tuning.config import DEFAULT_LR, METHOD_DESCRIPTIONS, TuningConfig
+from bench.tuning.plans import IAA_METHODS
 
-STAGE_ONE = ".dr-oq"  # suffix of the stage-1 (DR_OQ) checkpoint folder beside --out
+STAGE_ONE = ".dr-oq"
+STEP0_PROBE = 64  # training queries that measure an IAA model's step-0 change  # suffix of the stage-1 (DR_OQ) checkpoint folder beside --out
 
 
 def stage_one_folder(out: Path) -> Path:
     """Where a two-stage run (dr-oq-qv, rodr --from-dr-oq) writes its DR_OQ checkpoint."""
     out = Path(out)
     return out.parent / f"{out.name}{STAGE_ONE}"
+
+
+def variation_data_deviations(cfg: RecipeConfig, pairs, names) -> list:
+    """The departures from the authors' variation assignment that this run's data forces (quota rule):
+    queries that no set changed (they train on themselves) and types whose share falls short."""
+    if cfg.variation_sampling != "quota":
+        return []
+    out, r = [], cfg.recipe
+    bare = sum(1 for p in pairs if not p.variations)
+    if bare:
+        out.append(f"{r}: {bare} of {len(pairs)} training queries were changed by no variation set and train on the "
+                   f"original query (the authors' code gives every query a changed variation)")
+    counts = {n: sum(1 for p in pairs if p.variations and p.variations[0][0] == n) for n in names}
+    if counts and max(counts.values()) - min(counts.values()) > 1:
+        out.append(f"{r}: variation types' quotas unequal, as far as the sets changed the queries ("
+                   + ", ".join(f"{k} {v}" for k, v in counts.items())
+                   + "; the authors' code: equal quotas per type)")
+    return out
 
 
 def train_recipe(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path, *, train_dataset: Optional[Dataset] = None,
@@ -174,6 +194,7 @@ def _train_stage(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
     pairs = [p for p in pairs if p.positives]
     if not pairs:
         raise BenchError("no training query has a relevant passage")
+    data_deviations = variation_data_deviations(cfg, pairs, [u["name"] for u in used_sets]) if cfg.recipe != "dr" else []
     weights = cfg.weights()
     teacher = cfg.recipe == "rodr"  # DR_O: the starting model (or DR_OQ in stage 2 of --from-dr-oq), frozen
     teacher_q, teacher_lengths = {}, None
@@ -210,6 +231,13 @@ def _train_stage(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
     dual = build_dual_encoder(spec, cfg.method, base_model, tok, tuning_cfg, seed=torch_seed(cfg.seed, "init", cfg.method),
                               start=start)
     student = tuned_module(dual)
+    iaa_step0 = None
+    if cfg.method in IAA_METHODS and start is None:  # untrained IAA modules change the function: say how much
+        probe = [p.text for p in pairs[:STEP0_PROBE]]
+        iaa_step0 = {"placement": tuning_cfg.iaa_skip, "probe_queries": len(probe),
+                     "cosine_to_start": round(step_zero_cosine(dual, base_model, probe), 6),
+                     "definition": "mean cosine between the untrained attached model's query vectors and the starting "
+                                   "model's, on the first training queries (1.0: unchanged function)"}
     settings = tc.resolved(cfg.method, spec.similarity)
     settings["lr_source"] = cfg.lr_source()  # a recipe's rate is the harness's or RoDR's, never "the IAA paper's"
     lr, tau, n_neg = settings["lr"], settings["temperature"], settings["hard_negatives"]
@@ -279,6 +307,7 @@ def _train_stage(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
     record_cfg = {"recipe": cfg.recipe, "method": cfg.method, "seed": cfg.seed, "weights": weights,
                   "loss": cfg.loss, "case": cfg.case, "passage_rows": cfg.passage_rows if teacher else None,
                   "rodr_schedule": cfg.rodr_schedule,
+                  "protocol": cfg.protocol if cfg.recipe != "dr" else None,
                   "variation_sampling": cfg.variation_sampling if cfg.recipe != "dr" else None,
                   "teacher": None if mm is None else {"name": mm["spec"].name, "fingerprint": model_fingerprint(mm["spec"])},
                   "holdout": cfg.holdout if train_dataset is None else None,
@@ -299,11 +328,13 @@ def _train_stage(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
     counts = dual.parameter_counts()
     ran = log.steps - (log.resumed_at[-1] if log.resumed_at else 0)
     run_cfg, origin = (stage[0], stage[1]) if stage is not None else (cfg, spec)
-    deviations = run_cfg.deviations(spec.similarity)
+    deviations = run_cfg.deviations(spec.similarity) + data_deviations
     use_count: Dict[str, int] = {}
     for step in range(log.steps):
         for name in plan(step)[2]:  # noqa: B007
             use_count[name] = use_count.get(name, 0) + 1
+    n_var_steps = sum(v for k, v in use_count.items() if k != "ORIGINAL")
+    n_same = sum(v for k, v in use_count.items() if k.endswith("(unchanged)") or k.endswith("(no variation applied)"))
     record = {
         "schema_version": 1,
         "kind": "recipe",
@@ -312,6 +343,8 @@ def _train_stage(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
         "case": run_cfg.case,
         "case_description": CASES.get(run_cfg.case or ""),
         "paper_weights": dict(zip(("w_nll", "w_query", "w_passage"), PAPER_WEIGHTS[run_cfg.case])) if run_cfg.case else None,
+        "paper_weights_document_ranking": (dict(zip(("w_nll", "w_query", "w_passage"), PAPER_DOCUMENT_WEIGHTS))
+                                           if run_cfg.case else None),
         "deviations": deviations,
         "hyperparameter_sources": run_cfg.hyperparameter_sources(),
         "run_key": state_key,
@@ -327,11 +360,13 @@ def _train_stage(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
                                   f"{mm['spec'].name}" if mm is not None else
                                   "NLL (cross-entropy over in-batch positives + hard negatives)"),
                  "kl_direction": "KL(teacher DR_O || student DR_N)" if teacher else None,
+                 "masking": MASKING,
                  "phases": list(PHASES[run_cfg.recipe] if stage is None or run_cfg.recipe == "dr-oq-qv"
                                 else ("original",) + phases)},
         "config": record_cfg,
         "method": {"name": cfg.method, "description": METHOD_DESCRIPTIONS.get(cfg.method, ""),
                    "default_lr": DEFAULT_LR.get(cfg.method)},
+        "iaa_step0": iaa_step0,
         "source_model": origin.portable_dict(),
         "source_fingerprint": model_fingerprint(origin),
         "stages": None if stage is None else [stage[2], {"stage": 2, "name": "RoDR" if cfg.recipe == "rodr" else "QV",
@@ -342,8 +377,14 @@ def _train_stage(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
                     "heldout": list(heldout), "heldout_file": HELDOUT_FILE if heldout else None},
         "variations": {"sets": used_sets, "missing": missing_sets,
                        "n_train_queries_without_variation": sum(1 for p in pairs if not p.n_changed),
-                       "sampling": ("uniform over every variation set (an unchanged query counts as its set's draw)"
-                                    if cfg.variation_sampling == "sets" else "among the sets that changed the query")
+                       "sampling": SAMPLING_TEXT[cfg.variation_sampling] if cfg.recipe != "dr" else None,
+                       "rule": cfg.variation_sampling if cfg.recipe != "dr" else None,
+                       "protocol": cfg.protocol if cfg.recipe != "dr" else None,
+                       "assigned": ({n: sum(1 for p in pairs if p.variations and p.variations[0][0] == n)
+                                     for n in [u["name"] for u in used_sets]}
+                                    if cfg.recipe != "dr" and cfg.variation_sampling == "quota" else None),
+                       "unchanged_pairs": {"n": n_same, "of": n_var_steps,
+                                           "share": round(n_same / n_var_steps, 4) if n_var_steps else 0.0}
                        if cfg.recipe != "dr" else None},
         "variation_use": dict(sorted(use_count.items())),
         "parameters": {**counts, "trainable_share": counts["trainable"] / counts["total"] if counts["total"] else 0.0},

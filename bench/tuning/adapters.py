@@ -207,8 +207,21 @@ def _own_attach(model, method: str, plan: dict):
                     mod = C["LoRA"](lin.in_features, lin.out_features, g["rank"], g["alpha"], site)
                     registrations.append(("post", lin, mod.post_hook_output))
                 else:
+                    skip_at = g.get("skip_at", "after-ln")  # plans written before the option: after the LN
                     mod = C["Bottleneck"](h, h, g["width"], g["activation"], g["scale"], g["init"], site,
-                                          skip=bool(g.get("skip", False)))
+                                          skip=bool(g.get("skip", False)), skip_at=skip_at)
+                    if site.endswith("_aside") and skip_at == "before-ln":
+                        if site == "attn_aside":
+                            registrations.append(("pre", layer.attention.output, mod.pre_hook_before_ln))
+                        elif site == "ffn_aside":
+                            registrations.append(("pre", layer.output, mod.pre_hook_before_ln))
+                        else:  # hold the unit's input; join it in the residual of the unit's last sub-layer
+                            unit = model.encoder if site == "model_aside" else layer
+                            registrations.append(("pre", unit, mod.pre_hook_hold_input))
+                            last = layers[-1] if site == "model_aside" else layer
+                            registrations.append(("pre", last.output, mod.pre_hook_before_ln))
+                        container[key] = mod
+                        continue
                     if site == "attn_output":
                         registrations.append(("post", layer.attention.output.dense, mod.post_hook_output))
                     elif site == "ffn_output":

@@ -107,9 +107,9 @@ METHOD_SETTINGS = {
     "adapter": ("adapter_reduction",),
     "pfeiffer": ("adapter_reduction",),
     "parallel-adapter": ("parallel_adapter_reduction", "parallel_adapter_scale"),
-    "iaa-s": ("iaa_budget", "iaa_inside_share", "iaa_inside"),
-    "iaa-l": ("iaa_budget", "iaa_inside_share", "iaa_inside"),
-    "iaa-m": ("iaa_budget", "iaa_inside_share", "iaa_inside"),
+    "iaa-s": ("iaa_budget", "iaa_inside_share", "iaa_inside", "iaa_skip"),
+    "iaa-l": ("iaa_budget", "iaa_inside_share", "iaa_inside", "iaa_skip"),
+    "iaa-m": ("iaa_budget", "iaa_inside_share", "iaa_inside", "iaa_skip"),
     "rem": ("rem_lora_r", "rem_lora_alpha", "rem_adapter_reduction", "rem_adapter_scale"),
 }
 
@@ -128,6 +128,8 @@ class TuningConfig:
     iaa_inside_share: Optional[float] = None  # None: one width for every module (inferred from the paper);
     # a number: that share of the budget for the inside modules, the rest for the asides (ours)
     iaa_inside: str = "adapter"  # adapter | lora
+    iaa_skip: str = "before-ln"  # where an aside's skip joins: before-ln | after-ln | scaled (plans.IAA_SKIP);
+    # the default has the best step-0 score of the three (docs/methods.md, "Where the aside skip joins")
     rem_lora_r: Optional[int] = None  # None: hidden / 4 (DDR's REM: rank 192 on BERT-base)
     rem_lora_alpha: Optional[int] = None  # None: = rank (scaling 1)
     rem_adapter_reduction: int = 4  # parallel adapter width = hidden / this (DDR: "pa4")
@@ -160,19 +162,34 @@ def lr_source(method: str, lr: Optional[float]) -> str:
     return LR_NOTES.get(method, "ours")
 
 
+SKIP_WHERE = {"after-ln": "after the spanned unit's own residual + LayerNorm, y' = LN(F(x) + x) + x + A(x)",
+              "before-ln": "inside the spanned unit's last residual, before its LayerNorm, y' = LN(F(x) + r + x + A(x))",
+              "scaled": "after the LayerNorm, halved, y' = (LN(F(x) + x) + x + A(x)) / 2"}
+#: a phrase of every deviation method_deviations can return -> the row of docs/methods.md's IAA table
+#: that names it (tests/bench/test_methods_doc.py checks both directions)
+DEVIATION_ITEMS = {
+    "the aside modules' skip joins": "where the aside skip joins",
+    "one hidden size for every inside and aside module (inferred": "budget split between inside and aside modules",
+    "--iaa-inside-share": "budget split between inside and aside modules",
+    "learning rate": "learning rate",
+}
+
+
 def method_deviations(method: str, cfg: "TuningConfig", lr: float) -> List[str]:
     """The departures from the IAA paper active for ``method`` with these settings and learning
     rate (docs/methods.md, "IAA"): printed with the run and recorded in its result."""
     out = []
     if method in IAA_METHODS:
-        out.append(f"{method}: the aside modules' skip joins after the spanned unit's own residual + LayerNorm "
-                   f"(placement ours; the paper: the aside connects the component's input and output)")
+        out.append(f"{method}: the aside modules' skip joins {SKIP_WHERE[cfg.iaa_skip]} (--iaa-skip {cfg.iaa_skip}; "
+                   f"the paper says only that the aside connects the component's input and output); the untrained "
+                   f"modules change the model's function (its step-0 effect is printed and recorded)")
     if method in IAA_METHODS and cfg.iaa_inside_share is None:
         out.append(f"{method}: one hidden size for every inside and aside module (inferred from the paper's "
                    f"ordering of the variants at equal budget; the paper states no split rule)")
     if method in IAA_METHODS and cfg.iaa_inside_share is not None:
         out.append(f"{method}: --iaa-inside-share {cfg.iaa_inside_share:g} splits the budget by a fixed share "
-                   f"(paper: one hidden size for every inside and aside module)")
+                   f"(ours; the default is one hidden size for every inside and aside module, inferred from the "
+                   f"paper's ordering of the variants; the paper states no split rule)")
     if method in PAPER_LR and lr != PAPER_LR[method]:
         out.append(f"{method}: learning rate {lr:g} (paper: {PAPER_LR[method]:g})")
     elif method in LR_NOTES:
@@ -207,6 +224,7 @@ TUNING_OPTIONS = (
     option('--iaa-budget', type=float, default=0.01, help="iaa-s/l/m: trainable parameters as a fraction of the backbone's, 0 to 1 (0: inside modules are the identity path, asides plain skip connections; default: 0.01)"),
     option('--iaa-inside-share', type=float, default=None, help="iaa-s/l/m: give this share of the budget to the inside modules and the rest to the asides (0 or 1: one side is the identity path); default: one hidden size for every module, so variants with more aside modules get narrower inside modules (inferred from the paper's statement that they do; the paper gives no split rule)"),
     option('--iaa-inside', choices=['adapter', 'lora'], default='adapter', help='iaa-s/l/m: inside modules, bottleneck adapters or LoRA (default: adapter)'),
+    option('--iaa-skip', choices=['after-ln', 'before-ln', 'scaled'], default='before-ln', help="iaa-s/l/m: where an aside module's skip joins the spanned unit (the paper does not say): before-ln, y' = LN(F(x) + r + x + A(x)) with r the unit's last sub-layer's own residual (default: the best step-0 score); after-ln, y' = LN(F(x)+x) + x + A(x) (earlier runs); scaled, y' = (LN(F(x)+x) + x + A(x)) / 2 (docs/methods.md gives each one's step-0 score)"),
     option('--rem-lora-r', type=int, default=None, help='rem: LoRA rank (default: hidden / 4)'),
     option('--rem-lora-alpha', type=int, default=None, help='rem: LoRA alpha (default: the rank)'),
     option('--rem-adapter-reduction', type=int, default=4, help='rem: parallel adapter width = hidden / this (default: 4)'),
@@ -221,6 +239,7 @@ def tuning_config_from(args) -> TuningConfig:
                         prefix_tokens=args.prefix_tokens, adapter_reduction=args.adapter_reduction,
                         parallel_adapter_reduction=args.parallel_adapter_reduction,
                         parallel_adapter_scale=args.parallel_adapter_scale, iaa_budget=args.iaa_budget,
-                        iaa_inside_share=args.iaa_inside_share, iaa_inside=args.iaa_inside, rem_lora_r=args.rem_lora_r,
+                        iaa_inside_share=args.iaa_inside_share, iaa_inside=args.iaa_inside, iaa_skip=getattr(args, "iaa_skip", "before-ln"),
+                        rem_lora_r=args.rem_lora_r,
                         rem_lora_alpha=args.rem_lora_alpha, rem_adapter_reduction=args.rem_adapter_reduction,
                         rem_adapter_scale=args.rem_adapter_scale)

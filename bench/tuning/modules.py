@@ -28,10 +28,12 @@ def module_classes() -> Dict[str, type]:
         RQ4). Plans written before the skip existed have no ``skip`` key and load without it."""
 
         def __init__(self, d_in: int, d_out: int, width: int, activation: str, scale: float, init: str,
-                     site: str, skip: bool = False):
+                     site: str, skip: bool = False, skip_at: str = "after-ln"):
             super().__init__()
             self.width = int(width)
             self.activation, self.scale, self.site, self.skip = activation, float(scale), site, bool(skip)
+            self.skip_at = skip_at  # IAA asides: after-ln | before-ln | scaled (bench.tuning.plans.IAA_SKIP)
+            self._x = None  # before-ln at layer / model grain: the spanned unit's input, held during its forward
             if self.width == 0:
                 return
             self.down = torch.nn.Linear(d_in, width)
@@ -66,15 +68,37 @@ def module_classes() -> Dict[str, type]:
             return tuple(args), kwargs
 
         def post_hook_aside(self, module, args, kwargs, output):
+            """after-ln: y' = LN(F(x) + x) + x + A(x); scaled: y' = (LN(F(x) + x) + x + A(x)) / 2."""
             if self.width == 0 and not self.skip:
                 return None
             if self.site == "ffn_aside":
                 x = args[1] if len(args) > 1 else kwargs["input_tensor"]
             else:
                 x = args[0] if args else kwargs["hidden_states"]
-            if self.width == 0:
-                return _add_to_output(output, x)
-            return _add_to_output(output, x + self(x) if self.skip else self(x))
+            delta = x if self.width == 0 else (x + self(x) if self.skip else self(x))
+            if self.skip_at == "scaled":
+                return _scale_output(_add_to_output(output, delta), 0.5)
+            return _add_to_output(output, delta)
+
+        def pre_hook_hold_input(self, module, args, kwargs):
+            """before-ln at layer / model grain: hold the spanned unit's input x until its last LayerNorm."""
+            self._x = args[0] if args else kwargs["hidden_states"]
+            return None
+
+        def pre_hook_before_ln(self, module, args, kwargs):
+            """before-ln: the skip and the bottleneck join inside the unit's last residual, before its
+            LayerNorm: LN(F(x) + r + x + A(x)), r the sub-layer's own residual input (for a sub-layer
+            r = x, so LN(F(x) + 2x + A(x)))."""
+            args, kwargs = list(args), dict(kwargs)
+            r = args[1] if len(args) > 1 else kwargs["input_tensor"]
+            x = r if self.site in ("attn_aside", "ffn_aside") else self._x
+            self._x = None
+            r = r + (x if self.width == 0 else x + self(x))
+            if len(args) > 1:
+                args[1] = r
+            else:
+                kwargs["input_tensor"] = r
+            return tuple(args), kwargs
 
     class LoRA(torch.nn.Module):
         """``(x A^T B^T) * alpha / r`` added to a linear projection's output; ``B`` zero-initialised.
@@ -108,6 +132,18 @@ def __getattr__(name: str):  # PEP 562: Bottleneck / LoRA resolve lazily (pickle
     if name in ("Bottleneck", "LoRA"):
         return module_classes()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _scale_output(output, factor: float):
+    """``output`` with its hidden states multiplied by ``factor`` (as :func:`_add_to_output`)."""
+    import torch
+
+    if isinstance(output, torch.Tensor):
+        return output * factor
+    if isinstance(output, tuple):
+        return (output[0] * factor,) + tuple(output[1:])
+    output.last_hidden_state = output.last_hidden_state * factor
+    return output
 
 
 def _add_to_output(output, delta):

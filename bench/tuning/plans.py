@@ -13,6 +13,7 @@ PEFT_METHODS = ("lora", "prefix")
 ATTACHABLE = OWN_METHODS + PEFT_METHODS
 IAA_METHODS = ("iaa-s", "iaa-l", "iaa-m")
 IAA_INSIDE = ("adapter", "lora")
+IAA_SKIP = ("after-ln", "before-ln", "scaled")  # where an aside's skip joins (the paper does not say)
 SUPPORTED = ("BERT-family encoders laid out as BertModel (BertModel, RobertaModel, XLMRobertaModel, "
              "CamembertModel, ElectraModel): model.encoder.layer[i] with attention.self.{query,value}, "
              "attention.output.dense, intermediate.dense and output.dense")
@@ -131,6 +132,8 @@ def check_config(method: str, cfg) -> None:
         if cfg.iaa_inside_share is not None and not 0 <= cfg.iaa_inside_share <= 1:
             raise BenchError(f"--iaa-inside-share must be in [0, 1] (or left out for one width for every module, inferred from the paper), "
                              f"not {cfg.iaa_inside_share}")
+        if getattr(cfg, "iaa_skip", "after-ln") not in IAA_SKIP:
+            raise BenchError(f"--iaa-skip must be one of {', '.join(IAA_SKIP)}, not {cfg.iaa_skip!r}")
         if cfg.iaa_inside not in IAA_INSIDE:
             raise BenchError(f"--iaa-inside must be one of {', '.join(IAA_INSIDE)}, not {cfg.iaa_inside!r}")
     if method == "rem":
@@ -187,6 +190,7 @@ def plan_for(method: str, cfg, model) -> dict:
             inside = _group("inside", "lora", inside_sites, n_layers, h, rank=w_in, alpha=float(w_in))
         aside = _group("aside", "bottleneck", aside_sites, n_layers, h, width=w_as,
                        activation="gelu", scale=1.0, init="lora", skip=True)
+        aside["skip_at"] = cfg.iaa_skip
         groups = [inside, aside]
         out.update(budget_fraction=float(cfg.iaa_budget), budget_params=budget, split=split,
                    inside_share=None if cfg.iaa_inside_share is None else float(cfg.iaa_inside_share),

@@ -22,16 +22,17 @@ protocols' output, so it bumps both specs' ``version``. Every ``config()`` recor
 
 Operations (the deviations from the paper are named in ``docs/methods.md`` ("The paper protocol")):
 
-* MISSPELL: one TextFlint error of a uniformly drawn type (typos, OCR, keyboard, spelling table;
-  nlpaug 1.1.11's tables) in one random word, any word (stop words, numbers, real-word results
-  and case changes of other letters all allowed); a type that cannot change the query falls back
-  to the others in a seeded order.
+* MISSPELL: one TextFlint error (typos, OCR, keyboard, spelling table; nlpaug 1.1.11's tables) of
+  one type drawn for the whole set, in one random word that is not a stop word or punctuation
+  (numbers, real-word results and case changes of other letters allowed); a query the set's type
+  cannot change tries ocr, keyboard, spelling, typos in that order (the RoDR authors' script).
 * EXTRAPUNC: 1-3 identical marks of ``, . ? !`` appended.
 * BACKTRANS: an unchecked round trip English -> pivot -> English (Marian German when its weights
   are on disk, else Apertium Spanish); only apertium's unknown-word marks are removed.
-* TRANSTENSE: one random verb (any VB* tag) flipped past <-> present by lemminflect, OOV rules
-  allowed, no agreement or auxiliary handling (TextFlint's word-level tense swap).
-* NOSTOPWORD: every NLTK stop word removed, as a word (also inside ``and/or``, ``(it)``).
+* TRANSTENSE: one random verb (any VB* tag) that is not a stop word flipped past <-> present by
+  lemminflect, OOV rules allowed, no agreement or auxiliary handling (TextFlint's word-level tense swap).
+* NOSTOPWORD: every NLTK stop word as written removed (case-sensitive), as a word (also inside
+  ``and/or``, ``(it)``).
 * SWAPWORDS: two random words swap places (TextAttack ``WordInnerSwapRandom``).
 """
 from __future__ import annotations
@@ -42,7 +43,8 @@ import numpy as np
 
 from perturb.resources import parsing
 from perturb.resources.words import collapse_spaces, match_case, stopwords, stopwords_resource, word_spans
-from perturb.base import Generator, Perturbation, Resource, ResourceMissing, settle
+from bench.core.seeding import rng_for
+from perturb.base import Generator, Perturbation, Resource, ResourceMissing, query_rng, settle
 from perturb.generators.backtrans.generator import round_trip, strip_marks
 from perturb.generators.typos import (TYPES, char_edit, char_positions, pick_misspelling, table_edit,
                                       table_misspellings, table_paths, table_resources, tables, type_order, typo)
@@ -54,16 +56,23 @@ MISSPELL_TYPES = TYPES
 
 
 # --------------------------------------------------------------------------- MISSPELL
+# the order the RoDR authors' query_variation_generation.py tries the types in when the set's type
+# cannot change a query
+FALLBACK_ORDER = ("ocr", "keyboard", "spelling", "typos")
+
 MISSPELL_SPEC = rodr_spec(
-    "MISSPELL", "TextFlint Typos/Ocr/Keyboard/SpellingError: one error in one random word, type uniform",
+    "MISSPELL", "TextFlint Typos/Ocr/Keyboard/SpellingError: one error in one random word, one type per set",
+    version=2,  # 2: one type per set, stop words and punctuation skipped (TextFlint's WordSubstitute)
     transformation="one error in one word: a typo (typos.typo), an OCR or keyboard confusion with every "
                    "replacement of nlpaug's table (typos.char_positions without a filter, typos.char_edit), "
                    "or a spelling-table entry (typos.table_misspellings, typos.table_edit); the validated "
                    "MISSPELL's operations",
-    picker="type uniform, the others in a seeded order (typos.type_order); target word uniform among the "
-           "words the type applies to, up to 4 draws per type (typos.pick_misspelling)",
+    picker="one type for the whole set, uniform (seeded by the run seed), as the RoDR authors' script draws it; "
+           "a query it cannot change tries ocr, keyboard, spelling, typos in that order; target word uniform among "
+           "the words the type applies to, up to 4 draws per type (typos.pick_misspelling)",
     tables="nlpaug res ocr/en.json, keyboard/en.json, spelling_en.txt (bidirectional)", errors_per_query=1,
-    targets="any word", fallback="other types in a seeded order")
+    targets="any word that is not a stop word (exact form, NLTK's list) or punctuation (TextFlint's skip)",
+    fallback="ocr, keyboard, spelling, typos (the authors' order)")
 
 
 class PaperMisspell(Generator):
@@ -74,9 +83,12 @@ class PaperMisspell(Generator):
     replaced by an nlpaug OCR confusion (bidirectional); ``keyboard``: one character of a word of
     4+ characters replaced by a QWERTY neighbour from nlpaug's table (digits, specials and the
     other case included, as TextFlint); ``spelling``: the word replaced by a misspelling from
-    nlpaug's table (both directions). Any word is a target: stop words, numbers, a result that
-    is a real word. A draw whose result equals the word up to case is redrawn (at most 4 times),
-    then the other types are tried in a seeded order.
+    nlpaug's table (both directions). Targets: as TextFlint's ``WordSubstitute`` skip, any word
+    but a stop word (its exact form in the stop list: ``the`` is skipped, ``The`` is not) or
+    punctuation; numbers and results that are real words are allowed. One type is drawn for the
+    whole set from the run seed (the RoDR authors' script draws one per set); a query it cannot
+    change tries ocr, keyboard, spelling and typos in that order (theirs). A draw whose result
+    equals the word up to case is redrawn (at most 4 times).
 
     The operations, the type order and the picker are the validated MISSPELL's
     (:mod:`perturb.generators.misspell`); what the validated generator adds is left out: its
@@ -115,7 +127,21 @@ class PaperMisspell(Generator):
             self._spelling[word] = tuple(o for o in table_misspellings(word) if o.lower() != word.lower())
         return self._spelling[word]
 
+    def set_type(self, seed: int) -> str:
+        """The set's one error type: uniform over ``types``, from the run seed."""
+        return self.types[int(rng_for(seed, self.name, "set type").integers(len(self.types)))]
+
+    def order_for(self, seed: int) -> List[str]:
+        first = self.set_type(seed)
+        return [first] + [t for t in FALLBACK_ORDER if t != first and t in self.types]
+
+    def perturb_batch(self, items, seed: int) -> List[Perturbation]:
+        order = self.order_for(seed)
+        return [settle(text, self._perturb(text, query_rng(seed, self.name, text), order)) for _, text in items]
+
     def _applicable(self, kind: str, word: str) -> bool:
+        if word in stopwords() or not any(c.isalnum() for c in word):  # TextFlint skips these
+            return False
         if kind == "typos":
             return len(word) >= self.typo_min_chars
         if kind == "spelling":
@@ -133,10 +159,10 @@ class PaperMisspell(Generator):
             done = typo(word, rng)
         return done if done is not None and done[0].lower() != word.lower() else None  # a change, not of case only
 
-    def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
+    def _perturb(self, text: str, rng: np.random.Generator, order: Optional[Sequence[str]] = None) -> Perturbation:
         spans = word_spans(text)
         words = [text[s:e] for s, e in spans]
-        order = type_order(self.types, rng)
+        order = list(order) if order is not None else type_order(self.types, rng)  # no set: a per-query type
         done = pick_misspelling(words, order, rng, lambda kind: [k for k, w in enumerate(words)
                                                                  if self._applicable(kind, w)],
                                 self._apply, self.max_attempts)
@@ -209,15 +235,15 @@ class PaperSwapWords(Generator):
 
 NOSTOPWORD_SPEC = rodr_spec(
     "NOSTOPWORD", "remove NLTK stop words",
-    transformation="every TextAttack word (words.word_spans) whose lower-cased form is an NLTK stop word cut out, "
-                   "whitespace collapsed",
-    picker="deterministic (every stop word)",
-    stopwords="nltk-english-179", match="lower-cased word")
+    transformation="every TextAttack word (words.word_spans) that is an NLTK stop word as written (case-sensitive, "
+                   "as the RoDR authors' `w not in stop_words`) cut out, whitespace collapsed",
+    picker="deterministic (every stop word)", version=2,  # 2: case-sensitive match
+    stopwords="nltk-english-179", match="the word as written")
 
 
 class PaperNoStopword(Generator):
-    """Every word (TextAttack words: ``and/or`` is two) whose lower-cased form is an NLTK stop word
-    removed, whitespace collapsed. Not applied when no word would remain (an empty query cannot
+    """Every word (TextAttack words: ``and/or`` is two) that is an NLTK stop word as written removed
+    (case-sensitive, as the RoDR authors' script: ``What`` stays, ``what`` goes), whitespace collapsed. Not applied when no word would remain (an empty query cannot
     be searched).
 
     Not the validated NOSTOPWORD's code (:mod:`perturb.generators.stopwords`) with its kept words
@@ -240,7 +266,7 @@ class PaperNoStopword(Generator):
     def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
         stops = stopwords()
         spans = word_spans(text)
-        gone = [(s, e) for s, e in spans if text[s:e].lower() in stops]
+        gone = [(s, e) for s, e in spans if text[s:e] in stops]
         if not gone or len(gone) == len(spans):
             return Perturbation(text, False, "")
         pieces, last = [], 0
@@ -256,18 +282,21 @@ class PaperNoStopword(Generator):
 VERB_TAGS = ("VB", "VBD", "VBG", "VBN", "VBP", "VBZ")
 
 TRANSTENSE_SPEC = rodr_spec(
-    "TRANSTENSE", "TextFlint-style tense swap of one random verb",
+    "TRANSTENSE", "TextFlint-style tense swap of one random verb", version=2,  # 2: stop-word verbs skipped
     transformation="one verb (any VB* tag, POS VERB or AUX) inflected past <-> present by lemminflect's "
                    "getInflection of its lemma, the verb alone",
     picker="verbs in a seeded order (query rng); the first whose form changes",
-    verbs=list(VERB_TAGS), flip="VBD/VBN -> VBZ; VB/VBG/VBP/VBZ -> VBD", agreement="none")
+    verbs=list(VERB_TAGS), flip="VBD/VBN -> VBZ; VB/VBG/VBP/VBZ -> VBD", agreement="none",
+    targets="a verb that is not a stop word as written (TextFlint's WordSubstitute skip: is/are/am/has/have/do...)")
 
 
 class PaperTransTense(parsing.SpacyGenerator, Generator):
     """One random verb (spaCy tag VB*, POS VERB or AUX) flipped: past forms (VBD, VBN) to the
     present (VBZ), the others (VB, VBG, VBP, VBZ) to the past (VBD), by lemminflect's
     ``getInflection`` of the spaCy lemma (out-of-vocabulary rules allowed). No agreement, no
-    auxiliary: the verb alone changes, as a word-level tense swap does. Verbs whose flipped form is
+    auxiliary: the verb alone changes, as a word-level tense swap does. A verb that is a stop word
+    as written (``is``, ``are``, ``has``, ``do``, ...) is not a target, as TextFlint's ``Tense`` (a
+    ``WordSubstitute``) skips its stop words. Verbs whose flipped form is
     the same word are skipped (the next verb in a seeded order is tried).
 
     Its own code, not the validated TRANSTENSE's (:mod:`perturb.generators.tense`) without its
@@ -295,7 +324,9 @@ class PaperTransTense(parsing.SpacyGenerator, Generator):
     def _perturb_doc(self, doc, text: str, rng: np.random.Generator) -> Perturbation:
         import lemminflect
 
-        verbs = [t for t in doc if t.tag_ in VERB_TAGS and t.pos_ in ("VERB", "AUX") and t.text.isalpha()]
+        stops = stopwords()  # TextFlint's Tense is a WordSubstitute: stop words are never targets
+        verbs = [t for t in doc if t.tag_ in VERB_TAGS and t.pos_ in ("VERB", "AUX") and t.text.isalpha()
+                 and parsing.original(t, text) not in stops]
         for k in rng.permutation(len(verbs)).tolist():
             tok = verbs[k]
             word = parsing.original(tok, text)

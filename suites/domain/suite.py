@@ -126,7 +126,13 @@ def run(spec: ModelSpec, dataset: Dataset, source: Dataset, cfg: DomainConfig, o
         "settings": {"train": asdict(cfg.train), "rem_lr": cfg.rem_lr, "mlm": asdict(cfg.mlm),
                      "rem": (cfg.tuning if cfg.tuning is not None else _default_tuning()).for_method("rem")},
         "notes": ["drop_rate = (zero-shot - system) / zero-shot: a gain is a negative drop",
-                  "DR and REM are trained on every judged source query; REM+DAM uses no target labels"],
+                  "DR and REM are trained on every judged source query; REM+DAM uses no target labels",
+                  "hard negatives are mined by the model each system trains from: DR's by the model (--model), "
+                  "REM's by the source DAM (the backbone REM is trained on), each from its own ranking of the "
+                  "source corpus",
+                  f"scores: the model's similarity ({spec.similarity}"
+                  + (f", divided by {cfg.train.temperature if cfg.train.temperature is not None else 0.05:g} in "
+                     f"training" if spec.similarity == "cos" else "") + ") for training and retrieval, for every system"],
         "deviations": ddr_deviations(spec, cfg, read_training(folders["DAM-source"]) if "DAM-source" in folders
                                      else None),
         "per_query_file": "per_query.csv",

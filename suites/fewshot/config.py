@@ -170,3 +170,29 @@ def active_deviations(cfg: FewShotConfig, similarity: str = "cos") -> List[dict]
                     "ours": "full-shot trains each method (" + ", ".join(cfg.methods) + ") from the checkpoint",
                     "why": "an upper reference for the method being studied"})
     return out
+
+
+def similarity_text(similarity: str, train) -> str:
+    """The training and retrieval score of a run (recorded; FewDR's scripts: OpenMatch's dot product)."""
+    if similarity == "cos":
+        tau = train.temperature if train.temperature is not None else 0.05
+        return (f"scores: cosine similarity (the model's), divided by a temperature {tau:g} in training; FewDR's "
+                f"scripts (OpenMatch, ANCE-Tele) score by the dot product")
+    tau = train.temperature if train.temperature is not None else 1.0
+    return f"scores: dot product (the model's), divided by {tau:g} in training, as FewDR's scripts (OpenMatch)"
+
+
+def negatives_text(train) -> str:
+    """Where a run's hard negatives come from (recorded)."""
+    if train.negatives_from == "none" or train.hard_negatives == 0:
+        return "hard negatives: none (in-batch negatives only); FewDR's training data has one per query"
+    src = {"model": "the checkpoint's own ranking (--model, before any training)", "bm25": "BM25's ranking"}[
+        train.negatives_from]
+    return (f"hard negatives: {train.hard_negatives} per query, mined once from {src}, top {train.negative_depth} "
+            f"unjudged passages; FewDR's come with its preprocessed training data")
+
+
+def run_choices(similarity: str, train) -> List[str]:
+    """The run's own choices printed as ``our choice, not FewDR's``: its scores and its negatives."""
+    return [similarity_text(similarity, train), negatives_text(train)]
+

@@ -10,7 +10,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from suites.fewshot.sampler import FewShotPlan
-from suites.fewshot.config import FewShotConfig
+from suites.fewshot.config import FewShotConfig, negatives_text, run_choices, similarity_text
 from bench.evaluation.strata import macro_weights
 from bench.evaluation.stats import CORRECTION_DESCRIPTIONS, TEST_DESCRIPTIONS, adjust_pvalues, paired_test, weighted_sign_flip_test, win_tie_loss
 
@@ -30,11 +30,14 @@ OUR_CHOICES = ("R@10 of a split is macro-averaged over its classes: our reading 
                "the query-level mean (query_mean) is reported beside it",
                "boosting gradient: the slope per shot between consecutive K, zero-shot counted as K = 0",
                "significance: paired tests against zero-shot with a multiple-testing correction (Holm by default) "
-               "over each method's settings; FewDR reports uncorrected comparisons")
+               "over each method's settings; FewDR reports uncorrected comparisons",
+               "the ± of the headline is ours: the SD over trials of the split's macro R@10; FewDR's SD is per test "
+               "sample across the trials (per_query_sd, column q-SD: each test query's SD over the trials, "
+               "averaged over the split)")
 PROTOCOL_NOTES = {
     "boosting_gradient": "ours: novel R@10 against K (zero-shot = K 0); per_shot = delta R@10 / delta K",
     "aggregation": "R@10 per split: macro average over classes (our reading); query_mean: mean over test queries",
-    "our_choices": list(OUR_CHOICES),
+    "our_choices": list(OUR_CHOICES),  # a run adds its similarity and where its negatives come from
     "embedding_cache": "few-shot and full-shot encoders are never written to the shared embedding cache "
                        "(in-memory only); the basic-learned model is a saved checkpoint folder and caches "
                        "under its own weights fingerprint",
@@ -288,3 +291,10 @@ def statistics_block(hits, plan: FewShotPlan, cfg: FewShotConfig) -> dict:
     return {"header": header, "comparisons": comps}
 
 
+def recorded_choices(similarity: str, train) -> dict:
+    """protocol.sd / per_query_sd / similarity / negatives / our_choices of a run's result.json."""
+    return {"our_choices": list(OUR_CHOICES) + run_choices(similarity, train),
+            "sd": "ours: sample standard deviation over trials (n-1 denominator) of the split's macro R@10",
+            "per_query_sd": "FewDR's SD (\"for each test sample across five trials\"): per test query, SD (n-1) of "
+                            "its R@10 over trials; averaged over the split's test queries",
+            "similarity": similarity_text(similarity, train), "negatives": negatives_text(train)}

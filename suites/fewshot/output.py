@@ -87,7 +87,8 @@ def fewshot_table(result: dict) -> str:
     out = [title, "", *lines, ""]
     out.append("R@10 x100 = share of test queries with a relevant passage in the top 10, macro-averaged over "
                "classes (our reading of FewDR's \"mean R@10\"); q-mean = the same averaged over the novel test "
-               "queries (K-shot: mean over trials); ± = sample SD over trials (n-1); win = winning ratio vs "
+               "queries (K-shot: mean over trials); ± = sample SD over trials (n-1) of the macro R@10 (ours); q-SD = "
+               "FewDR's SD: per test query over the trials, averaged over the novel test queries; win = winning ratio vs "
                "zero-shot: share of classes that win (" + WIN_RULE + ")")
     for c in (result.get("protocol") or {}).get("our_choices") or []:
         out.append(f"our choice, not FewDR's: {c}")
@@ -113,6 +114,11 @@ def fewshot_table(result: dict) -> str:
             out.append(f"tuning {arch}")
         for d in mo.get("deviations") or []:
             out.append(f"deviation from the paper: {d}")
+        s0 = mo.get("iaa_step0")
+        if s0:
+            out.append(f"{m} at step 0 (untrained modules, --iaa-skip {s0['placement']}): novel R@10 "
+                       f"{pct(s0['novel'])}, all {pct(s0['all'])} (zero-shot model: {pct(s0['reference']['novel'])}, "
+                       f"{pct(s0['reference']['all'])}); every trial starts from this function")
     for m, mo in result["methods"].items():
         segs = mo["boosting_gradient"]["segments"]
         if segs:

@@ -74,8 +74,8 @@ from bench.core.paths import checkpoint_home
 from suites.fewshot.progress import Overall, plan_line, training_runs
 from suites.fewshot.basic import BASIC_METHOD, basic_checkpoint
 from suites.fewshot.config import FEWSHOT_OPTIONS, PAPER_SCHEDULE, FewShotConfig, active_deviations, config_from, schedule_text
-from suites.fewshot.metrics import CHECKPOINT, FULL, MEASURE, MEASURE_DEFINITION, PROTOCOL_NOTES, SPLITS, WIN_RULE, ZERO, boosting_gradient, hits_at, statistics_block, summarise_setting, summarise_trials, vs_reference
-from suites.fewshot.result import per_query_csv, per_query_rows, summary
+from suites.fewshot.metrics import CHECKPOINT, FULL, MEASURE, MEASURE_DEFINITION, PROTOCOL_NOTES, SPLITS, WIN_RULE, ZERO, boosting_gradient, hits_at, recorded_choices, statistics_block, summarise_setting, summarise_trials, vs_reference
+from suites.fewshot.result import per_query_csv, per_query_rows, step_zero, summary
 from suites.fewshot.output import fewshot_table, write_plots
 from bench.encoding.executor import LocalExecutor
 from bench.evaluation.stats import to_jsonable
@@ -288,6 +288,7 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
             return {"log": log.to_dict(), "hits": h, "timing": timing, "encoded": dict(dual.n_encoded),
                     "parameters": dual.parameter_counts(), "tied": dual.tied}
 
+        m_out.update(step_zero(start_ctx, method, cfg, plan, zero, _unit_seed(cfg.seed, method, "step0")))  # IAA
         with timer(f"train+eval:{method}"):
             outputs = executor.map(overall.wrap(work), units)
         k_out: Dict[str, dict] = {}
@@ -343,11 +344,9 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
             "start_weights": "the zero-shot model" + (" (basic-learned)" if cfg.basic_learning else " (the checkpoint)"),
             "full_shot_start": "the checkpoint",
             "paper_schedule": PAPER_SCHEDULE,
-            "sd": "sample standard deviation over trials (n-1 denominator)",
-            "per_query_sd": "per test query, SD (n-1) of its R@10 over trials; averaged over the split's test queries",
             "winning_ratio": ("share of the split's classes that win against zero-shot: " + WIN_RULE
                               + "; per trial: the same with that trial's R@10"),
-            **PROTOCOL_NOTES,
+            **PROTOCOL_NOTES, **recorded_choices(spec.similarity, cfg.train),  # sd labels, scores, negatives
         },
         "plan": plan.to_dict(),
         "zero_shot": zero_summary,

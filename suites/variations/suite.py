@@ -8,6 +8,8 @@ and names them.
 """
 from __future__ import annotations
 
+from perturb.rodr.protocol import textflint_deviations
+
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -233,7 +235,8 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, out_dir: Optio
                           "low_sets": [e["name"] for e in var_ok if AP.is_low(e["applicability"])]},
         "missing_sets": missing,
         "summary": summary,
-        "notes": notes,
+        "notes": notes + (textflint_deviations([vs.name for vs in sets[1:]])
+                          if cfg.variations_dir is None and cfg.protocol == "rodr" else []),
         "per_query_file": "per_query.csv",
         **({"generation_seeds": gen_seeds} if gen_seeds is not None else {}),
     }

@@ -98,7 +98,7 @@ def test_untrained_equals_backbone_and_only_method_trains(backbone_a, batch, met
 def test_iaa_budget_split_and_reported_counts(backbone_a, method, inside):
     cfg = cfg_for(inside, iaa_budget=0.02, iaa_inside_share=0.25)
     settings = cfg.for_method(method, backbone_a)
-    assert set(settings) == {"iaa_budget", "iaa_inside_share", "iaa_inside", "architecture"}
+    assert set(settings) == {"iaa_budget", "iaa_inside_share", "iaa_inside", "iaa_skip", "architecture"}
     arch = settings["architecture"]
     model = attach(copy.deepcopy(backbone_a), method, cfg, seed=0)
     container = getattr(model, CONTAINER)
@@ -347,7 +347,7 @@ def test_iaa_width_zero_is_the_skip_connection_and_three_models(backbone_a, tiny
     from transformers import AutoTokenizer
 
     ids = AutoTokenizer.from_pretrained(str(tiny_bert))([TEXTS[2]], return_tensors="pt")["input_ids"]
-    cfg = cfg_for(inside, iaa_budget=0.0)
+    cfg = cfg_for(inside, iaa_budget=0.0, iaa_skip="after-ln")  # every placement: test_iaa_skip_placements_...
     outs = {}
     for method in ("iaa-s", "iaa-l", "iaa-m"):
         arch = plan_for(method, cfg, backbone_a)
@@ -460,8 +460,52 @@ def test_method_deviations_and_lr_defaults():
     assert DEFAULT_LR["full-tune"] == 2e-5
     assert all(DEFAULT_LR[m] == 1e-4 for m in ("bitfit", "prefix", "lora", "adapter", "iaa-s", "iaa-l", "iaa-m"))
     default = method_deviations("iaa-s", TuningConfig(), PAPER_LR["iaa-s"])
-    assert len(default) == 2 and "after the spanned unit's own residual + LayerNorm" in default[0]
+    assert len(default) == 2 and "--iaa-skip" in default[0] and "step-0" in default[0]
     assert "inferred from the paper" in default[1]
     dev = method_deviations("iaa-s", TuningConfig(iaa_inside_share=0.5), 1e-3)
     assert len(dev) == 3 and "inside-share" in dev[1] and "1e-4" in dev[2].replace("0.0001", "1e-4")
     assert "ours" in method_deviations("rem", TuningConfig(), DEFAULT_LR["rem"])[0]
+
+
+def _hand_written_placements(backbone, input_ids, variant, skip):
+    """As :func:`_hand_written_skips`, for each ``--iaa-skip`` placement: after-ln, y' = LN(F(x) + x) + x;
+    before-ln, y' = LN(F(x) + r + x) with r the unit's last residual input; scaled, (LN(F(x) + x) + x) / 2."""
+    def sa(layer, x):
+        out = layer.attention.self(x)
+        return out[0] if isinstance(out, tuple) else out
+
+    before, half = skip == "before-ln", 0.5 if skip == "scaled" else 1.0
+    with torch.no_grad():
+        e = backbone.embeddings(input_ids=input_ids)
+        x, layers = e, list(backbone.encoder.layer)
+        for i, layer in enumerate(layers):
+            ao, oo = layer.attention.output, layer.output
+            y = ao.LayerNorm(ao.dense(sa(layer, x)) + x + (x if variant == "s" and before else 0))
+            if variant == "s" and not before:
+                y = (y + x) * half
+            extra = {"s": y, "l": x, "m": e if i == len(layers) - 1 else 0}[variant] if before else 0
+            z = oo.LayerNorm(oo.dense(layer.intermediate(y)) + y + extra)
+            if variant in "sl" and not before:
+                z = (z + (y if variant == "s" else x)) * half
+            x = z
+        return (x + e) * half if variant == "m" and not before else x
+
+
+@pytest.mark.parametrize("skip", ["after-ln", "before-ln", "scaled"])
+def test_iaa_skip_placements_compute_their_formula(backbone_a, tiny_bert, skip):
+    from transformers import AutoTokenizer
+
+    ids = AutoTokenizer.from_pretrained(str(tiny_bert))([TEXTS[2]], return_tensors="pt")["input_ids"]
+    outs = {}
+    for method in ("iaa-s", "iaa-l", "iaa-m"):
+        for budget in (0.0, 0.01):  # width 0 (plain skip) and an untrained aside (up = 0): the same function
+            model = attach(copy.deepcopy(backbone_a), method, cfg_for(iaa_budget=budget, iaa_skip=skip), seed=0).eval()
+            with torch.no_grad():
+                outs[method] = model(input_ids=ids).last_hidden_state
+            assert torch.allclose(outs[method], _hand_written_placements(backbone_a, ids, method[-1], skip), atol=1e-5)
+        assert plan_for(method, cfg_for(iaa_skip=skip), backbone_a)["groups"][1]["skip_at"] == skip
+    with torch.no_grad():
+        plain = backbone_a(input_ids=ids).last_hidden_state
+    assert all((o - plain).abs().max() > 1e-3 for o in outs.values())  # no placement is the backbone
+    with pytest.raises(BenchError, match="--iaa-skip"):
+        TuningConfig(iaa_skip="inside").validate(["iaa-s"])

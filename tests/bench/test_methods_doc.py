@@ -144,7 +144,8 @@ def _check(section: str, from_code: dict, not_in_code: dict) -> None:
 def test_every_number_of_the_rodr_table_comes_from_the_code():
     from bench.models.spec import MODELS
     from bench.training.contrastive import TrainConfig
-    from bench.training.recipe_config import PAPER_LRS, PAPER_SCHEDULE, PHASES
+    from bench.training.recipe_config import PAPER_DOCUMENT_WEIGHTS, PAPER_LRS, PAPER_NEGATIVE_DEPTH, PAPER_SCHEDULE, PHASES
+    from bench.training.recipes import STEP0_PROBE
 
     t, minilm = TrainConfig(), MODELS.get("minilm-l6")()
     _check("## RoDR training", {
@@ -153,12 +154,14 @@ def test_every_number_of_the_rodr_table_comes_from_the_code():
         "4": [PAPER_SCHEDULE["epochs"], len(PAPER_LRS)],
         "7": [PAPER_SCHEDULE["hard_negatives"]],
         "30": [t.negative_depth], "32": [t.max_query_length], "128": [t.max_passage_length],
-        "64": [minilm.max_query_length], "256": [minilm.max_passage_length],
+        "64": [minilm.max_query_length, STEP0_PROBE], "256": [minilm.max_passage_length],
+        "0.1": [PAPER_DOCUMENT_WEIGHTS[1]], "1000": [PAPER_NEGATIVE_DEPTH],
         "0.2": [PAPER_WEIGHTS["from-dr-oq"][2]],
         "0.05": [t.resolved("full-tune", "cos")["temperature"]],
         "2e-5": [DEFAULT_LR["full-tune"]],
         "5e-6": [PAPER_SCHEDULE["lr"], PAPER_LRS[0], PAPER_LRS[2]], "3e-5": [PAPER_LRS[1]], "5e-7": [PAPER_LRS[3]],
-    }, {})
+    }, {"39.0": "measured: share of (q, q) draws under --variation-sampling sets, validated sets (CHANGELOG 19)",
+        "8.6": "measured: the same with --protocol rodr", "442": "chatterbot's training queries at --holdout 0.5"})
 
 
 def test_every_number_of_the_iaa_table_comes_from_the_code():
@@ -168,7 +171,10 @@ def test_every_number_of_the_iaa_table_comes_from_the_code():
         "0": [_width_for(0, 1, 8)],  # budget 0: width 0
         "1e-4": [PAPER_LR["adapter"], DEFAULT_LR["pfeiffer"]], "2e-5": [PAPER_LR["full-tune"]],
         "5e-4": [DEFAULT_LR["parallel-adapter"], DEFAULT_LR["rem"]],
-    }, {})
+    }, {**{v: "measured: step-0 table (CHANGELOG 19)" for v in (
+        "0.443", "0.068", "0.117", "0.363", "0.276", "0.294", "0.398", "0.180", "0.270", "0.28", "0.45", "0.87",
+        "0.74", "0.81", "0.91", "0.54", "0.73")},
+        "1": "the backbone's cosine to itself", "10": "MRR@10, the measure of the step-0 table"})
 
 
 def test_every_number_of_the_fewdr_table_comes_from_the_code():
@@ -201,6 +207,7 @@ def test_every_number_of_the_fewdr_table_comes_from_the_code():
         "5e-6": [PAPER_SCHEDULE["lr"]], "2e-5": [DEFAULT_LR["full-tune"]],
         "1e-4": [DEFAULT_LR["bitfit"], DEFAULT_LR["lora"], DEFAULT_LR["adapter"], DEFAULT_LR["iaa-s"]],
         "5e-4": [DEFAULT_LR["parallel-adapter"], DEFAULT_LR["rem"]],
+        "0.05": [t.resolved("full-tune", "cos")["temperature"]],
     }, {"30": "FewDR's own collection: 30 base / 30 novel classes (not shipped)",
         "60": "FewDR's own collection: 60 classes (not shipped)"})
 
@@ -224,10 +231,101 @@ def test_every_number_of_the_ddr_table_comes_from_the_code():
         "1e-5": [mlm.lr], "2e-5": [DEFAULT_LR["full-tune"]], "5e-4": [DEFAULT_LR["rem"]],
         "1e-3": [mlm.head_warmup_lr], "0.5": [mlm.head_warmup_target], "25": [mlm.head_warmup_check_every],
         "300": [mlm.head_warmup_max_steps], "64": [mlm.probe_texts],
-    }, {"2": "DDR's training order, step (2)", "100": "released command: source DAM sequence length",
-        "190": "released command: target DAM sequence length", "512": "released command: target DAM batch",
-        "1024": "released command: source DAM batch", "1000": "released commands: warm-up steps",
+    }, {"2": "DDR's training order, step (2)", "100": "released commands: DAM sequence length, short documents",
+        "190": "released commands: DAM sequence length, long documents", "512": "released commands: DAM batch, long documents",
+        "1024": "released commands: DAM batch, short documents", "1000": "released commands: warm-up steps",
         "384": "minilm-l6's hidden size (96 = 384 / 4 is checked below)", "96": "384 / 4",
         "88": "measured", "11.2": "measured", "10.3": "measured (ln of minilm-l6's vocabulary)", "7.2": "measured",
         "10.78": "measured", "6.39": "measured", "200": "measured", "0.62": "measured"})
     assert 384 // 4 == 96 and (384 // 4) * tuning.rem_adapter_reduction == 384
+
+
+# --------------------------------------------------------------------------------------------
+# every deviation a run can print has its row in docs/methods.md, and every row that names a
+# deviation is one a run prints
+
+
+def _recipe_deviations() -> list:
+    """Every deviation RecipeConfig can print, over a grid that reaches every branch."""
+    import itertools
+
+    from bench.training.contrastive import TrainConfig
+    from bench.training.recipes import variation_data_deviations
+    from bench.training.recipe_data import Pair
+
+    out = []
+    for recipe, sampling, protocol, rows, neg, method in itertools.product(
+            ("rodr", "dr", "dr-qv", "dr-oq-qv"), ("quota", "sets", "changed"), ("validated", "rodr"),
+            ("all", "positives"), ("model", "bm25", "none"), ("full-tune", "iaa-s")):
+        for tuning in (TuningConfig(), TuningConfig(iaa_inside_share=0.5)):
+            cfg = RecipeConfig(recipe=recipe, variation_sampling=sampling, protocol=protocol, passage_rows=rows,
+                               method=method, tuning=tuning, w_query=0.5 if recipe == "rodr" else None,
+                               train=TrainConfig(negatives_from=neg, temperature=0.5, lr=1e-3))
+            out += cfg.deviations("cos") + cfg.deviations("dot")
+    pairs = [Pair("a", "x", ("d",), (), (("MISSPELL", "y"),), 1), Pair("b", "x", ("d",), (), (("MISSPELL", "z"),), 1),
+             Pair("c", "x", ("d",), (), (("MISSPELL", "w"),), 1), Pair("d", "x", ("d",), (), (), 0)]
+    out += variation_data_deviations(RecipeConfig(recipe="rodr"), pairs, ["MISSPELL", "SWAPWORDS"])
+    return sorted(set(out))
+
+
+def test_every_training_deviation_is_documented_and_every_documented_one_is_printed():
+    from bench.training.recipe_config import DEVIATION_ITEMS, RECIPES
+    from bench.tuning.config import DEVIATION_ITEMS as IAA_ITEMS
+
+    rodr_rows, iaa_rows = _rows("## RoDR training"), _rows("## Parameter-efficient methods")
+    seen = set()
+    for d in _recipe_deviations():
+        who, text = d.split(": ", 1)
+        items = DEVIATION_ITEMS if who in RECIPES else IAA_ITEMS
+        rows = rodr_rows if who in RECIPES else iaa_rows
+        hits = [k for k in items if k in text]
+        assert hits, f"a printed deviation no table row names: {d}"
+        row = rows.get(items[hits[0]])
+        assert row is not None and row[2] != "-", f"{items[hits[0]]!r}: no row saying why it differs ({d})"
+        seen.add((who in RECIPES, hits[0]))
+    assert {k for r, k in seen if r} == set(DEVIATION_ITEMS), "a mapped deviation no configuration prints"
+    assert {k for r, k in seen if not r} == set(IAA_ITEMS), "a mapped IAA deviation no configuration prints"
+    # rows that say why they differ are printed deviations, or named here with the reason they are not
+    not_printed = {"teacher DR_O": "same function, recorded as loss.teacher.lengths",
+                   "DR_OQ->QV baseline": "same as the paper", "loss weights, RoDR on an existing retriever": "-",
+                   "loss weights, RoDR on top of DR_OQ": "-", "query-centred term": "-",
+                   "loss weights, document ranking": "recorded, not applied"}
+    for item, (_, _, why) in rodr_rows.items():
+        if why != "-":
+            assert item in set(DEVIATION_ITEMS.values()) | set(not_printed), f"RoDR row {item!r}: printed by no run"
+    assert set(IAA_ITEMS.values()) <= set(iaa_rows)
+
+
+def test_every_fewdr_deviation_has_its_row_and_every_row_is_printed():
+    import itertools
+
+    from bench.training.contrastive import TrainConfig
+    from suites.fewshot.config import FewShotConfig, active_deviations
+
+    names = set()
+    for basic, full, methods, steps in itertools.product((True, False), (True, False), (["full-tune"], ["bitfit"]),
+                                                          (None, 3)):
+        cfg = FewShotConfig(basic_learning=basic, full_shot=full, methods=methods, train=TrainConfig(max_steps=steps))
+        names |= {d["name"] for d in active_deviations(cfg, "cos")}
+    text = DOC.read_text(encoding="utf-8")
+    body = text[text.index("## FewDR"):]
+    body = body[:body.find("\n## ", 3)]
+    recorded = set()
+    for line in body.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("|") and len(cells) == 4:
+            recorded |= set(re.findall(r"^`([^`]+)`", cells[3]))
+    assert names == recorded, f"printed {sorted(names)}, documented {sorted(recorded)}"
+
+
+def test_every_remaining_rodr_difference_is_documented():
+    from perturb.rodr.protocol import TEXTFLINT_DEVIATIONS, textflint_deviations
+
+    text = DOC.read_text(encoding="utf-8")
+    body = text[text.index("**Remaining differences from the authors' operations**"):]
+    body = body[:body.index("\n\n")]
+    assert set(TEXTFLINT_DEVIATIONS) == {"MISSPELL", "BACKTRANS", "SWAPSYN-GLOVE", "SWAPSYN-WNET", "TRANSTENSE",
+                                          "NOSTOPWORD"}
+    for name in TEXTFLINT_DEVIATIONS:
+        assert name in body, f"{name}: its remaining difference is not in docs/methods.md"
+    assert textflint_deviations(["ORIGINAL", "EXTRAPUNC", "MISSPELL"]) == [TEXTFLINT_DEVIATIONS["MISSPELL"]]

@@ -343,14 +343,22 @@ def test_rodr_schedule_deviations_sources_and_the_paper_option(tiny, tmp_path):
     paper = RecipeConfig(recipe="rodr", rodr_schedule="paper").validate()
     assert (paper.train.epochs, paper.train.hard_negatives, paper.train.lr) == (4, 7, 5e-6)
     pdev = paper.deviations("dot")
-    assert not any("epoch" in d or "hard negative" in d for d in pdev)
+    assert not any("epoch" in d for d in pdev)
+    # n = 7 as the paper; the depth stays ours (30), the paper's is 1,000: still named
+    assert [d for d in pdev if "hard negative" in d] == [
+        "rodr: 7 hard negative(s) per query (DR_O's top 30; paper: 7 from DR_O's top 1,000)"]
+    assert any("the paper's baselines: the BM25 negatives" in d for d in RecipeConfig(recipe="dr").deviations())
+    assert not any("hard negative" in d for d in RecipeConfig(
+        recipe="dr", train=TrainConfig(negatives_from="bm25")).deviations())
     assert any("learning rate 5e-06, --rodr-schedule paper" in d for d in pdev)
     src = paper.hyperparameter_sources()
     assert src["epochs"] == "RoDR paper (4)" and src["hard_negatives"] == "RoDR paper (7)"
     kept = RecipeConfig(recipe="rodr", rodr_schedule="paper", train=TrainConfig(lr=1e-5))
     assert kept.train.lr == 1e-5 and kept.lr_source() == "from --lr"
-    assert any("variation is drawn among the sets that changed" in d
+    assert any("--variation-sampling changed" in d
                for d in RecipeConfig(recipe="dr-qv", variation_sampling="changed").deviations())
+    assert any("(q, q)" in d for d in RecipeConfig(recipe="dr-qv", variation_sampling="sets").deviations())
+    assert not any("sampling" in d for d in RecipeConfig(recipe="dr-qv", protocol="rodr").deviations())
     with pytest.raises(BenchError, match="rodr-schedule"):
         RecipeConfig(rodr_schedule="fast").validate()
     # a run records them, the source of every setting, and the teacher's lengths (the training lengths)
@@ -367,7 +375,9 @@ def test_variation_sampling_uniform_over_sets_with_unchanged_queries(tiny):
 
     _, ds = tiny
     ids = ds.judged_query_ids()
-    every, _, _ = variation_pairs(ds, ids, _cfg(), {})
+    sets_cfg = _cfg()
+    sets_cfg.variation_sampling = "sets"
+    every, _, _ = variation_pairs(ds, ids, sets_cfg, {})
     changed_cfg = _cfg()
     changed_cfg.variation_sampling = "changed"
     changed, _, _ = variation_pairs(ds, ids, changed_cfg, {})
@@ -379,3 +389,54 @@ def test_variation_sampling_uniform_over_sets_with_unchanged_queries(tiny):
                 assert text == a.text
         assert [v for v in a.variations if not v[0].endswith("(unchanged)")] == list(b.variations)
     assert any(v[0].endswith("(unchanged)") for p in every for v in p.variations)
+
+
+def test_default_sampling_gives_each_query_one_changed_variation_with_equal_quotas(tiny):
+    from bench.training.recipe_data import quota_assignment, variation_pairs
+
+    _, ds = tiny
+    ids = ds.judged_query_ids()
+    assert RecipeConfig().variation_sampling == "quota"
+    pairs, used, _ = variation_pairs(ds, ids, _cfg(), {})
+    for p in pairs:  # one variation, one that changed the query; none only where no set changed it
+        assert len(p.variations) == (1 if p.n_changed else 0)
+        assert all(text != p.text for _, text in p.variations)
+    # equal quotas as far as the candidates allow: 12 queries, 3 types, the rare type takes all it can
+    changed = {f"q{i}": ["A", "B", "C"] for i in range(10)}
+    changed.update({"q10": ["A"], "q11": ["A", "C"], "q12": []})
+    got = quota_assignment(changed, ["A", "B", "C"], seed=0)
+    counts = {n: sum(1 for v in got.values() if v == n) for n in "ABC"}
+    assert set(got) == {f"q{i}" for i in range(12)} and counts == {"A": 4, "B": 4, "C": 4}
+    assert all(got[q] in changed[q] for q in got)
+    assert got == quota_assignment(changed, ["A", "B", "C"], seed=0)
+    scarce = quota_assignment({**{f"q{i}": ["A"] for i in range(8)}, "q8": ["A", "B"]}, ["A", "B"], seed=1)
+    assert sorted(scarce.values()).count("B") == 1  # B changed one query: it takes that one, A the rest
+
+
+def test_quota_run_records_the_unchanged_pairs_and_the_protocol(tiny, tmp_path):
+    spec, ds = tiny
+    cfg = _cfg(recipe="dr-qv", steps=2)
+    rec = train_recipe(spec, ds, cfg, tmp_path / "q", progress=False)
+    v = rec["variations"]
+    assert v["rule"] == "quota" and v["protocol"] == "validated" and rec["config"]["protocol"] == "validated"
+    assert sum(v["assigned"].values()) == sum(1 for p in rec["queries"]["train"]) - v[
+        "n_train_queries_without_variation"]
+    assert v["unchanged_pairs"]["n"] == sum(n for k, n in rec["variation_use"].items() if "no variation" in k)
+    assert any("--protocol validated" in d for d in rec["deviations"])
+
+
+def test_iaa_recipe_run_prints_its_deviations_and_records_its_step_zero_change(tiny, tmp_path):
+    from bench.cli.train import training_summary
+
+    spec, ds = tiny
+    cfg = _cfg(recipe="dr", method="iaa-s", steps=1)
+    dev = cfg.deviations(spec.similarity)
+    assert any(d.startswith("iaa-s: the aside modules' skip joins") and "--iaa-skip before-ln" in d for d in dev)
+    from bench.tuning.config import TuningConfig
+
+    cfg.tuning = TuningConfig(iaa_skip="after-ln")  # the placement that moves the tiny model most
+    rec = train_recipe(spec, ds, cfg, tmp_path / "iaa", progress=False)
+    s0 = rec["iaa_step0"]
+    assert s0["placement"] == "after-ln" and 0 < s0["probe_queries"] <= 64 and s0["cosine_to_start"] < 1.0
+    assert "iaa-s at step 0 (untrained modules, --iaa-skip after-ln)" in training_summary(rec)
+    assert train_recipe(spec, ds, _cfg(recipe="dr", steps=1), tmp_path / "full", progress=False)["iaa_step0"] is None

@@ -73,18 +73,36 @@ def test_fingerprints_differ_from_the_validated_set_of_the_same_name(name):
     assert protocol_of(paper) == "rodr" and protocol_of(valid) == "validated"
 
 
-def test_misspell_targets_any_word_stop_words_and_numbers_included():
+def test_misspell_skips_stop_words_as_written_and_targets_numbers():
+    """TextFlint's WordSubstitute skips its stop words (exact form) and punctuation: ``is``,
+    ``there``, ``a`` are never misspelt, ``Is`` may be; numbers are targets (the validated
+    MISSPELL refuses them)."""
     gen = rodr("MISSPELL")
     stops = stopwords()
-    hit_stop = hit_number = 0
+    hit_number = hit_capital = 0
     for s in range(300):
-        q = "is there a 1994 report"
-        p = gen.perturb(q, rng_for(s, "MISSPELL", q))
-        assert p.applied
-        changed = [a for a, b in zip(words(q), words(p.text)) if a != b] or words(q)
-        hit_stop += any(w.lower() in stops for w in changed)
-        hit_number += "1994" not in p.text
-    assert hit_stop > 0 and hit_number > 0  # the validated MISSPELL refuses both
+        for q in ("is there a 1994 report", "Is there a 1994 report"):
+            p = gen.perturb(q, rng_for(s, "MISSPELL", q))
+            assert p.applied
+            changed = [a for a, b in zip(words(q), words(p.text)) if a != b] or words(q)
+            assert not any(w in stops for w in changed)
+            hit_number += "1994" not in p.text
+            hit_capital += "Is" in changed
+    assert hit_number > 0 and hit_capital > 0
+
+
+def test_misspell_draws_one_error_type_per_set():
+    """The authors' script draws the type once per set; a query that type cannot change tries
+    ocr, keyboard, spelling, typos in that order."""
+    gen = rodr("MISSPELL")
+    kinds = {}
+    for seed in range(12):
+        done = gen.perturb_batch(ITEMS, seed)
+        first = gen.set_type(seed)
+        assert gen.order_for(seed) == [first] + [t for t in ("ocr", "keyboard", "spelling", "typos") if t != first]
+        kinds[seed] = {p.detail.split(":")[0] for p in done if p.applied}
+        assert first in kinds[seed]
+    assert len({gen.set_type(s) for s in range(12)}) > 1  # the type depends on the seed
 
 
 def test_misspell_keyboard_offers_digits_specials_and_the_other_case():
@@ -142,12 +160,12 @@ def test_glove_neighbours_do_not_depend_on_the_batch():
     assert gen._neighbours("flow") == alone
 
 
-def test_tense_changes_a_verb_alone():
+def test_tense_changes_a_verb_alone_never_a_stop_word():
     gen = rodr("TRANSTENSE")
     q = "how do the romans build aqueducts ?"
     outs = {gen.perturb(q, rng_for(s, "TRANSTENSE", q)).text for s in range(40)}
-    assert "how do the romans built aqueducts ?" in outs  # VB changed without its auxiliary
-    assert "how did the romans build aqueducts ?" in outs
+    assert outs == {"how do the romans built aqueducts ?"}  # VB changed without its auxiliary; "do" is skipped
+    assert not any(gen.perturb("what is it", rng_for(s, "TRANSTENSE", "x")).applied for s in range(10))
 
 
 def test_nostopword_removes_words_inside_compounds_too():
@@ -155,6 +173,8 @@ def test_nostopword_removes_words_inside_compounds_too():
     p = gen.perturb("heat and/or (it) flow", rng_for(0, "NOSTOPWORD", "x"))
     assert p.text == "heat / () flow"
     assert not gen.perturb("what is it", rng_for(0, "NOSTOPWORD", "y")).applied  # nothing would remain
+    # case-sensitive, as the authors' `w not in stop_words`: a capitalised stop word stays
+    assert gen.perturb("What is the speed of sound", rng_for(0, "NOSTOPWORD", "z")).text == "What speed sound"
 
 
 def test_swapwords_exchanges_two_words():
