@@ -14,8 +14,7 @@ from typing import Annotated, Any, Dict, List, Optional, TypedDict, Union
 from bench.results.schema_applicability import Applicability, AppliedOnlyAverage
 from bench.results.schema_draws import DrawsBlock
 
-# --------------------------------------------------------------------------------------------
-# header (bench.results.writer.result_header)
+# ---- header (bench.results.writer.result_header) -------------------------------------------
 
 
 class MlmLoss(TypedDict, total=False):
@@ -149,8 +148,7 @@ class Header(_HeaderRequired, total=False):
     dataset_notes: Annotated[List[str], "notes of the dataset reader (skipped lines, repaired ids, ...)"]
 
 
-# --------------------------------------------------------------------------------------------
-# retrieval and statistics blocks
+# ---- retrieval and statistics blocks -------------------------------------------------------
 
 
 class CorpusShards(TypedDict):
@@ -286,8 +284,7 @@ class PairwiseStatistics(TypedDict, total=False):
                                                             "reference's mean, mean_variation the system's"]
 
 
-# --------------------------------------------------------------------------------------------
-# the "sets" layout
+# ---- the "sets" layout ---------------------------------------------------------------------
 
 
 class _SetEntryRequired(TypedDict):
