@@ -46,29 +46,21 @@ def test_frozen_sets_on_other_query_texts_are_refused(frozen, tmp_path, capsys):
     assert "EXTRAPUNC.tsv" in err or "SWAPWORDS.tsv" in err
 
 
-@pytest.fixture
-def run(beir_dir, tmp_path):
-    out = tmp_path / "run"
-    assert main(["evaluate", "--model", "bm25", "--dataset", str(beir_dir), "--generators", "EXTRAPUNC",
-                 "--no-progress", "--out", str(out)]) == 0
-    return out
-
-
 @pytest.mark.parametrize("how", ["same", "symlink"])
-def test_the_gate_says_when_the_candidate_is_the_baseline(run, tmp_path, capsys, how):
-    cand = run
+def test_the_gate_says_when_the_candidate_is_the_baseline(extrapunc_run, tmp_path, capsys, how):
+    cand = extrapunc_run
     if how == "symlink":
         cand = tmp_path / "link"
-        os.symlink(run, cand)
+        os.symlink(extrapunc_run, cand)
     capsys.readouterr()
-    main(["gate", "--baseline", str(run), "--candidate", str(cand)])
+    main(["gate", "--baseline", str(extrapunc_run), "--candidate", str(cand)])
     assert "baseline and candidate are the same run" in capsys.readouterr().out
 
 
-def test_the_gate_names_a_byte_identical_per_query_table(run, beir_dir, tmp_path, capsys):
+def test_the_gate_names_a_byte_identical_per_query_table(extrapunc_run, beir_dir, tmp_path, capsys):
     other = tmp_path / "again"
     assert main(["evaluate", "--model", "bm25", "--dataset", str(beir_dir), "--generators", "EXTRAPUNC",
                  "--no-progress", "--out", str(other)]) == 0
     capsys.readouterr()
-    main(["gate", "--baseline", str(run), "--candidate", str(other)])
+    main(["gate", "--baseline", str(extrapunc_run), "--candidate", str(other)])
     assert "is byte-identical to the baseline's" in capsys.readouterr().out

@@ -9,19 +9,11 @@ from bench.core.errors import DataError
 from bench.results.rundir import load_result
 
 
-@pytest.fixture
-def run(beir_dir, tmp_path):
-    out = tmp_path / "run"
-    assert main(["evaluate", "--model", "bm25", "--dataset", str(beir_dir), "--generators", "EXTRAPUNC",
-                 "--no-progress", "--out", str(out)]) == 0
-    return out
-
-
-def test_gate_append_to_a_folder_is_refused(run, tmp_path, capsys):
+def test_gate_append_to_a_folder_is_refused(extrapunc_run, tmp_path, capsys):
     folder = tmp_path / "verdicts"
     folder.mkdir()
     capsys.readouterr()
-    assert main(["gate", "--baseline", str(run), "--candidate", str(run), "-o", str(folder), "--append"]) == 2
+    assert main(["gate", "--baseline", str(extrapunc_run), "--candidate", str(extrapunc_run), "-o", str(folder), "--append"]) == 2
     err = capsys.readouterr().err
     assert "is a folder; --append adds the verdict to a file" in err and "Traceback" not in err
 
