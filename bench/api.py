@@ -174,8 +174,9 @@ def load_run(path: PathLike) -> RunResult:
     return RunResult(_load(path, per_query=None))
 
 
-def evaluate(model: str = "minilm-l6", dataset: str = "chatterbot", suite: str = "variations",
-             out: Optional[PathLike] = None, verbose: bool = False, **options: Any) -> RunResult:
+def evaluate(model: Any = "minilm-l6", dataset: Any = "chatterbot", suite: str = "variations",
+             out: Optional[PathLike] = None, verbose: bool = False, *, revision: Optional[str] = None,
+             dataset_name: Optional[str] = None, **options: Any) -> RunResult:
     """Run ``suite`` for ``model`` on ``dataset`` as ``bench evaluate`` does and return the run.
 
     ``options``: any option of ``bench evaluate`` by its dest (``generators=["MISSPELL"]``,
@@ -188,7 +189,20 @@ def evaluate(model: str = "minilm-l6", dataset: str = "chatterbot", suite: str =
 
     if out is not None and (isinstance(out, bool) or not isinstance(out, (str, os.PathLike))):
         raise BenchError(f"out={out!r}: give the run folder as a str or pathlib.Path (e.g. out='runs/my-run')")
-    args = namespace(model=model, dataset=dataset, suite=suite, out=out, **options)
+    from bench.data.objects import is_dataset_object
+    from bench.models.objects import is_encoder_object
+
+    obj_model, obj_data = is_encoder_object(model), is_dataset_object(dataset)
+    args = namespace(model=None if obj_model else model, dataset=None if obj_data else dataset, suite=suite, out=out,
+                     **options)
+    if obj_model:
+        args.model = model
+    elif revision is not None:
+        raise BenchError("revision= identifies a model object; a registered name or a folder has its own identity "
+                         "(its files). Fix: remove revision=")
+    if obj_data:
+        args.dataset = dataset
+    args.revision, args.dataset_name = revision, dataset_name
     quiet = contextlib.nullcontext() if verbose else contextlib.redirect_stdout(io.StringIO())
     with quiet:
         code, folder = execute(args)

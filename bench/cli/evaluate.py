@@ -225,14 +225,33 @@ def execute(args) -> Tuple[int, Path]:
     from bench.cli.next_steps import check_dataset
     from bench.data.collections import DATASETS
 
-    check_dataset(args.dataset, DATASETS.names())  # before any model or data is loaded
-    spec = resolve_model(args.model).with_overrides(
+    from bench.data.objects import dataset_from_object, is_dataset_object
+    from bench.models.objects import is_encoder_object, object_spec
+
+    if not is_dataset_object(args.dataset):
+        check_dataset(args.dataset, DATASETS.names())  # before any model or data is loaded
+    if is_encoder_object(args.model):
+        if not getattr(suite, "takes_objects", False):
+            raise BenchError(f"--suite {suite.name} trains or loads the model's weights; a model object can be "
+                             f"evaluated by --suite variations. Fix: give a model folder, or suite='variations'")
+        for flag, value, default in (("device", args.device, "auto"), ("dtype", args.dtype, None),
+                                     ("backend", args.backend, "torch"), ("executor", args.executor, "local")):
+            if value not in (default, None):
+                raise BenchError(f"{flag}={value!r} applies to model folders; a model object runs where it is. "
+                                 f"Fix: remove {flag}=")
+        spec = object_spec(args.model, name=None if args.name is None else check_label(args.name),
+                           revision=getattr(args, "revision", None), similarity=args.similarity,
+                           batch_size=args.batch_size)
+    else:
+        spec = resolve_model(args.model)
+    spec = spec.with_overrides(
         pooling=args.pooling, similarity=args.similarity, query_prefix=args.query_prefix,
         passage_prefix=args.passage_prefix, max_query_length=args.max_query_length,
         max_passage_length=args.max_passage_length)
     if args.name is not None:
         spec = dataclasses.replace(spec, name=check_label(args.name))
-    spec = runtime.apply(spec, args.device, args.dtype, args.backend)
+    if not is_encoder_object(args.model):
+        spec = runtime.apply(spec, args.device, args.dtype, args.backend)
     print(spec.describe(), file=sys.stderr)
     if spec.kind == "dense" and runtime.record(spec) is not None:
         print(runtime.describe(spec), file=sys.stderr)
@@ -243,7 +262,10 @@ def execute(args) -> Tuple[int, Path]:
         check_cache_home()
     executor = make_executor(args.executor, args.address)  # a bad --executor / --address fails before loading
     try:
-        dataset = load_dataset(args.dataset, args.split)
+        if is_dataset_object(args.dataset):
+            dataset = dataset_from_object(args.dataset, getattr(args, "dataset_name", None), args.split or "test")
+        else:
+            dataset = load_dataset(args.dataset, args.split)
         if args.queries is not None:
             from bench.data.collections import restrict_queries
 
@@ -256,7 +278,12 @@ def execute(args) -> Tuple[int, Path]:
             _refuse_other_dataset(out, dataset)
             if changed:
                 print(f"run folder {out} (options that change the result: {' '.join(changed)})", file=sys.stderr)
-        return int(suite.run(args, spec, dataset, measures, out, executor) or 0), Path(out)
+        from bench.encoding.objects import scratch_root
+
+        with scratch_root(spec) as scratch:  # an unnamed model object: its vectors for this run only
+            if scratch is not None:
+                spec = dataclasses.replace(spec, scratch=str(scratch))
+            return int(suite.run(args, spec, dataset, measures, out, executor) or 0), Path(out)
     finally:
         shutdown = getattr(executor, "shutdown", None)
         if shutdown is not None:

@@ -102,6 +102,22 @@ class ModelRuntime(TypedDict, total=False):
     comparability: Annotated[str, "the comparability rule in words"]
 
 
+class EncoderObject(TypedDict, total=False):
+    """A model given as a Python object (bench.evaluate(model=obj)): what it was and how its vectors
+    were cached (bench.models.objects)."""
+
+    type: Annotated[str, "the object's class (module.QualifiedName), or the function's name"]
+    name: Annotated[Optional[str], "the name= given (null: none, and the vectors were not cached)"]
+    revision: Annotated[Optional[str], "the revision= given"]
+    query_method: Annotated[str, "the method that encoded the queries (encode_queries, encode_query, encode, "
+                                 "__call__)"]
+    passage_method: Annotated[str, "the method that encoded the passages (encode_corpus, encode_document, encode, "
+                                   "__call__)"]
+    cache: Annotated[str, "how the embedding cache treated the object: keyed by name, revision and the outputs on "
+                          "the probe texts, or not cached"]
+    probe_fingerprint: Annotated[str, "SHA-256 of the object's vectors of the fixed probe texts (both roles)"]
+
+
 class _ModelRequired(TypedDict):
     name: Annotated[str, "model name: --name, else the registered name or the last component of the "
                          "folder it was loaded from"]
@@ -116,6 +132,7 @@ class ModelEntry(_ModelRequired, total=False):
     training: Annotated[ModelTraining, "for a checkpoint trained by drbench: a summary of its training"]
     runtime: Annotated[ModelRuntime, "dense models on a runtime other than cpu + torch (--device, --dtype, "
                                      "--backend): what ran"]
+    encoder_object: Annotated[EncoderObject, "a model given as a Python object (bench.evaluate(model=obj))"]
 
 
 class _DatasetRequired(TypedDict):

@@ -32,6 +32,8 @@ class Suite:
     - ``reference``: the set the others are compared with (``"ORIGINAL"``, ``"zero-shot"``).
     - ``gated``: whether ``bench gate`` compares two runs of the suite (``reason_not_gated``
       says why not).
+    - ``takes_objects``: whether a model given as a Python object (:mod:`bench.models.objects`)
+      can be evaluated (it cannot be trained: the suites that train say False).
     - ``run(values, spec, dataset, measures, out_dir, executor) -> int``: run from parsed
       options (``values``: a namespace with one attribute per option ``dest``), print the
       console output, write the run folder, return the exit code.
@@ -45,6 +47,7 @@ class Suite:
     reference: str = "ORIGINAL"
     gated: bool = False
     reason_not_gated: str = ""
+    takes_objects: bool = False  # whether a model object (bench.evaluate(model=obj)) can be evaluated
 
     def run(self, values: Any, spec, dataset, measures, out_dir, executor) -> int:  # pragma: no cover
         raise NotImplementedError

@@ -368,6 +368,7 @@ class VariationsSuite(Suite):
     layout = "sets"
     reference = ORIGINAL
     gated = True
+    takes_objects = True  # a model object (bench.evaluate(model=obj)) is encoded by its own methods
 
     def run(self, values, spec, dataset, measures, out_dir, executor) -> int:
         import sys
