@@ -47,6 +47,20 @@ class RunResult:
         return self._run.result
 
     @property
+    def typed(self) -> "ResultFile":
+        """result.json as its typed model: ``.data`` is a :class:`bench.results.schema.SetsResult` or
+        :class:`~bench.results.schema.FewshotResult` (TypedDicts, checked against the schema when
+        loaded), ``.layout`` and ``.model`` say which."""
+        from bench.results.schema import ResultFile
+
+        return ResultFile.from_data(self._run.result, str(self.folder / "result.json"))
+
+    @property
+    def sets(self) -> List[Dict[str, Any]]:
+        """The ``sets`` entries of a "sets" layout result (:class:`bench.results.schema.SetEntry`)."""
+        return list(self._run.sets)
+
+    @property
     def per_query(self) -> Any:
         """One row per (set, query): ``set``, ``qid``, ``applied`` and a column per measure."""
         return self._run.per_query
@@ -106,6 +120,56 @@ class RunResult:
 
 def _folder(run: Union[RunResult, PathLike]) -> Path:
     return run.folder if isinstance(run, RunResult) else Path(run)
+
+
+def gate(baseline: Union[RunResult, PathLike], candidate: Union[RunResult, PathLike], metric: Optional[str] = None, *,
+         max_drop_rate: float = 0.0, max_regression: float = 0.0, alpha: float = 0.05, correction: str = "maxt",
+         family: str = "hierarchy", test: str = "t-test", strict: bool = False, seed: int = 0,
+         resamples: Optional[int] = None) -> "Verdict":
+    """``bench gate`` from Python: the :class:`bench.reporting.gate.Verdict` of ``candidate`` against
+    ``baseline`` (run objects or folders), with ``.status`` (PASS / FAIL / INCONCLUSIVE), ``.passed``,
+    ``.exit_code`` (the command's), ``.markdown()`` (what it prints) and ``.to_dict()`` (its --json).
+    A training loop gates a checkpoint without a subprocess::
+
+        verdict = bench.gate(baseline_run, bench.evaluate(model=my_model, name="ckpt-3", ...))
+        if not verdict.passed: ...
+    """
+    from bench.reporting.gate import GateOptions, run_gate
+
+    opts = GateOptions(metric=metric, max_drop_rate=max_drop_rate, max_regression=max_regression, alpha=alpha,
+                       correction=correction, family=family, test=test, seed=seed, strict=strict,
+                       **({"n_resamples": resamples} if resamples is not None else {}))
+    try:
+        opts.validate()
+    except ValueError as exc:
+        raise BenchError(str(exc)) from None
+    return run_gate(_folder(baseline), _folder(candidate), opts)
+
+
+def compare_runs(*runs: Union[RunResult, PathLike], metric: Optional[str] = None,
+                 baseline: Union[RunResult, PathLike, None] = None, test: str = "t-test", correction: str = "holm",
+                 alpha: float = 0.05, seed: int = 0, resamples: int = 10000) -> "CompareTable":
+    """``bench compare`` from Python: the :class:`bench.reporting.compare.CompareTable` of the runs
+    (``.records()`` one row per run x set, ``.drop_rates`` the comparable pairs, ``.markdown()``)."""
+    if len(runs) < 1:
+        raise BenchError("give at least one run to compare")
+    try:
+        return compare([_folder(r) for r in runs], metric=metric,
+                       baseline=None if baseline is None else _folder(baseline), test=test, correction=correction,
+                       alpha=alpha, seed=seed, resamples=resamples)
+    except ValueError as exc:
+        raise BenchError(str(exc)) from None
+
+
+def leaderboard(*runs: Union[RunResult, PathLike], metrics: Optional[List[str]] = None,
+                rank_by: str = "VARIATIONS (AVG.)", test: str = "t-test", correction: str = "holm",
+                alpha: float = 0.05, seed: int = 0) -> "Leaderboard":
+    """``bench leaderboard`` from Python: the :class:`bench.reporting.leaderboard.board.Leaderboard`
+    of the runs (``.markdown()``, ``.csv()``, ``.wide_csv()``, ``.method_text()``)."""
+    from bench.reporting.leaderboard import build
+
+    return build([_folder(r) for r in runs], metrics=metrics, rank_by=rank_by, seed=seed, test=test,
+                 correction=correction, alpha=alpha)
 
 
 def _sets_table(run: Run, pd: Any) -> Any:

@@ -65,8 +65,9 @@ def tiny_dict():
 
 
 def run(tmp_path, folder, model, dataset=None, **kw):
-    return bench.evaluate(model=model, dataset=tiny_dict() if dataset is None else dataset, generators=GENS,
-                          out=tmp_path / folder, no_progress=True, **kw)
+    kw.setdefault("generators", GENS)
+    return bench.evaluate(model=model, dataset=tiny_dict() if dataset is None else dataset, out=tmp_path / folder,
+                          no_progress=True, **kw)
 
 
 @pytest.mark.parametrize("model, methods", [
@@ -220,3 +221,28 @@ def test_a_user_class_around_minilm_gives_the_numbers_of_the_registered_model(tm
     assert (tmp_path / "obj" / "per_query.csv").read_bytes() == (tmp_path / "cli" / "per_query.csv").read_bytes()
     cli = bench.load_run(tmp_path / "cli")
     assert r.result["sets"] == cli.result["sets"] and r.result["dataset"] == cli.result["dataset"]
+
+
+def test_gate_compare_and_leaderboard_from_python_equal_the_commands(tmp_path, capsys):
+    from bench.cli.main import main
+
+    base = run(tmp_path, "base", BowEncoder(), name="base", generators=["EXTRAPUNC", "MISSPELL"])
+    cand = run(tmp_path, "cand", BowEncoder(salt="c"), name="cand", generators=["EXTRAPUNC", "MISSPELL"])
+    for strict in (False, True):
+        verdict = bench.gate(base, cand, strict=strict)
+        capsys.readouterr()
+        code = main(["gate", "--baseline", str(base.folder), "--candidate", str(cand.folder)]
+                    + (["--strict"] if strict else []))
+        out = capsys.readouterr().out
+        assert (verdict.exit_code, verdict.markdown()) == (code, out)
+        assert verdict.passed == (verdict.status == "PASS")
+    table = bench.compare(base, cand.folder, metric="MRR@10")
+    capsys.readouterr()
+    assert main(["compare", str(base.folder), str(cand.folder), "--metric", "MRR@10"]) == 0
+    assert table.markdown() in capsys.readouterr().out
+    board = bench.leaderboard(base, cand)
+    capsys.readouterr()
+    assert main(["leaderboard", str(base.folder), str(cand.folder)]) == 0
+    assert capsys.readouterr().out == board.markdown()
+    typed = base.typed
+    assert typed.layout == "sets" and typed.data["sets"][0]["name"] == "ORIGINAL" == base.sets[0]["name"]
