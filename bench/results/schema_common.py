@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Dict, List, Optional, TypedDict, Union
 
+from bench.results.schema_objects import EncoderObject
+
 from bench.results.schema_applicability import Applicability, AppliedOnlyAverage
 from bench.results.schema_draws import DrawsBlock
 
@@ -100,22 +102,6 @@ class ModelRuntime(TypedDict, total=False):
                             "deviation: dynamically quantised weights)"]
     backend_version: Annotated[str, "onnx backends: the onnxruntime and onnx versions and the export opset"]
     comparability: Annotated[str, "the comparability rule in words"]
-
-
-class EncoderObject(TypedDict, total=False):
-    """A model given as a Python object (bench.evaluate(model=obj)): what it was and how its vectors
-    were cached (bench.models.objects)."""
-
-    type: Annotated[str, "the object's class (module.QualifiedName), or the function's name"]
-    name: Annotated[Optional[str], "the name= given (null: none, and the vectors were not cached)"]
-    revision: Annotated[Optional[str], "the revision= given"]
-    query_method: Annotated[str, "the method that encoded the queries (encode_queries, encode_query, encode, "
-                                 "__call__)"]
-    passage_method: Annotated[str, "the method that encoded the passages (encode_corpus, encode_document, encode, "
-                                   "__call__)"]
-    cache: Annotated[str, "how the embedding cache treated the object: keyed by name, revision and the outputs on "
-                          "the probe texts, or not cached"]
-    probe_fingerprint: Annotated[str, "SHA-256 of the object's vectors of the fixed probe texts (both roles)"]
 
 
 class _ModelRequired(TypedDict):

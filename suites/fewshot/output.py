@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List
+import sys
+from typing import List, Optional
 
 import numpy as np
 
@@ -225,3 +226,18 @@ def write_plots(result: dict, out_dir: Path) -> List[str]:
     return []
 
 
+def announce(model: str, dataset, cfg) -> None:
+    """The status line of a few-shot run (stderr)."""
+    print(f"bench: {model} on {dataset.name} ({len(dataset.corpus)} docs, {len(dataset.queries)} queries), "
+          f"suite fewshot, methods {', '.join(cfg.methods)}, K {', '.join(map(str, sorted(set(cfg.ks))))}, "
+          f"{count(cfg.n_trials, 'trial')}, seed {cfg.seed}", file=sys.stderr)
+
+
+def render(out: dict, out_dir: Path, wall: Optional[float] = None) -> str:
+    """The console report: the headline table, the wall time (when given) and the files."""
+    lines = [fewshot_table(out["result"])]
+    if wall is not None:
+        lines.append(f"\nwall time {wall:.0f} s ({wall / 60:.1f} min)")
+    lines.append(f"result: {Path(out_dir) / 'result.json'}  per-query: {Path(out_dir) / 'per_query.csv'}  plots: "
+                 f"{', '.join(str(Path(out_dir) / p) for p in out['result']['plots']) or 'none'}")
+    return "".join(line + "\n" for line in lines)

@@ -370,10 +370,7 @@ class VariationsSuite(Suite):
     gated = True
     takes_objects = True  # a model object (bench.evaluate(model=obj)) is encoded by its own methods
 
-    def run(self, values, spec, dataset, measures, out_dir, executor) -> int:
-        import sys
-
-
+    def config_from_args(self, values, measures) -> VariationsConfig:
         index = index_config(values)
         if values.shard_size is not None:
             from bench.encoding.shards import check_shard_size
@@ -382,27 +379,32 @@ class VariationsSuite(Suite):
         gens = None
         if values.generators:
             gens = [GENERATORS.canonical(g.strip()) for g in values.generators.split(",") if g.strip()]
-        cfg = VariationsConfig(seed=values.seed, measures=measures, top_k=values.top_k, generators=gens,
-                               variations_dir=values.variations, write_runs=values.trec_runs,
-                               batch_size=values.batch_size, progress=not values.no_progress,
-                               statistics={"test": values.test, "correction": values.correction},
-                               index=index, shard_size=values.shard_size, labels=label_paths(values.labels),
-                               protocol=values.protocol, generation_seeds=DR.parse_seeds(values.generation_seeds))
+        return VariationsConfig(seed=values.seed, measures=measures, top_k=values.top_k, generators=gens,
+                                variations_dir=values.variations, write_runs=values.trec_runs,
+                                batch_size=values.batch_size, progress=not values.no_progress,
+                                statistics={"test": values.test, "correction": values.correction},
+                                index=index, shard_size=values.shard_size, labels=label_paths(values.labels),
+                                protocol=values.protocol, generation_seeds=DR.parse_seeds(values.generation_seeds))
+
+    def evaluate(self, config: VariationsConfig, spec, dataset, out_dir, executor) -> dict:
+        import sys
+
         print(f"bench: {spec.name} on {dataset.name} ({len(dataset.corpus)} docs, "
-              f"{len(dataset.judged_query_ids())} judged queries), suite {self.name}, seed {values.seed}",
+              f"{len(dataset.judged_query_ids())} judged queries), suite {self.name}, seed {config.seed}",
               file=sys.stderr)
-        out = run(spec, dataset, cfg, out_dir, executor=executor)
-        print(protocol_report(out["result"], out["sets"]))
-        print(variations_table(out["result"]))
-        print(f"\n{subsets_table(out['result'])}")
-        strip = DR.draw_strip(out["result"])
+        return run(spec, dataset, config, out_dir, executor=executor)
+
+    def render(self, outcome: dict, out_dir, seconds=None) -> str:
+        result = outcome["result"]
+        parts = [protocol_report(result, outcome["sets"]), variations_table(result), f"\n{subsets_table(result)}"]
+        strip = DR.draw_strip(result)
         if strip:
-            print("\n" + "\n".join(strip))
-        line = approximation_line(out["result"])
+            parts.append("\n" + "\n".join(strip))
+        line = approximation_line(result)
         if line:
-            print(f"\n{line}")
-        print(f"\nresult: {Path(out_dir) / 'result.json'}  per-query: {Path(out_dir) / 'per_query.csv'}")
-        return 0
+            parts.append(f"\n{line}")
+        parts.append(f"\nresult: {Path(out_dir) / 'result.json'}  per-query: {Path(out_dir) / 'per_query.csv'}")
+        return "".join(p + "\n" for p in parts)
 
 
 SUITE = VariationsSuite()
