@@ -246,3 +246,63 @@ def test_gate_compare_and_leaderboard_from_python_equal_the_commands(tmp_path, c
     assert capsys.readouterr().out == board.markdown()
     typed = base.typed
     assert typed.layout == "sets" and typed.data["sets"][0]["name"] == "ORIGINAL" == base.sets[0]["name"]
+
+
+def test_keywords_and_the_command_line_give_the_same_typed_config():
+    import dataclasses
+
+    from bench.cli.evaluate import namespace
+    from bench.config import EvaluateConfig, config_from_keywords, config_from_namespace
+
+    values = dict(generators=["EXTRAPUNC", "MISSPELL"], labels=["a.tsv", "b.tsv"], top_k="5", out="x", seed=3,
+                  metrics=["MRR@10", "R@100"], no_progress=True, index="hnsw", ef_search=64, protocol="rodr")
+    a, b = config_from_namespace(namespace(**values)), config_from_keywords(**values)
+    assert isinstance(b, EvaluateConfig) and dataclasses.asdict(a) == dataclasses.asdict(b)
+    assert b.top_k == 5 and b.generators == "EXTRAPUNC,MISSPELL" and b.labels == ["a.tsv,b.tsv"] and b.ef_search == 64
+    assert dataclasses.asdict(config_from_namespace(namespace())) == dataclasses.asdict(config_from_keywords())
+    with pytest.raises(BenchError, match=r"^argument --index: invalid choice: 'lsh' \(choose from 'flat', 'ivf', 'hnsw'\)"):
+        config_from_keywords(index="lsh")
+    with pytest.raises(BenchError, match=r"^argument --seed: invalid int value: 'x'"):
+        config_from_keywords(seed="x")
+
+
+def test_evaluate_prints_nothing_on_stdout_and_never_redirects_it(tmp_path, capsys):
+    import sys
+
+    seen = []
+
+    class Watch(BowEncoder):
+        def encode(self, texts, batch_size=32):
+            seen.append(sys.stdout)
+            return super().encode(texts, batch_size)
+
+    before = sys.stdout
+    run(tmp_path, "quiet", Watch())
+    assert seen and all(s is before for s in seen)  # the suite ran with the caller's stdout
+    assert capsys.readouterr().out == ""
+    run(tmp_path, "loud", Watch(), verbose=True)
+    out = capsys.readouterr().out
+    assert "EXTRAPUNC" in out and f"result: {tmp_path / 'loud' / 'result.json'}" in out
+
+
+def test_the_api_does_not_import_the_command_line():
+    import subprocess
+    import sys
+
+    code = ("import sys, bench.api; bad = sorted(m for m in sys.modules if m.startswith('bench.cli')); "
+            "assert not bad, bad")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_the_documented_example_runs_as_written(tmp_path, monkeypatch, capsys):
+    import re
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "python-api.md").read_text()
+    block = re.findall(r"```python\n(.*?)```", text, flags=re.S)[0]
+    monkeypatch.chdir(tmp_path)
+    exec(compile(block, "docs/python-api.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert "EXTRAPUNC" in out and "not cached (no name= given)" in out
+    assert (tmp_path / "runs" / "hashing" / "result.json").is_file()
