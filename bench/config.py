@@ -328,6 +328,9 @@ def config_from_keywords(**values: Any) -> EvaluateConfig:
     ``dataset`` may be objects (kept as given); ``revision`` and ``dataset_name`` name them."""
     import difflib
 
+    from bench.data.objects import is_dataset_object
+    from bench.models.objects import is_encoder_object
+
     declared = declared_options()
     config = EvaluateConfig(options={d: o.default for d, o in declared.items() if d not in _FIELDS})
     objects = {"revision", "dataset_name"}
@@ -339,8 +342,8 @@ def config_from_keywords(**values: Any) -> EvaluateConfig:
                              f" (options: {', '.join(sorted(declared))})")
         if value is None:
             continue
-        if dest in objects or (dest == "model" and not isinstance(value, str) and not hasattr(value, "__fspath__")) \
-                or (dest == "dataset" and not isinstance(value, str) and not hasattr(value, "__fspath__")):
+        if dest in objects or (dest == "model" and is_encoder_object(value)) or \
+                (dest == "dataset" and is_dataset_object(value)):
             typed = value  # an object (bench.models.objects, bench.data.objects), or revision / dataset_name
         else:
             typed = _typed_value(declared[dest], key, value)
