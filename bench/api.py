@@ -17,13 +17,13 @@ from __future__ import annotations
 import os
 
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
+from bench.config import EvaluateConfig, config_from_keywords
 from bench.core.errors import BenchError
 from bench.results.rundir import Run
 from bench.results.rundir import load_run as _load
 from bench.results.suite import suite_of
-from bench.cli.evaluate import execute, namespace
 from bench.core.io import atomic_write_text
 from bench.reporting.compare import compare
 from bench.reporting.report import ReportOptions, report
@@ -45,6 +45,20 @@ class RunResult:
     @property
     def result(self) -> Dict[str, Any]:
         return self._run.result
+
+    @property
+    def typed(self) -> "ResultFile":
+        """result.json as its typed model: ``.data`` is a :class:`bench.results.schema.SetsResult` or
+        :class:`~bench.results.schema.FewshotResult` (TypedDicts, checked against the schema when
+        loaded), ``.layout`` and ``.model`` say which."""
+        from bench.results.schema import ResultFile
+
+        return ResultFile.from_data(self._run.result, str(self.folder / "result.json"))
+
+    @property
+    def sets(self) -> List[Dict[str, Any]]:
+        """The ``sets`` entries of a "sets" layout result (:class:`bench.results.schema.SetEntry`)."""
+        return list(self._run.sets)
 
     @property
     def per_query(self) -> Any:
@@ -109,6 +123,56 @@ class RunResult:
 
 def _folder(run: Union[RunResult, PathLike]) -> Path:
     return run.folder if isinstance(run, RunResult) else Path(run)
+
+
+def gate(baseline: Union[RunResult, PathLike], candidate: Union[RunResult, PathLike], metric: Optional[str] = None, *,
+         max_drop_rate: float = 0.0, max_regression: float = 0.0, alpha: float = 0.05, correction: str = "maxt",
+         family: str = "hierarchy", test: str = "t-test", strict: bool = False, seed: int = 0,
+         resamples: Optional[int] = None) -> "Verdict":
+    """``bench gate`` from Python: the :class:`bench.reporting.gate.Verdict` of ``candidate`` against
+    ``baseline`` (run objects or folders), with ``.status`` (PASS / FAIL / INCONCLUSIVE), ``.passed``,
+    ``.exit_code`` (the command's), ``.markdown()`` (what it prints) and ``.to_dict()`` (its --json).
+    A training loop gates a checkpoint without a subprocess::
+
+        verdict = bench.gate(baseline_run, bench.evaluate(model=my_model, name="ckpt-3", ...))
+        if not verdict.passed: ...
+    """
+    from bench.reporting.gate import GateOptions, run_gate
+
+    opts = GateOptions(metric=metric, max_drop_rate=max_drop_rate, max_regression=max_regression, alpha=alpha,
+                       correction=correction, family=family, test=test, seed=seed, strict=strict,
+                       **({"n_resamples": resamples} if resamples is not None else {}))
+    try:
+        opts.validate()
+    except ValueError as exc:
+        raise BenchError(str(exc)) from None
+    return run_gate(_folder(baseline), _folder(candidate), opts)
+
+
+def compare_runs(*runs: Union[RunResult, PathLike], metric: Optional[str] = None,
+                 baseline: Union[RunResult, PathLike, None] = None, test: str = "t-test", correction: str = "holm",
+                 alpha: float = 0.05, seed: int = 0, resamples: int = 10000) -> "CompareTable":
+    """``bench compare`` from Python: the :class:`bench.reporting.compare.CompareTable` of the runs
+    (``.records()`` one row per run x set, ``.drop_rates`` the comparable pairs, ``.markdown()``)."""
+    if len(runs) < 1:
+        raise BenchError("give at least one run to compare")
+    try:
+        return compare([_folder(r) for r in runs], metric=metric,
+                       baseline=None if baseline is None else _folder(baseline), test=test, correction=correction,
+                       alpha=alpha, seed=seed, resamples=resamples)
+    except ValueError as exc:
+        raise BenchError(str(exc)) from None
+
+
+def leaderboard(*runs: Union[RunResult, PathLike], metrics: Optional[List[str]] = None,
+                rank_by: str = "VARIATIONS (AVG.)", test: str = "t-test", correction: str = "holm",
+                alpha: float = 0.05, seed: int = 0) -> "Leaderboard":
+    """``bench leaderboard`` from Python: the :class:`bench.reporting.leaderboard.board.Leaderboard`
+    of the runs (``.markdown()``, ``.csv()``, ``.wide_csv()``, ``.method_text()``)."""
+    from bench.reporting.leaderboard import build
+
+    return build([_folder(r) for r in runs], metrics=metrics, rank_by=rank_by, seed=seed, test=test,
+                 correction=correction, alpha=alpha)
 
 
 def _sets_table(run: Run, pd: Any) -> Any:
@@ -177,24 +241,132 @@ def load_run(path: PathLike) -> RunResult:
     return RunResult(_load(path, per_query=None))
 
 
-def evaluate(model: str = "minilm-l6", dataset: str = "chatterbot", suite: str = "variations",
-             out: Optional[PathLike] = None, verbose: bool = False, **options: Any) -> RunResult:
+def evaluate(model: Any = "minilm-l6", dataset: Any = "chatterbot", suite: str = "variations",
+             out: Optional[PathLike] = None, verbose: bool = False, *, revision: Optional[str] = None,
+             dataset_name: Optional[str] = None, **options: Any) -> RunResult:
     """Run ``suite`` for ``model`` on ``dataset`` as ``bench evaluate`` does and return the run.
 
-    ``options``: any option of ``bench evaluate`` by its dest (``generators=["MISSPELL"]``,
-    ``top_k=10``, ``seed=1``, ``no_progress=True``); lists are given as lists. Quiet by default:
-    the console report (the tables ``bench evaluate`` prints on stdout) is not printed, since the
-    returned run holds it (``summary``, ``report()``); progress and status lines (stderr) still
-    show unless ``no_progress=True``. ``verbose=True`` prints the console report as the command does."""
-    import contextlib
-    import io
-
+    ``model``: a registered name, a model folder, or a model object (anything with ``encode``, or
+    ``encode_queries`` / ``encode_corpus``, or a callable; :mod:`bench.models.objects`), named for
+    the embedding cache by ``name=`` and ``revision=`` (unnamed: not cached). ``dataset``: a name,
+    a folder or form, or a dataset object (BEIR-style dicts, pandas DataFrames, an ir_datasets
+    dataset; :mod:`bench.data.objects`), named by ``dataset_name=``. ``options``: any option of
+    ``bench evaluate`` by its dest (``generators=["MISSPELL"]``, ``top_k=10``, ``seed=1``,
+    ``no_progress=True``), checked as the command checks them, into the typed
+    :class:`bench.config.EvaluateConfig`. The suite returns its result without printing; the console
+    report the command prints is printed only with ``verbose=True`` (the returned run holds it:
+    ``summary``, ``report()``); status lines (stderr) show unless ``no_progress=True``."""
     if out is not None and (isinstance(out, bool) or not isinstance(out, (str, os.PathLike))):
         raise BenchError(f"out={out!r}: give the run folder as a str or pathlib.Path (e.g. out='runs/my-run')")
-    args = namespace(model=model, dataset=dataset, suite=suite, out=out, **options)
-    quiet = contextlib.nullcontext() if verbose else contextlib.redirect_stdout(io.StringIO())
-    with quiet:
-        code, folder = execute(args)
+    config = config_from_keywords(model=model, dataset=dataset, suite=suite, out=out, revision=revision,
+                                  dataset_name=dataset_name, **options)
+    code, folder, _ = execute(config, console=verbose)
     if code != 0:
-        raise BenchError(f"suite {args.suite} exited with code {code}; run folder: {folder}")
+        raise BenchError(f"suite {config.suite} exited with code {code}; run folder: {folder}")
     return load_run(folder)
+
+
+def execute(config: EvaluateConfig, console: bool = False) -> Tuple[int, Path, Optional[dict]]:
+    """Run ``config``: the exit code, the run folder and the suite's outcome (``{"result": ...,
+    "per_query": ..., ...}``; None for a suite that only has ``run``). Every check that needs no
+    model or data comes first. ``console``: print the suite's console report on stdout, as
+    ``bench evaluate`` does (the command calls this with True); otherwise nothing is printed on
+    stdout (status lines go to stderr)."""
+    import dataclasses
+    import sys
+
+    from bench.config import (_refuse_other_dataset, check_at_least_one, check_dataset, check_label, default_out,
+                              refuse_foreign_options, set_depth, slug)
+    from bench.core.written import check_folder_replaceable, replace_folder
+    from bench.encoding.memory import check_batch_memory
+    from bench.core.io import safe_name
+    from bench.core.paths import check_cache_home, check_writable_folder
+    from bench.data.collections import DATASETS, load_dataset, restrict_queries
+    from bench.data.objects import dataset_from_object, is_dataset_object
+    from bench.encoding import runtime
+    from bench.encoding.executor import make_executor
+    from bench.encoding.objects import scratch_root
+    from bench.evaluation.measures import parse_measures, trec_eval_notes
+    from bench.models.objects import is_encoder_object, object_spec
+    from bench.models.spec import resolve_model
+    from bench.results.suite import SUITES, suite_named
+
+    args = config
+    suite = suite_named(SUITES.canonical(args.suite))
+    refuse_foreign_options(args, suite)
+    check_at_least_one(args, "top_k", "batch_size")
+    measures = parse_measures(args.metrics)
+    for note in trec_eval_notes(args.metrics):
+        print(f"bench: --metrics {note}", file=sys.stderr)
+    if not is_dataset_object(args.dataset):
+        check_dataset(args.dataset, DATASETS.names())  # before any model or data is loaded
+    obj = is_encoder_object(args.model)
+    if obj:
+        if not getattr(suite, "takes_objects", False):
+            raise BenchError(f"--suite {suite.name} trains or loads the model's weights; a model object can be "
+                             f"evaluated by --suite variations. Fix: give a model folder, or suite='variations'")
+        for flag, value, default in (("device", args.device, "auto"), ("dtype", args.dtype, None),
+                                     ("backend", args.backend, "torch"), ("executor", args.executor, "local")):
+            if value not in (default, None):
+                raise BenchError(f"{flag}={value!r} applies to model folders; a model object runs where it is. "
+                                 f"Fix: remove {flag}=")
+        spec = object_spec(args.model, name=None if args.name is None else check_label(args.name),
+                           revision=args.revision, similarity=args.similarity, batch_size=args.batch_size)
+    elif args.revision is not None:
+        raise BenchError("revision= identifies a model object; a registered name or a folder has its own identity "
+                         "(its files). Fix: remove revision=")
+    else:
+        spec = resolve_model(args.model)
+    spec = spec.with_overrides(
+        pooling=args.pooling, similarity=args.similarity, query_prefix=args.query_prefix,
+        passage_prefix=args.passage_prefix, max_query_length=args.max_query_length,
+        max_passage_length=args.max_passage_length)
+    if args.name is not None:
+        spec = dataclasses.replace(spec, name=check_label(args.name))
+    if not obj:
+        spec = runtime.apply(spec, args.device, args.dtype, args.backend)
+    print(spec.describe(), file=sys.stderr)
+    if spec.kind == "dense" and runtime.record(spec) is not None:
+        print(runtime.describe(spec), file=sys.stderr)
+    out_fix = "give --out a new or writable folder"
+    force = bool(getattr(args, "force", False))
+    if args.out is not None:
+        check_writable_folder(args.out, "--out", out_fix)
+        check_folder_replaceable(args.out, "--out", force, "give --out a new folder")
+    if spec.kind == "dense":
+        check_cache_home()
+        if not obj:
+            check_batch_memory(spec, args.batch_size)
+    executor = make_executor(args.executor, args.address)  # a bad --executor / --address fails before loading
+    try:
+        if is_dataset_object(args.dataset):
+            dataset = dataset_from_object(args.dataset, args.dataset_name, args.split or "test")
+        else:
+            dataset = load_dataset(args.dataset, args.split)
+        if args.queries is not None:
+            dataset = restrict_queries(dataset, args.queries)
+        set_depth(args, suite, measures, len(dataset.corpus))  # before any encoding
+        out = args.out
+        if out is None:  # an explicit --out was checked before any work
+            label = safe_name(spec.name, "model") if args.name is not None else slug(spec.name)
+            out, changed = default_out(args, suite, label, dataset.name)
+            check_writable_folder(out, "--out", out_fix)
+            _refuse_other_dataset(out, dataset)
+            check_folder_replaceable(out, "run folder", force, "give --out a new folder")
+            if changed:
+                print(f"run folder {out} (options that change the result: {' '.join(changed)})", file=sys.stderr)
+        # written beside the old folder and swapped in when complete: a failed rerun keeps the previous run
+        with scratch_root(spec) as scratch, replace_folder(Path(out), "evaluate", force) as staging:
+            if scratch is not None:  # an unnamed model object: its vectors for this run only
+                spec = dataclasses.replace(spec, scratch=str(scratch))
+            if console or not getattr(suite, "returns_results", False):  # the command, or a suite that only has run()
+                code = int(suite.run(args, spec, dataset, measures, staging, executor) or 0)
+                outcome = None
+            else:
+                outcome = suite.evaluate(suite.config_from_args(args, measures), spec, dataset, staging, executor)
+                code = 0
+        return code, Path(out), outcome
+    finally:
+        shutdown = getattr(executor, "shutdown", None)
+        if shutdown is not None:
+            shutdown()

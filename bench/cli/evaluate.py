@@ -2,79 +2,23 @@
 
 Every registered suite (bench.results.suite.SUITES) adds its own option group; an option of
 another suite, or a shared option the chosen suite does not honour, is refused when it was set.
+The options are declared in :mod:`bench.config`; the parsed command line becomes its typed
+:class:`~bench.config.EvaluateConfig`, which :func:`bench.api.execute` runs (the layers: CLI ->
+typed config -> API -> suites).
 """
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import sys
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
-from bench.cli.options import EVALUATE_RUNTIME, add_options, check_at_least_one, check_label, out_folder, slug
-from bench.encoding import runtime
+from bench.cli.options import add_options
+from bench.config import (COMMON, MODEL_OVERRIDES, NOT_IN_RESULT, SHARED, _refuse_other_dataset,  # noqa: F401
+                          _suites, changed_options, config_from_namespace, default_out, refuse_foreign_options)
 from bench.core.errors import BenchError
 from bench.core.registry import UnknownName
-from bench.core.io import safe_name
-from bench.core.options import Option, option
-from bench.evaluation.measures import DEFAULT_MEASURES
+from bench.core.options import option
 from bench.results.suite import SUITES, suite_named
-from bench.core.paths import check_cache_home, check_writable_folder
-from bench.core.written import check_folder_replaceable, replace_folder
-from bench.data.collections import load_dataset
-from bench.encoding.executor import make_executor
-from bench.encoding.memory import check_batch_memory
-from bench.evaluation.measures import canonical_measures, parse_measures, trec_eval_notes
-from bench.models.spec import resolve_model
-
-COMMON = (
-    option("--model", default="minilm-l6",
-           help="registered model name or a local HF / sentence-transformers folder (default: minilm-l6)"),
-    option("--name", default=None, help="label of the model in the result, reports and the default run folder "
-                                        "(default: the registered name, or the model folder's last component)"),
-    option("--dataset", default="chatterbot", help="registered dataset, BEIR/MS MARCO folder, irds:ID or "
-                                                   "trec:corpus=..,topics=..,qrels=.. (default: chatterbot)"),
-    option("--split", default=None, help="qrels split (default: test; dev for MS MARCO folders)"),
-    option("--seed", type=int, default=0, help="run seed (default: 0)"),
-    option("--metrics", default=" ".join(DEFAULT_MEASURES),
-           help=f'measures, trec_eval-equal (default: "{" ".join(DEFAULT_MEASURES)}")'),
-    option("--out", type=out_folder, default=None, help="run folder (default: runs/<model>__<dataset>__<suite>__s<seed>, "
-                                                  "plus __h<hash> when options that change the result are set)"),
-    option("--force", action="store_true",
-           help="write into an existing --out folder that drbench did not write (or whose files were changed since): "
-                "same-named files are replaced, its other files are kept (without it such a folder is refused)"),
-    option("--queries", type=Path, default=None, help="evaluate only the query ids listed in this file (one per "
-                                                      "line), e.g. a checkpoint's heldout_queries.txt"),
-    option("--batch-size", type=int, default=64, help="encoding batch size (default: 64)"),
-    option("--executor", default="local", help="where corpus shards and independent work units run: local "
-                                               '(default) or ray (pip install "drbench[ray]")'),
-    option("--address", default=None, help="with --executor ray: auto, HOST:PORT or ray://HOST:PORT (default: "
-                                            "start a local Ray instance)"),
-    option("--no-progress", action="store_true",
-           help="hide progress bars (plain lines outside a terminal) and status lines"),
-) + EVALUATE_RUNTIME
-TOP_K_DEFAULT = 100
-#: options several suites share; each suite says which it honours (Suite.shared)
-SHARED = (
-    option("--top-k", type=int, default=TOP_K_DEFAULT, help="documents retrieved per query (default: 100; raised to "
-                                                             "the deepest cutoff of --metrics, e.g. R@1000)"),
-    option("--test", default="t-test", choices=["t-test", "randomization", "wilcoxon"],
-           help="paired test of each set against the suite's reference (default: t-test, as RoDR)"),
-    option("--correction", default="holm", choices=["holm", "bh", "none"],
-           help="multiple-comparison correction across the sets of a measure (default: holm)"),
-)
-MODEL_OVERRIDES = (
-    option("--pooling", choices=["mean", "cls"], help="token pooling: mean or cls (default: from the folder's config, else cls)"),
-    option("--similarity", choices=["dot", "cos"], help="score: dot product or cosine (default: from the folder's config, else dot)"),
-    option("--query-prefix", help="text put before every query, e.g. \"query: \" (default: from the folder's config, else none)"),
-    option("--passage-prefix", help="text put before every passage, e.g. \"passage: \" (default: from the folder's config, else none)"),
-    option("--max-query-length", type=int, help="longest query in tokens, longer ones are cut (default: from the folder's config, else the tokenizer's maximum)"),
-    option("--max-passage-length", type=int, help="longest passage in tokens, longer ones are cut (default: from the folder's config, else the tokenizer's maximum)"),
-)
-
-
-def _suites() -> list:
-    return [suite_named(n) for n in SUITES.names()]
 
 
 def add_arguments(p: argparse.ArgumentParser, help_suite: Optional[str] = None) -> None:
@@ -119,27 +63,18 @@ def help_suite(argv: List[str]) -> str:
         return ""
 
 
-def refuse_foreign_options(args, suite) -> None:
-    """Options that belong to other suites (or shared options the suite ignores) must not be set."""
-    suites = _suites()
-    own = {o.dest for o in suite.options} | set(suite.shared)
-    owners: Dict[str, List[str]] = {}  # dest -> the suites that take it
-    defaults = {}  # dest -> (flag, default)
-    for other in suites:
-        for o in other.options:
-            owners.setdefault(o.dest, []).append(other.name)
-            defaults[o.dest] = (o.flags[0], o.default)
-    for o in SHARED:
-        owners[o.dest] = owners.get(o.dest, []) + [s.name for s in suites if o.dest in s.shared]
-        defaults[o.dest] = (o.flags[0], o.default)
-    wrong = []
-    for dest, (flag, default) in sorted(defaults.items()):
-        if dest not in own and getattr(args, dest, default) != default:
-            users = sorted(set(owners.get(dest, [])))
-            wrong.append(f"{flag} (applies to {', '.join('--suite ' + u for u in users) or 'no suite'})")
-    if wrong:
-        raise BenchError(f"option(s) not used by --suite {suite.name}: {'; '.join(wrong)}. Remove them, or pick the "
-                         f"suite they belong to")
+def files_line(out: Path) -> str:
+    """The line naming the run folder's files (once the folder is in place)."""
+    import json
+
+    try:
+        plots = json.loads((out / "result.json").read_text(encoding="utf-8")).get("plots")
+    except (OSError, ValueError, AttributeError):
+        plots = None
+    line = f"\nresult: {out / 'result.json'}  per-query: {out / 'per_query.csv'}"
+    if isinstance(plots, list):
+        line += "  plots: " + (", ".join(str(out / str(p)) for p in plots) or "none")
+    return line
 
 
 class _Parser(argparse.ArgumentParser):
@@ -182,168 +117,29 @@ def namespace(**values) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def set_depth(args, suite, measures, n_docs: int) -> None:
-    """Every measure at the depth its cutoff needs, before any encoding: R@100 on 10 retrieved documents
-    is recall at 10 under the name R@100. The depth a cutoff needs is at most the corpus size (a
-    ranking of every document answers any deeper cutoff exactly). An explicit ``--top-k`` below it is
-    refused; the default (``--top-k 100``) is raised to it, printed and recorded in result.json
-    (``retrieval.depth``); an unchanged depth records nothing."""
-    if "top_k" not in suite.shared:
-        return
-    cut = [m for m in measures if m.cutoff is not None]
-    if not cut:
-        return
-    deepest = max(cut, key=lambda m: m.cutoff)
-    depth = min(deepest.cutoff, n_docs)
-    if args.top_k >= depth:
-        return
-    if args.top_k != TOP_K_DEFAULT:
-        raise BenchError(f"--top-k {args.top_k} retrieves {args.top_k} documents per query, but {deepest} needs the "
-                         f"top {depth}: it would be measured at {args.top_k} under the name {deepest}. Fix: "
-                         f"--top-k {depth}, or measures with a cutoff of at most {args.top_k}")
-    whole = f" (the whole corpus, {n_docs} documents)" if depth == n_docs else ""
-    args.depth_note = (f"raised from --top-k {args.top_k} to {depth}{whole}: the deepest cutoff asked for is "
-                       f"{deepest}")
-    print(f"bench: retrieval depth {args.depth_note}", file=sys.stderr)
-    args.top_k = depth
-
-
-#: options that do not change the numbers of a run (they are left out of the default folder's hash)
-NOT_IN_RESULT = frozenset({"out", "force", "executor", "address", "no_progress", "trec_runs", "shard_size", "no_plots",
-                           "device"})  # metrics compare across devices (bench.encoding.runtime.COMPARABILITY)
-
-
-def changed_options(args, suite) -> List[Tuple[Option, object]]:
-    """The options that can change the result and differ from their defaults, with their values
-    (``--metrics`` in its canonical spelling), in flag order: what the default folder's hash covers
-    and what the "another model" command repeats."""
-    changed = {}
-    for o in COMMON + SHARED + MODEL_OVERRIDES + tuple(suite.options):
-        if o.dest in NOT_IN_RESULT or o.dest in ("model", "name", "dataset", "seed"):
-            continue
-        value = getattr(args, o.dest, o.default)
-        if o.dest == "metrics":
-            value = canonical_measures(value)
-            if value == canonical_measures(o.default):
-                continue
-        if value != o.default:
-            changed.setdefault(o.flags[0], (o, value))
-    return [changed[flag] for flag in sorted(changed)]
-
-
-def default_out(args, suite, model_label: str, dataset_name: str) -> Tuple[Path, List[str]]:
-    """The default run folder ``runs/<model>__<dataset>__<suite>__s<seed>`` and, when options that
-    can change the result differ from their defaults, ``__h<8 hex>``: the SHA-256 of those options'
-    ``--flag=value`` texts (sorted; values as given, except ``--metrics``: its canonical spelling,
-    :func:`bench.evaluation.measures.canonical_measures`, so ``mrr@10`` and ``MRR@10`` are one run).
-    Returns the folder and those texts (a hash key, not a command line: the commands printed for
-    the user are built by :func:`bench.cli.next_steps.option_argv`)."""
-    import hashlib
-
-    changed = sorted({f"{o.flags[0]}={value}" for o, value in changed_options(args, suite)})
-    name = f"{model_label}__{slug(dataset_name)}__{suite.name}__s{args.seed}"
-    if changed:
-        name += "__h" + hashlib.sha256("\x1f".join(changed).encode("utf-8")).hexdigest()[:8]
-    return Path("runs") / name, changed
-
-
-def _refuse_other_dataset(out: Path, dataset) -> None:
-    """A default run folder holding a run of another dataset with the same name is not overwritten."""
-    import json
-
-    try:
-        old = json.loads((out / "result.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return
-    had = str((old.get("dataset") or {}).get("fingerprint", ""))
-    now = str(dataset.fingerprint())
-    if had and now and had != now:
-        raise BenchError(f"run folder {out} holds a run of another dataset named {dataset.name!r} (fingerprint "
-                         f"{had[:12]}..., this one {now[:12]}...); not overwritten. Fix: give --out a new folder")
-
-
-def files_line(out: Path) -> str:
-    """The line naming the run folder's files (once the folder is in place)."""
-    import json
-
-    try:
-        plots = json.loads((out / "result.json").read_text(encoding="utf-8")).get("plots")
-    except (OSError, ValueError, AttributeError):
-        plots = None
-    line = f"\nresult: {out / 'result.json'}  per-query: {out / 'per_query.csv'}"
-    if isinstance(plots, list):
-        line += "  plots: " + (", ".join(str(out / str(p)) for p in plots) or "none")
-    return line
-
-
 def run(args) -> int:
     import time
 
     from bench.cli.next_steps import duration, next_steps
 
     t0 = time.perf_counter()
-    code, out = execute(args)
+    config = config_from_namespace(args)
+    code, out = execute(config)
     print(f"\ntotal time {duration(time.perf_counter() - t0)} (bench evaluate, start to end)")
     if code == 0:
-        suite = suite_named(SUITES.canonical(args.suite))
-        print("\n".join(next_steps(out, args, suite.name, bool(getattr(suite, "gated", False)),
-                                   changed_options(args, suite))))
+        suite = suite_named(SUITES.canonical(config.suite))
+        print("\n".join(next_steps(out, config, suite.name, bool(getattr(suite, "gated", False)),
+                                   changed_options(config, suite))))
     return code
 
 
 def execute(args) -> Tuple[int, Path]:
-    """Run the chosen suite; the exit code and the run folder."""
-    suite = suite_named(SUITES.canonical(args.suite))
-    refuse_foreign_options(args, suite)
-    check_at_least_one(args, "top_k", "batch_size")
-    measures = parse_measures(args.metrics)
-    for note in trec_eval_notes(args.metrics):
-        print(f"bench: --metrics {note}", file=sys.stderr)
-    from bench.cli.next_steps import check_dataset
-    from bench.data.collections import DATASETS
+    """Run the chosen suite as the command does (its console report on stdout); the exit code and
+    the run folder. ``args``: a parsed namespace or an :class:`~bench.config.EvaluateConfig`."""
+    from bench.api import execute as run_config
+    from bench.config import EvaluateConfig
 
-    check_dataset(args.dataset, DATASETS.names())  # before any model or data is loaded
-    spec = resolve_model(args.model).with_overrides(
-        pooling=args.pooling, similarity=args.similarity, query_prefix=args.query_prefix,
-        passage_prefix=args.passage_prefix, max_query_length=args.max_query_length,
-        max_passage_length=args.max_passage_length)
-    if args.name is not None:
-        spec = dataclasses.replace(spec, name=check_label(args.name))
-    spec = runtime.apply(spec, args.device, args.dtype, args.backend)
-    print(spec.describe(), file=sys.stderr)
-    if spec.kind == "dense" and runtime.record(spec) is not None:
-        print(runtime.describe(spec), file=sys.stderr)
-    out_fix = "give --out a new or writable folder"
-    force = bool(getattr(args, "force", False))
-    if args.out is not None:
-        check_writable_folder(args.out, "--out", out_fix)
-        check_folder_replaceable(args.out, "--out", force, "give --out a new folder")
-    if spec.kind == "dense":
-        check_cache_home()
-        check_batch_memory(spec, args.batch_size)
-    executor = make_executor(args.executor, args.address)  # a bad --executor / --address fails before loading
-    try:
-        dataset = load_dataset(args.dataset, args.split)
-        if args.queries is not None:
-            from bench.data.collections import restrict_queries
-
-            dataset = restrict_queries(dataset, args.queries)
-        set_depth(args, suite, measures, len(dataset.corpus))  # before any encoding
-        out = args.out
-        if out is None:  # an explicit --out was checked before any work
-            label = safe_name(spec.name, "model") if args.name is not None else slug(spec.name)
-            out, changed = default_out(args, suite, label, dataset.name)
-            check_writable_folder(out, "--out", out_fix)
-            _refuse_other_dataset(out, dataset)
-            check_folder_replaceable(out, "run folder", force, "give --out a new folder")
-            if changed:
-                print(f"run folder {out} (options that change the result: {' '.join(changed)})", file=sys.stderr)
-        # written beside the old folder and swapped in when complete: a failed rerun keeps the previous run
-        with replace_folder(Path(out), "evaluate", force) as staging:
-            code = int(suite.run(args, spec, dataset, measures, staging, executor) or 0)
-        print(files_line(Path(out)))
-        return code, Path(out)
-    finally:
-        shutdown = getattr(executor, "shutdown", None)
-        if shutdown is not None:
-            shutdown()
+    config = args if isinstance(args, EvaluateConfig) else config_from_namespace(args)
+    code, out, _ = run_config(config, console=True)
+    print(files_line(Path(out)))
+    return code, out

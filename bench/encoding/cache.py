@@ -47,7 +47,8 @@ class EmbeddingCache:
 
     def __init__(self, encoder: Encoder, root: Optional[Path] = None, shard_size: Optional[int] = None):
         self.encoder = encoder
-        self.root = Path(root or cache_home() / "embeddings") / encoder.key
+        scratch = getattr(encoder, "scratch", None)  # a model object without a name: not cached (bench.models.objects)
+        self.root = Path(scratch or root or cache_home() / "embeddings") / encoder.key
         self.shard_size = check_shard_size(shard_size if shard_size is not None else DEFAULT_SHARD_SIZE)
         self._index: Optional[Dict[str, Tuple[str, int]]] = None
         self._chunks: Dict[str, np.ndarray] = {}

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Dict, List, Optional, TypedDict, Union
 
+from bench.results.schema_objects import EncoderObject
+
 from bench.results.schema_applicability import Applicability, AppliedOnlyAverage
 from bench.results.schema_draws import DrawsBlock
 
@@ -115,6 +117,7 @@ class ModelEntry(_ModelRequired, total=False):
     training: Annotated[ModelTraining, "for a checkpoint trained by drbench: a summary of its training"]
     runtime: Annotated[ModelRuntime, "dense models on a runtime other than cpu + torch (--device, --dtype, "
                                      "--backend): what ran"]
+    encoder_object: Annotated[EncoderObject, "a model given as a Python object (bench.evaluate(model=obj))"]
 
 
 class _DatasetRequired(TypedDict):

@@ -8,7 +8,7 @@ used); other packages register theirs through the entry-point group ``drbench.su
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
 from bench.core.errors import BenchError
 from bench.core.options import Option
@@ -32,9 +32,18 @@ class Suite:
     - ``reference``: the set the others are compared with (``"ORIGINAL"``, ``"zero-shot"``).
     - ``gated``: whether ``bench gate`` compares two runs of the suite (``reason_not_gated``
       says why not).
-    - ``run(values, spec, dataset, measures, out_dir, executor) -> int``: run from parsed
-      options (``values``: a namespace with one attribute per option ``dest``), print the
-      console output, write the run folder, return the exit code.
+    - ``takes_objects``: whether a model given as a Python object (:mod:`bench.models.objects`)
+      can be evaluated (it cannot be trained: the suites that train say False).
+    - ``config_from_args(values, measures)``: the suite's typed config from the evaluation's
+      options (``values``: one attribute per option ``dest``, a :class:`bench.config.EvaluateConfig`);
+    - ``evaluate(config, spec, dataset, out_dir, executor) -> dict``: run, write the run folder and
+      return the outcome (``{"result": <result.json dict>, "per_query": <csv text>, ...}``) without
+      printing on stdout (status lines go to stderr);
+    - ``render(outcome, out_dir, seconds=None) -> str``: the console report of an outcome (``bench
+      evaluate`` prints the total time and, once the run folder is in place, its files);
+    - ``run(values, spec, dataset, measures, out_dir, executor) -> int``: the command's path: the
+      three above, the report printed; returns the exit code. A suite may instead implement
+      ``run`` alone (older plug-ins): ``bench.evaluate`` then calls it, and its report is printed.
     """
 
     name: str = ""
@@ -45,9 +54,34 @@ class Suite:
     reference: str = "ORIGINAL"
     gated: bool = False
     reason_not_gated: str = ""
+    takes_objects: bool = False  # whether a model object (bench.evaluate(model=obj)) can be evaluated
 
-    def run(self, values: Any, spec, dataset, measures, out_dir, executor) -> int:  # pragma: no cover
+    def config_from_args(self, values: Any, measures) -> Any:  # pragma: no cover
         raise NotImplementedError
+
+    def evaluate(self, config: Any, spec, dataset, out_dir, executor) -> dict:  # pragma: no cover
+        raise NotImplementedError
+
+    def render(self, outcome: dict, out_dir, seconds: Optional[float] = None) -> str:  # pragma: no cover
+        raise NotImplementedError
+
+    @property
+    def returns_results(self) -> bool:
+        """Whether the suite implements :meth:`evaluate` (else only :meth:`run`)."""
+        return type(self).evaluate is not Suite.evaluate
+
+    def run(self, values: Any, spec, dataset, measures, out_dir, executor) -> int:
+        """The command's path: config, evaluate, the console report on stdout."""
+        import sys
+        import time
+
+        if not self.returns_results:  # pragma: no cover
+            raise NotImplementedError
+        config = self.config_from_args(values, measures)
+        t0 = time.perf_counter()
+        outcome = self.evaluate(config, spec, dataset, out_dir, executor)
+        sys.stdout.write(self.render(outcome, out_dir, time.perf_counter() - t0))
+        return 0
 
     def __repr__(self) -> str:
         return f"<suite {self.name}>"

@@ -137,7 +137,10 @@ def model_entry(spec, fingerprint: str) -> dict:
     """Name, fingerprint and spec of the evaluated model; for a checkpoint trained by drbench also
     a summary of its training (recipe, method, parameter counts, steps, per-step loss curve)."""
     out = {"name": spec.name, "fingerprint": fingerprint, "spec": spec.portable_dict()}
-    if spec.kind == "dense":
+    identity = getattr(spec, "identity", None)
+    if identity:  # a model object: what it was and whether its vectors were cached (bench.models.objects)
+        out["encoder_object"] = {k: v for k, v in identity.items() if k != "cached"}
+    elif spec.kind == "dense":
         out["lengths"] = {"query": spec.max_query_length, "passage": spec.max_passage_length,
                           "query_from": spec.length_source("query"), "passage_from": spec.length_source("passage")}
         from bench.encoding.runtime import record
@@ -145,7 +148,7 @@ def model_entry(spec, fingerprint: str) -> dict:
         rt = record(spec)  # None on the reference runtime (cpu, torch): those files stay as they were
         if rt is not None:
             out["runtime"] = rt
-    if spec.kind == "dense" and spec.path:
+    if spec.kind == "dense" and spec.path and not identity:
         from pathlib import Path
 
         from bench.models.checkpoint import read_training

@@ -60,8 +60,9 @@ class DenseRetriever(Retriever):
         self.spec, self.timer = spec, timer
         self.index_config = index or IndexConfig()
         shard_size = shard_size if shard_size is not None else DEFAULT_SHARD_SIZE
-        self.passage_encoder = Encoder(spec, "passage", batch_size=batch_size, progress=progress)
-        self.query_encoder = Encoder(spec, "query", batch_size=batch_size, progress=progress,
+        encoder = _encoder_class(spec)
+        self.passage_encoder = encoder(spec, "passage", batch_size=batch_size, progress=progress)
+        self.query_encoder = encoder(spec, "query", batch_size=batch_size, progress=progress,
                                      shared=self.passage_encoder)
         self.passage_cache = EmbeddingCache(self.passage_encoder, cache_root, shard_size=shard_size)
         self.query_cache = EmbeddingCache(self.query_encoder, cache_root)
@@ -125,6 +126,17 @@ class DenseRetriever(Retriever):
             "corpus_shards": {k: v for k, v in self.corpus.stats().items()
                               if k not in ("passages_encoded", "passages_cached")},
         }
+
+
+def _encoder_class(spec: ModelSpec):
+    """The encoder of a spec: a model object's own methods (bench.encoding.objects), else the weights."""
+    from bench.models.objects import ObjectSpec
+
+    if isinstance(spec, ObjectSpec):
+        from bench.encoding.objects import ObjectEncoder
+
+        return ObjectEncoder
+    return Encoder
 
 
 class BM25Retriever(Retriever):

@@ -8,7 +8,7 @@ systems and the outputs: :mod:`suites.domain.suite`).
 """
 from suites.domain.systems import (BASELINE, DESCRIPTIONS, PAIRS, SYSTEMS, DomainConfig, attach_rem, build_systems,
                                    ddr_deviations)
-from suites.domain.suite import DOMAIN_OPTIONS, SUITE, DomainSuite, domain_table, run, run_cli
+from suites.domain.suite import DOMAIN_OPTIONS, SUITE, DomainSetup, DomainSuite, domain_table, render, run
 
 __all__ = ["BASELINE", "DESCRIPTIONS", "DOMAIN_OPTIONS", "DomainConfig", "DomainSuite", "PAIRS", "SUITE", "SYSTEMS",
-           "attach_rem", "build_systems", "ddr_deviations", "domain_table", "run", "run_cli"]
+           "DomainSetup", "attach_rem", "build_systems", "ddr_deviations", "domain_table", "render", "run"]

@@ -35,7 +35,7 @@ compares each system with zero-shot (paired test, correction over the systems on
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Optional
 
@@ -216,13 +216,20 @@ DOMAIN_OPTIONS = (
 )
 
 
-def run_cli(args, spec: ModelSpec, dataset: Dataset, out_dir: Path, executor, measures) -> int:
-    import sys
+@dataclass
+class DomainSetup:
+    """The typed config of a domain run: the systems' config and the source dataset to train on."""
 
+    config: DomainConfig
+    source: str
+    source_split: Optional[str] = None
+
+
+def config_from_args(args, measures) -> DomainSetup:
+    import sys
 
     if not args.source:
         raise BenchError("--suite domain needs --source (the dataset to train on; --dataset is the target)")
-    source = load_dataset(args.source, args.source_split)
     cfg = DomainConfig(seed=args.seed, measures=measures, top_k=args.top_k, depth=getattr(args, "depth_note", None),
                        systems=[s.strip() for s in args.systems.split(",") if s.strip()],
                        train=train_config_from(args), rem_lr=args.rem_lr,
@@ -231,13 +238,23 @@ def run_cli(args, spec: ModelSpec, dataset: Dataset, out_dir: Path, executor, me
                        batch_size=args.batch_size, progress=not args.no_progress,
                        statistics={"test": args.test, "correction": args.correction},
                        notify=lambda line: print(f"bench: {line}", file=sys.stderr))
+    return DomainSetup(cfg, args.source, args.source_split)
+
+
+def evaluate(setup: DomainSetup, spec: ModelSpec, dataset: Dataset, out_dir: Path, executor) -> dict:
+    import sys
+
+    source = load_dataset(setup.source, setup.source_split)
+    cfg = setup.config
     print(f"bench: {spec.name}, source {source.name} -> target {dataset.name}, suite domain, systems "
           f"{', '.join(cfg.systems)}, seed {cfg.seed}", file=sys.stderr)
-    out = run(spec, dataset, source, cfg, out_dir, executor=executor)
-    print(domain_table(out["result"]))
-    for line in out["result"].get("deviations", []):
-        print(f"deviation from DDR: {line}")
-    return 0
+    return run(spec, dataset, source, cfg, out_dir, executor=executor)
+
+
+def render(out: dict, out_dir: Path, wall: Optional[float] = None) -> str:
+    lines = [domain_table(out["result"])]
+    lines += [f"deviation from DDR: {line}" for line in out["result"].get("deviations", [])]
+    return "".join(line + "\n" for line in lines)
 
 
 def domain_table(result: dict) -> str:
@@ -294,8 +311,14 @@ class DomainSuite(Suite):
     reason_not_gated = ("the gate compares variations or fewshot runs; compare domain runs with `bench compare` or "
                         "`bench report`")
 
-    def run(self, values, spec, dataset, measures, out_dir, executor) -> int:
-        return run_cli(values, spec, dataset, out_dir, executor, measures)
+    def config_from_args(self, values, measures) -> DomainSetup:
+        return config_from_args(values, measures)
+
+    def evaluate(self, config: DomainSetup, spec, dataset, out_dir, executor) -> dict:
+        return evaluate(config, spec, dataset, out_dir, executor)
+
+    def render(self, outcome: dict, out_dir, seconds=None) -> str:
+        return render(outcome, out_dir, seconds)
 
 
 SUITE = DomainSuite()

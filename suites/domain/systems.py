@@ -38,7 +38,7 @@ class DomainConfig:
     seed: int = 0
     measures: Sequence[Measure] = ()
     top_k: int = 100
-    depth: Optional[str] = None  # why top_k is not --top-k (bench.cli.evaluate.set_depth); recorded when set
+    depth: Optional[str] = None  # why top_k is not --top-k (bench.config.set_depth); recorded when set
     systems: Sequence[str] = SYSTEMS
     train: object = None  # bench.training.contrastive.TrainConfig for DR and REM
     rem_lr: Optional[float] = None  # None: the rem method's default learning rate

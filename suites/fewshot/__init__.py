@@ -13,7 +13,7 @@ Modules, in import order (each imports only those above it):
 """
 from suites.fewshot.config import FEWSHOT_OPTIONS, FewShotConfig, config_from
 from suites.fewshot.sampler import FewShotPlan, build_plan
-from suites.fewshot.suite import SUITE, FewShotSuite, run, run_cli
+from suites.fewshot.suite import SUITE, FewShotSuite, render, run
 
 __all__ = ["FEWSHOT_OPTIONS", "FewShotConfig", "FewShotPlan", "FewShotSuite", "SUITE", "build_plan", "config_from",
-           "run", "run_cli"]
+           "render", "run"]

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List
+import sys
+from typing import List, Optional
 
 import numpy as np
 
@@ -231,3 +232,14 @@ def write_plots(result: dict, out_dir: Path) -> List[str]:
     return []
 
 
+def announce(model: str, dataset, cfg) -> None:
+    """The status line of a few-shot run (stderr)."""
+    print(f"bench: {model} on {dataset.name} ({len(dataset.corpus)} docs, {len(dataset.queries)} queries), "
+          f"suite fewshot, methods {', '.join(cfg.methods)}, K {', '.join(map(str, sorted(set(cfg.ks))))}, "
+          f"{count(cfg.n_trials, 'trial')}, seed {cfg.seed}", file=sys.stderr)
+
+
+def render(out: dict, out_dir: Path, wall: Optional[float] = None) -> str:
+    """The console report: the headline table (the command prints the total time, and the run
+    folder's files once the folder is in place; ``wall`` is not printed)."""
+    return fewshot_table(out["result"]) + "\n"  # bench evaluate names the run folder's files once it is in place

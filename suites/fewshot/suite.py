@@ -76,7 +76,7 @@ from suites.fewshot.basic import BASIC_METHOD, basic_checkpoint
 from suites.fewshot.config import FEWSHOT_OPTIONS, PAPER_SCHEDULE, FewShotConfig, active_deviations, config_from, schedule_text
 from suites.fewshot.metrics import CHECKPOINT, FULL, MEASURE, MEASURE_DEFINITION, PROTOCOL_NOTES, SPLITS, WIN_RULE, ZERO, boosting_gradient, hits_at, recorded_choices, statistics_block, summarise_setting, summarise_trials, vs_reference
 from suites.fewshot.result import per_query_csv, per_query_rows, step_zero, summary
-from suites.fewshot.output import fewshot_table, write_plots
+from suites.fewshot.output import announce, render, write_plots
 from bench.encoding.executor import LocalExecutor
 from bench.evaluation.stats import to_jsonable
 from bench.models.loading import load_backbone, refuse_dense
@@ -388,16 +388,6 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
     return {"result": result, "per_query": per_query_text, "timings": timings, "plan": plan}
 
 
-def run_cli(args, spec: ModelSpec, dataset: Dataset, out_dir: Path, executor) -> int:
-    cfg = config_from(args).validate()
-    print(f"bench: {spec.name} on {dataset.name} ({len(dataset.corpus)} docs, {len(dataset.queries)} queries), "
-          f"suite fewshot, methods {', '.join(cfg.methods)}, K {', '.join(map(str, sorted(set(cfg.ks))))}, "
-          f"{count(cfg.n_trials, 'trial')}, seed {cfg.seed}", file=sys.stderr)
-    out = run(spec, dataset, cfg, out_dir, executor=executor)
-    print(fewshot_table(out["result"]))
-    return 0
-
-
 class FewShotSuite(Suite):
     name = "fewshot"
     description = "FewDR protocol: base/novel classes, K-shot trials, R@10 per class, winning ratios, tests"
@@ -407,8 +397,15 @@ class FewShotSuite(Suite):
     reference = ZERO
     gated = True
 
-    def run(self, values, spec, dataset, measures, out_dir, executor) -> int:
-        return run_cli(values, spec, dataset, out_dir, executor)
+    def config_from_args(self, values, measures) -> FewShotConfig:
+        return config_from(values).validate()
+
+    def evaluate(self, config: FewShotConfig, spec, dataset, out_dir, executor) -> dict:
+        announce(spec.name, dataset, config)
+        return run(spec, dataset, config, out_dir, executor=executor)
+
+    def render(self, outcome: dict, out_dir, seconds=None) -> str:
+        return render(outcome, out_dir, seconds)
 
 
 SUITE = FewShotSuite()

@@ -62,7 +62,7 @@ class VariationsConfig:
     labels: Sequence[Path] = ()  # human validity label files (perturb.checks.labels): valid-only figures
     protocol: str = DEFAULT_PROTOCOL  # perturb.PROTOCOLS: "validated", or "rodr" (the paper's unconstrained operations)
     generation_seeds: Optional[Sequence[int]] = None  # None: one draw with the run seed (suites.variations.draws)
-    depth: Optional[str] = None  # why top_k is not --top-k (bench.cli.evaluate.set_depth); recorded when set
+    depth: Optional[str] = None  # why top_k is not --top-k (bench.config.set_depth); recorded when set
 
 
 def _original_set(qids: List[str], texts: List[str]):
@@ -376,11 +376,9 @@ class VariationsSuite(Suite):
     layout = "sets"
     reference = ORIGINAL
     gated = True
+    takes_objects = True  # a model object (bench.evaluate(model=obj)) is encoded by its own methods
 
-    def run(self, values, spec, dataset, measures, out_dir, executor) -> int:
-        import sys
-
-
+    def config_from_args(self, values, measures) -> VariationsConfig:
         index = index_config(values)
         if values.shard_size is not None:
             from bench.encoding.shards import check_shard_size
@@ -389,29 +387,33 @@ class VariationsSuite(Suite):
         gens = None
         if values.generators:
             gens = [GENERATORS.canonical(g.strip()) for g in values.generators.split(",") if g.strip()]
-        cfg = VariationsConfig(seed=values.seed, measures=measures, top_k=values.top_k, generators=gens,
-                               variations_dir=values.variations, write_runs=values.trec_runs,
-                               batch_size=values.batch_size, progress=not values.no_progress,
-                               statistics={"test": values.test, "correction": values.correction},
-                               index=index, shard_size=values.shard_size, labels=label_paths(values.labels),
-                               protocol=values.protocol, generation_seeds=DR.parse_seeds(values.generation_seeds),
-                               depth=getattr(values, "depth_note", None))
+        return VariationsConfig(seed=values.seed, measures=measures, top_k=values.top_k, generators=gens,
+                                variations_dir=values.variations, write_runs=values.trec_runs,
+                                batch_size=values.batch_size, progress=not values.no_progress,
+                                statistics={"test": values.test, "correction": values.correction},
+                                index=index, shard_size=values.shard_size, labels=label_paths(values.labels),
+                                protocol=values.protocol, generation_seeds=DR.parse_seeds(values.generation_seeds),
+                                depth=getattr(values, "depth_note", None))
+
+    def evaluate(self, config: VariationsConfig, spec, dataset, out_dir, executor) -> dict:
+        import sys
+
         print(f"bench: {spec.name} on {dataset.name} ({len(dataset.corpus)} docs, "
-              f"{len(dataset.judged_query_ids())} judged queries), suite {self.name}, seed {values.seed}",
+              f"{len(dataset.judged_query_ids())} judged queries), suite {self.name}, seed {config.seed}",
               file=sys.stderr)
-        out = run(spec, dataset, cfg, out_dir, executor=executor)
-        print(protocol_report(out["result"], out["sets"]))
-        print(variations_table(out["result"]))
-        print(f"\n{subsets_table(out['result'])}")
-        for line in truncation_lines(out["result"]):
-            print(f"truncation: {line}")
-        strip = DR.draw_strip(out["result"])
+        return run(spec, dataset, config, out_dir, executor=executor)
+
+    def render(self, outcome: dict, out_dir, seconds=None) -> str:
+        result = outcome["result"]
+        parts = [protocol_report(result, outcome["sets"]), variations_table(result), f"\n{subsets_table(result)}"]
+        parts += [f"truncation: {line}" for line in truncation_lines(result)]
+        strip = DR.draw_strip(result)
         if strip:
-            print("\n" + "\n".join(strip))
-        line = approximation_line(out["result"])
+            parts.append("\n" + "\n".join(strip))
+        line = approximation_line(result)
         if line:
-            print(f"\n{line}")
-        return 0  # bench evaluate names the run folder's files once it is in place
+            parts.append(f"\n{line}")
+        return "".join(p + "\n" for p in parts)  # bench evaluate names the run folder's files once it is in place
 
 
 SUITE = VariationsSuite()
