@@ -266,6 +266,20 @@ def evaluate(model: Any = "minilm-l6", dataset: Any = "chatterbot", suite: str =
     return load_run(folder)
 
 
+def files_line(out: Path) -> str:
+    """The line naming the run folder's files (once the folder is in place)."""
+    import json
+
+    try:
+        plots = json.loads((out / "result.json").read_text(encoding="utf-8")).get("plots")
+    except (OSError, ValueError, AttributeError):
+        plots = None
+    line = f"\nresult: {out / 'result.json'}  per-query: {out / 'per_query.csv'}"
+    if isinstance(plots, list):
+        line += "  plots: " + (", ".join(str(out / str(p)) for p in plots) or "none")
+    return line
+
+
 def execute(config: EvaluateConfig, console: bool = False) -> Tuple[int, Path, Optional[dict]]:
     """Run ``config``: the exit code, the run folder and the suite's outcome (``{"result": ...,
     "per_query": ..., ...}``; None for a suite that only has ``run``). Every check that needs no
@@ -365,6 +379,8 @@ def execute(config: EvaluateConfig, console: bool = False) -> Tuple[int, Path, O
             else:
                 outcome = suite.evaluate(suite.config_from_args(args, measures), spec, dataset, staging, executor)
                 code = 0
+        if console:
+            print(files_line(Path(out)))
         return code, Path(out), outcome
     finally:
         shutdown = getattr(executor, "shutdown", None)

@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from bench.core.errors import BenchError
 from bench.core.io import safe_name, visible
-from bench.core.options import Option, option
+from bench.core.options import BadValue, Option, option
 from bench.encoding.runtime import BACKEND_OPTION, RUNTIME_OPTIONS
 from bench.evaluation.measures import DEFAULT_MEASURES, canonical_measures
 from bench.results.suite import SUITES, suite_named
@@ -28,11 +28,8 @@ EVALUATE_RUNTIME = RUNTIME_OPTIONS + (BACKEND_OPTION,)
 
 def out_folder(text: str) -> Path:
     """The type of every ``--out``: an empty name (which would mean the working folder) is a usage error."""
-    import argparse
-
     if not str(text).strip():
-        raise argparse.ArgumentTypeError("an empty folder name would mean the working folder; give a folder, "
-                                         "e.g. --out runs/my-run")
+        raise BadValue("an empty folder name would mean the working folder; give a folder, e.g. --out runs/my-run")
     return Path(text)
 
 
@@ -349,7 +346,12 @@ def _typed_value(opt: Option, key: str, value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         value = ",".join(str(v) for v in value)
     kind = settings.get("type")
-    if kind is not None:
+    if kind is not None and not isinstance(kind, type):  # a converter function (out_folder): it takes the text
+        try:
+            value = kind(str(value))
+        except BadValue as exc:
+            raise _argument_error(opt, str(exc)) from None
+    elif kind is not None:
         try:
             value = kind(value) if not isinstance(value, kind) or isinstance(value, bool) else value
         except (TypeError, ValueError):

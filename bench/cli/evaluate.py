@@ -63,20 +63,6 @@ def help_suite(argv: List[str]) -> str:
         return ""
 
 
-def files_line(out: Path) -> str:
-    """The line naming the run folder's files (once the folder is in place)."""
-    import json
-
-    try:
-        plots = json.loads((out / "result.json").read_text(encoding="utf-8")).get("plots")
-    except (OSError, ValueError, AttributeError):
-        plots = None
-    line = f"\nresult: {out / 'result.json'}  per-query: {out / 'per_query.csv'}"
-    if isinstance(plots, list):
-        line += "  plots: " + (", ".join(str(out / str(p)) for p in plots) or "none")
-    return line
-
-
 class _Parser(argparse.ArgumentParser):
     """Raises BenchError instead of printing usage and exiting (for the Python API)."""
 
@@ -140,6 +126,5 @@ def execute(args) -> Tuple[int, Path]:
     from bench.config import EvaluateConfig
 
     config = args if isinstance(args, EvaluateConfig) else config_from_namespace(args)
-    code, out, _ = run_config(config, console=True)
-    print(files_line(Path(out)))
+    code, out, _ = run_config(config, console=True)  # names the run folder's files once it is in place
     return code, out

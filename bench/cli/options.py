@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Iterable, Set
 
-from bench.config import (EVALUATE_RUNTIME, MAX_NAME, check_at_least_one, check_label, out_folder,  # noqa: F401
-                          slug)  # re-exported
-from bench.core.options import Option
+import argparse
+
+from bench import config
+from bench.config import EVALUATE_RUNTIME, MAX_NAME, check_at_least_one, check_label, slug  # noqa: F401 (re-exported)
+from bench.core.options import BadValue, Option
 from bench.encoding.runtime import RUNTIME_OPTIONS
 from bench.training.contrastive import TRAINING_OPTIONS
 from bench.tuning.config import TUNING_OPTIONS
@@ -20,7 +22,28 @@ def add_options(group, options: Iterable[Option], taken: Set[str] = None) -> Non
             if opt.dest in taken:
                 continue
             taken.add(opt.dest)
-        group.add_argument(*opt.flags, **opt.settings)
+        settings = dict(opt.settings)
+        kind = settings.get("type")
+        if kind is not None and not isinstance(kind, type):
+            settings["type"] = usage_type(kind)
+        group.add_argument(*opt.flags, **settings)
+
+
+def usage_type(kind):
+    """An option's converter for argparse: its :class:`BadValue` message becomes argparse's
+    (``argument --out: an empty folder name ...``), not ``invalid out_folder value``."""
+    def convert(text):
+        try:
+            return kind(text)
+        except BadValue as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    convert.__name__ = getattr(kind, "__name__", "value")
+    return convert
+
+
+#: the type of every ``--out`` of the commands (bench.config.out_folder, as argparse reports it)
+out_folder = usage_type(config.out_folder)
 
 
 def add_training_options(p, optimisation: str, methods: str, batch_help: str) -> None:

@@ -10,6 +10,10 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Tuple
 
 
+class BadValue(ValueError):
+    """A value an option's type refuses, with the message to show (``argument --out: <message>``)."""
+
+
 @dataclass(frozen=True)
 class Option:
     flags: Tuple[str, ...]

@@ -29,8 +29,10 @@ def _ids(tok, prefix: str, limit: int):
 def model_view(spec, sets: Sequence[VariationSet], original: Sequence[str]
                ) -> Tuple[List[VariationSet], Dict[str, dict]]:
     """The sets with ``applied`` as the model sees it, and per set ``{"n", "edits_cut", "max_length"}``
-    (sets without a truncated query are left out). Sets are returned unchanged for non-dense models."""
-    if getattr(spec, "kind", "dense") != "dense":
+    (sets without a truncated query are left out). Sets are returned unchanged for non-dense models
+    and for model objects (``bench.evaluate(model=obj)``: the object takes whole texts, and its own
+    cut, if any, is not known)."""
+    if getattr(spec, "kind", "dense") != "dense" or getattr(spec, "encoder", None) is not None:
         return list(sets), {}
     from bench.models.loading import load_tokenizer
 
