@@ -43,9 +43,12 @@ import numpy as np
 from bench.core.seeding import rng_for
 from bench.evaluation.intervals import bootstrap_index_chunks
 from bench.evaluation.paired import DEFAULT_RESAMPLES, EXACT_MAX_N, drop_rate_difference_test
-from bench.evaluation.skew import DROP_RATE_DIFFERENCE, SKEW_T_DESCRIPTION, changed_note, skew_t_ci
+from bench.evaluation.skew import DROP_RATE_DIFFERENCE, changed_note, skew_t_ci
 
 DEFAULT_BOOTSTRAP_B = 10000
+INTERVAL_METHOD = ("skewness-widened t interval: the union of the delta-method t interval of DR_B - DR_A and Hall's "
+                   "(1992) skewness-corrected t interval of the same per-query influence values; t_{n-1} quantiles; no "
+                   "resampling; 'interval unreliable' when fewer than 10 queries changed in either run")
 _ENUM_CHUNK = 1 << 14
 
 
@@ -169,7 +172,7 @@ def compare_drop_rates(a_orig: Any, a_var: Any, b_orig: Any, b_var: Any, *, B: i
     drb = float(_dr(bo.sum(), bv.sum())) if n else float("nan")
     diff = drb - dra
     n_diff = int(np.sum((ao != bo) | (av != bv)))
-    interval = SKEW_T_DESCRIPTION
+    interval = INTERVAL_METHOD
     notes = []
     if n < 2:
         return DropRateComparison(n, n_diff, dra, drb, diff, float("nan"), float("nan"), confidence, 0, interval,
