@@ -140,9 +140,9 @@ def real_population(spec: str) -> Population:
              "delta": v.mean() - o.mean()}
     for g in (3, 5):
         truth[f"drop@{g}"] = HALF * truth["drop@1"]
-        # the lowest of G draws is min(O, V) unless every draw kept the other value
+        # the lowest of G draws is min(O, V) unless every draw kept the other value (V w.p. HALF)
         low, high = np.minimum(o, v), np.maximum(o, v)
-        p_low = np.where(v < o, 1 - (1 - HALF) ** g, HALF ** g)
+        p_low = np.where(v < o, 1 - (1 - HALF) ** g, 1 - HALF ** g)
         truth[f"worst@{g}"] = 1 - np.mean(p_low * low + (1 - p_low) * high) / o.mean()
     return Population("real:" + spec, "real", draw, truth)
 

@@ -225,7 +225,9 @@ def table(data: dict) -> str:
     a = data["args"]
     lines = [f"Coverage in % ± Monte Carlo SE of the 95 % intervals (`python -m benchmarks.interval_coverage "
              f"--reps {a['reps']} --candidate-reps {a['candidate_reps']} --B {a['B']} --seed {a['seed']}`; "
-             f"{data['seconds']:.0f} s on 2 shared cores). before = the previous release's interval, skew-t = "
+             f"{data['seconds']:.0f} s on 2 shared cores" + (f", summed over {a['parts']} parts run in parallel "
+                                                            "with --n / --only / --populations and --merge"
+                                                            if a.get("parts") else "") + "). before = the previous release's interval, skew-t = "
              f"what ships; BCa, studentized and two-level were measured on the first {a['candidate_reps']} "
              f"replications (B = {a['B']}). changed = mean number of queries whose value differs from ORIGINAL; "
              f"the last column is skew-t's coverage where fewer than {MIN_CHANGED} changed queries do NOT flag the "
@@ -318,7 +320,8 @@ def main(argv=None) -> int:
         for part in parts:
             for r in part["rows"]:
                 seen[(r["interval"], r["population"], r["n"], r["G"])] = r
-        data = {"args": dict(parts[0]["args"], only=list(KINDS)), "seconds": sum(x["seconds"] for x in parts),
+        data = {"args": dict(parts[0]["args"], only=list(KINDS), parts=len(parts)),
+                "seconds": sum(x["seconds"] for x in parts),
                 "rows": sorted(seen.values(), key=lambda r: (order[r["interval"]], r["population"], r["n"], r["G"]))}
         (a.json or JSON).write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         print(table(data))

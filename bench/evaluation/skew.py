@@ -219,9 +219,16 @@ def skew_t_ci(x, stat: Statistic, confidence: float = 0.95) -> Tuple[float, floa
     """The skewness-widened t interval: the union of :func:`t_ci` and :func:`hall_ci`. Where the
     per-query influence values are skewed (few queries lose a lot, the rest nothing) Hall's interval
     reaches further on the side the skew points to and the union takes that end; where they are
-    symmetric the two agree and the union is the t interval. No resampling (deterministic)."""
+    symmetric the two agree and the union is the t interval. A drop rate of non-negative values is
+    at most 1 (the upper end is clipped there); a degenerate t interval (no query changed, or b
+    proportional to a) is returned as it is. No resampling (deterministic)."""
     lo1, hi1 = t_ci(x, stat, confidence)
-    lo2, hi2 = hall_ci(x, stat, confidence)
-    if not all(math.isfinite(v) for v in (lo1, hi1, lo2, hi2)):
+    if not (math.isfinite(lo1) and math.isfinite(hi1)) or lo1 == hi1:  # undefined, or no query changed
         return lo1, hi1
-    return min(lo1, lo2), max(hi1, hi2)
+    lo2, hi2 = hall_ci(x, stat, confidence)
+    if not (math.isfinite(lo2) and math.isfinite(hi2)):
+        return lo1, hi1
+    lo, hi = min(lo1, lo2), max(hi1, hi2)
+    if stat is DROP_RATE and np.all(_columns(x) >= 0.0):
+        hi = min(hi, 1.0)  # a measure >= 0 loses at most everything: the drop rate is at most 1
+    return lo, hi

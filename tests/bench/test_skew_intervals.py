@@ -112,6 +112,10 @@ def test_edge_cases_give_no_warnings():
         assert ci.delta == (0.5, 0.5)
         two = skew_t_ci(np.c_[[1.0, 0.5], [0.0, 0.5]], DROP_RATE)
         assert all(math.isfinite(v) for v in two) and two[0] <= 2 / 3 <= two[1]
+        same = np.c_[[0.1, 0.3, 0.7, 0.9], [0.1, 0.3, 0.7, 0.9]]  # no query changed: exactly [0, 0]
+        assert skew_t_ci(same, DROP_RATE) == (0.0, 0.0)
+        big = skew_t_ci(np.c_[[1.0, 0.2, 0.3, 0.1, 0.5], [0.0, 0.2, 0.3, 0.1, 0.5]], DROP_RATE)
+        assert big[1] == 1.0 and hall_ci(np.c_[[1.0, 0.2, 0.3, 0.1, 0.5], [0.0, 0.2, 0.3, 0.1, 0.5]], DROP_RATE)[1] > 1
         one_changed = np.r_[np.ones(29), 0.0]
         lo, hi = skew_t_ci(np.c_[np.ones(30), one_changed], DROP_RATE)
         assert lo <= 1 / 30 <= hi
