@@ -12,7 +12,8 @@ seeds are independent, and draws of different queries are independent of each ot
 The per-query means over the ``G`` draws, ``Vbar_q``, are independent across queries with variance
 ``s_a^2 + s_e^2 / G``: the variance-components interval of the grand mean is the t interval of the
 per-query means (``n - 1`` degrees of freedom), and the drop rate's is the delta-method t interval
-of :func:`bench.evaluation.intervals.t_drop_rate_ci` on the pairs ``(O_q, Vbar_q)``. Resampling the
+of :func:`bench.evaluation.skew.skew_t_ci` (the skewness-widened delta-method t interval) on the
+pairs ``(O_q, Vbar_q)``; fewer than 10 queries changed in any draw -> ``interval_note``. Resampling the
 draws as well as the queries (a "two-level" bootstrap) would count ``s_e^2`` twice, because the
 per-query means already carry it; the coverage simulation (benchmarks/draws_coverage.py) measures both.
 
@@ -25,11 +26,13 @@ from typing import Dict, Optional, Sequence
 
 import numpy as np
 
-from bench.evaluation.intervals import t_drop_rate_ci
+from bench.evaluation.skew import DROP_RATE, changed_note, skew_t_ci
 
-INTERVAL = ("variance-components t interval: the nested model V[q,g] = mu + a_q + e_qg (draws within queries); "
-            "the delta-method t interval (n-1 df) of the drop rate on the pairs (ORIGINAL_q, mean over draws of "
-            "V[q,g]), whose per-query variance is s_a^2 + s_e^2/G, so it covers query sampling and draw variation")
+INTERVAL = ("variance-components skewness-widened t interval: the nested model V[q,g] = mu + a_q + e_qg (draws "
+            "within queries); the union of the delta-method t interval (n-1 df, on the log ratio) and Hall's "
+            "skewness-corrected t interval of the drop rate on the pairs (ORIGINAL_q, mean over draws of V[q,g]), whose "
+            "per-query variance is s_a^2 + s_e^2/G, so it covers query sampling and draw variation; flagged "
+            "'interval unreliable' when fewer than 10 queries changed in any draw")
 PAIRED_ON = "per-query mean over the draws"
 WORST = ("worst of N: per query, the lowest value over the N draws; its mean, and its drop rate against ORIGINAL "
          "(grows with N: compare worst-of-N figures only at the same N)")
@@ -85,8 +88,9 @@ def draw_summary(orig: Sequence[float], var, confidence: float = 0.95) -> dict:
     drops = per_draw_drops(o, v)
     means = v.mean(axis=1)
     worst = v.min(axis=1)
-    lo, hi = t_drop_rate_ci(o, means, confidence)
-    wlo, whi = t_drop_rate_ci(o, worst, confidence)
+    lo, hi = skew_t_ci(np.c_[o, means], DROP_RATE, confidence)
+    wlo, whi = skew_t_ci(np.c_[o, worst], DROP_RATE, confidence)
+    n_changed = int(np.sum(np.any(v != o[:, None], axis=1)))
     sd = float(np.std(drops, ddof=1)) if drops.size > 1 and np.all(np.isfinite(drops)) else float("nan")
     comp = components(o, v)
     return {
@@ -98,5 +102,7 @@ def draw_summary(orig: Sequence[float], var, confidence: float = 0.95) -> dict:
         "worst_metric": float(np.mean(worst)),
         "worst_drop_rate": _finite(_drop(float(np.mean(o)), float(np.mean(worst)))),
         "worst_drop_rate_ci": [_finite(wlo), _finite(whi)],
+        "n_changed": n_changed,
+        "interval_note": changed_note(n_changed, int(o.size)),
         "components": {k: _finite(x) for k, x in comp.items()},
     }

@@ -10,12 +10,16 @@ import numpy as np
 
 from bench.core.seeding import rng_for
 from bench.evaluation.paired import RESAMPLE_CHUNK, paired_arrays
+from bench.evaluation.skew import (DROP_RATE, MEAN, SKEW_T_DESCRIPTION, _t_quantile, changed_note, skew_t_ci,  # noqa: F401
+                                   t_drop_rate_ci, t_mean_ci)
 
-CI_METHODS = ("t", "bca", "percentile")  # confidence intervals of means, mean differences and drop rates
-DEFAULT_CI = "t"
+CI_METHODS = ("skew-t", "t", "bca", "percentile")  # confidence intervals of means, mean differences and drop rates
+DEFAULT_CI = "skew-t"
 DEFAULT_BOOTSTRAP = 1000
 
 CI_DESCRIPTIONS = {
+    "skew-t": SKEW_T_DESCRIPTION + " (bench.evaluation.skew; chosen by coverage on sparse, skewed per-query changes, "
+    "docs/statistics.md); means: Student t",
     "t": "Student t interval: delta = mean(d) +- t_{n-1} SD(d)/sqrt(n) (SD ddof=1); drop rate by the delta-method "
     "t interval on log(M_other/M_baseline), mapped back (linear delta method when the ratio is <= 0); no resampling",
     "bca": "paired BCa bootstrap (bias-corrected and accelerated, jackknife acceleration; numpy linear "
@@ -49,54 +53,6 @@ def check_ci_args(confidence: float, interval: str) -> None:
         raise ValueError("confidence must be in (0, 1)")
     if interval not in CI_METHODS:
         raise ValueError(f"unknown interval {interval!r}; choose one of {', '.join(CI_METHODS)}")
-
-
-def _t_quantile(confidence: float, n: int) -> float:
-    from scipy import stats as st
-
-    return float(st.t.ppf(1.0 - (1.0 - confidence) / 2.0, n - 1))
-
-
-def t_mean_ci(x: Any, confidence: float = 0.95) -> Tuple[float, float]:
-    """Student t interval of the mean: mean(x) +- t_{n-1, 1-alpha/2} SD(x) / sqrt(n), SD ddof=1.
-    n < 2 -> NaN; all values equal to v -> [v, v]."""
-    x = np.array(x, dtype=np.float64, copy=True).ravel()
-    n = x.size
-    if n < 2 or not np.all(np.isfinite(x)):
-        return (float("nan"), float("nan"))
-    if np.all(x == x[0]):
-        return (float(x[0]), float(x[0]))
-    m = float(np.mean(x))
-    half = _t_quantile(confidence, n) * float(np.std(x, ddof=1)) / math.sqrt(n)
-    return (m - half, m + half)
-
-
-def t_drop_rate_ci(a: Any, b: Any, confidence: float = 0.95) -> Tuple[float, float]:
-    """Delta-method t interval of the drop rate R = 1 - rho, rho = M_b / M_a (ratio of means of
-    paired samples). When rho > 0 the interval is built on log(rho), whose delta-method SE is
-    SD(b_i / M_b - a_i / M_a) / sqrt(n) (SD ddof=1), and mapped back:
-    [1 - rho exp(q se), 1 - rho exp(-q se)] with q = t_{n-1, 1-alpha/2} (so the upper end never
-    exceeds 1). When rho <= 0 (e.g. every b is 0): the linear delta method, R +- q SD(u)/sqrt(n)
-    with u_i = (a_i - b_i - R a_i) / M_a. n < 2 or M_a = 0 -> NaN."""
-    a, b = paired_arrays(a, b)
-    n = a.size
-    nan2 = (float("nan"), float("nan"))
-    if n < 2:
-        return nan2
-    ma, mb = float(np.mean(a)), float(np.mean(b))
-    if ma == 0.0:
-        return nan2
-    q = _t_quantile(confidence, n)
-    rho = mb / ma
-    if rho > 0.0:
-        se = float(np.std(b / mb - a / ma, ddof=1)) / math.sqrt(n)
-        if se == 0.0:
-            return (1.0 - rho, 1.0 - rho)
-        with np.errstate(over="ignore"):
-            return (float(1.0 - rho * np.exp(q * se)), float(1.0 - rho * np.exp(-q * se)))
-    r = 1.0 - rho
-    half = q * float(np.std((a - b - r * a) / ma, ddof=1)) / math.sqrt(n)
-    return (r - half, r + half)
 
 
 def _bca_ci(theta: float, reps: np.ndarray, jack: np.ndarray, confidence: float) -> Tuple[float, float]:
@@ -166,7 +122,11 @@ def paired_bootstrap_ci(a: Any, b: Any, *, B: int = DEFAULT_BOOTSTRAP, seed: int
 
     ``interval`` (one of CI_METHODS):
 
-    * "t" (default; chosen by coverage, see docs/statistics.md): delta by the Student t interval
+    * "skew-t" (default; chosen by coverage on sparse, skewed changes, docs/statistics.md): the
+      union of the "t" interval and Hall's skewness-corrected t interval of the same influence
+      values (:func:`bench.evaluation.skew.skew_t_ci`), for delta and for the drop rate. No
+      resampling: B and seed are not used.
+    * "t" (the default of earlier versions): delta by the Student t interval
       of mean(d) (:func:`t_mean_ci`), drop rate by the delta-method t interval on the log ratio of
       means (:func:`t_drop_rate_ci`). No resampling: B and seed are not used.
     * "bca": paired BCa bootstrap (queries resampled with replacement jointly for a and b; B
@@ -185,6 +145,9 @@ def paired_bootstrap_ci(a: Any, b: Any, *, B: int = DEFAULT_BOOTSTRAP, seed: int
     d = b - a
     if interval == "t":
         return BootstrapCI(t_mean_ci(d, confidence), t_drop_rate_ci(a, b, confidence), B, confidence, 0, interval)
+    if interval == "skew-t":
+        delta_ci = t_mean_ci(d, confidence) if n < 2 or np.all(d == d[0]) else skew_t_ci(d, MEAN, confidence)
+        return BootstrapCI(delta_ci, skew_t_ci(np.c_[a, b], DROP_RATE, confidence), B, confidence, 0, interval)
     rng = rng_for(seed, "bootstrap", *key)
     ma = np.empty(B)
     mb = np.empty(B)
@@ -228,7 +191,7 @@ def bootstrap_mean_ci(x: Any, *, B: int = DEFAULT_BOOTSTRAP, seed: int = 0, conf
     n = x.size
     if n == 0 or B < 1:
         return (float("nan"), float("nan"))
-    if interval == "t":
+    if interval in ("t", "skew-t"):  # a per-set mean: the Student t interval
         return t_mean_ci(x, confidence)
     rng = rng_for(seed, "bootstrap-mean", *key)
     reps = np.concatenate([np.mean(x[idx], axis=1) for idx in bootstrap_index_chunks(n, B, rng)])

@@ -8,6 +8,7 @@ import numpy as np
 
 from bench.evaluation.correction import CORRECTION_DESCRIPTIONS, CORRECTIONS, adjust_pvalues, family_size
 from bench.evaluation.intervals import (CI_DESCRIPTIONS, DEFAULT_BOOTSTRAP, DEFAULT_CI, check_ci_args, drop_rate, paired_bootstrap_ci)
+from bench.evaluation.skew import changed_note
 from bench.evaluation.paired import DEFAULT_RESAMPLES, EXACT_MAX_N, TEST_DESCRIPTIONS, TESTS, WILCOXON_EXACT_MAX_N, check_alternative, cohen_dz, finite_or_none, paired_test, win_tie_loss
 
 # --------------------------------------------------------------------------- variation statistics
@@ -77,7 +78,7 @@ def statistics_header(*, test: str, correction: str, seed: int, bootstrap: int, 
         "effect_size": "d_z = mean(d) / SD(d), SD with ddof=1",
         "bootstrap": {"B": int(bootstrap), "interval": interval, "method": CI_DESCRIPTIONS[interval],
                       "confidence": confidence, "sidedness": "two-sided (central) interval",
-                      "resampling": ("none: B and seed are not used by this interval" if interval == "t"
+                      "resampling": ("none: B and seed are not used by this interval" if interval in ("t", "skew-t")
                                      else "queries with replacement, jointly for both sets")},
         "win_tie_loss": f"per query: win = {other} > {baseline}, tie = equal, loss = {other} < {baseline}",
         "degenerate": "n < 2 -> p and intervals null; all differences zero -> p = 1",
@@ -112,7 +113,7 @@ def variation_statistics(per_query: Any, sets: List[str], measures: List[str], *
         {"header": {...test, sidedness, correction, family, family_size, alpha, seed, B...},
          "sets": [...], "measures": [...],
          "comparisons": {SET: {MEASURE: {"n", "n_applied", "mean_original", "mean_variation",
-             "delta", "delta_ci", "drop_rate", "drop_rate_ci", "statistic", "p_value",
+             "delta", "delta_ci", "drop_rate", "drop_rate_ci", "n_changed", "interval_note", "statistic", "p_value",
              "p_corrected", "significant", "d_z", "win", "tie", "loss", "method", "note"}}}}
     """
     if test not in TESTS:
@@ -156,6 +157,8 @@ def variation_statistics(per_query: Any, sets: List[str], measures: List[str], *
                 "delta_ci": list(ci.delta),
                 "drop_rate": drop_rate(mo, mv) if a.size else float("nan"),
                 "drop_rate_ci": list(ci.drop_rate),
+                "n_changed": int(np.sum(a != b)),
+                "interval_note": changed_note(int(np.sum(a != b)), int(a.size)),
                 "statistic": res.statistic,
                 "p_value": res.pvalue,
                 "d_z": cohen_dz(a, b),

@@ -34,7 +34,9 @@ Conventions (stated once, recorded in every output header; details in docs/stati
   t = +-inf, p = 0 (one-sided: 0 or 1 by the sign).
 * Effect size ``d_z = mean(d) / SD(d)`` with SD ddof=1 (NaN when undefined, inf when SD = 0).
 * Confidence intervals (two-sided, central, 95 % by default; ``interval`` = one of
-  ``CI_METHODS``). Default ``"t"``, chosen because it meets its nominal coverage at n = 10..100
+  ``CI_METHODS``). Default ``"skew-t"``: the union of the ``"t"`` interval below and Hall's
+  skewness-corrected t interval (``bench.evaluation.skew``), chosen by coverage where few queries
+  change and the change is one-sided (``benchmarks/interval_coverage.py``). ``"t"``, chosen because it meets its nominal coverage at n = 10..100
   on normal and on zero-heavy IR-like data where the bootstrap intervals do not (measured by
   ``benchmarks/ci_coverage.py``): delta and means by the Student t interval
   ``mean +- t_{n-1} SD / sqrt(n)`` (SD ddof=1), the drop rate (a ratio of means) by the

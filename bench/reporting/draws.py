@@ -64,7 +64,8 @@ def draws_section(result: dict) -> Any:
             body.append({"set": e.get("label") or e["name"], "strip": " ".join(_pct(x) for x in d["drop_rates"]),
                          "mean": _pct(d["drop_rate_mean"]),
                          "sd": "-" if d["drop_rate_sd"] is None else f"{100 * d['drop_rate_sd']:.1f} pp",
-                         "ci": f"[{_pct(lo)}, {_pct(hi)}]", "worst": f"{d['worst_metric']:.4f}",
+                         "ci": f"[{_pct(lo)}, {_pct(hi)}]" + (f" ({d['interval_note']})" if d.get("interval_note") else ""),
+                         "worst": f"{d['worst_metric']:.4f}",
                          "wdrop": f"{_pct(d['worst_drop_rate'])} [{_pct(wlo)}, {_pct(whi)}]",
                          "share": "-" if s1 is None or sg is None else f"{100 * s1:.0f}% / {100 * sg:.0f}%"})
         if body:

@@ -9,13 +9,15 @@ types, and the applied-only companion of VARIATIONS (AVG.).
   before the first ``:`` is the type, a detail without ``:`` counts as its first word. Counted
   over the changed queries.
 * The applied-only average: the mean over the variation sets of each set's applied-only drop
-  rate (ORIGINAL and the set on the queries the set changed), with a percentile bootstrap
-  interval: the judged queries are resampled with replacement once per replicate, jointly for
-  every set, and every set's applied-only drop rate is recomputed on the resample. A set with no
-  changed query is left out of the average and named. A replicate in which an averaged set has
-  no changed query, or in which ORIGINAL sums to 0 on that set's resampled changed queries, has no
-  drop rate for that set: it is left out and counted (``n_undefined``), so the interval is conditional on every averaged set being
-  represented.
+  rate (ORIGINAL and the set on the queries the set changed), with a skewness-widened t interval
+  (``bench.evaluation.skew.skew_t_ci`` of the mean of the sets' ratios of means over the judged
+  queries; measured by ``python -m benchmarks.interval_coverage``); ``interval="percentile"``
+  gives the percentile bootstrap of earlier versions (the judged queries resampled once per
+  replicate, jointly for every set; a replicate in which an averaged set has no changed query, or
+  in which ORIGINAL sums to 0 on that set's resampled changed queries, is left out and counted in
+  ``n_undefined``). A set with no changed query is left out of the average and named. When a set
+  rests on fewer than 10 changed queries (values that differ from ORIGINAL's), ``interval_note``
+  says "interval unreliable: k of n queries changed in SET".
 
 Runs written before these figures existed are read with :func:`set_figures` and
 :func:`applied_average_of`, which recompute them from ``per_query.csv`` (its ``applied``
@@ -32,6 +34,7 @@ import numpy as np
 from bench.core.seeding import rng_for
 from bench.core.progress import count
 from bench.evaluation.intervals import bootstrap_index_chunks
+from bench.evaluation.skew import AVERAGE_DROP_RATE, MIN_CHANGED, skew_t_ci
 
 #: a variation set that changed fewer than this share of the judged queries is flagged
 LOW_APPLICABILITY = 0.30
@@ -39,17 +42,23 @@ LOW_APPLICABILITY = 0.30
 LOW_MARK = "!"
 AVG_BOOTSTRAP = 1000
 AVG_CONFIDENCE = 0.95
-AVG_INTERVAL = "percentile"
+AVG_INTERVAL = "skew-t"  # "percentile": the bootstrap of earlier versions (still computable, for comparison)
 APPLIED_AVG = "VARIATIONS (AVG.) applied-only"
 DEFINITION = ("applicability = n_applied / n_evaluated, the share of judged queries the generator changed; a set "
               f"below {LOW_APPLICABILITY:.0%} is flagged ({LOW_MARK}): its drop rate over all queries is close to 0 by "
               "construction, as unchanged queries keep their scores")
 AVG_DEFINITION = ("mean over the variation sets of each set's applied-only drop rate (ORIGINAL and the set on the "
                   "queries the set changed); sets with no changed query are left out and named")
-AVG_METHOD = (f"percentile bootstrap, {AVG_CONFIDENCE:.0%}, B = {AVG_BOOTSTRAP}: the judged queries resampled with "
-              "replacement once per replicate, jointly for every set; every set's applied-only drop rate recomputed "
-              "on the resample; replicates in which an averaged set has no changed query, or ORIGINAL sums to 0 on that "
-              "set's resampled changed queries, are left out (n_undefined)")
+AVG_METHOD = (f"skewness-widened t interval, {AVG_CONFIDENCE:.0%}: the union of the delta-method t interval and Hall's "
+              "skewness-corrected t interval of the mean of the sets' applied-only drop rates, each a ratio of means "
+              "over the judged queries (ORIGINAL and the set times the set's applied flag), from the influence values "
+              "of every judged query; no resampling (B, seed and n_undefined are kept for the percentile bootstrap of "
+              f"earlier versions); flagged 'interval unreliable' when a set rests on fewer than {MIN_CHANGED} changed "
+              "queries")
+PERCENTILE_METHOD = (f"percentile bootstrap, {AVG_CONFIDENCE:.0%}, B = {AVG_BOOTSTRAP}: the judged queries resampled with "
+                     "replacement once per replicate, jointly for every set; every set's applied-only drop rate "
+                     "recomputed on the resample; replicates in which an averaged set has no changed query, or ORIGINAL "
+                     "sums to 0 on that set's resampled changed queries, are left out (n_undefined)")
 
 
 def share(n_applied: Any, n_evaluated: Any) -> Optional[float]:
@@ -113,18 +122,22 @@ def _set_drops(orig: np.ndarray, var: np.ndarray, mask: np.ndarray, idx: np.ndar
 def applied_only_average(original: Mapping[str, Sequence[float]],
                          sets: Sequence[Tuple[str, Sequence[Any], Mapping[str, Sequence[float]]]],
                          measures: Sequence[str], seed: int, B: int = AVG_BOOTSTRAP,
-                         confidence: float = AVG_CONFIDENCE) -> dict:
+                         confidence: float = AVG_CONFIDENCE, interval: str = AVG_INTERVAL) -> dict:
     """The ``summary[VARIATIONS (AVG.)].applied_only`` block.
 
     ``original``: measure -> ORIGINAL's per-query values; ``sets``: (name, applied flags, measure ->
-    values), every array on the same queries in the same order."""
+    values), every array on the same queries in the same order. ``interval``: "skew-t" (default) or
+    "percentile" (earlier versions)."""
+    if interval not in ("skew-t", "percentile"):
+        raise ValueError(f"unknown interval {interval!r}; choose skew-t or percentile")
     n = len(next(iter(original.values()))) if original else 0
     masks = {name: np.asarray(applied, dtype=bool) for name, applied, _ in sets}
     included = [name for name, _, _ in sets if masks[name].any()]
     excluded = {name: "no changed queries (n_applied = 0)" for name, _, _ in sets if not masks[name].any()}
-    out: Dict[str, Any] = {"definition": AVG_DEFINITION, "method": AVG_METHOD, "interval": AVG_INTERVAL, "B": B,
-                           "confidence": confidence, "seed": seed, "sets": included, "excluded": excluded,
-                           "drop_rate": {}, "drop_rate_ci": {}, "n_sets": {}, "n_undefined": {}}
+    out: Dict[str, Any] = {"definition": AVG_DEFINITION, "method": AVG_METHOD if interval == "skew-t" else PERCENTILE_METHOD,
+                           "interval": interval, "B": B, "confidence": confidence, "seed": seed, "sets": included,
+                           "excluded": excluded, "drop_rate": {}, "drop_rate_ci": {}, "n_sets": {}, "n_undefined": {},
+                           "interval_note": {}}
     by_measure: Dict[str, Dict[str, str]] = {}
     alpha = (1.0 - confidence) / 2.0
     for m in measures:
@@ -139,17 +152,28 @@ def applied_only_average(original: Mapping[str, Sequence[float]],
             if so == 0.0 or not math.isfinite(so) or not math.isfinite(float(np.sum(v[mask]))):
                 by_measure.setdefault(m, {})[name] = "ORIGINAL scores 0 (or not finite) on its changed queries"
                 continue
-            members.append((o, v, mask, (so - float(np.sum(v[mask]))) / so))
+            members.append((o, v, mask, (so - float(np.sum(v[mask]))) / so, name))
         out["n_sets"][m] = len(members)
         if not members or n == 0:
             out["drop_rate"][m], out["drop_rate_ci"][m], out["n_undefined"][m] = None, [None, None], 0
+            out["interval_note"][m] = None
             continue
         out["drop_rate"][m] = float(np.mean([x[3] for x in members]))
+        fewest, weakest = min((int(np.sum(mask & (o != v))), name) for o, v, mask, _, name in members)
+        out["interval_note"][m] = (f"interval unreliable: {fewest} of {n} queries changed in {weakest}"
+                                   if fewest < MIN_CHANGED else None)
+        if interval == "skew-t":
+            x = np.concatenate([np.c_[np.where(mask, o, 0.0), np.where(mask, v, 0.0)] for o, v, mask, _, _ in members],
+                               axis=1)
+            lo, hi = skew_t_ci(x, AVERAGE_DROP_RATE, confidence)
+            out["n_undefined"][m] = 0
+            out["drop_rate_ci"][m] = [lo, hi] if math.isfinite(lo) and math.isfinite(hi) else [None, None]
+            continue
         reps = np.empty(B)
         i = 0
         for idx in bootstrap_index_chunks(n, B, rng_for(seed, "bootstrap-applied-only-average", m)):
             c = idx.shape[0]
-            reps[i:i + c] = np.mean(np.stack([_set_drops(o, v, mask, idx) for o, v, mask, _ in members]), axis=0)
+            reps[i:i + c] = np.mean(np.stack([_set_drops(o, v, mask, idx) for o, v, mask, _, _ in members]), axis=0)
             i += c
         good = reps[np.isfinite(reps)]
         out["n_undefined"][m] = int(B - good.size)
@@ -270,10 +294,20 @@ def average_line(block: Optional[dict], measures: Sequence[str]) -> List[str]:
     for m, d in (block.get("excluded_by_measure") or {}).items():
         lines.append(f"  left out on {m}: " + ", ".join(f"{k} ({v})" for k, v in d.items()))
     und = {m: (block.get("n_undefined") or {}).get(m) for m in measures if (block.get("n_undefined") or {}).get(m)}
-    lines.append(f"  interval: {block.get('interval', AVG_INTERVAL)} bootstrap, B = {block.get('B')}, queries "
-                 "resampled once per replicate, every set's applied-only drop rate recomputed"
-                 + (("; replicates left out (an averaged set with no changed query, or ORIGINAL scoring 0 on them, "
-                     "in the resample): "
-                     + ", ".join(f"{m} {k}" for m, k in und.items())) if und else "")
-                 + (f"; {block['recomputed']}" if block.get("recomputed") else ""))
+    kind = block.get("interval", "percentile")  # a block without the key was written by the percentile bootstrap
+    if kind == "skew-t":
+        lines.append("  interval: skewness-widened t (the union of the delta-method t interval and Hall's skewness-"
+                     "corrected t interval), from every judged query" + (f"; {block['recomputed']}"
+                                                                         if block.get("recomputed") else ""))
+    else:
+        lines.append(f"  interval: {kind} bootstrap, B = {block.get('B')}, queries "
+                     "resampled once per replicate, every set's applied-only drop rate recomputed"
+                     + (("; replicates left out (an averaged set with no changed query, or ORIGINAL scoring 0 on them, "
+                         "in the resample): "
+                         + ", ".join(f"{m} {k}" for m, k in und.items())) if und else "")
+                     + (f"; {block['recomputed']}" if block.get("recomputed") else ""))
+    for m in measures:
+        note = (block.get("interval_note") or {}).get(m)
+        if note:
+            lines.append(f"  {m}: {note}")
     return lines

@@ -9,9 +9,10 @@ class AppliedOnlyAverage(TypedDict, total=False):
     """variations: the applied-only companion of VARIATIONS (AVG.): the mean of the sets' applied-only drop rates."""
 
     definition: Annotated[str, "what is averaged, in words"]
-    method: Annotated[str, "the interval in words (resampling, B, replicates left out)"]
-    interval: Annotated[str, "interval method (percentile)"]
-    B: Annotated[int, "bootstrap replicates"]
+    method: Annotated[str, "the interval in words"]
+    interval: Annotated[str, "interval method: skew-t (the skewness-widened t interval), or percentile (the "
+                             "bootstrap of runs written before it)"]
+    B: Annotated[int, "bootstrap replicates (used by the percentile interval only)"]
     confidence: Annotated[float, "confidence level (two-sided central interval)"]
     seed: Annotated[int, "seed of the resampling (the run's seed)"]
     sets: Annotated[List[str], "the sets averaged (those with at least one changed query)"]
@@ -20,9 +21,12 @@ class AppliedOnlyAverage(TypedDict, total=False):
                                                                "(ORIGINAL scores 0 on its changed queries)}"]
     drop_rate: Annotated[Dict[str, Optional[float]], "measure: mean of the averaged sets' applied-only drop rates "
                                                      "(null: no set to average)"]
-    drop_rate_ci: Annotated[Dict[str, List[Optional[float]]], "measure: [low, high] bootstrap interval"]
+    drop_rate_ci: Annotated[Dict[str, List[Optional[float]]], "measure: [low, high] interval"]
+    interval_note: Annotated[Dict[str, Optional[str]], "measure: 'interval unreliable: k of n queries changed in SET' "
+                                                       "when an averaged set has fewer than 10 changed queries, "
+                                                       "else null"]
     n_sets: Annotated[Dict[str, int], "measure: sets averaged"]
-    n_undefined: Annotated[Dict[str, int], "measure: replicates left out (an averaged set without a changed query "
+    n_undefined: Annotated[Dict[str, int], "measure: percentile bootstrap replicates left out (0 for skew-t; an averaged set without a changed query "
                                            "in the resample, or ORIGINAL summing to 0 on that set's resampled "
                                            "changed queries)"]
     recomputed: Annotated[str, "only when read from a run written before this figure: where it was recomputed from "

@@ -248,6 +248,9 @@ class Comparison(TypedDict, total=False):
     delta_ci: Annotated[List[Optional[float]], "[low, high] confidence interval of delta"]
     drop_rate: Annotated[Optional[float], "(mean_original - mean_variation) / mean_original"]
     drop_rate_ci: Annotated[List[Optional[float]], "[low, high] confidence interval of the drop rate"]
+    n_changed: Annotated[int, "queries whose value differs between the two sets"]
+    interval_note: Annotated[Optional[str], "'interval unreliable: k of n queries changed' when n_changed < 10 (no "
+                                            "interval measured holds its coverage there), else null"]
     statistic: Annotated[Optional[float], "test statistic"]
     p_value: Annotated[Optional[float], "p-value of the test"]
     p_corrected: Annotated[Optional[float], "p-value after the family's correction"]

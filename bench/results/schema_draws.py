@@ -22,12 +22,16 @@ class DrawMeasure(TypedDict, total=False):
     drop_rates: Annotated[List[Optional[float]], "drop rate of each draw against ORIGINAL, in seed order"]
     drop_rate_mean: Annotated[Optional[float], "mean of the draws' drop rates (= the set's drop_rate)"]
     drop_rate_sd: Annotated[Optional[float], "SD of the draws' drop rates (ddof 1)"]
-    drop_rate_ci: Annotated[List[Optional[float]], "[low, high] 95% variance-components t interval over queries "
-                                                   "and draws"]
+    drop_rate_ci: Annotated[List[Optional[float]], "[low, high] 95% variance-components interval over queries "
+                                                   "and draws (skewness-widened t; see interval)"]
     metric_per_draw: Annotated[List[float], "the measure's mean in each draw, in seed order"]
     worst_metric: Annotated[float, "mean over queries of the lowest value over the draws (worst of N)"]
     worst_drop_rate: Annotated[Optional[float], "drop rate of the worst of N against ORIGINAL"]
-    worst_drop_rate_ci: Annotated[List[Optional[float]], "[low, high] delta-method t interval of worst_drop_rate"]
+    worst_drop_rate_ci: Annotated[List[Optional[float]], "[low, high] skewness-widened t interval of "
+                                                         "worst_drop_rate"]
+    n_changed: Annotated[int, "queries whose value differs from ORIGINAL's in at least one draw"]
+    interval_note: Annotated[Optional[str], "'interval unreliable: k of n queries changed' when n_changed < 10, "
+                                            "else null"]
     components: Annotated[DrawComponents, "variance components and the draw's share of the spread"]
 
 

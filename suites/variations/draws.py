@@ -211,6 +211,7 @@ def draw_strip(result: dict, measure: Optional[str] = None) -> List[str]:
         strip = " ".join("-" if x is None else _pct(x) for x in d["drop_rates"])
         lo, hi = d["drop_rate_ci"]
         ci = "[-]" if lo is None else f"[{_pct(lo)}, {_pct(hi)}]"
+        ci += f" ({d['interval_note']})" if d.get("interval_note") and lo is not None else ""
         wd = d["worst_drop_rate"]
         mean = "-" if d["drop_rate_mean"] is None else _pct(d["drop_rate_mean"])
         sd = "-" if d["drop_rate_sd"] is None else f"{round(100 * d['drop_rate_sd'], 1) + 0.0:.1f}"

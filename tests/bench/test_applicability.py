@@ -71,7 +71,7 @@ def _example(n=14):
 
 def test_applied_only_average_matches_a_brute_force_recomputation():
     orig, sets = _example()
-    block = AP.applied_only_average(orig, sets, ["M"], seed=3, B=300)
+    block = AP.applied_only_average(orig, sets, ["M"], seed=3, B=300, interval="percentile")
     point, ci, undefined = _brute_force(orig, sets, "M", 3, 300)
     assert block["sets"] == ["ALL", "HALF", "ONE"]
     assert block["excluded"] == {"NONE": "no changed queries (n_applied = 0)"}  # excluded and named
@@ -79,8 +79,9 @@ def test_applied_only_average_matches_a_brute_force_recomputation():
     assert block["drop_rate_ci"]["M"] == pytest.approx(ci, abs=1e-12)
     assert block["n_undefined"]["M"] == undefined > 0  # the set with one changed query is often not drawn
     assert block["n_sets"]["M"] == 3 and block["B"] == 300 and block["interval"] == "percentile"
-    assert block == AP.applied_only_average(orig, sets, ["M"], seed=3, B=300)  # deterministic
-    assert block["drop_rate_ci"] != AP.applied_only_average(orig, sets, ["M"], seed=4, B=300)["drop_rate_ci"]
+    assert block == AP.applied_only_average(orig, sets, ["M"], seed=3, B=300, interval="percentile")  # deterministic
+    assert block["drop_rate_ci"] != AP.applied_only_average(orig, sets, ["M"], seed=4, B=300,
+                                                            interval="percentile")["drop_rate_ci"]
 
 
 def _undefined_by_reason(orig, sets, m, seed, B):
@@ -111,7 +112,7 @@ def test_n_undefined_counts_both_reasons_a_replicate_is_left_out():
     orig_zero = {"M": [0.8 if i == 7 else 0.0 for i in range(n)]}
     zeros = ("ZEROS", [1] * n, {"M": [0.4 if i == 7 else 0.0 for i in range(n)]})
     for o, sets, case in ((orig, [one], "none"), (orig_zero, [zeros], "zero")):
-        block = AP.applied_only_average(o, sets, ["M"], seed=7, B=B)
+        block = AP.applied_only_average(o, sets, ["M"], seed=7, B=B, interval="percentile")
         none, zero = _undefined_by_reason(o, sets, "M", 7, B)
         assert (none > 0, zero > 0) == ((True, False) if case == "none" else (False, True))
         assert block["n_undefined"]["M"] == none + zero == B - int(np.isfinite(np.array(
@@ -121,7 +122,7 @@ def test_n_undefined_counts_both_reasons_a_replicate_is_left_out():
     both_orig = {"M": [0.8 if i in (4, 7) else 0.0 for i in range(n)]}
     single = ("ONE", [1 if i == 4 else 0 for i in range(n)], {"M": [0.2 if i == 4 else 0.0 for i in range(n)]})
     rest = ("ZEROS", [0 if i == 4 else 1 for i in range(n)], {"M": [0.4 if i == 7 else 0.0 for i in range(n)]})
-    block = AP.applied_only_average(both_orig, [single, rest], ["M"], seed=7, B=B)
+    block = AP.applied_only_average(both_orig, [single, rest], ["M"], seed=7, B=B, interval="percentile")
     none, zero = _undefined_by_reason(both_orig, [single, rest], "M", 7, B)
     assert block["n_undefined"]["M"] == none + zero and none > 0 and zero > 0 and block["n_sets"]["M"] == 2
     assert "ORIGINAL sums to 0" in block["method"] and "no changed query" in block["method"]
@@ -143,8 +144,12 @@ def _brute_force_reps(orig, sets, m, seed, B):
 
 
 def test_one_query_and_a_measure_where_original_scores_zero():
-    one = AP.applied_only_average({"M": [0.5]}, [("A", [1], {"M": [0.25]}), ("B", [0], {"M": [0.5]})], ["M"], 0, B=50)
-    assert one["drop_rate"]["M"] == 0.5 and one["drop_rate_ci"]["M"] == [0.5, 0.5]  # n = 1: every resample alike
+    args = {"M": [0.5]}, [("A", [1], {"M": [0.25]}), ("B", [0], {"M": [0.5]})], ["M"], 0
+    boot = AP.applied_only_average(*args, B=50, interval="percentile")
+    assert boot["drop_rate_ci"]["M"] == [0.5, 0.5]  # n = 1: every resample alike
+    one = AP.applied_only_average(*args, B=50)
+    assert one["drop_rate"]["M"] == 0.5 and one["drop_rate_ci"]["M"] == [None, None]  # n = 1: no t interval
+    assert one["interval_note"]["M"] == "interval unreliable: 1 of 1 queries changed in A"
     assert one["excluded"] == {"B": "no changed queries (n_applied = 0)"} and one["n_undefined"]["M"] == 0
     zero = AP.applied_only_average({"M": [0.0, 0.0], "N": [1.0, 1.0]},
                                    [("A", [1, 1], {"M": [0.0, 0.0], "N": [0.5, 0.5]})], ["M", "N"], 0, B=20)

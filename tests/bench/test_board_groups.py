@@ -90,7 +90,7 @@ def test_compare_groups_incomparable_runs_and_compares_drop_rates_within_a_group
     assert (d["ci_low"], d["ci_high"]) == pytest.approx((ref.ci_low, ref.ci_high))
     assert d["ci_low"] <= d["difference"] <= d["ci_high"]
     md = t.markdown()
-    assert "### Drop rate of VARIATIONS (AVG.) (MRR@10)" in md and "B=2000, seed=3" in md
+    assert "### Drop rate of VARIATIONS (AVG.) (MRR@10)" in md and "skewness-widened t interval" in md
     assert compare([a, small, b], resamples=2000, seed=3).markdown() == md  # deterministic
 
 
@@ -100,7 +100,7 @@ def test_compare_cli_drop_rate_csv_and_api(tmp_path, capsys):
     assert main(["compare", str(a), str(b), "--resamples", "500", "--drop-rate-output", str(out)]) == 0
     rows = list(csv.DictReader(io.StringIO(out.read_text())))
     assert len(rows) == 1 and rows[0]["model_a"] == "model-a" and float(rows[0]["n"]) == 40
-    assert "percentile bootstrap" in rows[0]["interval_method"] and "two-sided" in rows[0]["test_method"]
+    assert "skewness-widened t" in rows[0]["interval_method"] and "two-sided" in rows[0]["test_method"]
     assert main(["compare", str(a), "--resamples", "0"]) == 2
     assert "--resamples 0" in capsys.readouterr().err
     from bench.api import load_run

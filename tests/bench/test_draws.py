@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from bench.evaluation.draws import components, draw_summary, per_draw_drops
-from bench.evaluation.intervals import t_drop_rate_ci
+from bench.evaluation.skew import DROP_RATE, skew_t_ci
 
 
 def test_summary_against_hand_computation():
@@ -15,7 +15,9 @@ def test_summary_against_hand_computation():
     assert s["drop_rates"] == pytest.approx(list(drops))
     assert s["drop_rate_mean"] == pytest.approx(drops.mean())
     assert s["drop_rate_sd"] == pytest.approx(np.std(drops, ddof=1))
-    assert s["drop_rate_ci"] == pytest.approx(list(t_drop_rate_ci(o, v.mean(axis=1))))
+    assert s["drop_rate_ci"] == pytest.approx(list(skew_t_ci(np.c_[o, v.mean(axis=1)], DROP_RATE)))
+    assert s["worst_drop_rate_ci"] == pytest.approx(list(skew_t_ci(np.c_[o, v.min(axis=1)], DROP_RATE)))
+    assert s["n_changed"] == 40 and s["interval_note"] is None
     assert s["worst_metric"] == pytest.approx(v.min(axis=1).mean())
     assert s["worst_drop_rate"] == pytest.approx(1 - v.min(axis=1).mean() / o.mean())
     assert s["metric_per_draw"] == pytest.approx(list(v.mean(axis=0)))

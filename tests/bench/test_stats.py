@@ -271,11 +271,11 @@ def test_degenerate_inputs():
 
 
 def test_confidence_intervals_basic():
-    # Before: the default was the percentile bootstrap and the test asserted that the seed changes
-    # it; the default is now the (seed-free) t interval, the bootstrap intervals are options.
+    # The default is the (seed-free) skewness-widened t interval; "t" is the interval of earlier
+    # versions, the bootstrap intervals are options.
     a, b = _pair(6, 400, shift=-0.05)
-    ci = S.paired_bootstrap_ci(a, b, B=2000, seed=3)
-    assert ci.interval == "t"
+    assert S.paired_bootstrap_ci(a, b, B=2000, seed=3).interval == "skew-t"
+    ci = S.paired_bootstrap_ci(a, b, B=2000, seed=3, interval="t")
     d = b - a
     se = d.std(ddof=1) / math.sqrt(d.size)
     lo, hi = ci.delta
@@ -283,7 +283,8 @@ def test_confidence_intervals_basic():
     assert (lo, hi) == pytest.approx((d.mean() - q * se, d.mean() + q * se), rel=1e-12)
     dr = S.drop_rate(a.mean(), b.mean())
     assert ci.drop_rate[0] < dr < ci.drop_rate[1]
-    assert ci == S.paired_bootstrap_ci(a, b, B=2000, seed=4)  # no resampling
+    assert ci == S.paired_bootstrap_ci(a, b, B=2000, seed=4, interval="t")  # no resampling
+    assert S.paired_bootstrap_ci(a, b, seed=3) == S.paired_bootstrap_ci(a, b, seed=4)
     for interval in ("bca", "percentile"):
         boot = S.paired_bootstrap_ci(a, b, B=2000, seed=3, interval=interval)
         assert boot == S.paired_bootstrap_ci(a, b, B=2000, seed=3, interval=interval)
@@ -339,7 +340,7 @@ def test_confidence_interval_degenerate_cases_without_warnings(interval):
         b = np.r_[0.5, np.zeros(8), 0.25]
         c = S.paired_bootstrap_ci(a, b, B=300, interval=interval)
         assert c.delta[0] <= c.delta[1]
-        if interval != "t":
+        if interval not in ("t", "skew-t"):
             assert c.n_undefined_drop > 0
         n2 = S.paired_bootstrap_ci([0.0, 1.0], [1.0, 1.0], B=100, interval=interval)
         assert n2.delta[0] <= 0.5 <= n2.delta[1]
@@ -429,7 +430,7 @@ def test_variation_statistics_structure_and_values():
     h = out["header"]
     assert h["test"] == "t-test" and h["sidedness"] == "two-sided" and h["correction"] == "holm"
     assert "ddof=1" in h["effect_size"] and h["bootstrap"]["B"] == 300 and h["seed"] == 1
-    assert h["bootstrap"]["interval"] == "t" and h["bootstrap"]["method"].startswith("Student t interval")
+    assert h["bootstrap"]["interval"] == "skew-t" and h["bootstrap"]["method"].startswith("skewness-widened t")
     assert h["family_size"] == {"MRR@10": 3, "nDCG@10": 3}
     assert out["sets"] == ["MISSPELL", "SWAPWORD", "SAME"]
     c = out["comparisons"]["MISSPELL"]["MRR@10"]

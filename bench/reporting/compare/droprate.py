@@ -1,6 +1,6 @@
 """`bench compare`: the drop rate of VARIATIONS (AVG.) compared between every pair of comparable runs
 (the gate's rule, :mod:`bench.reporting.comparability`), with the kernels of
-:mod:`bench.evaluation.droprate` (paired percentile bootstrap interval, two-sided swap
+:mod:`bench.evaluation.droprate` (skewness-widened t interval, two-sided swap
 randomization test). The p-values of the pairs form one family, corrected with the compare
 table's correction."""
 from __future__ import annotations
@@ -96,6 +96,8 @@ def markdown(rows: Sequence[Dict[str, Any]], metric: str, correction: str, alpha
            "|---|---|---:|---:|---:|---:|---|---:|---:|---|"]
     for r in rows:
         ci = "" if r["ci_low"] is None else f"[{100 * r['ci_low']:.1f}%, {100 * r['ci_high']:.1f}%]"
+        flag = next((x for x in str(r.get("note") or "").split("; ") if x.startswith("interval unreliable")), "")
+        ci += f" ({flag})" if flag and ci else ""
         test = r["test_method"].replace("swap randomization, two-sided, ", "")
         out.append("| " + " | ".join([_md(r["model_a"]), _md(r["model_b"]), str(r["n"]), f(r["drop_a"], True),
                                       f(r["drop_b"], True), f(r["difference"], True), ci, f(r["p_value"]),

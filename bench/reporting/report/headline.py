@@ -16,7 +16,7 @@ CORRECTION_NAMES = {"holm": "Holm", "bh": "Benjamini-Hochberg", "none": "uncorre
 
 def _ci(data: Any, s: str, m: str) -> str:
     c = data.comparison(s, m) or {}
-    return M.with_ci(M.pct(data.drop(s, m)), c.get("drop_rate_ci"), M.pct)
+    return M.with_ci(M.pct(data.drop(s, m)), c.get("drop_rate_ci"), M.pct, c.get("interval_note"))
 
 
 def average_sentence(data: Any) -> List[str]:

@@ -45,9 +45,11 @@ def interval(ci: Any, fmt: Callable[[Any], str] = f4) -> str:
     return f"[{fmt(ci[0])}, {fmt(ci[1])}]"
 
 
-def with_ci(value: str, ci: Any, fmt: Callable[[Any], str] = f4) -> str:
+def with_ci(value: str, ci: Any, fmt: Callable[[Any], str] = f4, note: Any = None) -> str:
+    """``value [lo, hi]``; ``note`` (an interval's "interval unreliable: ..." flag) follows the interval."""
     iv = interval(ci, fmt)
-    return f"{value} {iv}" if iv and value != "n/a" else value
+    out = f"{value} {iv}" if iv and value != "n/a" else value
+    return f"{out} ({note})" if note and iv and value != "n/a" else out
 
 
 def sig_mark(significant: Any, delta: Any) -> str:

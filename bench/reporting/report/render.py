@@ -75,7 +75,8 @@ def headline_rows(data: ReportData) -> List[M.Row]:
         r: M.Row = {"set": s, "label": data.run.label(s), "applied": RA.applied_cell(data, s)}
         for m in data.measures:
             c = data.comparison(s, m)
-            cell = M.with_ci(M.pct(data.drop(s, m)), c.get("drop_rate_ci") if c else None, M.pct)
+            cell = M.with_ci(M.pct(data.drop(s, m)), c.get("drop_rate_ci") if c else None, M.pct,
+                             c.get("interval_note") if c else None)
             mark = _mark(data, s, m)
             r[m] = RA.marked(data, s, f"{cell} {mark}" if mark else cell)
             r["_" + m] = "worse" if mark.endswith("worse") else "better" if mark else ""
@@ -107,7 +108,8 @@ def rows(data: ReportData, measure: str) -> List[M.Row]:
         elif c:
             mark = _mark(data, s, measure)
             r.update(delta=M.with_ci(f"{c['delta']:+.4f}" if M.finite(c["delta"]) else "n/a", c["delta_ci"]),
-                     drop=RA.marked(data, s, M.with_ci(M.pct(c["drop_rate"]), c["drop_rate_ci"], M.pct)),
+                     drop=RA.marked(data, s, M.with_ci(M.pct(c["drop_rate"]), c["drop_rate_ci"], M.pct,
+                                                       c.get("interval_note"))),
                      p=M.pval(c["p_value"]), p_adj=M.pval(c["p_corrected"]),
                      sig=f"yes {mark}" if c["significant"] else "no", dz=M.f4(c["d_z"], 3),
                      wtl=f"{c['win']}/{c['tie']}/{c['loss']}", mde=M.f4((data.mde.get(s) or {}).get(measure)),

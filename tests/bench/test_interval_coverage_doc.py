@@ -1,0 +1,47 @@
+"""docs/statistics.md's interval-coverage table is the one benchmarks/interval_coverage.py writes
+from its committed results (``--check``), in the documented format, and the simulation behind it
+runs (a few replications of one cell)."""
+import json
+import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root: benchmarks/ is a package there
+
+from benchmarks import interval_coverage as IC  # noqa: E402
+
+
+def test_docs_table_is_the_committed_results_table():
+    assert IC.check() == []
+    assert IC.main(["--check"]) == 0
+
+
+def test_table_format_and_every_interval_present():
+    data = json.loads(IC.JSON.read_text(encoding="utf-8"))
+    block = IC.docs_block(IC.DOC.read_text(encoding="utf-8"))
+    lines = block.splitlines()
+    head = ("| interval | population | n | G | changed | before | BCa | studentized | two-level | skew-t (ships) "
+            "| skew-t, not flagged (flagged) |")
+    assert head in lines
+    rows = [x for x in lines[lines.index(head) + 2:] if x.startswith("| ")]
+    cell = re.compile(r"^(-|\d+\.\d ± \d+\.\d)$")
+    kinds = set()
+    for row in rows[:len(data["rows"])]:
+        parts = [p.strip() for p in row.strip("|").split("|")]
+        assert len(parts) == 11
+        kinds.add(parts[0])
+        assert all(cell.match(p) for p in parts[5:10]), row
+    assert kinds == set(IC.TITLES.values())
+    assert {r["n"] for r in data["rows"]} == {30, 100}
+    assert any(r["population"].startswith("real:") for r in data["rows"])
+    assert "| interval | before: method | before | skew-t | skew-t, not flagged |" in lines
+
+
+def test_one_cell_runs_with_the_tools_functions(tmp_path):
+    rows = IC.run(["single", "delta"], [30], reps=6, cand_reps=2, B=50, seed=0, real=False, log=lambda s: None,
+                  only_populations=["sparse-skewed"])
+    assert [r["interval"] for r in rows] == ["single", "delta"]
+    r = rows[0]
+    assert r["reps"] == 6 and r["reps_by_method"] == {"before": 6, "skew-t": 6, "studentized": 2, "BCa": 2}
+    assert 0 <= r["coverage"]["skew-t"] <= 1 and r["population"] == "sparse-skewed"
+    assert IC.table({"args": {"reps": 6, "candidate_reps": 2, "B": 50, "seed": 0}, "seconds": 1.0, "rows": rows})
