@@ -23,7 +23,8 @@ from typing import Any, Dict, Optional, Union
 from bench.core.errors import DataError
 from bench.core.io import canonical_json
 from bench.results.migrations import SCHEMA_VERSION, migrate
-from bench.results.schema_common import Header, SetEntry, SetsResult
+from bench.results.schema_common import Header
+from bench.results.schema_sets import SetEntry, SetsResult
 from bench.results.schema_fewshot import FewshotResult
 from bench.results.suite import layout_of
 from bench.results.typed import Problem, compile_type

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Dict, List, Optional, TypedDict
 
-from bench.results.schema_common import Header, Retrieval, SetEntry, StatisticsHeader
+from bench.results.schema_common import Header, Retrieval, StatisticsHeader
+from bench.results.schema_sets import SetEntry
 
 
 class SplitValues(TypedDict, total=False):
