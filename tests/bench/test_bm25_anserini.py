@@ -73,7 +73,7 @@ def test_result_json_records_which_bm25_and_the_short_rankings(beir_dir, tmp_pat
 
     out = tmp_path / "run"
     assert main(["evaluate", "--model", "bm25", "--dataset", str(beir_dir), "--generators", "EXTRAPUNC",
-                 "--top-k", "5", "--no-progress", "--out", str(out)]) == 0
+                 "--top-k", "6", "--no-progress", "--out", str(out)]) == 0
     r = json.loads((out / "result.json").read_text())
     bm = r["retrieval"]["bm25"]
     assert (bm["analyzer"], bm["stemmer"], bm["k1"], bm["b"]) == ("lucene-english", "porter", 0.9, 0.4)
