@@ -2,17 +2,17 @@
 Markdown report, plots, headline notes) names the interval through these functions, so the report
 cannot say "bootstrap" where result.json records a t interval.
 
-The record is ``statistics.header.bootstrap`` of result.json: ``interval`` (``t``, ``bca`` or
-``percentile``; files written before it was recorded used the percentile bootstrap), ``method``
+The record is ``statistics.header.bootstrap`` of result.json: ``interval`` (``skew-t``, ``t``, ``bca``
+or ``percentile``; files written before it was recorded used the percentile bootstrap), ``method``
 (the full description, :data:`bench.evaluation.intervals.CI_DESCRIPTIONS`) and ``confidence``."""
 from __future__ import annotations
 
 from typing import Any, Mapping, Optional
 
 #: the interval's name in a sentence (singular)
-NAMES = {"t": "Student t interval", "bca": "BCa bootstrap interval", "percentile": "percentile bootstrap interval"}
+NAMES = {"skew-t": "skewness-widened t interval", "t": "Student t interval", "bca": "BCa bootstrap interval", "percentile": "percentile bootstrap interval"}
 #: the short label of plots and table legends
-SHORT = {"t": "t interval", "bca": "BCa bootstrap", "percentile": "percentile bootstrap"}
+SHORT = {"skew-t": "skew-t interval", "t": "t interval", "bca": "BCa bootstrap", "percentile": "percentile bootstrap"}
 #: the interval of result files that do not record one
 LEGACY = "percentile"
 
@@ -44,4 +44,4 @@ def confidence_percent(header: Optional[Mapping[str, Any]]) -> int:
 
 
 def uses_resampling(header: Optional[Mapping[str, Any]]) -> bool:
-    return interval_key(header) != "t"
+    return interval_key(header) not in ("t", "skew-t")

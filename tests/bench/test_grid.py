@@ -21,6 +21,7 @@ def test_perturb_prints_its_applicability_through_the_grid(beir_dir, tmp_path, c
     assert main(["perturb", "--dataset", str(beir_dir), "--generators", "EXTRAPUNC", "--out", str(tmp_path / "v")]) == 0
     out = capsys.readouterr().out.splitlines()
     head = next(i for i, l in enumerate(out) if l.startswith("set "))
-    assert out[head].split() == ["set", "queries", "applied", "percent"] and set(out[head + 1]) == {"-"}
-    assert out[head + 2].split() == ["EXTRAPUNC", "5", "5", "100.0%"]
+    assert out[head].split() == ["set", "queries", "applied", "percent", "on", "content", "words", "most", "changed",
+                                 "words"] and set(out[head + 1]) == {"-"}
+    assert out[head + 2].split() == ["EXTRAPUNC", "5", "5", "100.0%", "0.0%"]  # punctuation touches no word
     assert len({len(out[head]), len(out[head + 2])}) == 1

@@ -33,7 +33,7 @@ def test_headline_is_short_sentences_with_the_average_first(run):
     assert any(l.startswith("MRR@10: significantly worse than ORIGINAL: MISSPELL ") for l in lines)
     assert lines[-1].startswith("Tests: t-test (two-sided)") and "Holm correction" in lines[-1]
     assert all(len(l) < 260 for l in lines)  # one idea per line, no paragraph
-    assert "per-comparison 95% Student t intervals" in md and "markers are Holm-corrected" in md
+    assert "per-comparison 95% skewness-widened t intervals" in md and "markers are Holm-corrected" in md
     html = report(run, "html", ReportOptions(bootstrap=200), plots=False)
     assert '<ul class="headline"><li>VARIATIONS (AVG.) (the paper' in html and "markers are Holm-corrected" in html
 
@@ -59,7 +59,7 @@ def test_an_interval_excluding_zero_without_a_marker_is_named():
     assert "(here" not in RH.interval_footnote(_data([0.001, 0.027], True, 0.01))[0]
 
 
-@pytest.mark.parametrize("interval", ["t", "percentile"])
+@pytest.mark.parametrize("interval", ["skew-t", "t", "percentile"])
 def test_every_interval_word_of_the_report_is_the_method_result_json_records(run, tmp_path, interval):
     """The headline note, the statistics section and the plot titles name the interval that
     result.json records (statistics.header.bootstrap), never another one."""
@@ -81,7 +81,8 @@ def test_every_interval_word_of_the_report_is_the_method_result_json_records(run
     recorded = json.loads(path.read_text())["statistics"]["header"]
     md = report(folder, "md", ReportOptions(bootstrap=200))
     note = next(l for l in md.splitlines() if l.startswith("Intervals [..] are per-comparison"))
-    name = {"t": "Student t intervals", "percentile": "percentile bootstrap intervals"}[interval]
+    name = {"skew-t": "skewness-widened t intervals", "t": "Student t intervals",
+            "percentile": "percentile bootstrap intervals"}[interval]
     assert f"95% {name}" in note and IW.interval_name(recorded, plural=True) == name
     others = [v for k, v in IW.NAMES.items() if k != interval]
     assert not any(o in note or o + "s" in note for o in others)
