@@ -132,18 +132,23 @@ def _text(record: Mapping, key: str, where: str) -> str:
     return value
 
 
-def _corpus(obj: Any) -> Dict[str, Doc]:
-    corpus: Dict[str, Doc] = {}
+def _unique(obj: Any, part: str, id_keys, what: str, form: str):
+    """(where, id, record dict) of each record of ``part``: ids unique, a bare text read as ``{"text": ...}``."""
     first: Dict[str, str] = {}
-    for where, raw, value in _records(obj, "corpus", _DOC_ID):
-        did = _id(raw, where)
-        if did in first:
-            raise DataError(f"duplicate document id {did!r} (first at {first[did]})", where, fix="make document ids unique")
-        first[did] = where
+    for where, raw, value in _records(obj, part, id_keys):
+        rid = _id(raw, where)
+        if rid in first:
+            raise DataError(f"duplicate {what} id {rid!r} (first at {first[rid]})", where, fix=f"make {what} ids unique")
+        first[rid] = where
         record = {"text": value} if isinstance(value, str) else value
         if not isinstance(record, Mapping):
-            raise DataError(f"a document must be a text or a dict with 'title' and 'text', got {type(value).__name__}",
-                            where)
+            raise DataError(f"a {what} must be a text or {form}, got {type(value).__name__}", where)
+        yield where, rid, record
+
+
+def _corpus(obj: Any) -> Dict[str, Doc]:
+    corpus: Dict[str, Doc] = {}
+    for where, did, record in _unique(obj, "corpus", _DOC_ID, "document", "a dict with 'title' and 'text'"):
         title, text = _text(record, "title", where), _text(record, "text", where)
         if not title.strip() and not text.strip():
             raise DataError(f"document {did!r} has an empty title and text", where,
@@ -156,15 +161,7 @@ def _corpus(obj: Any) -> Dict[str, Doc]:
 
 def _queries(obj: Any) -> Dict[str, Query]:
     queries: Dict[str, Query] = {}
-    first: Dict[str, str] = {}
-    for where, raw, value in _records(obj, "queries", _QUERY_ID):
-        qid = _id(raw, where)
-        if qid in first:
-            raise DataError(f"duplicate query id {qid!r} (first at {first[qid]})", where, fix="make query ids unique")
-        first[qid] = where
-        record = {"text": value} if isinstance(value, str) else value
-        if not isinstance(record, Mapping):
-            raise DataError(f"a query must be a text or a dict with 'text', got {type(value).__name__}", where)
+    for where, qid, record in _unique(obj, "queries", _QUERY_ID, "query", "a dict with 'text'"):
         text = _text(record, "text", where)
         refuse_invisible(text, f"query {qid!r}", where, None)
         label = next((str(record[k]) for k in ("class", "label", "category") if record.get(k) not in (None, "")), None)
