@@ -1,11 +1,11 @@
 """Applicability and substance of the eight shipped generators per query style.
 
-    python benchmarks/variation_substance.py [--seed 0] [--n 200] [--json OUT] [--sets A,B]
+    python benchmarks/variation_substance.py [--seed 0] [--n 200] [--json OUT] [--sets A,B] [--protocol validated|rodr]
 
 For each style (keyword titles: Cranfield document titles in capitals; long questions: Cranfield's
 225 queries; chat questions: chatterbot's judged queries; web questions: the original queries of
 Penha et al.'s ANTIQUE and TREC DL 2019 files), at most ``--n`` queries each, every generator of the
-validated protocol is run once (seed ``--seed``, no variation cache) and reported:
+protocol (`--protocol`, default validated) is run once (seed ``--seed``, no variation cache) and reported:
 
 * **changed**: the share of queries the generator changed (applicability);
 * **content**: of the changed queries, the share whose edit touches a content word of the query (a
@@ -58,6 +58,7 @@ def main(argv=None) -> int:
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--sets", default="", help="comma-separated set names (default: all eight)")
+    ap.add_argument("--protocol", default="validated", help="validated (default) or rodr")
     args = ap.parse_args(argv)
     os.environ["DRBENCH_HOME"] = tempfile.mkdtemp(prefix="drbench-substance-")
     os.environ["DRBENCH_NO_VARIATION_CACHE"] = "1"
@@ -75,7 +76,7 @@ def main(argv=None) -> int:
     for style, texts in by_style.items():
         items = [(f"q{i}", t) for i, t in enumerate(texts)]
         docs = parsing.parse([tagging_copy(t) for t in texts], 64)
-        sets = generate_many(names, items, [args.seed], cache=False)
+        sets = generate_many(names, items, [args.seed], protocol=args.protocol, cache=False)
         for name in names:
             vs = sets[name][0]
             changed = content = 0

@@ -32,23 +32,10 @@ def test_edit_type_is_the_text_before_the_first_colon_else_the_first_word():
 
 
 def _brute_force(orig, sets, m, seed, B):
-    """Every replicate by loops over the same draws: each set's applied-only drop rate on the resample."""
+    """Every replicate by loops over the same draws: each set's applied-only drop rate on the resample
+    (a set without a changed query is left out of the average; an undefined replicate is dropped)."""
     n = len(orig[m])
-    reps = []
-    for idx in bootstrap_index_chunks(n, B, rng_for(seed, "bootstrap-applied-only-average", m)):
-        for row in idx:
-            drops = []
-            for _, applied, vals in sets:
-                if not any(applied):
-                    continue  # excluded from the average
-                chosen = [int(i) for i in row if applied[int(i)]]
-                so = sum(orig[m][i] for i in chosen)
-                if not chosen or so == 0:
-                    drops = None
-                    break
-                drops.append((so - sum(vals[m][i] for i in chosen)) / so)
-            if drops is not None:
-                reps.append(sum(drops) / len(drops))
+    reps = [r for r in _brute_force_reps(orig, [s for s in sets if any(s[1])], m, seed, B) if r == r]
     point = []
     for _, applied, vals in sets:
         idx = [i for i in range(n) if applied[i]]
