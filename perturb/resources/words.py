@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import threading
+from pathlib import Path
 from typing import FrozenSet, List, Optional, Tuple
 
 from perturb.base import Resource
@@ -140,6 +141,19 @@ def stopwords_resource() -> Resource:
     except Exception:  # noqa: BLE001
         return Resource("NLTK English stop words (179)", False, install=STOPWORDS_INSTALL)
     return Resource("NLTK English stop words (179)", True, where=_STOP_WHERE)
+
+
+def package_folders(module: str) -> List[Path]:
+    """The folders of an installed package, found without importing it (empty when it is not installed)."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    return [Path(p) for p in spec.submodule_search_locations]
 
 
 def module_resource(name: str, module: str, install: str, note: str = "") -> Resource:
