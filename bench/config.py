@@ -366,13 +366,20 @@ def _typed_value(opt: Option, key: str, value: Any) -> Any:
     return [value] if settings.get("action") == "append" else value
 
 
+def unknown_option(key: str, declared: Dict[str, Option]) -> BenchError:
+    """The error of a keyword that names no option, with the closest dest ("did you mean")."""
+    import difflib
+
+    close = difflib.get_close_matches(key.replace("-", "_"), list(declared), n=1)
+    return BenchError(f"unknown option {key!r}" + (f"; did you mean {close[0]!r}?" if close else "") +
+                      f" (options: {', '.join(sorted(declared))})")
+
+
 def config_from_keywords(**values: Any) -> EvaluateConfig:
     """The config of ``bench.evaluate(**values)``: keys are option dests (``top_k``), checked and
     converted as the command line's parser checks ``--top-k=...`` (the same messages); a list is
     the comma-separated text; ``None`` keeps the default; a flag takes True / False. ``model`` and
     ``dataset`` may be objects (kept as given); ``revision`` and ``dataset_name`` name them."""
-    import difflib
-
     from bench.data.objects import is_dataset_object
     from bench.models.objects import is_encoder_object
 
@@ -382,9 +389,7 @@ def config_from_keywords(**values: Any) -> EvaluateConfig:
     for key, value in values.items():
         dest = key.replace("-", "_")
         if dest not in declared and dest not in objects:
-            close = difflib.get_close_matches(dest, list(declared), n=1)
-            raise BenchError(f"unknown option {key!r}" + (f"; did you mean {close[0]!r}?" if close else "") +
-                             f" (options: {', '.join(sorted(declared))})")
+            raise unknown_option(key, declared)
         if value is None:
             continue
         if dest in objects or (dest == "model" and is_encoder_object(value)) or \

@@ -14,10 +14,10 @@ from typing import List, Optional, Tuple
 
 from bench.cli.options import add_options
 from bench.config import (COMMON, MODEL_OVERRIDES, NOT_IN_RESULT, SHARED, _refuse_other_dataset,  # noqa: F401
-                          _suites, changed_options, config_from_namespace, default_out, refuse_foreign_options)
+                          _suites, changed_options, config_from_namespace, declared_options, default_out,
+                          refuse_foreign_options, unknown_option)
 from bench.core.errors import BenchError
 from bench.core.registry import UnknownName
-from bench.core.options import option
 from bench.results.suite import SUITES, suite_named
 
 
@@ -74,20 +74,14 @@ def namespace(**values) -> argparse.Namespace:
     """The options of ``bench evaluate`` from Python values (``bench.evaluate(**values)``), parsed
     and checked by the same parser as the command line. Keys are option dests (``top_k``); a list
     is given as its comma-separated text; ``None`` keeps the default; a flag takes True / False."""
-    import difflib
-
     parser = _Parser(prog="bench.evaluate", add_help=False)
     add_arguments(parser)
-    declared = {"suite": option("--suite")}
-    for o in COMMON + SHARED + MODEL_OVERRIDES + tuple(o for s in _suites() for o in s.options):
-        declared.setdefault(o.dest, o)
+    declared = declared_options()
     argv: List[str] = []
     for key, value in values.items():
         dest = key.replace("-", "_")
         if dest not in declared:
-            close = difflib.get_close_matches(dest, list(declared), n=1)
-            raise BenchError(f"unknown option {key!r}" + (f"; did you mean {close[0]!r}?" if close else "") +
-                             f" (options: {', '.join(sorted(declared))})")
+            raise unknown_option(key, declared)
         if value is None:
             continue
         opt = declared[dest]
