@@ -20,7 +20,6 @@ measurements, never assertions.
 from __future__ import annotations
 
 import argparse
-import collections
 import json
 import os
 import random
@@ -31,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import SHARED, penha_queries  # noqa: E402
-from perturb.checks.substance import CONTENT, touched  # noqa: E402
+from perturb.checks.substance import parse_originals, substance_of  # noqa: E402
 
 
 def styles(n: int, seed: int):
@@ -64,8 +63,6 @@ def main(argv=None) -> int:
     os.environ["DRBENCH_NO_VARIATION_CACHE"] = "1"
     from perturb import PAPER_ORDER
     from perturb.io.generation import generate_many
-    from perturb.resources import parsing
-    from perturb.resources.words import tagging_copy
 
     names = [s for s in args.sets.split(",") if s] or list(PAPER_ORDER)
     unknown = sorted(set(names) - set(PAPER_ORDER))
@@ -75,23 +72,15 @@ def main(argv=None) -> int:
     summary = {}
     for style, texts in by_style.items():
         items = [(f"q{i}", t) for i, t in enumerate(texts)]
-        docs = parsing.parse([tagging_copy(t) for t in texts], 64)
+        docs = parse_originals(texts)
         sets = generate_many(names, items, [args.seed], protocol=args.protocol, cache=False)
         for name in names:
             vs = sets[name][0]
-            changed = content = 0
-            words = collections.Counter()
-            for text, doc, new, applied in zip(texts, docs, vs.texts, vs.applied):
-                if not applied:
-                    continue
-                changed += 1
-                spans = touched(text, new)
-                toks = [t for t in doc if any(s <= t.idx < e for s, e in spans)]
-                content += any(t.pos_ in CONTENT for t in toks)
-                words.update({text[s:e].lower() for s, e in spans})
-            top = [(w, round(100.0 * c / changed, 1)) for w, c in words.most_common(3)] if changed else []
+            sub = substance_of(texts, vs.texts, vs.applied, docs)
+            changed = sub.changed
+            top = [(w, round(100.0 * c / changed, 1)) for w, c in sub.top]
             row = {"queries": len(texts), "changed": changed, "changed_pct": round(100.0 * changed / len(texts), 1),
-                   "content_pct": round(100.0 * content / changed, 1) if changed else None, "top": top}
+                   "content_pct": round(100.0 * sub.content_share, 1) if changed else None, "top": top}
             summary.setdefault(name, {})[style] = row
             print(f"{name:14s} {style:15s} changed {row['changed_pct']:5.1f}% ({changed}/{len(texts)})  content "
                   f"{'-' if row['content_pct'] is None else row['content_pct']:>5}%  top {top}", flush=True)

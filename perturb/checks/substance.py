@@ -45,23 +45,31 @@ class Substance:
         return "; ".join(f"{w} {100.0 * c / self.changed:.0f}%" for w, c in self.top)
 
 
-def substance_of(originals: Sequence[str], variations: Sequence[str], applied: Sequence[bool], docs=None) -> Substance:
-    """The :class:`Substance` of one set: ``originals[i]`` -> ``variations[i]`` where ``applied[i]``.
-    ``docs``: the originals' spaCy parses (tagging copies), parsed here when not given."""
+def parse_originals(texts: Sequence[str]) -> Dict[str, object]:
+    """text -> its spaCy tagging (the tagging copy, as the generators tag it), each distinct text once."""
     from perturb.resources import parsing
     from perturb.resources.words import tagging_copy
 
+    distinct = list(dict.fromkeys(texts))
+    # the whole pipeline: without the parser, spaCy tags some auxiliaries and verbs otherwise
+    parsed = parsing.parse([tagging_copy(t) for t in distinct], 64) if distinct else []
+    return dict(zip(distinct, parsed))
+
+
+def substance_of(originals: Sequence[str], variations: Sequence[str], applied: Sequence[bool],
+                 docs: Optional[Dict[str, object]] = None) -> Substance:
+    """The :class:`Substance` of one set: ``originals[i]`` -> ``variations[i]`` where ``applied[i]``.
+    ``docs``: text -> tagging of the originals (:func:`parse_originals`), made here when not given."""
     idx = [i for i, a in enumerate(applied) if a]
     if docs is None:
-        parsed = parsing.parse([tagging_copy(originals[i]) for i in idx], 64, disable=("parser",)) if idx else []
-        docs = dict(zip(idx, parsed))
+        docs = parse_originals([originals[i] for i in idx])
     changed = content = 0
     words: collections.Counter = collections.Counter()
     for i in idx:
         text, new = originals[i], variations[i]
         changed += 1
         spans = touched(text, new)
-        content += any(t.pos_ in CONTENT for t in docs[i] if any(s <= t.idx < e for s, e in spans))
+        content += any(t.pos_ in CONTENT for t in docs[text] if any(s <= t.idx < e for s, e in spans))
         words.update({text[s:e].lower() for s, e in spans})
     top = tuple(sorted(words.items(), key=lambda kv: (-kv[1], kv[0]))[:TOP])
     return Substance(changed, content, top)
@@ -69,10 +77,7 @@ def substance_of(originals: Sequence[str], variations: Sequence[str], applied: S
 
 def substance_of_sets(originals: Dict[str, str], sets) -> Dict[str, Substance]:
     """Set name -> :class:`Substance` of every generated set (``originals``: qid -> query text)."""
-    out = {}
-    for vs in sets:
-        if vs.status != "ok":
-            continue
-        texts = [originals.get(q, t) for q, t in zip(vs.qids, vs.texts)]
-        out[vs.name] = substance_of(texts, vs.texts, vs.applied)
-    return out
+    sets = [vs for vs in sets if vs.status == "ok"]
+    texts = {vs.name: [originals.get(q, t) for q, t in zip(vs.qids, vs.texts)] for vs in sets}
+    docs = parse_originals([t for vs in sets for t, a in zip(texts[vs.name], vs.applied) if a])  # once for every set
+    return {vs.name: substance_of(texts[vs.name], vs.texts, vs.applied, docs) for vs in sets}
