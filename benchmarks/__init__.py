@@ -1,5 +1,5 @@
 """Measurements of drbench (speed, coverage, power, the generators' validity and applicability),
 run by hand, never by the test suite: ``python -m benchmarks.NAME`` or ``python benchmarks/NAME.py``
 from the repository root. Helpers several scripts use live in one module each: :mod:`benchmarks.common`
-(paths, the shared collections), :mod:`benchmarks.backtrans_common` and :mod:`benchmarks.syn_common`.
+(paths, the shared collections) and :mod:`benchmarks.backtrans_common`.
 What tunes a generator (thresholds, fitted weights) is :mod:`perturb.tuning`, not here."""

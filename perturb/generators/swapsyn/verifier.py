@@ -8,7 +8,7 @@ Candidates per content word of the query (NOUN/VERB/ADJ/ADV, letters, not a stop
   which other words share the batch's matrix product);
 * ``wordnet``: the one-word lemmas of every WordNet sense of the base form for the POS.
 
-Both pass the cheap filter of ``benchmarks/syn_ceiling.py`` (letters, lower case, not the target or
+Both pass the cheap filter (:func:`candidates`: letters, lower case, not the target or
 an inflection of it, WordNet knows the candidate for the POS, lemminflect has its form for the
 target's tag) and the exclusions (a WordNet antonym, a derivation of the target, a stop word, a
 light verb, Zipf < 2). Each remaining pair gets :data:`FEATURES`, combined by a logistic model per
