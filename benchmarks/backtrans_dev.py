@@ -51,11 +51,9 @@ def sample(out_path, per_style=28, seed=5):
             good = [c for c in cands if c.score >= 0]
             bad = [c for c in cands if c.score < 0]
             pick = rng.sample(good, min(2, len(good))) + rng.sample(bad, min(1, len(bad)))
-            from perturb.generators.backtrans import score as backtrans_score
-            old = [t.lower() for t, _, _ in backtrans_score.tokens(as_sent(text))]
             from perturb.resources.words import apply_case_style, case_style
             for c in pick:
-                rows.append(["BACKTRANS", style, qid, text, apply_case_style(c.text, case_style(text)), c.detail(old),
+                rows.append(["BACKTRANS", style, qid, text, apply_case_style(c.text, case_style(text)), c.detail,
                              f"{c.score:g}", split_of(style, qid), "", "", ""])
             n += 1
             if n >= per_style:

@@ -61,7 +61,7 @@ def classify(gen, table, text):
     if not cands:
         return "a", ("every round trip equals the query", None, None)
     best = max(cands, key=lambda c: (c.score, c.text))
-    weakest = min(best.edits, key=lambda e: seen[e][0])
+    weakest = min(best.word_edits, key=lambda e: seen[e][0])
     why = seen[weakest][1]
     sink = min((w for w in why if bs.WEIGHTS[w] < 0), key=lambda w: (bs.WEIGHTS[w], w), default="(none negative)")
     return "b", (sink, best.score, best)

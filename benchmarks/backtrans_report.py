@@ -17,18 +17,16 @@ from benchmarks.common import SHARED  # noqa: E402
 
 def rescored(gen, table):
     from perturb.resources.words import apply_case_style, case_style
-    from perturb.generators.backtrans import score as backtrans_score
     from perturb.checks.devset import DEVELOPMENT, read_devset
 
     out, missing = [], []
     for c in read_devset(dev_path(), DEVELOPMENT):
         cands = candidates_of(gen, table, c.original)
-        old = [t.lower() for t, _, _ in backtrans_score.tokens(as_sent(c.original))]
         hit = [k for k in cands if apply_case_style(k.text, case_style(c.original)) == c.variation]
         if not hit:
             missing.append(c)
             continue
-        out.append(dataclasses.replace(c, score=round(hit[0].score, 4), detail=hit[0].detail(old)))
+        out.append(dataclasses.replace(c, score=round(hit[0].score, 4), detail=hit[0].detail))
     return out, missing
 
 

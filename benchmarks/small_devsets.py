@@ -144,7 +144,7 @@ def applicability(seed: int = SEED) -> Dict[str, Dict[str, Tuple[int, int]]]:
 
     from perturb import make
     from perturb.resources import parsing
-    from perturb.resources.words import stopwords, tagging_copy
+    from perturb.resources.words import FINITE_TAGS, stopwords, tagging_copy
 
     stops = stopwords()
     out: Dict[str, Dict[str, Tuple[int, int]]] = {}
@@ -153,7 +153,7 @@ def applicability(seed: int = SEED) -> Dict[str, Dict[str, Tuple[int, int]]]:
         docs = parsing.parse([tagging_copy(t) for _, t in items])
         eligible = {
             "SWAPWORDS": [len(t.split()) >= 2 for _, t in items],
-            "TRANSTENSE": [any(tok.tag_ in ("VBD", "VBZ", "VBP", "MD") for tok in d) for d in docs],
+            "TRANSTENSE": [any(tok.tag_ in FINITE_TAGS for tok in d) for d in docs],
             "NOSTOPWORD": [any(_re.sub(r"^[^\w']+|[^\w']+$", "", w).lower() in stops for w in t.split())
                            for _, t in items],
         }

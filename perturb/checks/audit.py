@@ -41,10 +41,10 @@ from bench.core.errors import DataError
 from bench.core.io import atomic_write_text
 from bench.core.seeding import rng_for
 from bench.core.sheet import csv_text, sheet_text
-from perturb.resources.words import stopwords, zipf
+from perturb.resources.words import WORDNET_POS, stopwords, zipf
 from perturb.base import normalise
 from perturb.checks.labels import SAMPLE_COLUMNS, read_label_file
-from perturb.resources.lexicon import antonyms
+from perturb.resources.lexicon import antonyms, synonymy
 from perturb.io.sets import VariationSet, escape_field
 from perturb.resources.wordnet_reader import wordnet
 
@@ -87,24 +87,15 @@ def case_changes(original: str, variation: str) -> List[Tuple[str, str]]:
 
 
 def _share_synset(a: str, b: str) -> bool:
-    wn = wordnet()
-    a, b = a.lower(), b.lower()
-    sa = set()
-    for pos in ("n", "v", "a", "r"):
-        for form in {a, wn.morphy(a, pos) or a}:
-            sa.update(s.name() for s in wn.synsets(form, pos=pos))
-    for pos in ("n", "v", "a", "r"):
-        for form in {b, wn.morphy(b, pos) or b}:
-            if any(s.name() in sa for s in wn.synsets(form, pos=pos)):
-                return True
-    return False
+    """The proxy's test: any synset of either word as written or its morphy base, any sense."""
+    return bool(synonymy(a.lower(), b.lower(), lookup="surface"))
 
 
 def _is_antonym(a: str, b: str) -> bool:
     wn = wordnet()
     b = b.lower()
-    forms_b = {b} | {wn.morphy(b, p) for p in ("n", "v", "a", "r")} - {None}
-    for pos in ("n", "v", "a", "r"):
+    forms_b = {b} | {wn.morphy(b, p) for p in WORDNET_POS} - {None}
+    for pos in WORDNET_POS:
         if antonyms(a.lower(), pos) & forms_b:
             return True
     return False

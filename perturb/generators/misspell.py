@@ -45,7 +45,7 @@ from perturb.base import Generator, Perturbation, Resource, edit_type  # noqa: F
 from perturb.spec import Edit, Param, Spec, Veto
 from perturb.resources.memo import Memo
 
-from perturb.generators.typos import (CASE_ONLY, CharOptions, TYPES, char_edit, char_positions, edit_distance, is_latin_word, pick_misspelling, table_edit, table_misspellings, table_resources, tables, type_order, typo)
+from perturb.generators.typos import (TYPO_OPS, CASE_ONLY, CharOptions, TYPES, char_edit, char_positions, edit_distance, is_latin_word, pick_misspelling, table_edit, table_misspellings, table_resources, tables, type_order, typo)
 
 _SPELLING_CACHE: Dict[tuple, Tuple[str, ...]] = Memo()
 
@@ -175,7 +175,7 @@ class Misspell(Generator):
     def config(self) -> dict:
         return self.spec.config(
             [self.real_word, self.table_distance], types=list(self.types),
-            typos={"ops": ["insert", "delete", "substitute", "swap"], "min_letters": self.typo_min_letters,
+            typos={"ops": list(TYPO_OPS), "min_letters": self.typo_min_letters,
                    "skip_first_char": True, "skip_last_char": True},
             keyboard_min_chars=self.keyboard_min_chars, ocr_min_chars=self.ocr_min_chars)
 

@@ -35,7 +35,7 @@ from typing import List, Optional, Tuple
 import numpy as np
 
 from perturb.resources import parsing
-from perturb.resources.words import WH_WORDS, match_case, wordfreq_resource
+from perturb.resources.words import FINITE_TAGS, WH_WORDS, match_case, wordfreq_resource
 from perturb.base import Generator, Perturbation, Resource
 from perturb.spec import Edit, Spec, Tuning, threshold_constraint
 from perturb.generators.verb_forms import (DICTIONARY_NEW_FORM, DICTIONARY_VERB_FORM, NEGATED_FUTURE, dictionary_form,
@@ -188,7 +188,7 @@ CLAUSE_DEPS = frozenset({"relcl", "ccomp", "advcl", "acl", "conj", "parataxis", 
 
 def _finite_clause(tok) -> bool:
     """``tok`` heads a finite clause: it is a finite verb or auxiliary, or a finite auxiliary depends on it."""
-    return tok.tag_ in FINITE_AUX or any(c.dep_ in ("aux", "auxpass") and c.tag_ in FINITE_AUX for c in tok.children)
+    return tok.tag_ in FINITE_TAGS or any(c.dep_ in ("aux", "auxpass") and c.tag_ in FINITE_TAGS for c in tok.children)
 
 
 PREDICATE_DEPS = frozenset({"ROOT", "ccomp", "conj", "advcl", "relcl", "parataxis", "xcomp", "csubj", "acl"})
@@ -216,7 +216,6 @@ CLAUSE_MARKS = frozenset(",;:.?!()[]")
 # green | considered"); in any other it heads a clause of its own
 NOMINAL_DEPS = frozenset({"csubj", "csubjpass", "nsubj", "nsubjpass", "acl", "amod", "compound", "pobj", "dobj",
                           "npadvmod"})
-FINITE_AUX = ("VBD", "VBZ", "VBP", "MD")
 
 
 def fronted_auxiliary(tok):
@@ -230,7 +229,7 @@ def fronted_auxiliary(tok):
     Inverted, the auxiliary comes right before the verb's subject; one further away ("what is the
     correct form | i wear") is another clause's."""
     for c in tok.children:
-        if c.dep_ in ("aux", "auxpass") and c.i < tok.i and c.tag_ in FINITE_AUX:
+        if c.dep_ in ("aux", "auxpass") and c.i < tok.i and c.tag_ in FINITE_TAGS:
             return c
     subj = subject_of(tok)
     k = tok.i - 1
@@ -239,7 +238,7 @@ def fronted_auxiliary(tok):
         if t.text in CLAUSE_MARKS or t.lower_ in WH_WORDS or t.tag_ in ("WDT", "WP", "WP$", "WRB") or \
                 t.pos_ == "SCONJ" or (t.pos_ == "CCONJ" and t.head.pos_ in ("VERB", "AUX")):
             return None
-        if t.pos_ == "AUX" and t.tag_ in FINITE_AUX:
+        if t.pos_ == "AUX" and t.tag_ in FINITE_TAGS:
             return t if subj is None or _right_after(subj.left_edge, t) else None  # "what is the form | i wear"
         if t.pos_ == "VERB":
             if t.tag_ in FINITE:

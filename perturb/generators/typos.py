@@ -22,6 +22,8 @@ from perturb.spec import Veto
 
 
 TYPES = ("typos", "ocr", "keyboard", "spelling")
+# the operations of a typo, in the order it draws them (a swap needs two interior characters)
+TYPO_OPS = ("insert", "delete", "substitute", "swap")
 NLPAUG_INSTALL = "pip install nlpaug==1.1.11"
 _TABLE_FILES = {
     "ocr": ("char", "ocr", "en.json"),
@@ -191,7 +193,7 @@ def typo(word: str, rng: np.random.Generator) -> Optional[Tuple[str, str]]:
     letters). Needs a word of 3+ characters."""
     n = len(word)
     lo, hi = 1, n - 2  # interior characters only
-    ops = ["insert", "delete", "substitute"] + (["swap"] if hi - lo >= 1 else [])
+    ops = TYPO_OPS if hi - lo >= 1 else TYPO_OPS[:-1]
     op = ops[int(rng.integers(len(ops)))]
     chars = list(word)
     if op == "delete":

@@ -14,13 +14,14 @@ from typing import Dict, FrozenSet, Iterator, List, Set, Tuple
 
 from perturb.base import Resource, ResourceMissing
 from perturb.resources.memo import Memo
+from perturb.resources.words import WORDNET_POS
 
 DICT_DIR = Path("/usr/share/dictd")  # where Debian puts the dictd files (tests point elsewhere)
 ENG_DEU, DEU_ENG = "freedict-eng-deu", "freedict-deu-eng"
 FILES = (f"{ENG_DEU}.index", f"{ENG_DEU}.dict.dz", f"{DEU_ENG}.index", f"{DEU_ENG}.dict.dz")
 INSTALL = "apt-get install -y dict-freedict-eng-deu dict-freedict-deu-eng"
 NAME = "FreeDict English-German / German-English (Ding 1.9) dictd files"
-POS = ("n", "v", "a", "r")
+POS = WORDNET_POS  # the coarse parts of speech of an entry: WordNet's letters
 ANY = "*"  # "any part of speech" in lookups (never stored)
 
 _B64 = {c: i for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")}

@@ -1,15 +1,17 @@
 """Lexical relations shared by the synonym generators, back-translation and the audit: WordNet
-base forms, senses ranked by frequency, synonyms of a sense, antonyms, derivations, proper nouns,
-re-inflection (lemminflect) and the sense a query's other words point to (GloVe).
+base forms, senses ranked by frequency, whether two words are synonyms (:func:`synonymy`, the one
+place that answers it), synonyms of a sense, antonyms, derivations, proper nouns, lemminflect's
+readings and re-inflection, and the sense a query's other words point to (GloVe).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, FrozenSet, List, Optional, Tuple
 
 import numpy as np
 
-from perturb.resources.words import WORDNET_UPOS, stopwords, zipf
+from perturb.resources.words import UPOS_WORDNET, WORDNET_POS, WORDNET_UPOS, stopwords, zipf
 from perturb.resources.vectors import glove, is_inflection
 from perturb.resources.wordnet_reader import wordnet, wordnet_meta
 from perturb.resources.memo import Memo
@@ -154,7 +156,7 @@ def sense_synonyms(word: str, pos: str, n_senses: int = 1, mutual: int = 1) -> L
                 continue
             if name in forms or name in seen:
                 continue
-            if mutual > 0 and syn.name() not in {s.name() for s in ranked_synsets(name, pos)[:mutual]}:
+            if mutual > 0 and syn.name() not in synonymy(word, name, pos, top_a=n_senses, top_b=mutual).synsets:
                 continue
             seen.add(name)
             out.append((name, rank, syn.name()))
@@ -180,7 +182,7 @@ def _is_proper_noun(word: str) -> bool:
         return False
     names = [l.name() for s in syns for l in s.lemmas() if l.name().lower() == low]
     return bool(names) and all(n[:1].isupper() for n in names) and not any(
-        wn.synsets(low, pos=p) for p in ("v", "a", "r"))
+        wn.synsets(low, pos=p) for p in WORDNET_POS[1:])
 
 
 def antonyms(word: str, pos: str) -> set:
@@ -223,7 +225,7 @@ def _is_derivation(a: str, b: str) -> bool:
     if prefix >= max(4, short - 3):
         return True
     wn = wordnet()
-    for pos in ("n", "v", "a", "r"):
+    for pos in WORDNET_POS:
         for syn in wn.synsets(a, pos=pos):
             for lemma in syn.lemmas():
                 if lemma.name().lower() != a and not _lemma_matches(lemma.name(), a, pos):
@@ -240,7 +242,7 @@ def _lemma_matches(name: str, word: str, pos) -> bool:
     if name == word:
         return True
     try:
-        return any(wn.morphy(word, p) == name for p in ((pos,) if pos else ("n", "v", "a", "r")))
+        return any(wn.morphy(word, p) == name for p in ((pos,) if pos else WORDNET_POS))
     except Exception:  # noqa: BLE001
         return False
 
@@ -293,7 +295,6 @@ def sense_in_context(word: str, pos: str, context: List[str], k: int = 40) -> Op
 
 
 _LEMMAS: Dict[str, frozenset] = Memo()
-_SENSES: Dict[str, frozenset] = Memo()
 
 
 def lemma_set(word: str) -> frozenset:
@@ -312,13 +313,139 @@ def lemma_set(word: str) -> frozenset:
     return _LEMMAS[low]
 
 
-def top_senses(word: str, n: int = 2) -> frozenset:
-    """The names of the ``n`` most frequent WordNet senses of ``word`` in each part of speech (memoised by word:
-    one ``n`` per process, as its one caller, BACKTRANS's content-word rule, asks)."""
-    low = word.lower()
-    if low not in _SENSES:
-        names = set()
-        for pos in ("n", "v", "a", "r"):
-            names.update(syn.name() for syn in ranked_synsets(low, pos)[:n])
-        _SENSES[low] = frozenset(names)
-    return _SENSES[low]
+_TAGS: Dict[str, FrozenSet[Tuple[str, str, str]]] = Memo()
+
+
+def forms_of(word: str) -> FrozenSet[Tuple[str, str, str]]:
+    """(upos, lemma, tag) readings of ``word`` in lemminflect's dictionary ("wakes": (NOUN, wake, NNS),
+    (VERB, wake, VBZ)); an unknown word reads as itself with no tag."""
+    if word not in _TAGS:
+        import lemminflect
+
+        out = set()
+        for upos, lemmas in lemminflect.getAllLemmas(word).items():
+            for lemma in lemmas:
+                for tag, forms in lemminflect.getAllInflections(lemma, upos=upos).items():
+                    if word in forms:
+                        out.add((upos, lemma.lower(), tag))
+        _TAGS[word] = frozenset(out) if out else frozenset({("X", word, "")})
+    return _TAGS[word]
+
+
+# --------------------------------------------------------------------------- synonymy
+LOOKUPS = ("lemma", "surface")
+
+
+@dataclass(frozen=True)
+class SharedSense:
+    """One WordNet sense two words share: the synset's name, its part of speech (``a`` with its
+    satellites), the sense's rank among each word's senses of that part of speech (0: the most
+    frequent) and, when the words were compared reading by reading (``same_form``), the
+    lemminflect tag both readings carry."""
+
+    synset: str
+    pos: str
+    rank_a: int
+    rank_b: int
+    tag: str = ""
+
+
+@dataclass(frozen=True)
+class Synonymy:
+    """What :func:`synonymy` found: every sense ``a`` and ``b`` share within the cut-offs asked,
+    in WordNet's part-of-speech order, then by ``a``'s rank; true when there is one."""
+
+    a: str
+    b: str
+    senses: Tuple[SharedSense, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.senses)
+
+    @property
+    def synsets(self) -> FrozenSet[str]:
+        return frozenset(s.synset for s in self.senses)
+
+
+_SYNONYMY: Dict[tuple, Synonymy] = Memo()
+_SENSE_NAMES: Dict[Tuple[str, str, str], Tuple[str, ...]] = Memo()
+
+
+def synonymy(a: str, b: str, pos: Optional[str] = None, *, top_a: Optional[int] = None,
+             top_b: Optional[int] = None, same_form: bool = False, lookup: str = "lemma") -> Synonymy:
+    """Are ``a`` and ``b`` synonyms? The WordNet senses they share, with the evidence each caller
+    weighs: the synset, its part of speech and its rank among each word's senses.
+
+    * ``pos``: one WordNet part of speech (``n``, ``v``, ``a``, ``r``); None: each of the four
+      (a sense is shared within one part of speech).
+    * ``top_a`` / ``top_b``: only the ``top_a`` most frequent senses of ``a`` and the ``top_b`` of
+      ``b`` count (None: every sense). The callers' cut-offs: BACKTRANS's same-form synonym
+      1 / 2 (``a``'s first sense among ``b``'s first two), its content-word counterpart 2 / 2, a
+      related word 3 / 3, a spelling variant 1 / 1, its shared-sense share none; the synonym
+      swaps' mutual sense n / ``mutual`` (:func:`sense_synonyms`); the audit none.
+    * ``same_form``: compare the words reading by reading (:func:`forms_of`): a part of speech
+      in which both carry the same lemminflect tag ("large"/"big" JJ), the senses being their
+      lemmas'; "made"/"done" are synonyms as VBN, "answer"/"responds" never.
+    * ``lookup``: ``lemma`` (the generators'): the senses of the word's base form, most frequent
+      first (:func:`ranked_synsets`, SemCor counts); ``surface`` (the audit's proxy): every synset
+      WordNet lists for the word as written or its morphy base form, in WordNet's order, which
+      keeps the senses of an inflected form's own entry ("found" as the verb of "establish",
+      which the lemma lookup reads as "find" only).
+
+    Memoised by its arguments (as given: ``same_form`` reads the words' case)."""
+    key = (a, b, pos, top_a, top_b, same_form, lookup)
+    hit = _SYNONYMY.get(key)
+    if hit is None:
+        if pos is not None and pos not in WORDNET_POS:
+            raise ValueError(f"synonymy: pos {pos!r} is not one of WordNet's {', '.join(WORDNET_POS)} (or None)")
+        if lookup not in LOOKUPS:
+            raise ValueError(f"synonymy: lookup {lookup!r} is not one of {', '.join(LOOKUPS)}")
+        if same_form and lookup != "lemma":
+            raise ValueError("synonymy: same_form compares lemmas' senses: use lookup='lemma'")
+        hit = _SYNONYMY[key] = _synonymy(*key)
+    return hit
+
+
+def _synonymy(a: str, b: str, pos: Optional[str], top_a: Optional[int], top_b: Optional[int],
+              same_form: bool, lookup: str) -> Synonymy:
+    parts = WORDNET_POS if pos is None else (pos,)
+    found = set()
+    if same_form:
+        readings_b = forms_of(b)
+        for upos, lem_a, tag in forms_of(a):
+            p = UPOS_WORDNET.get(upos)
+            if p is None or p not in parts:
+                continue
+            for upos_b, lem_b, tag_b in readings_b:
+                if upos_b == upos and tag_b == tag:
+                    found.update(_shared(lem_a, lem_b, p, top_a, top_b, lookup, tag))
+    else:
+        for p in parts:
+            found.update(_shared(a, b, p, top_a, top_b, lookup, ""))
+    order = {p: k for k, p in enumerate(WORDNET_POS)}
+    senses = sorted(found, key=lambda s: (order[s.pos], s.rank_a, s.rank_b, s.synset, s.tag))
+    return Synonymy(a, b, tuple(senses))
+
+
+def _shared(a: str, b: str, pos: str, top_a: Optional[int], top_b: Optional[int], lookup: str, tag: str):
+    names_b = _sense_names(b, pos, lookup)[:top_b]
+    if not names_b:
+        return []
+    rank_b = {name: k for k, name in enumerate(names_b)}
+    return [SharedSense(name, pos, k, rank_b[name], tag)
+            for k, name in enumerate(_sense_names(a, pos, lookup)[:top_a]) if name in rank_b]
+
+
+def _sense_names(word: str, pos: str, lookup: str) -> Tuple[str, ...]:
+    key = (word, pos, lookup)
+    if key not in _SENSE_NAMES:
+        if lookup == "lemma":
+            names = [s.name() for s in ranked_synsets(word, pos)]
+        else:
+            wn = wordnet()
+            low = word.lower()
+            names = []
+            for form in dict.fromkeys((low, wn.morphy(low, pos) or low)):
+                names.extend(s.name() for s in wn.synsets(form, pos=pos))
+        _SENSE_NAMES[key] = tuple(dict.fromkeys(names))
+    return _SENSE_NAMES[key]

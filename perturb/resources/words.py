@@ -298,6 +298,10 @@ LIGHT_VERBS = frozenset("be have do make take get give go come put set keep let 
 UPOS_WORDNET = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 # WordNet's POS -> the universal POS (lemminflect's upos)
 WORDNET_UPOS = {wn: upos for upos, wn in UPOS_WORDNET.items()}
+# WordNet's four parts of speech, in its own order (adjective satellites "s" are read with "a")
+WORDNET_POS = tuple(UPOS_WORDNET.values())
+# Penn tags of a finite verb or auxiliary (past, present, modal): TRANSTENSE's and SWAPWORDS's
+FINITE_TAGS = frozenset({"VBD", "VBZ", "VBP", "MD"})
 #: personal pronouns, subject and object forms: BACKTRANS refuses a round trip or an edit that loses
 #: or adds one (Spanish drops subjects)
 PERSONAL_PRONOUNS = ("i", "you", "we", "they", "he", "she", "me", "us", "them", "him", "her")

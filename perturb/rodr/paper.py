@@ -46,9 +46,9 @@ from perturb.resources.words import collapse_spaces, match_case, stopwords, stop
 from bench.core.seeding import rng_for
 from perturb.base import Generator, Perturbation, Resource, ResourceMissing, query_rng, settle
 from perturb.generators.backtrans.generator import round_trip, strip_marks
-from perturb.generators.typos import (TYPES, char_edit, char_positions, pick_misspelling, table_edit,
+from perturb.generators.typos import (TYPO_OPS, TYPES, char_edit, char_positions, pick_misspelling, table_edit,
                                       table_misspellings, table_paths, table_resources, tables, type_order, typo)
-from perturb.generators.punctuation import append_marks
+from perturb.generators.punctuation import MARKS, append_marks
 from perturb.generators.swapwords.generator import random_swap, random_swap_perturbation  # noqa: F401 (random_swap: the shared operation)
 from perturb.rodr.protocol import STOPWORD_SKIP, file_sha256, rodr_spec  # noqa: F401 (STOPWORD_SKIP: re-exported)
 
@@ -115,7 +115,7 @@ class PaperMisspell(Generator):
             raise ResourceMissing("MISSPELL: nlpaug resource files not found (install: pip install nlpaug==1.1.11)")
         return self.spec.config(
             types=list(self.types), tables_sha256=file_sha256(paths),
-            typos={"ops": ["insert", "delete", "substitute", "swap"], "min_chars": self.typo_min_chars,
+            typos={"ops": list(TYPO_OPS), "min_chars": self.typo_min_chars,
                    "skip_first_char": True, "skip_last_char": True},
             keyboard_min_chars=self.keyboard_min_chars)
 
@@ -191,7 +191,7 @@ class PaperExtraPunc(Generator):
 
     name = "EXTRAPUNC"
     spec = EXTRAPUNC_SPEC
-    marks = (",", ".", "?", "!")
+    marks = MARKS
     max_repeat = 3
 
     def config(self) -> dict:

@@ -141,6 +141,18 @@ def test_candidates_are_edits_that_give_the_variation():
     assert all(swap.apply(doc, text, e) == e.apply(text) != text for e in edits)  # a lower-case query: no re-casing
 
 
+def test_backtrans_candidates_are_edits_that_give_their_text():
+    from perturb.generators.backtrans import score
+
+    query = "What company makes the Butterfinger bar?"
+    backs = {"spa": "which company makes the Butterfinger bar?", "cat": "What company does the Butterfinger bar?"}
+    cands = score.candidates(query, backs, {}, original=query)
+    assert cands and all(isinstance(c, Edit) and len(c.spans) == 1 and c.apply(query) == c.text for c in cands)
+    which = next(c for c in cands if c.text == "Which company makes the Butterfinger bar?")
+    assert which.spans == ((0, 4, "Which"),) and which.pivots == {"spa"} and which.score is not None
+    assert which.detail.startswith("pivot:spa score ") and which.detail.endswith("edits: 'what'->'which'")
+
+
 # ------------------------------------------------------------------ word lists written once
 def _word_lists(tree):
     """(line, frozenset of words) for every literal collection of 3+ words in a module (a tuple, list
@@ -161,20 +173,22 @@ def _word_lists(tree):
 
 
 def test_the_shared_word_lists_are_written_once():
-    """Light verbs, pronouns, articles, auxiliaries, question and need words and the POS maps are
-    defined in perturb/resources/words.py and imported: no module of perturb (the synonym family,
-    perturb/generators/swapsyn, aside) writes a copy of one."""
+    """Light verbs, pronouns, articles, auxiliaries, question and need words, finite-verb tags and
+    the POS maps are defined in perturb/resources/words.py and imported: no module of perturb or
+    benchmarks writes a copy of one."""
     from perturb.resources import words
 
     shared = {"LIGHT_VERBS": words.LIGHT_VERBS, "PERSONAL_PRONOUNS": words.PERSONAL_PRONOUNS,
               "ARTICLES": words.ARTICLES, "AUXILIARIES": words.AUXILIARIES, "WH_WORDS": words.WH_WORDS,
               "NEED_WORDS": words.NEED_WORDS,
               "UPOS_WORDNET": [f"{k}={v}" for k, v in words.UPOS_WORDNET.items()],
-              "WORDNET_UPOS": [f"{k}={v}" for k, v in words.WORDNET_UPOS.items()]}
+              "WORDNET_UPOS": [f"{k}={v}" for k, v in words.WORDNET_UPOS.items()],
+              "WORDNET_POS": words.WORDNET_POS, "FINITE_TAGS": words.FINITE_TAGS,
+              "UPOS_WORDNET (with PROPN)": [f"{k}={v}" for k, v in {**words.UPOS_WORDNET, "PROPN": "n"}.items()]}
     shared = {name: frozenset(v) for name, v in shared.items()}
     found = []
-    for path in sorted((ROOT / "perturb").rglob("*.py")):
-        if "swapsyn" in path.parts or path.name == "words.py":
+    for path in sorted([*(ROOT / "perturb").rglob("*.py"), *(ROOT / "benchmarks").rglob("*.py")]):
+        if path.name == "words.py":
             continue
         for line, ws in _word_lists(ast.parse(path.read_text(encoding="utf-8"))):
             found += [f"{path.relative_to(ROOT)}:{line} copies words.{name}" for name, v in shared.items() if ws == v]

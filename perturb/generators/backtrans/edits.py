@@ -1,15 +1,17 @@
 """A round trip as word-level edits of the query (:class:`WordEdit`), candidates as sets of edits
-(:class:`Candidate`), and an edit set applied back to the query in its own case
-(:func:`apply_edits`, :func:`sentence_case`); scored in :mod:`perturb.generators.backtrans.score`."""
+(:class:`Candidate`, an :class:`perturb.spec.Edit`), and an edit set applied back to the query in its
+own case (:func:`apply_edits`, :func:`sentence_case`); scored in :mod:`perturb.generators.backtrans.score`."""
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
 import re
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Set, Tuple
+from typing import AbstractSet, FrozenSet, List, Optional, Sequence, Tuple
 
 from perturb.resources.words import capitalised_as_first, collapse_spaces, starts_capitalised
+from perturb.spec import Edit
 
 _TOKEN = re.compile(r"\w+(?:['-]\w+)*|[^\w\s]")
 _WORD = re.compile(r"\w")
@@ -27,17 +29,46 @@ class WordEdit:
     new: Tuple[str, ...]  # case-folded tokens of the round trip
 
 
-@dataclass
-class Candidate:
-    text: str
-    edits: Tuple[WordEdit, ...]
-    pivots: Set[str]
-    score: float = 0.0
+@dataclass(frozen=True)
+class Candidate(Edit):
+    """A BACKTRANS candidate, an :class:`perturb.spec.Edit` of the query as sent to the translators:
+    ``spans`` the one span of whole words it changes (between the longest common beginning and
+    end, widened to word edges), so ``apply(query) == text``; ``score`` its weakest word edit's evidence sum,
+    ``detail`` what the set records when it is picked. Besides: the ``word_edits`` of one round
+    trip it is made of (applied by :func:`apply_edits` and :func:`sentence_case`: case and spacing
+    rules, which is why the span is read off the result), the ``pivots`` whose round trips
+    propose them and the evidence ``reasons`` of its edits."""
+
+    text: str = ""
+    word_edits: Tuple[WordEdit, ...] = ()
+    pivots: FrozenSet[str] = frozenset()
     reasons: Tuple[str, ...] = ()
 
-    def detail(self, old: Sequence[str]) -> str:
-        shown = ", ".join(f"{' '.join(old[e.start:e.end]) or '^'!r}->{' '.join(e.new) or '_'!r}" for e in self.edits)
-        return f"pivot:{'+'.join(sorted(self.pivots))} score {self.score:.2f} edits: {shown}"
+    @classmethod
+    def of(cls, query: str, text: str, word_edits: Sequence[WordEdit], pivots: AbstractSet[str], score: float,
+           reasons: Tuple[str, ...]) -> "Candidate":
+        """The candidate ``text`` of ``query`` (its spans read off the two texts)."""
+        head = 0
+        top = min(len(query), len(text))
+        while head < top and query[head] == text[head]:
+            head += 1
+        tail = 0
+        while tail < top - head and query[-1 - tail] == text[-1 - tail]:
+            tail += 1
+        while head > 0 and query[head - 1].isalnum():  # whole words: the span begins and ends at word edges
+            head -= 1
+        while tail > 0 and query[len(query) - tail].isalnum():
+            tail -= 1
+        span = (head, len(query) - tail, text[head:len(text) - tail])
+        return cls((span,), kind="round trip", score=score, text=text, word_edits=tuple(word_edits),
+                   pivots=frozenset(pivots), reasons=reasons)
+
+    def described(self, old: Sequence[str]) -> "Candidate":
+        """The candidate with its ``detail`` (``old``: the query's case-folded tokens)."""
+        shown = ", ".join(f"{' '.join(old[e.start:e.end]) or '^'!r}->{' '.join(e.new) or '_'!r}"
+                          for e in self.word_edits)
+        return dataclasses.replace(
+            self, detail=f"pivot:{'+'.join(sorted(self.pivots))} score {self.score:.2f} edits: {shown}")
 
 
 def tokens(text: str) -> List[Tuple[str, int, int]]:

@@ -21,7 +21,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from perturb.resources.words import NEED_WORDS as _BASE_NEED_WORDS
 from perturb.resources.words import PERSONAL_PRONOUNS, WH_WORDS, stopwords
-from perturb.resources.lexicon import is_derivation, is_proper_noun, ranked_synsets, sense_share
+from perturb.resources.lexicon import is_derivation, is_proper_noun, sense_share, synonymy
 from perturb.resources.memo import Memo
 
 _SHARE: Dict[Tuple[str, str], float] = Memo()
@@ -86,8 +86,7 @@ def spelling_variant(a: str, b: str) -> bool:
         return False
     if _distance(a, b) > (1 if min(len(a), len(b)) < 6 else 2):
         return False
-    sa = {s.name() for p in "nvar" for s in ranked_synsets(a, p)[:1]}
-    return bool(sa & {s.name() for p in "nvar" for s in ranked_synsets(b, p)[:1]})
+    return bool(synonymy(a, b, top_a=1, top_b=1))
 
 
 def _distance(a: str, b: str) -> int:
@@ -117,11 +116,8 @@ def shared_sense(a: str, b: str) -> float:
     key = (a, b)
     if key not in _SHARE:
         best = 0.0
-        for pos in "nvar":
-            sb = {s.name() for s in ranked_synsets(b, pos)}
-            for syn in ranked_synsets(a, pos):
-                if syn.name() in sb:
-                    best = max(best, min(sense_share(a, pos, syn.name()), sense_share(b, pos, syn.name())))
+        for sense in synonymy(a, b).senses:
+            best = max(best, min(sense_share(a, sense.pos, sense.synset), sense_share(b, sense.pos, sense.synset)))
         _SHARE[key] = best
     return _SHARE[key]
 

@@ -52,7 +52,7 @@ from perturb.spec import Edit, Spec, Veto, veto
 from perturb.base import Generator, Perturbation, Resource, ResourceMissing, settle
 from perturb.resources.translators import APERTIUM_INSTALL, MARIAN_INSTALL, ApertiumTranslator, MarianTranslator, RunMemo, Translator
 from perturb.resources.words import AUXILIARIES, PERSONAL_PRONOUNS, stopwords
-from perturb.resources.lexicon import lemma_set, top_senses
+from perturb.resources.lexicon import lemma_set, synonymy
 from perturb.generators.backtrans.rules import structure_changes
 from perturb.generators.backtrans import score as backtrans_score
 from perturb.base import query_rng
@@ -79,8 +79,9 @@ def unmatched_content(original: str, back: str) -> List[str]:
     b_lem = set().union(*(lemma_set(w) for w in b)) if b else set()
     a_left = [w for w in a if not lemma_set(w) & b_lem]
     b_left = [w for w in b if not lemma_set(w) & a_lem]
-    missing = [w for w in a_left if not any(top_senses(w) & top_senses(x) for x in b)]
-    added = [w for w in b_left if not any(top_senses(w) & top_senses(x) for x in a)]
+    # a synonym: a sense among each word's two most frequent, in one part of speech
+    missing = [w for w in a_left if not any(synonymy(w, x, top_a=2, top_b=2) for x in b)]
+    added = [w for w in b_left if not any(synonymy(w, x, top_a=2, top_b=2) for x in a)]
     return missing + added
 
 
@@ -396,9 +397,8 @@ class BackTranslate(Generator):
                 continue
             rng = rngs[i] if rngs is not None else query_rng(seed, self.name, text)
             pick = passing[int(rng.integers(len(passing)))]
-            old = [t.lower() for t, _, _ in backtrans_score.tokens(s)]
             result = apply_case_style(pick.text, case_style(text))
-            out.append(settle(text, Perturbation(result, True, pick.detail(old))))
+            out.append(settle(text, Perturbation(result, True, pick.detail)))
         return out
 
     def perturb_batch(self, items, seed):

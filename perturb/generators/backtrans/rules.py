@@ -23,31 +23,13 @@ of speech in which both forms carry the same lemminflect tag ("large"/"big" JJ, 
 from __future__ import annotations
 
 import re
-from typing import Dict, FrozenSet, List, Tuple
+from typing import List, Tuple
 
-from perturb.resources.words import ARTICLES, UPOS_WORDNET, stopwords
-from perturb.resources.lexicon import ranked_synsets
-from perturb.resources.memo import Memo
+from perturb.resources.words import ARTICLES, stopwords
+from perturb.resources.lexicon import forms_of, synonymy
 
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 EQUIVALENT = {"which": "what"}  # interchangeable interrogatives
-_TAGS: Dict[str, FrozenSet[Tuple[str, str, str]]] = Memo()
-
-
-def forms_of(word: str) -> FrozenSet[Tuple[str, str, str]]:
-    """(upos, lemma, tag) readings of ``word`` in lemminflect's dictionary ("wakes": (NOUN, wake, NNS),
-    (VERB, wake, VBZ)); an unknown word reads as itself with no tag."""
-    if word not in _TAGS:
-        import lemminflect
-
-        out = set()
-        for upos, lemmas in lemminflect.getAllLemmas(word).items():
-            for lemma in lemmas:
-                for tag, forms in lemminflect.getAllInflections(lemma, upos=upos).items():
-                    if word in forms:
-                        out.add((upos, lemma.lower(), tag))
-        _TAGS[word] = frozenset(out) if out else frozenset({("X", word, "")})
-    return _TAGS[word]
 
 
 def same_lemma(a: str, b: str) -> bool:
@@ -57,19 +39,9 @@ def same_lemma(a: str, b: str) -> bool:
 def synonym_same_form(a: str, b: str) -> bool:
     """``a`` and ``b`` (lower-case, different lemmas) share a reading: a part of speech with the same
     inflection tag in which ``a``'s most frequent WordNet sense is one of ``b``'s two most frequent
-    ("large"/"big", "start"/"begin"; not "respond"/"answer": react.v.01 first, nor "avoid"/"avert")."""
-    fa, fb = forms_of(a), forms_of(b)
-    for upos, lem_a, tag in fa:
-        pos = UPOS_WORDNET.get(upos)
-        if pos is None:
-            continue
-        for upos_b, lem_b, tag_b in fb:
-            if upos_b != upos or tag_b != tag:
-                continue
-            first = ranked_synsets(lem_a, pos)[:1]
-            if first and first[0].name() in {s.name() for s in ranked_synsets(lem_b, pos)[:2]}:
-                return True
-    return False
+    ("large"/"big", "start"/"begin"; not "respond"/"answer": react.v.01 first, nor "avoid"/"avert"):
+    :func:`perturb.resources.lexicon.synonymy` with the cut-offs 1 / 2, reading by reading."""
+    return bool(synonymy(a, b, top_a=1, top_b=2, same_form=True))
 
 
 def _tokens(text: str) -> List[str]:

@@ -36,6 +36,7 @@ half of ``perturb/data/validity/BACKTRANS.tsv`` (:mod:`perturb.tuning`).
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import re
@@ -43,8 +44,8 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from perturb.resources.words import ARTICLES, case_style, stopwords, zipf
-from perturb.generators.backtrans.rules import forms_of, same_lemma, synonym_same_form
-from perturb.resources.lexicon import is_proper_noun, ranked_synsets
+from perturb.generators.backtrans.rules import same_lemma, synonym_same_form
+from perturb.resources.lexicon import forms_of, is_proper_noun, ranked_synsets, synonymy
 from perturb.generators.backtrans import evidence as ev
 from perturb.spec import Tuning, Veto, threshold_constraint
 from perturb.generators.backtrans.edits import Candidate, WordEdit, apply_edits, edits_of, sentence_case, tokens  # noqa: F401 (used by callers as score.*)
@@ -96,8 +97,8 @@ def _upos(word: str) -> Set[str]:
 
 
 def _related(a: str, b: str) -> bool:
-    sa = {s.name() for pos in "nvar" for s in ranked_synsets(a, pos)[:3]}
-    return bool(sa & {s.name() for pos in "nvar" for s in ranked_synsets(b, pos)[:3]})
+    """A sense among each word's three most frequent, in one part of speech."""
+    return bool(synonymy(a, b, top_a=3, top_b=3))
 
 
 @dataclass(frozen=True)
@@ -313,12 +314,12 @@ def candidates(query: str, backs: Dict[str, str], leaks: Dict[str, Set[str]], or
         if have is None:
             low = min(scored[e][0] for e in edits)
             why = tuple(sorted({w for e in edits for w in scored[e][1]}))
-            out[text] = Candidate(text, edits, set(pivots), low, why)
+            out[text] = Candidate.of(query, text, edits, pivots, low, why)
         else:
-            have.pivots |= pivots
+            out[text] = dataclasses.replace(have, pivots=have.pivots | pivots)
     for p, eds in per_pivot.items():
         for combo in combinations_of(eds):
             add(combo, {p})
     for e, ps in sorted(proposers.items(), key=lambda kv: (kv[0].start, kv[0].end, kv[0].new)):
         add((e,), ps)
-    return sorted(out.values(), key=lambda c: c.text)
+    return [c.described(old) for c in sorted(out.values(), key=lambda c: c.text)]

@@ -24,7 +24,6 @@ from perturb.resources.wordnet_reader import NLTK_INSTALL, find_wordnet, wordnet
 from perturb.resources.words import module_resource
 from perturb.resources.memo import Memo
 
-SPACY_TO_WN = {"NOUN": "n", "PROPN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 _SYN_CACHE: Dict[Tuple[str, str], Tuple[str, ...]] = Memo()
 _WCAND_CACHE: Dict[tuple, Tuple[Tuple[str, str], ...]] = Memo()
 

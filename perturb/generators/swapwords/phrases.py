@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import List, Tuple
 
-from perturb.resources.words import WH_WORDS as WH, stopwords
+from perturb.resources.words import FINITE_TAGS, WH_WORDS as WH, stopwords
 
 FOCUS_ADVERBS = frozenset("even also still always never already ever only just really yet almost "
                           "merely simply mostly nearly hardly barely rather quite usually".split())
@@ -187,7 +187,7 @@ def _subject_aux(doc):
     if not words:
         return
     phrase = ""
-    if words[0].pos_ == "AUX" and words[0].tag_ in ("VBZ", "VBP", "VBD", "MD") and len(words) > 2:
+    if words[0].pos_ == "AUX" and words[0].tag_ in FINITE_TAGS and len(words) > 2:
         k = 0  # "are you a robot" -> "you are a robot": a yes/no question in statement order
     elif words[0].lower_ not in WH:
         return
@@ -197,7 +197,7 @@ def _subject_aux(doc):
     if k >= len(words):
         return
     aux = words[k]
-    if aux.pos_ != "AUX" or aux.tag_ not in ("VBZ", "VBP", "VBD", "MD"):
+    if aux.pos_ != "AUX" or aux.tag_ not in FINITE_TAGS:
         return
     head = aux if aux.dep_ == "ROOT" else aux.head
     subj = [c for c in head.children if c.dep_ in ("nsubj", "nsubjpass", "expl") and c.i > aux.i]
