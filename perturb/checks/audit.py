@@ -44,7 +44,8 @@ from bench.core.sheet import csv_text, sheet_text
 from perturb.resources.words import WORDNET_POS, stopwords, zipf
 from perturb.base import normalise
 from perturb.checks.labels import SAMPLE_COLUMNS, read_label_file
-from perturb.resources.lexicon import antonyms, synonymy
+from perturb.resources.lexicon import antonyms
+from perturb.resources.senses import synonymy
 from perturb.io.sets import VariationSet, escape_field
 from perturb.resources.wordnet_reader import wordnet
 

@@ -243,7 +243,7 @@ def test_usual_sense_rule_by_itself():
 
 def test_sense_share_hand_computed():
     """sense_share = the sense's SemCor count / the word's counts over its senses (cntlist.rev)."""
-    from perturb.resources.lexicon import ranked_synsets, sense_counts, sense_share
+    from perturb.resources.senses import ranked_synsets, sense_counts, sense_share
 
     counts = sense_counts()
     syns = ranked_synsets("material", "n")

@@ -1,11 +1,11 @@
-"""perturb.resources.lexicon.synonymy: the one place that says whether two words are synonyms,
+"""perturb.resources.senses.synonymy: the one place that says whether two words are synonyms,
 checked against WordNet 3.0 facts, and the modules that used to answer it on their own asking it."""
 import ast
 from pathlib import Path
 
 import pytest
 
-from perturb.resources.lexicon import SharedSense, synonymy
+from perturb.resources.senses import SharedSense, synonymy
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -101,4 +101,4 @@ def test_no_other_module_compares_senses_itself():
                     name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
                     if name in ("ranked_synsets", "synsets", "top_senses"):
                         found.append(f"{rel}:{node.lineno} {fn.name} calls {name}")
-    assert not found, "; ".join(found) + " (ask perturb.resources.lexicon.synonymy)"
+    assert not found, "; ".join(found) + " (ask perturb.resources.senses.synonymy)"

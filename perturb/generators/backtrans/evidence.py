@@ -1,5 +1,5 @@
 """Lexical evidence for scoring BACKTRANS edits (:mod:`perturb.generators.backtrans.score`), each a small,
-inspectable test on WordNet (with SemCor sense counts, :mod:`perturb.resources.lexicon`), lemminflect and
+inspectable test on WordNet (with SemCor sense counts, :mod:`perturb.resources.senses`), lemminflect and
 the query's own spelling:
 
 * :func:`name_positions`: tokens of the query that belong to a name (a name is never translated):
@@ -21,7 +21,8 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from perturb.resources.words import NEED_WORDS as _BASE_NEED_WORDS
 from perturb.resources.words import PERSONAL_PRONOUNS, WH_WORDS, stopwords
-from perturb.resources.lexicon import is_derivation, is_proper_noun, sense_share, synonymy
+from perturb.resources.lexicon import is_derivation, is_proper_noun
+from perturb.resources.senses import sense_share, synonymy
 from perturb.resources.memo import Memo
 
 _SHARE: Dict[Tuple[str, str], float] = Memo()
@@ -111,7 +112,7 @@ def derived(a: str, b: str) -> bool:
 
 def shared_sense(a: str, b: str) -> float:
     """The largest, over senses shared by ``a`` and ``b`` (one part of speech), of the smaller of
-    the two words' SemCor shares of that sense (:func:`perturb.resources.lexicon.sense_share`); 0.0 when
+    the two words' SemCor shares of that sense (:func:`perturb.resources.senses.sense_share`); 0.0 when
     they share no sense or SemCor has no counts for one of them."""
     key = (a, b)
     if key not in _SHARE:

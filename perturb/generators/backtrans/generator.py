@@ -52,7 +52,8 @@ from perturb.spec import Edit, Spec, Veto, veto
 from perturb.base import Generator, Perturbation, Resource, ResourceMissing, settle
 from perturb.resources.translators import APERTIUM_INSTALL, MARIAN_INSTALL, ApertiumTranslator, MarianTranslator, RunMemo, Translator
 from perturb.resources.words import AUXILIARIES, PERSONAL_PRONOUNS, stopwords
-from perturb.resources.lexicon import lemma_set, synonymy
+from perturb.resources.lexicon import lemma_set
+from perturb.resources.senses import synonymy
 from perturb.generators.backtrans.rules import structure_changes
 from perturb.generators.backtrans import score as backtrans_score
 from perturb.base import query_rng

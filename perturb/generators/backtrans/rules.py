@@ -26,7 +26,7 @@ import re
 from typing import List, Tuple
 
 from perturb.resources.words import ARTICLES, stopwords
-from perturb.resources.lexicon import forms_of, synonymy
+from perturb.resources.senses import forms_of, synonymy
 
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 EQUIVALENT = {"which": "what"}  # interchangeable interrogatives
@@ -40,7 +40,7 @@ def synonym_same_form(a: str, b: str) -> bool:
     """``a`` and ``b`` (lower-case, different lemmas) share a reading: a part of speech with the same
     inflection tag in which ``a``'s most frequent WordNet sense is one of ``b``'s two most frequent
     ("large"/"big", "start"/"begin"; not "respond"/"answer": react.v.01 first, nor "avoid"/"avert"):
-    :func:`perturb.resources.lexicon.synonymy` with the cut-offs 1 / 2, reading by reading."""
+    :func:`perturb.resources.senses.synonymy` with the cut-offs 1 / 2, reading by reading."""
     return bool(synonymy(a, b, top_a=1, top_b=2, same_form=True))
 
 

@@ -45,7 +45,8 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from perturb.resources.words import ARTICLES, case_style, stopwords, zipf
 from perturb.generators.backtrans.rules import same_lemma, synonym_same_form
-from perturb.resources.lexicon import forms_of, is_proper_noun, ranked_synsets, synonymy
+from perturb.resources.lexicon import is_proper_noun
+from perturb.resources.senses import forms_of, ranked_synsets, synonymy
 from perturb.generators.backtrans import evidence as ev
 from perturb.spec import Tuning, Veto, threshold_constraint
 from perturb.generators.backtrans.edits import Candidate, WordEdit, apply_edits, edits_of, sentence_case, tokens  # noqa: F401 (used by callers as score.*)
@@ -112,7 +113,7 @@ class Context:
 def warm() -> None:
     """Load the lexicons the scorer reads (WordNet, SemCor counts, lemminflect, wordfreq), so a batch
     can load them while its round trips run."""
-    from perturb.resources.lexicon import sense_counts
+    from perturb.resources.senses import sense_counts
 
     ranked_synsets("flow", "n")
     sense_counts()
