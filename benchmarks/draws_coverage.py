@@ -8,11 +8,15 @@ the query's ORIGINAL value O[q]. The population drop rate R = 1 - E[V] / E[O] (e
 queries AND draws) is known exactly in every scenario below; each replication draws n queries with
 G draws each and computes
 
-* ``vc-t``: the interval drbench reports (:func:`bench.evaluation.draws.draw_summary`): the
-  delta-method t interval of the drop rate on the pairs (O_q, mean over draws of V[q, g]);
+* ``vc skew-t``: the interval drbench reports (:func:`bench.evaluation.draws.draw_summary`): the
+  skewness-widened t interval (:func:`bench.evaluation.skew.skew_t_ci`) of the drop rate on the
+  pairs (O_q, mean over draws of V[q, g]);
+* ``vc t``: the delta-method t interval on the same pairs (the interval of earlier versions,
+  :func:`bench.evaluation.intervals.t_drop_rate_ci`);
 * ``two-level``: a two-level percentile bootstrap (resample queries, then the draws of each
   resampled query, B replicates), the alternative the design rejected;
-* ``one-draw t``: today's interval on one draw (draw 0 alone), for comparison.
+* ``one-draw skew-t``: a one-draw run's interval (draw 0 alone,
+  :func:`bench.evaluation.intervals.paired_bootstrap_ci`), for comparison.
 
 Coverage = share of intervals containing R (lo <= R <= hi; undefined counts as a miss), percent,
 with its Monte Carlo standard error. Mean width in percentage points.
@@ -40,7 +44,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.evaluation.intervals import t_drop_rate_ci  # noqa: E402
+from bench.evaluation.draws import draw_summary  # noqa: E402
+from bench.evaluation.intervals import paired_bootstrap_ci, t_drop_rate_ci  # noqa: E402
 
 _K = np.arange(2, 11)
 _MEAN_INV_K = float(np.mean(1.0 / _K))
@@ -77,6 +82,7 @@ def _normal(rng: np.random.Generator, n: int, g: int) -> Tuple[np.ndarray, np.nd
     return o, v
 
 
+COLUMNS = ("vc skew-t", "vc t", "two-level", "one-draw skew-t")
 SCENARIOS = {"ir-mixed": _ir(_mixed_p, 0.6 * 0.5), "ir-draw": _ir(lambda rng, n: np.full(n, 0.5), 0.5),
              "normal": (_normal, 0.1)}
 
@@ -121,12 +127,14 @@ def simulate(name: str, n: int, g: int, reps: int, boot_reps: int, B: int, seed:
     o = np.stack([d[0] for d in data])
     v = np.stack([d[1] for d in data])
     q = float(st.t.ppf(0.975, n - 1))
-    cis = {"vc-t": t_drop_batch(o, v.mean(axis=2), q), "one-draw t": t_drop_batch(o, v[:, :, 0], q)}
-    for i in range(min(20, reps)):  # the batch computes what drbench reports
-        assert np.allclose(cis["vc-t"][i], t_drop_rate_ci(o[i], v[i].mean(axis=1)), rtol=1e-9, atol=1e-12)
+    cis = {"vc t": t_drop_batch(o, v.mean(axis=2), q),
+           "vc skew-t": np.array([draw_summary(o[i], v[i])["drop_rate_ci"] for i in range(reps)], dtype=float),
+           "one-draw skew-t": np.array([paired_bootstrap_ci(o[i], v[i, :, 0]).drop_rate for i in range(reps)])}
+    for i in range(min(20, reps)):  # the batch computes the earlier interval
+        assert np.allclose(cis["vc t"][i], t_drop_rate_ci(o[i], v[i].mean(axis=1)), rtol=1e-9, atol=1e-12)
     cis["two-level"] = np.array([two_level(o[i], v[i], B, rng) for i in range(min(boot_reps, reps))])
     out = {}
-    for k in ("vc-t", "two-level", "one-draw t"):
+    for k in COLUMNS:
         lo, hi = cis[k][:, 0], cis[k][:, 1]
         ok = np.isfinite(lo) & np.isfinite(hi)
         hit = ok & (lo <= truth) & (truth <= hi)
@@ -147,8 +155,9 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=None, help="also write the markdown table here")
     a = ap.parse_args(argv)
     t0 = time.perf_counter()
-    lines = ["| scenario | n | G | vc-t coverage % (width pp) | two-level bootstrap % (width pp) | one-draw t % (width pp) |",
-             "|---|---:|---:|---:|---:|---:|"]
+    lines = ["| scenario | n | G | vc skew-t (ships) % (width pp) | vc t (earlier) % (width pp) "
+             "| two-level bootstrap % (width pp) | one-draw skew-t % (width pp) |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
     for name in a.scenarios.split(","):
         for n in (int(x) for x in a.n.split(",")):
             for g in (int(x) for x in a.draws.split(",")):
@@ -159,7 +168,7 @@ def main(argv=None) -> int:
                     se = 100.0 * math.sqrt(c / 100 * (1 - c / 100) / m)
                     return f"{c:.1f} ± {se:.1f} ({w:.1f})"
 
-                lines.append(f"| {name} | {n} | {g} | {cell('vc-t')} | {cell('two-level')} | {cell('one-draw t')} |")
+                lines.append(f"| {name} | {n} | {g} | " + " | ".join(cell(k) for k in COLUMNS) + " |")
                 print(lines[-1], flush=True)
     lines.append("")
     lines.append(f"reps {a.reps} (two-level bootstrap: first {a.boot_reps}, B = {a.B}), seed {a.seed}; "

@@ -22,9 +22,9 @@ class AppliedOnlyAverage(TypedDict, total=False):
     drop_rate: Annotated[Dict[str, Optional[float]], "measure: mean of the averaged sets' applied-only drop rates "
                                                      "(null: no set to average)"]
     drop_rate_ci: Annotated[Dict[str, List[Optional[float]]], "measure: [low, high] interval"]
-    interval_note: Annotated[Dict[str, Optional[str]], "measure: 'interval unreliable: k of n queries changed in SET' "
-                                                       "when an averaged set has fewer than 10 changed queries, "
-                                                       "else null"]
+    interval_note: Annotated[Dict[str, Optional[str]], "measure: 'interval unreliable: k of n queries changed in any "
+                                                       "of the S sets' (one set: 'in SET') when fewer than 10 judged "
+                                                       "queries changed in any averaged set, else null"]
     n_sets: Annotated[Dict[str, int], "measure: sets averaged"]
     n_undefined: Annotated[Dict[str, int], "measure: percentile bootstrap replicates left out (0 for skew-t; an averaged set without a changed query "
                                            "in the resample, or ORIGINAL summing to 0 on that set's resampled "

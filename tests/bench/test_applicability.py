@@ -206,3 +206,34 @@ def test_committed_runs_get_applicability_and_edit_types(tmp_path):
     for t, k in counts.items():
         assert f"| {t} | {k} |" in table
     assert f"{AP.LOW_MARK} = applicability below 30%: {low[0]['label']}: drop rate rests on" in subsets_table(result)
+
+
+def _three_sets(changed_a, changed_b, n=40):
+    """ORIGINAL and three sets applied to every query: A and B lower the listed queries' values, C
+    (a set like bm25's EXTRAPUNC) changes no value."""
+    rng = np.random.default_rng(5)
+    o = rng.uniform(0.2, 1.0, n)
+
+    def lowered(idx):
+        v = o.copy()
+        v[list(idx)] *= 0.5
+        return v
+
+    sets = [(name, [1] * n, {"M": vals}) for name, vals in
+            (("A", lowered(changed_a)), ("B", lowered(changed_b)), ("C", o.copy()))]
+    return {"M": o}, sets
+
+
+def test_the_average_is_flagged_by_the_queries_changed_in_any_set():
+    orig, sets = _three_sets(range(0, 6), range(6, 12))  # 6 + 6 changed queries, C none
+    block = AP.applied_only_average(orig, sets, ["M"], 0)
+    assert block["sets"] == ["A", "B", "C"] and block["interval_note"]["M"] is None  # 12 queries changed
+    old = AP.applied_only_average(orig, sets, ["M"], 0, flag="fewest-set")  # the rule of earlier versions
+    assert old["interval_note"]["M"] == "interval unreliable: 0 of 40 queries changed in C"
+    assert old["drop_rate_ci"] == block["drop_rate_ci"]  # the rule changes the note, not the interval
+    orig, sets = _three_sets(range(0, 4), range(2, 6))  # 6 distinct queries changed
+    note = AP.applied_only_average(orig, sets, ["M"], 0)["interval_note"]["M"]
+    assert note == "interval unreliable: 6 of 40 queries changed in any of the 3 sets"
+    with pytest.raises(ValueError, match="fewest-set"):
+        AP.applied_only_average(orig, sets, ["M"], 0, flag="smallest")
+    assert "in any averaged set" in AP.AVG_METHOD

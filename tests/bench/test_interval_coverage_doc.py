@@ -45,3 +45,24 @@ def test_one_cell_runs_with_the_tools_functions(tmp_path):
     assert r["reps"] == 6 and r["reps_by_method"] == {"before": 6, "skew-t": 6, "studentized": 2, "BCa": 2}
     assert 0 <= r["coverage"]["skew-t"] <= 1 and r["population"] == "sparse-skewed"
     assert IC.table({"args": {"reps": 6, "candidate_reps": 2, "B": 50, "seed": 0}, "seconds": 1.0, "rows": rows})
+
+
+def test_the_shortfall_benchmarks_vectorized_interval_is_the_tools():
+    """benchmarks/coverage_shortfall.py computes the shipped interval on all replications at once;
+    it must be skew_t_ci's, for every statistic, on sparse one-sided and two-sided data."""
+    import numpy as np
+
+    from benchmarks import coverage_shortfall as CS
+    from bench.evaluation.skew import AVERAGE_DROP_RATE, DROP_RATE, DROP_RATE_DIFFERENCE, MEAN, skew_t_ci
+
+    rng = np.random.default_rng(3)
+    o = np.where(rng.random((12, 30)) < 0.4, 0.0, 1.0 / rng.integers(1, 11, (12, 30)))
+    hurt = rng.random((12, 30)) < 0.2
+    v = np.where(hurt, o * rng.choice([0.0, 0.5, 1.5], (12, 30)), o)
+    for x, stat in ((np.stack([o, v], -1), DROP_RATE), ((v - o)[:, :, None], MEAN),
+                    (np.stack([o, v, o, np.where(rng.random((12, 30)) < 0.3, 0.0, o)], -1), DROP_RATE_DIFFERENCE),
+                    (np.stack([o, v, o, np.minimum(v, o)], -1), AVERAGE_DROP_RATE)):
+        q = CS._q(30)
+        lo, hi = CS.union(x, stat, CS.t_part(x, stat, q), CS.hall_part(x, stat, q))
+        for r in range(x.shape[0]):
+            assert np.allclose([lo[r], hi[r]], skew_t_ci(x[r], stat), rtol=1e-9, atol=1e-12, equal_nan=True), (stat, r)
