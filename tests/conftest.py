@@ -30,6 +30,15 @@ QRELS = [("1", "d1", 2), ("1", "d3", 1), ("2", "d2", 1), ("3", "d3", 2), ("3", "
          ("5", "d5", 1)]
 
 
+def evaluate_extrapunc(dataset, *options: str) -> int:
+    """``bench evaluate`` of bm25 on ``dataset`` with the EXTRAPUNC set only, no progress lines, and
+    ``options`` (``--out DIR``, ``--name N``, ...): the exit code."""
+    from bench.cli.main import main
+
+    return main(["evaluate", "--model", "bm25", "--dataset", str(dataset), "--generators", "EXTRAPUNC", "--no-progress",
+                 *options])
+
+
 def write_beir(folder: Path, docs=DOCS, queries=QUERIES, qrels=QRELS, split="test") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / "corpus.jsonl", "w", encoding="utf-8") as fh:

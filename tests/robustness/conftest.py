@@ -3,13 +3,12 @@ from __future__ import annotations
 
 import pytest
 
-from bench.cli.main import main
+from tests.conftest import evaluate_extrapunc
 
 
 @pytest.fixture
 def extrapunc_run(beir_dir, tmp_path):
     """A bm25 run folder of the tiny BEIR collection with the EXTRAPUNC set only."""
     out = tmp_path / "run"
-    assert main(["evaluate", "--model", "bm25", "--dataset", str(beir_dir), "--generators", "EXTRAPUNC",
-                 "--no-progress", "--out", str(out)]) == 0
+    assert evaluate_extrapunc(beir_dir, "--out", str(out)) == 0
     return out

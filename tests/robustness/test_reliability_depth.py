@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from bench.cli.main import main
-from tests.conftest import write_beir
+from tests.conftest import evaluate_extrapunc, write_beir
 
 
 def _deep_collection(folder):
@@ -18,8 +18,7 @@ def _deep_collection(folder):
 
 
 def _run(ds, out, *extra):
-    return main(["evaluate", "--model", "bm25", "--dataset", str(ds), "--generators", "EXTRAPUNC", "--no-progress",
-                 "--out", str(out), *extra])
+    return evaluate_extrapunc(ds, "--out", str(out), *extra)
 
 
 def test_an_explicit_top_k_below_the_deepest_cutoff_is_refused_before_work(tmp_path, capsys):

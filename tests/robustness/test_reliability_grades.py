@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bench.cli.main import main
 from bench.core.errors import DataError
 from bench.data.readers import MAX_GRADE, MIN_GRADE, read_qrels
-from tests.conftest import QRELS, write_beir
+from tests.conftest import QRELS, evaluate_extrapunc, write_beir
 
 
 @pytest.mark.parametrize("grade", ["4294967296", "4294967297", "3000000000", "2147483648", "nan", "inf", "-inf",
@@ -30,8 +29,7 @@ def test_the_range_limits_and_integer_floats_are_accepted(tmp_path):
 
 def test_a_huge_grade_via_the_cli_is_a_clear_error_not_zero_metrics(tmp_path, capsys):
     folder = write_beir(tmp_path / "ds", qrels=[(q, d, "4294967296" if q == "1" else g) for q, d, g in QRELS])
-    rc = main(["evaluate", "--model", "bm25", "--dataset", str(folder), "--generators", "EXTRAPUNC", "--no-progress",
-               "--out", str(tmp_path / "run")])
+    rc = evaluate_extrapunc(folder, "--out", str(tmp_path / "run"))
     assert rc == 2
     err = capsys.readouterr().err
     assert "outside the accepted range" in err and "Traceback" not in err

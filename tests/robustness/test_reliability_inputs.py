@@ -8,7 +8,7 @@ import pytest
 import bench
 from bench.cli.main import main
 from bench.core.errors import BenchError
-from tests.conftest import QUERIES, write_beir
+from tests.conftest import QUERIES, evaluate_extrapunc, write_beir
 
 
 @pytest.mark.parametrize("text", ["\u200b\u200b", "\ufeff", "\u200d \u2060"])
@@ -16,8 +16,7 @@ def test_a_query_of_only_zero_width_characters_is_refused(tmp_path, capsys, text
     queries = dict(QUERIES)
     queries["3"] = (text, "aero")
     ds = write_beir(tmp_path / "ds", queries=queries)
-    rc = main(["evaluate", "--model", "bm25", "--dataset", str(ds), "--generators", "EXTRAPUNC", "--no-progress",
-               "--out", str(tmp_path / "run")])
+    rc = evaluate_extrapunc(ds, "--out", str(tmp_path / "run"))
     assert rc == 2
     err = capsys.readouterr().err
     assert "query '3' has empty text (only invisible characters)" in err and "queries.jsonl:3" in err
@@ -33,8 +32,7 @@ def test_out_that_is_not_a_path_is_refused(beir_dir, tmp_path, monkeypatch):
 @pytest.mark.parametrize("name", ["../../x", ".hidden", "a/../b", "x" * 300, "\u200b"])
 def test_a_name_that_is_a_path_hidden_or_too_long_is_refused_before_work(beir_dir, tmp_path, monkeypatch, capsys, name):
     monkeypatch.chdir(tmp_path)
-    rc = main(["evaluate", "--model", "bm25", "--dataset", str(beir_dir), "--generators", "EXTRAPUNC", "--no-progress",
-               "--name", name])
+    rc = evaluate_extrapunc(beir_dir, "--name", name)
     assert rc == 2
     err = capsys.readouterr().err
     assert "--name" in err and "Traceback" not in err and "Errno" not in err

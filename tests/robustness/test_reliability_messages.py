@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bench.cli.main import main
+from tests.conftest import evaluate_extrapunc
 from bench.core.io import atomic_path
 
 RUN = Path(__file__).resolve().parents[2] / "results" / "runs" / "bm25__chatterbot__variations__s0"
@@ -45,8 +46,7 @@ def test_disk_full_under_out_names_the_folder(beir_dir, tmp_path, monkeypatch, c
 
     monkeypatch.setattr(writer, "write_per_query", full)
     out = tmp_path / "run"
-    rc = main(["evaluate", "--model", "bm25", "--dataset", str(beir_dir), "--generators", "EXTRAPUNC", "--no-progress",
-               "--out", str(out)])
+    rc = evaluate_extrapunc(beir_dir, "--out", str(out))
     assert rc == 2
     err = capsys.readouterr().err
     assert f"cannot write in {out} (--out): No space left on device" in err

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bench.cli.main import main
+from tests.conftest import evaluate_extrapunc
 from bench.core.errors import DataError
 from bench.results.rundir import load_result
 
@@ -44,8 +45,7 @@ def test_disk_full_in_the_cache_names_the_cache_not_out(beir_dir, tmp_path, monk
     monkeypatch.setattr(cache, "_save", full)
     monkeypatch.setattr(cli_main, "is_full", lambda p: str(os.path.abspath(p)).startswith(str(home)))
     out = tmp_path / "run"
-    rc = main(["evaluate", "--model", "bm25", "--dataset", str(beir_dir), "--generators", "EXTRAPUNC", "--no-progress",
-               "--out", str(out)])
+    rc = evaluate_extrapunc(beir_dir, "--out", str(out))
     assert rc == 2
     err = capsys.readouterr().err
     assert f"cannot write in the cache {home} (DRBENCH_HOME): No space left on device" in err
