@@ -22,6 +22,17 @@ def clock(monkeypatch):
     return c
 
 
+def _steps(clock, n, seconds, **options):
+    """The lines a progress bar (interval 10 s) prints for ``n`` steps of ``seconds`` each, closed."""
+    out = io.StringIO()
+    bar = P.progress(stream=out, interval=10, **options)
+    for _ in range(n):
+        clock.t += seconds
+        bar.update(1)
+    bar.close()
+    return out.getvalue().splitlines()
+
+
 def test_lines_are_rate_limited_and_the_final_line_appears(clock):
     out = io.StringIO()
     bar = P.progress(total=100, desc="encode queries", unit="text", stream=out, interval=10)
@@ -48,13 +59,7 @@ def test_a_long_stage_says_its_estimate_after_its_first_steps(clock):
         bar.set_postfix(loss="0.5")
     assert out.getvalue().splitlines() == [
         "[basic learning (base classes)] 3/345 (1%) 1.5 s/step ETA 08:33 (estimate from the first 3 steps) (loss=0.5)"]
-    out = io.StringIO()
-    bar = P.progress(total=20, desc="train", unit="step", stream=out, interval=10)
-    for _ in range(20):
-        clock.t += 0.1
-        bar.update(1)
-    bar.close()
-    assert out.getvalue().splitlines() == ["[train] 20/20 (100%) 10.0/s in 00:02"]
+    assert _steps(clock, 20, 0.1, total=20, desc="train", unit="step") == ["[train] 20/20 (100%) 10.0/s in 00:02"]
 
 
 def test_a_fast_loop_prints_only_the_final_line(clock):
@@ -82,13 +87,7 @@ def test_the_last_step_is_printed_once_and_a_slow_rate_reads_per_unit(clock):
     bar.update(1)
     bar.close()
     assert out.getvalue().splitlines() == ["[corpus shards encoded] 1 shard 84.0 s/shard in 01:24"]
-    out = io.StringIO()
-    bar = P.progress(total=4, desc="encode corpus", unit="text", stream=out, interval=10)
-    for _ in range(4):
-        clock.t += 20
-        bar.update(1)
-    bar.close()
-    assert out.getvalue().splitlines() == ["[encode corpus] 1/4 (25%) 20.0 s/text ETA 01:00",
+    assert _steps(clock, 4, 20, total=4, desc="encode corpus", unit="text") == ["[encode corpus] 1/4 (25%) 20.0 s/text ETA 01:00",
                                            "[encode corpus] 2/4 (50%) 20.0 s/text ETA 00:40",
                                            "[encode corpus] 3/4 (75%) 20.0 s/text ETA 00:20",
                                            "[encode corpus] 4/4 (100%) 20.0 s/text in 01:20"]
