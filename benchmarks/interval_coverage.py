@@ -109,7 +109,7 @@ def applied(o, sets, B: int, r: int, cand: bool):
     if cand:
         out.update(_boot(np.concatenate([np.c_[o * a, v * a] for v, a in sets], axis=1), AVERAGE_DROP_RATE, B, r,
                          "applied"))
-    # the flag's count (bench.results.applicability, flag="any-set"): queries changed in any of the sets
+    # the flag's count (bench.results.applicability): queries changed in any of the sets
     return out, int(np.sum(np.any([a & (o != v) for v, a in sets], axis=0)))
 
 

@@ -18,11 +18,9 @@ types, and the applied-only companion of VARIATIONS (AVG.).
   ``n_undefined``). A set with no changed query is left out of the average and named. When fewer
   than 10 judged queries changed (a value that differs from ORIGINAL's) in any averaged set,
   ``interval_note`` says "interval unreliable: k of n queries changed in any of the S sets"
-  (``flag="any-set"``, the default: the count the interval rests on, as a several-draws interval
-  counts the queries changed in any draw); ``flag="fewest-set"`` is the rule of earlier versions,
-  the set with fewest changed queries ("... changed in SET"), which flagged an average whenever
-  one set changed few queries (e.g. bm25's EXTRAPUNC: no value changed, drop rate 0 on every
-  query) however many the other sets changed (docs/statistics.md, "The flag").
+  (the count the interval rests on, as a several-draws interval counts the queries changed in any
+  draw; a set that changed no value, e.g. bm25's EXTRAPUNC, adds nothing uncertain and does not
+  flag the average by itself: docs/statistics.md, "The flag").
 
 Runs written before these figures existed are read with :func:`set_figures` and
 :func:`applied_average_of`, which recompute them from ``per_query.csv`` (its ``applied``
@@ -48,8 +46,6 @@ LOW_MARK = "!"
 AVG_BOOTSTRAP = 1000
 AVG_CONFIDENCE = 0.95
 AVG_INTERVAL = "skew-t"  # "percentile": the bootstrap of earlier versions (still computable, for comparison)
-AVG_FLAG = "any-set"  # "fewest-set": the flag rule of earlier versions (the set with fewest changed queries)
-AVG_FLAGS = ("any-set", "fewest-set")
 APPLIED_AVG = "VARIATIONS (AVG.) applied-only"
 DEFINITION = ("applicability = n_applied / n_evaluated, the share of judged queries the generator changed; a set "
               f"below {LOW_APPLICABILITY:.0%} is flagged ({LOW_MARK}): its drop rate over all queries is close to 0 by "
@@ -126,13 +122,10 @@ def _set_drops(orig: np.ndarray, var: np.ndarray, mask: np.ndarray, idx: np.ndar
         return np.where(ok, (so - sv) / np.where(ok, so, 1.0), np.nan)
 
 
-def _average_note(o: np.ndarray, members: Sequence[tuple], n: int, flag: str) -> Optional[str]:
+def _average_note(o: np.ndarray, members: Sequence[tuple], n: int) -> Optional[str]:
     """The "interval unreliable" flag of the applied-only average (module docstring): ``members`` are
     (ORIGINAL, set values, applied mask, drop, name) of the averaged sets."""
     changed = [mask & (o != v) for _, v, mask, _, _ in members]
-    if flag == "fewest-set":
-        fewest, weakest = min((int(np.sum(c)), x[4]) for c, x in zip(changed, members))
-        return f"interval unreliable: {fewest} of {n} queries changed in {weakest}" if fewest < MIN_CHANGED else None
     k = int(np.sum(np.any(np.stack(changed), axis=0)))
     if k >= MIN_CHANGED:
         return None
@@ -143,18 +136,14 @@ def _average_note(o: np.ndarray, members: Sequence[tuple], n: int, flag: str) ->
 def applied_only_average(original: Mapping[str, Sequence[float]],
                          sets: Sequence[Tuple[str, Sequence[Any], Mapping[str, Sequence[float]]]],
                          measures: Sequence[str], seed: int, B: int = AVG_BOOTSTRAP,
-                         confidence: float = AVG_CONFIDENCE, interval: str = AVG_INTERVAL,
-                         flag: str = AVG_FLAG) -> dict:
+                         confidence: float = AVG_CONFIDENCE, interval: str = AVG_INTERVAL) -> dict:
     """The ``summary[VARIATIONS (AVG.)].applied_only`` block.
 
     ``original``: measure -> ORIGINAL's per-query values; ``sets``: (name, applied flags, measure ->
     values), every array on the same queries in the same order. ``interval``: "skew-t" (default) or
-    "percentile" (earlier versions); ``flag``: "any-set" (default) or "fewest-set" (earlier versions),
-    the "interval unreliable" rule (module docstring)."""
+    "percentile" (earlier versions)."""
     if interval not in ("skew-t", "percentile"):
         raise ValueError(f"unknown interval {interval!r}; choose skew-t or percentile")
-    if flag not in AVG_FLAGS:
-        raise ValueError(f"unknown flag rule {flag!r}; choose {' or '.join(AVG_FLAGS)}")
     n = len(next(iter(original.values()))) if original else 0
     masks = {name: np.asarray(applied, dtype=bool) for name, applied, _ in sets}
     included = [name for name, _, _ in sets if masks[name].any()]
@@ -184,7 +173,7 @@ def applied_only_average(original: Mapping[str, Sequence[float]],
             out["interval_note"][m] = None
             continue
         out["drop_rate"][m] = float(np.mean([x[3] for x in members]))
-        out["interval_note"][m] = _average_note(o, members, n, flag)
+        out["interval_note"][m] = _average_note(o, members, n)
         if interval == "skew-t":
             x = np.concatenate([np.c_[np.where(mask, o, 0.0), np.where(mask, v, 0.0)] for o, v, mask, _, _ in members],
                                axis=1)
