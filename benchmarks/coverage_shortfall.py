@@ -19,7 +19,11 @@ Candidate intervals (union with the delta-method t interval as shipped; q a t qu
   Satterthwaite (1946) degrees of freedom of a variance estimate whose values have that kurtosis;
 * ``kurtosis df, Hall side``: only Hall's part with that df (the side the skew points to);
 * ``changed df``: ``df = n_changed - 1``;
-* ``jackknife skewness``: Hall's part with the jackknife bias-corrected skewness of u.
+* ``jackknife skewness``: Hall's part with the jackknife bias-corrected skewness of u;
+* ``one-sided: Hall alone``: where every per-query change has the same sign (no query gains when
+  some lose), Hall's interval alone (its lower end, not the t interval's, so the union's
+  over-coverage of one-sided losses goes), the union elsewhere and for the applied-only average
+  and compare (whose columns have no one change per query).
 
 Flag rules (the interval is "unreliable" when): ``changed < 10`` (ships), ``changed < 15``,
 ``changed < 10 or kurtosis(u)/n > 0.2``, ``changed < 10 or n_eff < 7`` (n_eff = (sum |d|)^2 /
@@ -126,19 +130,33 @@ def jackknife_skewness(u: np.ndarray) -> np.ndarray:
     return n * g - (n - 1) * skew(s1[:, None] - u, s2[:, None] - u ** 2, s3[:, None] - u ** 3, n - 1).mean(axis=1)
 
 
-def intervals(x, stat, changed) -> Dict[str, Pair]:
+def one_sided(d) -> np.ndarray:
+    """Replications whose per-query changes d (R, n) all have one sign (|d| <= 1e-12 counts as 0:
+    a mean over draws of unchanged values may differ from ORIGINAL by rounding)."""
+    if d is None:
+        return np.zeros(0, bool)
+    big = np.abs(d) > 1e-12
+    return ~np.any(big & (d > 0), axis=1) | ~np.any(big & (d < 0), axis=1)
+
+
+def intervals(x, stat, changed, d=None) -> Dict[str, Pair]:
     n = x.shape[1]
     q = _q(n)
     _, u, _ = _influence(x, stat)
     g, kurt = _moments(u)
     kdf = np.clip(2 * n / np.maximum(kurt - 1, 1e-9), 1, n - 1)
     qk = _q(n, kdf)
-    return {"skew-t (ships)": union(x, stat, t_part(x, stat, q), hall_part(x, stat, q)),
+    ship = union(x, stat, t_part(x, stat, q), hall_part(x, stat, q))
+    hall = hall_part(x, stat, q)
+    alone = union(x, stat, hall, hall)  # Hall's interval, clipped at 1 like the shipped one
+    side = one_sided(d) if d is not None else np.zeros(x.shape[0], bool)
+    return {"skew-t (ships)": ship,
             "kurtosis df": union(x, stat, t_part(x, stat, qk), hall_part(x, stat, qk)),
             "kurtosis df, Hall side": union(x, stat, t_part(x, stat, q), hall_part(x, stat, qk)),
             "changed df": union(x, stat, t_part(x, stat, _q(n, np.clip(changed - 1, 1, n - 1))),
                                 hall_part(x, stat, _q(n, np.clip(changed - 1, 1, n - 1)))),
-            "jackknife skewness": union(x, stat, t_part(x, stat, q), hall_part(x, stat, q, jackknife_skewness(u)))}
+            "jackknife skewness": union(x, stat, t_part(x, stat, q), hall_part(x, stat, q, jackknife_skewness(u))),
+            "one-sided: Hall alone": (np.where(side, alone[0], ship[0]), np.where(side, alone[1], ship[1]))}
 
 
 RULES: Dict[str, Callable[[dict], np.ndarray]] = {
@@ -207,7 +225,7 @@ def measure(reps: int, seed: int, log=print) -> List[dict]:
     for kind, name, n, g, x, stat, truth, changed, per_draw, d in cells(reps, seed):
         if not math.isfinite(truth):
             continue
-        cis = intervals(x, stat, changed)
+        cis = intervals(x, stat, changed, d)
         lo, hi = cis["skew-t (ships)"]
         for r in range(min(20, reps)):  # the vectorized interval is the tool's
             want = skew_t_ci(x[r], stat)
@@ -264,7 +282,7 @@ def summary(rows: List[dict]) -> List[str]:
 def detail(rows: List[dict]) -> List[str]:
     out = ["| interval | population | n | G | changed | skew-t | unflagged (flagged) | entirely below / above: all; "
            "unflagged | skewness: mean sample / pooled | kurtosis df (width) | changed df (width) | jackknife "
-           "skewness (width) |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+           "skewness (width) | one-sided: Hall alone (width) |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         if r["n"] < 30:
             continue
@@ -280,7 +298,7 @@ def detail(rows: List[dict]) -> List[str]:
                    f"{100 * h.mean():.1f} | {unf} | {side} | {r['skew_sample']:.2f} / {r['skew_pooled']:.2f} | "
                    + " | ".join(f"{100 * r['hits'][m].mean():.1f} ({r['width'][m] / base:.2f})" if base > 0 else
                                 f"{100 * r['hits'][m].mean():.1f} (-)"
-                                for m in ("kurtosis df", "changed df", "jackknife skewness")) + " |")
+                                for m in ("kurtosis df", "changed df", "jackknife skewness", "one-sided: Hall alone")) + " |")
     return out
 
 

@@ -66,3 +66,23 @@ def test_the_shortfall_benchmarks_vectorized_interval_is_the_tools():
         lo, hi = CS.union(x, stat, CS.t_part(x, stat, q), CS.hall_part(x, stat, q))
         for r in range(x.shape[0]):
             assert np.allclose([lo[r], hi[r]], skew_t_ci(x[r], stat), rtol=1e-9, atol=1e-12, equal_nan=True), (stat, r)
+
+
+def test_the_one_sided_candidate_takes_halls_interval_only_where_every_change_has_one_sign():
+    """The measured candidate "one-sided: Hall alone": rows whose changes all have one sign (rounding
+    noise of a mean over draws counts as none) get Hall's interval, the others the shipped union."""
+    import numpy as np
+
+    from benchmarks import coverage_shortfall as CS
+    from bench.evaluation.skew import DROP_RATE, hall_ci, skew_t_ci
+
+    d = np.array([[0.0, -0.5, -0.2, 0.0], [0.0, -0.5, 0.3, 0.0], [1e-17, -0.5, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]])
+    assert CS.one_sided(d).tolist() == [True, False, True, True]
+    rng = np.random.default_rng(5)
+    o = 1.0 / rng.integers(1, 6, (2, 40))
+    v = np.stack([np.where(rng.random(40) < 0.3, o[0] / 2, o[0]),  # losses only
+                  np.where(rng.random(40) < 0.3, o[1] * rng.choice([0.5, 1.5], 40), o[1])])  # both ways
+    x = np.stack([o, v], -1)
+    lo, hi = CS.intervals(x, DROP_RATE, np.full(2, 12), v - o)["one-sided: Hall alone"]
+    assert np.allclose([lo[0], hi[0]], hall_ci(x[0], DROP_RATE)) and np.allclose([lo[1], hi[1]], skew_t_ci(x[1], DROP_RATE))
+    assert lo[0] > skew_t_ci(x[0], DROP_RATE)[0]  # the union's lower end (the t interval's) is lower
