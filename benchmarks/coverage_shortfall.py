@@ -33,7 +33,10 @@ and for several draws ``mean changed per draw < 10``.
 Summary: over the cells with n >= 30 and at least 100 unflagged replications, how many cells the
 interval covers below 93.5 %, within 93.5-96.5 % and above 96.5 % where the rule does not flag;
 over the cells where the shipped interval is within the target (all replications), in how many
-the rule fires in most replications; and the median width against the shipped interval.
+the rule fires in most replications; over all cells with n >= 30, in how many the share of all
+replications printed without a flag AND missing the population value exceeds 6.5 % (what a reader
+is misled by: a flagged interval is not read as a claim); and the median width against the
+shipped interval.
 """
 from __future__ import annotations
 
@@ -254,18 +257,20 @@ def measure(reps: int, seed: int, log=print) -> List[dict]:
 
 def summary(rows: List[dict]) -> List[str]:
     out = ["| interval | flag rule | cells below 93.5 | within | above 96.5 | in-target cells the rule flags "
-           "(most replications) | median width / shipped |", "|---|---|---:|---:|---:|---:|---:|"]
+           "(most replications) | cells where unflagged misses exceed 6.5 % of all replications | median width / "
+           "shipped |", "|---|---|---:|---:|---:|---:|---:|---:|"]
     big = [r for r in rows if r["n"] >= 30]
     target = [r for r in big if LOW <= r["hits"]["skew-t (ships)"].mean() <= HIGH]
     for m in rows[0]["hits"]:
         for rule_name, rule in RULES.items():
             if rule_name.startswith("several draws") and m != "skew-t (ships)":
                 continue
-            below = within = above = 0
+            below = within = above = misleading = 0
             for r in big:
                 if rule_name.startswith("several draws") and r["interval"] not in ("draws",):
                     continue
                 ok = ~rule(r)
+                misleading += np.mean(ok & ~r["hits"][m]) > 1 - LOW
                 if ok.sum() < 100:
                     continue
                 c = r["hits"][m][ok].mean()
@@ -275,14 +280,15 @@ def summary(rows: List[dict]) -> List[str]:
             pool = [r for r in target if not rule_name.startswith("several draws") or r["interval"] == "draws"]
             width = np.median([r["width"][m] / r["width"]["skew-t (ships)"] for r in big
                                if r["width"]["skew-t (ships)"] > 0])
-            out.append(f"| {m} | {rule_name} | {below} | {within} | {above} | {fired} of {len(pool)} | {width:.2f} |")
+            out.append(f"| {m} | {rule_name} | {below} | {within} | {above} | {fired} of {len(pool)} | {misleading} | {width:.2f} |")
     return out
 
 
 def detail(rows: List[dict]) -> List[str]:
-    out = ["| interval | population | n | G | changed | skew-t | unflagged (flagged) | entirely below / above: all; "
+    out = ["| interval | population | n | G | changed | skew-t | unflagged (flagged) | unflagged and missing, % of "
+           "all | entirely below / above: all; "
            "unflagged | skewness: mean sample / pooled | kurtosis df (width) | changed df (width) | jackknife "
-           "skewness (width) | one-sided: Hall alone (width) |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+           "skewness (width) | one-sided: Hall alone (width) |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         if r["n"] < 30:
             continue
@@ -295,7 +301,7 @@ def detail(rows: List[dict]) -> List[str]:
             f"{100 * below[ok].mean():.1f} / {100 * above[ok].mean():.1f}" if ok.sum() >= 100 else "-")
         base = r["width"]["skew-t (ships)"]
         out.append(f"| {r['interval']} | {r['population']} | {r['n']} | {r['G']} | {r['changed'].mean():.1f} | "
-                   f"{100 * h.mean():.1f} | {unf} | {side} | {r['skew_sample']:.2f} / {r['skew_pooled']:.2f} | "
+                   f"{100 * h.mean():.1f} | {unf} | {100 * np.mean(ok & ~h):.1f} | {side} | {r['skew_sample']:.2f} / {r['skew_pooled']:.2f} | "
                    + " | ".join(f"{100 * r['hits'][m].mean():.1f} ({r['width'][m] / base:.2f})" if base > 0 else
                                 f"{100 * r['hits'][m].mean():.1f} (-)"
                                 for m in ("kurtosis df", "changed df", "jackknife skewness", "one-sided: Hall alone")) + " |")

@@ -26,13 +26,13 @@ from typing import Dict, Optional, Sequence
 
 import numpy as np
 
-from bench.evaluation.skew import DROP_RATE, changed_note, skew_t_ci
+from bench.evaluation.skew import DROP_RATE, SHORTFALL, changed_note, skew_t_ci
 
 INTERVAL = ("variance-components skewness-widened t interval: the nested model V[q,g] = mu + a_q + e_qg (draws "
             "within queries); the union of the delta-method t interval (n-1 df, on the log ratio) and Hall's "
             "skewness-corrected t interval of the drop rate on the pairs (ORIGINAL_q, mean over draws of V[q,g]), whose "
             "per-query variance is s_a^2 + s_e^2/G, so it covers query sampling and draw variation; flagged "
-            "'interval unreliable' when fewer than 10 queries changed in any draw")
+            "'interval unreliable' when fewer than 10 queries changed in any draw; " + SHORTFALL)
 PAIRED_ON = "per-query mean over the draws"
 WORST = ("worst of N: per query, the lowest value over the N draws; its mean, and its drop rate against ORIGINAL "
          "(grows with N: compare worst-of-N figures only at the same N)")

@@ -43,12 +43,12 @@ import numpy as np
 from bench.core.seeding import rng_for
 from bench.evaluation.intervals import bootstrap_index_chunks
 from bench.evaluation.paired import DEFAULT_RESAMPLES, EXACT_MAX_N, drop_rate_difference_test
-from bench.evaluation.skew import DROP_RATE_DIFFERENCE, changed_note, skew_t_ci
+from bench.evaluation.skew import DROP_RATE_DIFFERENCE, SHORTFALL, changed_note, skew_t_ci
 
 DEFAULT_BOOTSTRAP_B = 10000
 INTERVAL_METHOD = ("skewness-widened t interval: the union of the delta-method t interval of DR_B - DR_A and Hall's "
                    "(1992) skewness-corrected t interval of the same per-query influence values; t_{n-1} quantiles; no "
-                   "resampling; 'interval unreliable' when fewer than 10 queries changed in either run")
+                   "resampling; 'interval unreliable' when fewer than 10 queries changed in either run; " + SHORTFALL)
 _ENUM_CHUNK = 1 << 14
 
 

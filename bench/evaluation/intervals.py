@@ -10,7 +10,7 @@ import numpy as np
 
 from bench.core.seeding import rng_for
 from bench.evaluation.paired import RESAMPLE_CHUNK, paired_arrays
-from bench.evaluation.skew import (DROP_RATE, MEAN, SKEW_T_DESCRIPTION, _t_quantile, changed_note, skew_t_ci,  # noqa: F401
+from bench.evaluation.skew import (DROP_RATE, MEAN, SHORTFALL, SKEW_T_DESCRIPTION, _t_quantile, changed_note, skew_t_ci,  # noqa: F401
                                    t_drop_rate_ci, t_mean_ci)
 
 CI_METHODS = ("skew-t", "t", "bca", "percentile")  # confidence intervals of means, mean differences and drop rates
@@ -18,8 +18,8 @@ DEFAULT_CI = "skew-t"
 DEFAULT_BOOTSTRAP = 1000
 
 CI_DESCRIPTIONS = {
-    "skew-t": SKEW_T_DESCRIPTION + " (bench.evaluation.skew; chosen by coverage on sparse, skewed per-query changes, "
-    "docs/statistics.md); means: Student t",
+    "skew-t": SKEW_T_DESCRIPTION + " (bench.evaluation.skew; chosen by coverage on sparse, skewed per-query changes; "
+    f"{SHORTFALL}); means: Student t",
     "t": "Student t interval: delta = mean(d) +- t_{n-1} SD(d)/sqrt(n) (SD ddof=1); drop rate by the delta-method "
     "t interval on log(M_other/M_baseline), mapped back (linear delta method when the ratio is <= 0); no resampling",
     "bca": "paired BCa bootstrap (bias-corrected and accelerated, jackknife acceleration; numpy linear "

@@ -35,6 +35,11 @@ from bench.evaluation.paired import paired_arrays
 Array = np.ndarray
 #: an interval resting on fewer changed queries than this is flagged (coverage: docs/statistics.md)
 MIN_CHANGED = 10
+#: the interval's known limit, said beside its method wherever it is printed (docs/statistics.md,
+#: "Where it still falls short": no statistic of such a sample can see the losses it lacks)
+SHORTFALL = ("it may fall short of its level without a flag: by 1-3 points where a few rare queries carry most "
+             "of a one-sided loss, by more where data like these are usually flagged (the unflagged samples run "
+             "high); docs/statistics.md")
 SKEW_T_DESCRIPTION = ("skewness-widened t interval: the union of the delta-method t interval (drop rate: on "
                       "log(M_other/M_baseline)) and Hall's (1992) skewness-corrected t interval of the same "
                       "influence values; t_{n-1} quantiles; no resampling")

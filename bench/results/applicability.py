@@ -37,7 +37,7 @@ import numpy as np
 from bench.core.seeding import rng_for
 from bench.core.progress import count
 from bench.evaluation.intervals import bootstrap_index_chunks
-from bench.evaluation.skew import AVERAGE_DROP_RATE, MIN_CHANGED, skew_t_ci
+from bench.evaluation.skew import AVERAGE_DROP_RATE, MIN_CHANGED, SHORTFALL, skew_t_ci
 
 #: a variation set that changed fewer than this share of the judged queries is flagged
 LOW_APPLICABILITY = 0.30
@@ -57,7 +57,7 @@ AVG_METHOD = (f"skewness-widened t interval, {AVG_CONFIDENCE:.0%}: the union of 
               "over the judged queries (ORIGINAL and the set times the set's applied flag), from the influence values "
               "of every judged query; no resampling (B, seed and n_undefined are kept for the percentile bootstrap of "
               f"earlier versions); flagged 'interval unreliable' when fewer than {MIN_CHANGED} judged queries changed in any "
-              "averaged set")
+              f"averaged set; {SHORTFALL}")
 PERCENTILE_METHOD = (f"percentile bootstrap, {AVG_CONFIDENCE:.0%}, B = {AVG_BOOTSTRAP}: the judged queries resampled with "
                      "replacement once per replicate, jointly for every set; every set's applied-only drop rate "
                      "recomputed on the resample; replicates in which an averaged set has no changed query, or ORIGINAL "

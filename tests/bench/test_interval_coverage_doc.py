@@ -86,3 +86,17 @@ def test_the_one_sided_candidate_takes_halls_interval_only_where_every_change_ha
     lo, hi = CS.intervals(x, DROP_RATE, np.full(2, 12), v - o)["one-sided: Hall alone"]
     assert np.allclose([lo[0], hi[0]], hall_ci(x[0], DROP_RATE)) and np.allclose([lo[1], hi[1]], skew_t_ci(x[1], DROP_RATE))
     assert lo[0] > skew_t_ci(x[0], DROP_RATE)[0]  # the union's lower end (the t interval's) is lower
+
+
+def test_the_intervals_measured_limit_is_said_beside_every_method_that_prints_it():
+    """docs/statistics.md, "Where it still falls short": no flag sees heavy-tailed one-sided losses,
+    so every method text of a drop-rate or difference interval carries the limit."""
+    from bench.evaluation import draws, droprate, intervals
+    from bench.evaluation.skew import SHORTFALL
+    from bench.results import applicability
+
+    assert "1-3 points" in SHORTFALL and "one-sided" in SHORTFALL
+    for text in (intervals.CI_DESCRIPTIONS["skew-t"], droprate.INTERVAL_METHOD, draws.INTERVAL, applicability.AVG_METHOD):
+        assert SHORTFALL in text
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "statistics.md").read_text(encoding="utf-8")
+    assert "`SHORTFALL` of\n`bench/evaluation/skew.py`" in doc
