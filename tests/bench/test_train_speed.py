@@ -57,7 +57,7 @@ def test_mlm_step(benchmark, chatter):
     from bench.training.ddr import _mlm_model, mask_tokens
     from bench.models.spec import resolve_model
 
-    model, tok, _ = _mlm_model(resolve_model("minilm-l6"), 0)
+    model, tok, _, _ = _mlm_model(resolve_model("minilm-l6"), 0)
     model.train()
     _, docs = chatter
     enc = tok(docs[:16], padding=True, truncation=True, max_length=128, return_tensors="pt",
