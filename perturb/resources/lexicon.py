@@ -84,10 +84,7 @@ def _is_proper_noun(word: str) -> bool:
 
 def antonyms(word: str, pos: str) -> set:
     """Every WordNet antonym of any sense of ``word`` (direct antonyms and those of similar-to satellites)."""
-    key = (word.lower(), pos)
-    if key not in _ANT:
-        _ANT[key] = _antonyms(word, pos)
-    return set(_ANT[key])
+    return set(_ANT.get_or_compute((word.lower(), pos), lambda: _antonyms(word, pos)))
 
 
 def _antonyms(word: str, pos: str) -> set:

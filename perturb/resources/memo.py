@@ -6,7 +6,7 @@ server generating sets for many collections) keeps a bounded footprint. Forgetti
 result, only the time to compute it again."""
 from __future__ import annotations
 
-from typing import Any, Hashable
+from typing import Any, Callable, Hashable
 
 DEFAULT_SIZE = 200_000
 
@@ -27,6 +27,16 @@ class Memo(dict):
                 super().__delitem__(next(iter(self)))
             except (StopIteration, KeyError, RuntimeError):  # another thread changed it meanwhile
                 break
+
+    def get_or_compute(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """The value kept for ``key``, else ``compute()`` kept and returned (the one memo pattern of
+        the look-ups: their values are pure functions of the key)."""
+        try:
+            return self[key]
+        except KeyError:
+            value = compute()
+            self[key] = value
+            return value
 
     def setdefault(self, key: Hashable, default: Any = None) -> Any:
         if key in self:

@@ -76,10 +76,7 @@ _RANKED: Dict[Tuple[str, str], list] = Memo()
 def ranked_synsets(word: str, pos: str) -> list:
     """The synsets of ``word`` for ``pos``, most frequent sense first: by the SemCor count of the
     word's lemma in the synset (cntlist.rev), ties in WordNet's own order (also frequency-based)."""
-    key = (word.lower(), pos)
-    if key not in _RANKED:
-        _RANKED[key] = _ranked_synsets(word, pos)
-    return list(_RANKED[key])
+    return list(_RANKED.get_or_compute((word.lower(), pos), lambda: _ranked_synsets(word, pos)))
 
 
 def _ranked_synsets(word: str, pos: str) -> list:

@@ -21,6 +21,19 @@ def test_a_memo_keeps_at_most_its_size_and_forgets_the_oldest():
         Memo(0)
 
 
+def test_get_or_compute_computes_once_per_kept_key():
+    m, calls = Memo(2), []
+
+    def f(k):
+        calls.append(k)
+        return k * 2
+
+    assert m.get_or_compute("a", lambda: f("a")) == "aa" and m.get_or_compute("a", lambda: f("b")) == "aa"
+    assert calls == ["a"]
+    m.get_or_compute("b", lambda: f("b")), m.get_or_compute("c", lambda: f("c"))  # "a" is forgotten
+    assert m.get_or_compute("a", lambda: f("a")) == "aa" and calls == ["a", "b", "c", "a"] and len(m) == 2
+
+
 def test_no_module_level_memo_is_an_unbounded_dict():
     """A module-level ``_NAME = {}`` in perturb is a memo that grows without end; tables that are
     filled once (a resource read whole) say so in their name."""

@@ -118,10 +118,7 @@ def synonym_links(base: str, pos: str) -> Dict[str, Tuple[int, float, str, Tuple
 
 
 def _share(word: str, pos: str, synset_name: str) -> float:
-    key = (word, pos, synset_name)
-    if key not in _SHARE:
-        _SHARE[key] = _share1(word, pos, synset_name)
-    return _SHARE[key]
+    return _SHARE.get_or_compute((word, pos, synset_name), lambda: _share1(word, pos, synset_name))
 
 
 def _share1(word: str, pos: str, synset_name: str) -> float:
@@ -172,19 +169,14 @@ _EXCL: Dict[tuple, bool] = Memo()
 def excluded(word: str, base: str, pos: str, cand: str) -> bool:
     """The costly exclusions (a WordNet antonym, a derivation of the target), asked only of pairs
     whose score bound reaches the floor."""
-    key = (word, base, pos, cand)
-    if key not in _EXCL:
-        _EXCL[key] = cand in antonyms(base, pos) or is_derivation(base, cand) or is_derivation(word, cand)
-    return _EXCL[key]
+    return _EXCL.get_or_compute((word, base, pos, cand), lambda: cand in antonyms(base, pos) or is_derivation(base, cand)
+                                or is_derivation(word, cand))
 
 
 def free_features(word: str, base: str, pos: str, cand: str, rank: int) -> Optional[Tuple[float, ...]]:
     """The context-free features of target ``word`` (base form ``base``) -> ``cand`` (a base form);
     None when the pair is excluded. ``rank``: 1-based rank among the GloVe neighbours (K+1: not one)."""
-    key = (word, base, pos, cand, rank)
-    if key not in _FREE:
-        _FREE[key] = _free(word, base, pos, cand, rank)
-    return _FREE[key]
+    return _FREE.get_or_compute((word, base, pos, cand, rank), lambda: _free(word, base, pos, cand, rank))
 
 
 def _free(word, base, pos, cand, rank):
