@@ -51,6 +51,7 @@ import numpy as np
 from scipy import stats as st
 
 from bench.evaluation.skew import AVERAGE_DROP_RATE, DROP_RATE, DROP_RATE_DIFFERENCE, MEAN, Statistic, skew_t_ci
+from bench.results.applicability import changed_in_any_set
 from benchmarks import coverage_scenarios as SC
 
 Pair = Tuple[np.ndarray, np.ndarray]
@@ -211,7 +212,7 @@ def cells(reps: int, seed: int):
             for _ in range(reps):
                 o, sets = draw(rng, n)
                 xs.append(np.concatenate([np.c_[np.where(a, o, 0), np.where(a, v, 0)] for v, a in sets], axis=1))
-                ks.append(int(np.sum(np.any([a & (o != v) for v, a in sets], axis=0))))
+                ks.append(changed_in_any_set(o, sets))
             x, k = np.array(xs), np.array(ks)
             yield "applied", name, n, 1, x, AVERAGE_DROP_RATE, truth, k, k.astype(float), None
         for spec in [None] + SC.REAL_PAIRS:

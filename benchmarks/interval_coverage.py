@@ -46,7 +46,7 @@ from bench.evaluation.draws import draw_summary
 from bench.evaluation.droprate import bootstrap_difference, difference_interval
 from bench.evaluation.intervals import paired_bootstrap_ci, t_drop_rate_ci
 from bench.evaluation.skew import AVERAGE_DROP_RATE, DROP_RATE, DROP_RATE_DIFFERENCE, MEAN, MIN_CHANGED
-from bench.results.applicability import applied_only_average
+from bench.results.applicability import applied_only_average, changed_in_any_set
 from benchmarks import coverage_candidates as CC
 from benchmarks import coverage_scenarios as SC
 from benchmarks.common import ROOT
@@ -109,8 +109,7 @@ def applied(o, sets, B: int, r: int, cand: bool):
     if cand:
         out.update(_boot(np.concatenate([np.c_[o * a, v * a] for v, a in sets], axis=1), AVERAGE_DROP_RATE, B, r,
                          "applied"))
-    # the flag's count (bench.results.applicability): queries changed in any of the sets
-    return out, int(np.sum(np.any([a & (o != v) for v, a in sets], axis=0)))
+    return out, changed_in_any_set(o, sets)  # the flag's count
 
 
 def compare(ao, av, bo, bv, B: int, r: int, cand: bool):

@@ -122,11 +122,16 @@ def _set_drops(orig: np.ndarray, var: np.ndarray, mask: np.ndarray, idx: np.ndar
         return np.where(ok, (so - sv) / np.where(ok, so, 1.0), np.nan)
 
 
-def _average_note(o: np.ndarray, members: Sequence[tuple], n: int) -> Optional[str]:
+def changed_in_any_set(original: np.ndarray, sets: Sequence[Tuple[np.ndarray, np.ndarray]]) -> int:
+    """The count the applied-only average's flag rests on: judged queries whose value differs from
+    ORIGINAL's in any of ``sets`` ((values, applied mask) each) where the set applied."""
+    return int(np.sum(np.any([mask & (original != v) for v, mask in sets], axis=0)))
+
+
+def _average_note(members: Sequence[tuple], n: int) -> Optional[str]:
     """The "interval unreliable" flag of the applied-only average (module docstring): ``members`` are
     (ORIGINAL, set values, applied mask, drop, name) of the averaged sets."""
-    changed = [mask & (o != v) for _, v, mask, _, _ in members]
-    k = int(np.sum(np.any(np.stack(changed), axis=0)))
+    k = changed_in_any_set(members[0][0], [(v, mask) for _, v, mask, _, _ in members])
     if k >= MIN_CHANGED:
         return None
     where = f"in any of the {len(members)} sets" if len(members) > 1 else f"in {members[0][4]}"
@@ -173,7 +178,7 @@ def applied_only_average(original: Mapping[str, Sequence[float]],
             out["interval_note"][m] = None
             continue
         out["drop_rate"][m] = float(np.mean([x[3] for x in members]))
-        out["interval_note"][m] = _average_note(o, members, n)
+        out["interval_note"][m] = _average_note(members, n)
         if interval == "skew-t":
             x = np.concatenate([np.c_[np.where(mask, o, 0.0), np.where(mask, v, 0.0)] for o, v, mask, _, _ in members],
                                axis=1)
