@@ -134,11 +134,9 @@ def jackknife_skewness(u: np.ndarray) -> np.ndarray:
     return n * g - (n - 1) * skew(s1[:, None] - u, s2[:, None] - u ** 2, s3[:, None] - u ** 3, n - 1).mean(axis=1)
 
 
-def one_sided(d) -> np.ndarray:
+def one_sided(d: np.ndarray) -> np.ndarray:
     """Replications whose per-query changes d (R, n) all have one sign (|d| <= 1e-12 counts as 0:
     a mean over draws of unchanged values may differ from ORIGINAL by rounding)."""
-    if d is None:
-        return np.zeros(0, bool)
     big = np.abs(d) > 1e-12
     return ~np.any(big & (d > 0), axis=1) | ~np.any(big & (d < 0), axis=1)
 
@@ -150,16 +148,16 @@ def intervals(x, stat, changed, d=None) -> Dict[str, Pair]:
     g, kurt = _moments(u)
     kdf = np.clip(2 * n / np.maximum(kurt - 1, 1e-9), 1, n - 1)
     qk = _q(n, kdf)
-    ship = union(x, stat, t_part(x, stat, q), hall_part(x, stat, q))
-    hall = hall_part(x, stat, q)
+    t_q, hall = t_part(x, stat, q), hall_part(x, stat, q)
+    qc = _q(n, np.clip(changed - 1, 1, n - 1))
+    ship = union(x, stat, t_q, hall)
     alone = union(x, stat, hall, hall)  # Hall's interval, clipped at 1 like the shipped one
     side = one_sided(d) if d is not None else np.zeros(x.shape[0], bool)
     return {"skew-t (ships)": ship,
             "kurtosis df": union(x, stat, t_part(x, stat, qk), hall_part(x, stat, qk)),
-            "kurtosis df, Hall side": union(x, stat, t_part(x, stat, q), hall_part(x, stat, qk)),
-            "changed df": union(x, stat, t_part(x, stat, _q(n, np.clip(changed - 1, 1, n - 1))),
-                                hall_part(x, stat, _q(n, np.clip(changed - 1, 1, n - 1)))),
-            "jackknife skewness": union(x, stat, t_part(x, stat, q), hall_part(x, stat, q, jackknife_skewness(u))),
+            "kurtosis df, Hall side": union(x, stat, t_q, hall_part(x, stat, qk)),
+            "changed df": union(x, stat, t_part(x, stat, qc), hall_part(x, stat, qc)),
+            "jackknife skewness": union(x, stat, t_q, hall_part(x, stat, q, jackknife_skewness(u))),
             "one-sided: Hall alone": (np.where(side, alone[0], ship[0]), np.where(side, alone[1], ship[1]))}
 
 
