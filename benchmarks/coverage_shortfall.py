@@ -264,19 +264,18 @@ def summary(rows: List[dict]) -> List[str]:
         for rule_name, rule in RULES.items():
             if rule_name.startswith("several draws") and m != "skew-t (ships)":
                 continue
+            draws_only = rule_name.startswith("several draws")  # a rule of the several-draws interval alone
+            cells = [r for r in big if not draws_only or r["interval"] == "draws"]
+            pool = [r for r in target if not draws_only or r["interval"] == "draws"]
             below = within = above = misleading = 0
-            for r in big:
-                if rule_name.startswith("several draws") and r["interval"] not in ("draws",):
-                    continue
+            for r in cells:
                 ok = ~rule(r)
                 misleading += np.mean(ok & ~r["hits"][m]) > 1 - LOW
                 if ok.sum() < 100:
                     continue
                 c = r["hits"][m][ok].mean()
                 below, within, above = below + (c < LOW), within + (LOW <= c <= HIGH), above + (c > HIGH)
-            fired = sum(rule(r).mean() > 0.5 for r in target
-                        if not rule_name.startswith("several draws") or r["interval"] == "draws")
-            pool = [r for r in target if not rule_name.startswith("several draws") or r["interval"] == "draws"]
+            fired = sum(rule(r).mean() > 0.5 for r in pool)
             width = np.median([r["width"][m] / r["width"]["skew-t (ships)"] for r in big
                                if r["width"]["skew-t (ships)"] > 0])
             out.append(f"| {m} | {rule_name} | {below} | {within} | {above} | {fired} of {len(pool)} | {misleading} | {width:.2f} |")
