@@ -26,6 +26,7 @@ from typing import Dict, Optional, Sequence
 
 import numpy as np
 
+from bench.evaluation import exact
 from bench.evaluation.skew import DROP_RATE, SHORTFALL, changed_note, skew_t_ci
 
 INTERVAL = ("variance-components skewness-widened t interval: the nested model V[q,g] = mu + a_q + e_qg (draws "
@@ -48,10 +49,10 @@ def _drop(mo: float, mv: float) -> float:
 
 def per_draw_drops(orig: np.ndarray, var: np.ndarray) -> np.ndarray:
     """The drop rate of each draw (column of ``var``) against ORIGINAL, shape (G,)."""
-    mo = float(np.mean(orig))
+    mo = exact.mean(orig)
     if mo == 0:
         return np.full(var.shape[1], np.nan)
-    return (mo - var.mean(axis=0)) / mo
+    return (mo - exact.column_means(var)) / mo
 
 
 def components(orig: np.ndarray, var: np.ndarray) -> Dict[str, float]:
@@ -64,13 +65,15 @@ def components(orig: np.ndarray, var: np.ndarray) -> Dict[str, float]:
     draw with one draw per query and with the run's G draws, s_e^2/G / (s_a^2 + s_e^2/G) (of the
     interval's squared half width; NaN when both components are 0)."""
     n, g = var.shape
-    mo = float(np.mean(orig))
+    mo = exact.mean(orig)
     if mo == 0 or n < 2 or g < 2:
         nan = float("nan")
         return {"within": nan, "between": nan, "draw_share_1": nan, "draw_share_G": nan}
     u = (orig[:, None] - var) / mo
-    within = float(np.mean(np.var(u, axis=1, ddof=1)))
-    between = max(float(np.var(u.mean(axis=1), ddof=1)) - within / g, 0.0)
+    row_mean = exact.row_means(u)
+    dev = u - row_mean[:, None]
+    within = exact.mean(exact.row_sums(dev * dev) / (g - 1))
+    between = max(exact.var(row_mean) - within / g, 0.0)
 
     def share(k: int) -> float:
         tot = between + within / k
@@ -86,21 +89,21 @@ def draw_summary(orig: Sequence[float], var, confidence: float = 0.95) -> dict:
     if v.ndim != 2 or v.shape[0] != o.shape[0]:
         raise ValueError(f"var must have shape (n, G) with n = {o.shape[0]}, got {v.shape}")
     drops = per_draw_drops(o, v)
-    means = v.mean(axis=1)
+    means = exact.row_means(v)
     worst = v.min(axis=1)
     lo, hi = skew_t_ci(np.c_[o, means], DROP_RATE, confidence)
     wlo, whi = skew_t_ci(np.c_[o, worst], DROP_RATE, confidence)
     n_changed = int(np.sum(np.any(v != o[:, None], axis=1)))
-    sd = float(np.std(drops, ddof=1)) if drops.size > 1 and np.all(np.isfinite(drops)) else float("nan")
+    sd = exact.sd(drops) if drops.size > 1 and np.all(np.isfinite(drops)) else float("nan")
     comp = components(o, v)
     return {
         "drop_rates": [_finite(x) for x in drops],
-        "drop_rate_mean": _finite(float(np.mean(drops))) if np.all(np.isfinite(drops)) else None,
+        "drop_rate_mean": _finite(exact.mean(drops)) if np.all(np.isfinite(drops)) else None,
         "drop_rate_sd": _finite(sd),
         "drop_rate_ci": [_finite(lo), _finite(hi)],
-        "metric_per_draw": [float(x) for x in v.mean(axis=0)],
-        "worst_metric": float(np.mean(worst)),
-        "worst_drop_rate": _finite(_drop(float(np.mean(o)), float(np.mean(worst)))),
+        "metric_per_draw": [float(x) for x in exact.column_means(v)],
+        "worst_metric": exact.mean(worst),
+        "worst_drop_rate": _finite(_drop(exact.mean(o), exact.mean(worst))),
         "worst_drop_rate_ci": [_finite(wlo), _finite(whi)],
         "n_changed": n_changed,
         "interval_note": changed_note(n_changed, int(o.size)),

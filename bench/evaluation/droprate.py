@@ -40,6 +40,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
+from bench.evaluation import exact
 from bench.core.seeding import rng_for
 from bench.evaluation.intervals import bootstrap_index_chunks
 from bench.evaluation.paired import DEFAULT_RESAMPLES, EXACT_MAX_N, drop_rate_difference_test
@@ -101,7 +102,8 @@ def bootstrap_difference(a_orig: Any, a_var: Any, b_orig: Any, b_var: Any, *, B:
         return float("nan"), float("nan"), 0
     reps = []
     for idx in bootstrap_index_chunks(n, B, rng_for(seed, "drop-rate-bootstrap", *key)):
-        reps.append(_dr(bo[idx].sum(axis=1), bv[idx].sum(axis=1)) - _dr(ao[idx].sum(axis=1), av[idx].sum(axis=1)))
+        reps.append(_dr(exact.row_sums(bo[idx]), exact.row_sums(bv[idx]))
+                    - _dr(exact.row_sums(ao[idx]), exact.row_sums(av[idx])))
     r = np.concatenate(reps)
     ok = np.isfinite(r)
     if not ok.any():
@@ -129,7 +131,7 @@ def exact_swap_pvalue(a_orig: Any, a_var: Any, b_orig: Any, b_var: Any) -> float
     """Two-sided exact p of the swap test over all 2**n' swap vectors of the n' differing queries."""
     ao, av, bo, bv = _vectors(a_orig, a_var, b_orig, b_var)
     diff = (ao != bo) | (av != bv)
-    sums = np.array([ao.sum(), av.sum(), bo.sum(), bv.sum()])
+    sums = exact.column_sums(np.c_[ao, av, bo, bv])
     t_obs = float(_dr(sums[2], sums[3]) - _dr(sums[0], sums[1]))
     if not math.isfinite(t_obs):
         return float("nan")
@@ -146,14 +148,14 @@ def exact_swap_pvalue(a_orig: Any, a_var: Any, b_orig: Any, b_var: Any) -> float
     for start in range(0, total, _ENUM_CHUNK):
         codes = np.arange(start, min(start + _ENUM_CHUNK, total), dtype=np.int64)
         swap = ((codes[:, None] >> bits) & 1).astype(np.float64)
-        mo, mv = swap @ do, swap @ dv
+        mo, mv = exact.weighted_columns(swap, do), exact.weighted_columns(swap, dv)
         t = _dr(sums[2] - mo, sums[3] - mv) - _dr(sums[0] + mo, sums[1] + mv)
         hits += int(np.sum(np.abs(t) >= thr))  # NaN (a zero ORIGINAL mean) never counts
     return hits / total
 
 
 def _tolerance(do: np.ndarray, dv: np.ndarray, sums: np.ndarray) -> float:
-    scale = float(np.sum(np.abs(do)) + np.sum(np.abs(dv))) / max(abs(sums[0]), abs(sums[2]), 1e-300)
+    scale = (exact.fsum(np.abs(do)) + exact.fsum(np.abs(dv))) / max(abs(sums[0]), abs(sums[2]), 1e-300)
     return 1e-9 * scale + 1e-300
 
 
@@ -168,8 +170,8 @@ def compare_drop_rates(a_orig: Any, a_var: Any, b_orig: Any, b_var: Any, *, B: i
     if not 0 <= exact_max_n <= 24:
         raise ValueError("exact_max_n must be in 0..24")
     n = ao.size
-    dra = float(_dr(ao.sum(), av.sum())) if n else float("nan")
-    drb = float(_dr(bo.sum(), bv.sum())) if n else float("nan")
+    dra = float(_dr(exact.fsum(ao), exact.fsum(av))) if n else float("nan")
+    drb = float(_dr(exact.fsum(bo), exact.fsum(bv))) if n else float("nan")
     diff = drb - dra
     n_diff = int(np.sum((ao != bo) | (av != bv)))
     interval = INTERVAL_METHOD

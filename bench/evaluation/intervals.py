@@ -9,6 +9,7 @@ from typing import Any, Iterable, Sequence, Tuple
 import numpy as np
 
 from bench.core.seeding import rng_for
+from bench.evaluation import exact
 from bench.evaluation.paired import RESAMPLE_CHUNK, paired_arrays
 from bench.evaluation.skew import (DROP_RATE, MEAN, SHORTFALL, SKEW_T_DESCRIPTION, _t_quantile, changed_note, skew_t_ci,  # noqa: F401
                                    t_drop_rate_ci, t_mean_ci)
@@ -85,10 +86,10 @@ def _bca_ci(theta: float, reps: np.ndarray, jack: np.ndarray, confidence: float)
     z0 = float(special.ndtri(share))
     acc = 0.0
     if jack.size >= 2 and np.all(np.isfinite(jack)):
-        u = float(np.mean(jack)) - jack
-        ss = float(np.sum(u * u))
+        u = exact.mean(jack) - jack
+        ss = exact.fsum(u * u)
         if ss > 0.0:
-            acc = float(np.sum(u * u * u)) / (6.0 * ss ** 1.5)
+            acc = exact.fsum(u * u * u) / (6.0 * ss ** 1.5)
     zq = float(-special.ndtri((1.0 - confidence) / 2.0))
     probs = []
     for z in (-zq, zq):
@@ -155,18 +156,18 @@ def paired_bootstrap_ci(a: Any, b: Any, *, B: int = DEFAULT_BOOTSTRAP, seed: int
     i = 0
     for idx in bootstrap_index_chunks(n, B, rng):
         c = idx.shape[0]
-        ma[i:i + c] = np.mean(a[idx], axis=1)
-        mb[i:i + c] = np.mean(b[idx], axis=1)
-        md[i:i + c] = np.mean(d[idx], axis=1)
+        ma[i:i + c] = exact.row_means(a[idx])
+        mb[i:i + c] = exact.row_means(b[idx])
+        md[i:i + c] = exact.row_means(d[idx])
         i += c
     with np.errstate(divide="ignore", invalid="ignore"):
         drop = np.where(ma != 0.0, (ma - mb) / np.where(ma != 0.0, ma, 1.0), np.nan)
-        mean_a, mean_b = float(np.mean(a)), float(np.mean(b))
+        mean_a, mean_b = exact.mean(a), exact.mean(b)
         theta_dr = (mean_a - mean_b) / mean_a if mean_a != 0.0 else float("nan")
         if n >= 2:
-            jd = (np.sum(d) - d) / (n - 1)
-            ja = (np.sum(a) - a) / (n - 1)
-            jb = (np.sum(b) - b) / (n - 1)
+            jd = (exact.fsum(d) - d) / (n - 1)
+            ja = (exact.fsum(a) - a) / (n - 1)
+            jb = (exact.fsum(b) - b) / (n - 1)
             jdr = np.where(ja != 0.0, (ja - jb) / np.where(ja != 0.0, ja, 1.0), np.nan)
     n_undef = int(np.sum(ma == 0.0))
     if interval == "percentile":
@@ -177,7 +178,7 @@ def paired_bootstrap_ci(a: Any, b: Any, *, B: int = DEFAULT_BOOTSTRAP, seed: int
     if np.all(d == d[0]):
         delta_ci = (float(d[0]), float(d[0]))
     else:
-        delta_ci = _bca_ci(float(np.mean(d)), md, jd, confidence)
+        delta_ci = _bca_ci(exact.mean(d), md, jd, confidence)
     return BootstrapCI(delta_ci, _bca_ci(theta_dr, drop, jdr, confidence), B, confidence, n_undef, interval)
 
 
@@ -194,14 +195,14 @@ def bootstrap_mean_ci(x: Any, *, B: int = DEFAULT_BOOTSTRAP, seed: int = 0, conf
     if interval in ("t", "skew-t"):  # a per-set mean: the Student t interval
         return t_mean_ci(x, confidence)
     rng = rng_for(seed, "bootstrap-mean", *key)
-    reps = np.concatenate([np.mean(x[idx], axis=1) for idx in bootstrap_index_chunks(n, B, rng)])
+    reps = np.concatenate([exact.row_means(x[idx]) for idx in bootstrap_index_chunks(n, B, rng)])
     if interval == "percentile":
         return _percentile_ci(reps, confidence)
     if n < 2:
         return (float("nan"), float("nan"))
     if np.all(x == x[0]):
         return (float(x[0]), float(x[0]))
-    return _bca_ci(float(np.mean(x)), reps, (np.sum(x) - x) / (n - 1), confidence)
+    return _bca_ci(exact.mean(x), reps, (exact.fsum(x) - x) / (n - 1), confidence)
 
 
 def drop_rate(mean_a: float, mean_b: float) -> float:
@@ -242,7 +243,10 @@ def bootstrap_means(scores: Any, *, B: int = DEFAULT_BOOTSTRAP, seed: int = 0, k
     i = 0
     for idx in bootstrap_index_chunks(n, B, rng):
         c = idx.shape[0]
-        out[i:i + c] = np.mean(s[idx], axis=1)  # (c, k)
+        acc = s[idx[:, 0]].copy()  # (c, k), summed over the resampled queries in a fixed order
+        for j in range(1, n):
+            acc += s[idx[:, j]]
+        out[i:i + c] = acc / n
         i += c
     return out
 

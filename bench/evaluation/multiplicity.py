@@ -37,6 +37,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from bench.evaluation import exact
 from bench.core.seeding import rng_for
 from bench.evaluation.paired import DEFAULT_RESAMPLES, RESAMPLE_CHUNK, check_alternative
 
@@ -62,7 +63,7 @@ def weighted_pseudovalues(b: Any, c: Any, w: Any) -> np.ndarray:
     w = np.asarray(w, dtype=np.float64).ravel()
     if w.shape != d.shape:
         raise ValueError("weights must have one value per query")
-    if not math.isclose(float(np.sum(w)), 1.0, rel_tol=1e-9, abs_tol=1e-12):
+    if not math.isclose(exact.fsum(w), 1.0, rel_tol=1e-9, abs_tol=1e-12):
         raise ValueError("weights must sum to 1")
     return d.size * w * d
 
@@ -74,12 +75,12 @@ def drop_rate_pseudovalues(base_orig: Any, base_var: Any, cand_orig: Any, cand_v
     bo, bv, co, cv = (np.asarray(v, dtype=np.float64).ravel() for v in (base_orig, base_var, cand_orig, cand_var))
     if not (bo.shape == bv.shape == co.shape == cv.shape):
         raise ValueError("all four vectors must be paired on the same queries")
-    mbo, mco = float(np.mean(bo)), float(np.mean(co))
+    mbo, mco = exact.mean(bo), exact.mean(co)
     if mbo == 0.0 or mco == 0.0:
         return np.full(bo.shape, np.nan)
-    rb, rc = float(np.mean(bv)) / mbo, float(np.mean(cv)) / mco
+    rb, rc = exact.mean(bv) / mbo, exact.mean(cv) / mco
     phi = (cv - rc * co) / mco - (bv - rb * bo) / mbo
-    phi = phi - float(np.mean(phi))  # exactly centred (rounding)
+    phi = phi - exact.mean(phi)  # exactly centred (rounding)
     return phi + (rc - rb)
 
 
@@ -89,8 +90,8 @@ def studentized_means(x: np.ndarray) -> np.ndarray:
     """Row-wise ``mean / (SD/sqrt(n))`` (SD ddof=1); +-inf when SD = 0 and mean != 0, 0 when both are 0."""
     x = np.atleast_2d(np.asarray(x, dtype=np.float64))
     n = x.shape[1]
-    m = x.mean(axis=1)
-    sd = x.std(axis=1, ddof=1) if n > 1 else np.zeros(x.shape[0])
+    m = np.array([exact.mean(row) for row in x])
+    sd = np.array([exact.sd(row) for row in x]) if n > 1 else np.zeros(x.shape[0])
     tol = 1e-12 * (np.abs(x).max(axis=1) + 1e-300)
     return _t_from(m, sd, n, tol)
 
@@ -142,7 +143,7 @@ def maxt_sign_flip(x: Any, *, alternative: str = "less", n_resamples: int = DEFA
     t_sorted = t_obs[order]
     tie_obs = 1e-9 * (1.0 + np.where(np.isfinite(t_obs), np.abs(t_obs), 0.0))  # rounding of equal statistics
     tie = tie_obs[order]
-    s2 = np.sum(xs * xs, axis=1)
+    s2 = np.array([exact.fsum(row * row) for row in xs])
     tol = 1e-12 * (np.abs(xs).max(axis=1) + 1e-300)
     rng = rng_for(seed, "maxt-sign-flip", *key)
     hits_marg = np.zeros(k, dtype=np.int64)
@@ -153,7 +154,7 @@ def maxt_sign_flip(x: Any, *, alternative: str = "less", n_resamples: int = DEFA
     while done < n_resamples:
         c = min(RESAMPLE_CHUNK, n_resamples - done)
         signs = rng.integers(0, 2, size=(c, n), dtype=np.int8).astype(np.float64) * 2.0 - 1.0
-        m = signs @ xs.T / n  # (c, k)
+        m = np.stack([exact.weighted_columns(signs, row) for row in xs], axis=1) / n  # (c, k), no BLAS
         var = np.maximum(s2[None, :] - n * m * m, 0.0) / (n - 1)
         t = _t_from(m, np.sqrt(var), n, tol[None, :])
         hits_marg += np.sum(t <= (t_obs + tie_obs)[None, :], axis=0)

@@ -10,6 +10,7 @@ from typing import Any, Optional, Sequence, Tuple
 import numpy as np
 
 from bench.core.seeding import rng_for
+from bench.evaluation import exact
 
 TESTS = ("t-test", "randomization", "wilcoxon")
 ALTERNATIVES = ("two-sided", "less", "greater")  # about the location of d = b - a
@@ -53,7 +54,7 @@ def paired_arrays(a: Any, b: Any) -> Tuple[np.ndarray, np.ndarray]:
 
 def _tol(d: np.ndarray) -> float:
     """Tolerance for 'as extreme as observed': rounding of sums of +-d_i differs by order."""
-    return 1e-9 * float(np.sum(np.abs(d))) + 1e-300
+    return 1e-9 * exact.fsum(np.abs(d)) + 1e-300
 
 
 def finite_or_none(x: Any) -> Optional[float]:
@@ -87,7 +88,7 @@ class TestResult:
 def mean_difference(a: Any, b: Any) -> float:
     """mean(b - a)."""
     a, b = paired_arrays(a, b)
-    return float(np.mean(b - a)) if a.size else float("nan")
+    return exact.mean(b - a)
 
 
 def cohen_dz(a: Any, b: Any) -> float:
@@ -98,8 +99,8 @@ def cohen_dz(a: Any, b: Any) -> float:
     d = b - a
     if d.size < 2:
         return float("nan")
-    m = float(np.mean(d))
-    sd = float(np.std(d, ddof=1))
+    m = exact.mean(d)
+    sd = exact.sd(d)
     if sd == 0.0:
         return float("nan") if m == 0.0 else math.copysign(math.inf, m)
     return m / sd
@@ -141,8 +142,8 @@ def paired_ttest(a: Any, b: Any, *, alternative: str = "two-sided") -> TestResul
     if deg is not None:
         return deg
     n = d.size
-    m = float(np.mean(d))
-    sd = float(np.std(d, ddof=1))
+    m = exact.mean(d)
+    sd = exact.sd(d)
     if sd == 0.0:
         t = math.copysign(math.inf, m)
         if alternative == "two-sided":
@@ -188,7 +189,7 @@ def sign_flip_null(x: np.ndarray, t_obs: float, n: int, alternative: str, *, n_r
     """The sign-flip null of ``sum(x)`` over the non-zero terms ``x`` (shared by the plain and the
     weighted randomization tests). ``t_obs`` is the statistic reported (mean or weighted sum)."""
     k = x.size
-    total = float(np.sum(x))
+    total = exact.fsum(x)
     tol = _tol(x)
     if alternative == "two-sided":
         thr = abs(total) - tol
@@ -212,7 +213,7 @@ def sign_flip_null(x: np.ndarray, t_obs: float, n: int, alternative: str, *, n_r
     while done < n_resamples:
         c = min(RESAMPLE_CHUNK, n_resamples - done)
         signs = rng.integers(0, 2, size=(c, k), dtype=np.int8).astype(np.float64) * 2.0 - 1.0
-        sums = np.sum(signs * x, axis=1)
+        sums = exact.row_sums(signs * x)
         hit = np.zeros(c, dtype=bool)
         if hi is not None:
             hit |= sums >= hi
@@ -244,7 +245,7 @@ def paired_randomization_test(a: Any, b: Any, *, n_resamples: int = DEFAULT_RESA
     n = d.size
     nz = d[d != 0.0]
     zero_note = f"{n - nz.size} zero differences contribute nothing to sign flips" if n > nz.size else ""
-    return sign_flip_null(nz, float(np.sum(d)) / n, n, alternative, n_resamples=n_resamples, exact_max_n=exact_max_n,
+    return sign_flip_null(nz, exact.fsum(d) / n, n, alternative, n_resamples=n_resamples, exact_max_n=exact_max_n,
                       rng_keys=("randomization", *key), seed=seed, zero_note=zero_note, what="mean difference")
 
 
@@ -314,7 +315,7 @@ def wilcoxon_test(a: Any, b: Any, *, alternative: str = "two-sided",
         method = f"exact conditional (n_nonzero={k}, 2^{k} sign vectors of the mid-ranks)"
     else:
         mean = k * (k + 1) / 4.0
-        var = k * (k + 1) * (2 * k + 1) / 24.0 - float(np.sum(tie_counts.astype(np.float64) ** 3 - tie_counts)) / 48.0
+        var = k * (k + 1) * (2 * k + 1) / 24.0 - float(sum(int(t) ** 3 - int(t) for t in tie_counts)) / 48.0
         z = (w_plus - mean) / math.sqrt(var)
         if alternative == "greater":
             p = float(st.norm.sf(z))
@@ -361,7 +362,7 @@ def drop_rate_difference_test(base_orig: Any, base_var: Any, cand_orig: Any, can
     if n < 2:
         return TestResult("drop-rate randomization", float("nan"), float("nan"), n, "", f"n = {n} < 2 pairs: no test",
                           alternative)
-    sums = np.array([bo.sum(), bv.sum(), co.sum(), cv.sum()])
+    sums = np.array([exact.fsum(bo), exact.fsum(bv), exact.fsum(co), exact.fsum(cv)])
 
     def stat(s_bo, s_bv, s_co, s_cv):
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -376,7 +377,7 @@ def drop_rate_difference_test(base_orig: Any, base_var: Any, cand_orig: Any, can
                           alternative)
     do = co - bo  # swapping query q moves do_q from candidate to baseline
     dv = cv - bv
-    scale = float(np.sum(np.abs(do)) + np.sum(np.abs(dv))) / max(abs(sums[0]), abs(sums[2]), 1e-300)
+    scale = (exact.fsum(np.abs(do)) + exact.fsum(np.abs(dv))) / max(abs(sums[0]), abs(sums[2]), 1e-300)
     tol = 1e-9 * scale + 1e-300
     thr = abs(t_obs) - tol
     if thr <= 0:
@@ -388,8 +389,8 @@ def drop_rate_difference_test(base_orig: Any, base_var: Any, cand_orig: Any, can
     while done < n_resamples:
         c = min(RESAMPLE_CHUNK, n_resamples - done)
         swap = rng.integers(0, 2, size=(c, n), dtype=np.int8).astype(np.float64)
-        mo = np.sum(swap * do, axis=1)
-        mv = np.sum(swap * dv, axis=1)
+        mo = exact.row_sums(swap * do)
+        mv = exact.row_sums(swap * dv)
         t = stat(sums[0] + mo, sums[1] + mv, sums[2] - mo, sums[3] - mv)
         if alternative == "two-sided":
             hit = np.abs(t) >= thr

@@ -6,6 +6,7 @@ from typing import Any, Dict, List, Tuple
 
 import numpy as np
 
+from bench.evaluation import exact
 from bench.evaluation.correction import CORRECTION_DESCRIPTIONS, CORRECTIONS, adjust_pvalues, family_size
 from bench.evaluation.intervals import (CI_DESCRIPTIONS, DEFAULT_BOOTSTRAP, DEFAULT_CI, check_ci_args, drop_rate, paired_bootstrap_ci)
 from bench.evaluation.skew import changed_note
@@ -141,8 +142,7 @@ def variation_statistics(per_query: Any, sets: List[str], measures: List[str], *
             res = paired_test(a, b, test, seed=seed, n_resamples=n_resamples, key=key, alternative=alternative)
             ci = paired_bootstrap_ci(a, b, B=bootstrap, seed=seed, confidence=confidence, key=key, interval=interval)
             w, t, l = win_tie_loss(a, b) if a.size else (0, 0, 0)
-            mo = float(np.mean(a)) if a.size else float("nan")
-            mv = float(np.mean(b)) if b.size else float("nan")
+            mo, mv = exact.mean(a), exact.mean(b)
             applied = None
             if "applied" in per_query.columns:
                 sub = per_query[(per_query["set"] == s) & per_query["qid"].isin(qids)]

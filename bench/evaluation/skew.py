@@ -30,6 +30,7 @@ from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
 
+from bench.evaluation import exact
 from bench.evaluation.paired import paired_arrays
 
 Array = np.ndarray
@@ -96,7 +97,10 @@ DROP_RATE_DIFFERENCE = Statistic("difference of drop rates", _diff_theta, _diff_
 
 def _avg_theta(m: Array) -> Array:
     s = m.shape[-1] // 2
-    return np.mean(np.stack([_drop_theta(m[..., 2 * j:2 * j + 2]) for j in range(s)], axis=-1), axis=-1)
+    total = _drop_theta(m[..., 0:2])
+    for j in range(1, s):  # fixed order: the same bits on every CPU
+        total = total + _drop_theta(m[..., 2 * j:2 * j + 2])
+    return total / s
 
 
 def _avg_grad(m: Array) -> Array:
@@ -111,9 +115,14 @@ AVERAGE_DROP_RATE = Statistic("mean of drop rates", _avg_theta, _avg_grad)
 def delta_se(x: Array, stat: Statistic) -> float:
     """Delta-method SE of ``stat`` on the rows of ``x`` (n, k): SD of the influence values / sqrt(n)."""
     n = x.shape[0]
-    m = x.mean(axis=0)
-    u = (x - m) @ stat.grad(m)
-    return float(np.std(u, ddof=1)) / math.sqrt(n)
+    return exact.sd(influence(x, stat)[1]) / math.sqrt(n)
+
+
+def influence(x: Array, stat: Statistic) -> Tuple[Array, Array]:
+    """The column means ``M`` of ``x`` (n, k) and the influence values ``u_i = grad f(M) . (x_i - M)``,
+    reduced without BLAS (:mod:`bench.evaluation.exact`)."""
+    m = exact.column_means(x)
+    return m, exact.weighted_columns(x - m, stat.grad(m))
 
 
 def _columns(x) -> Array:
@@ -136,8 +145,8 @@ def t_mean_ci(x: Any, confidence: float = 0.95) -> Tuple[float, float]:
         return (float("nan"), float("nan"))
     if np.all(x == x[0]):
         return (float(x[0]), float(x[0]))
-    m = float(np.mean(x))
-    half = _t_quantile(confidence, n) * float(np.std(x, ddof=1)) / math.sqrt(n)
+    m = exact.mean(x)
+    half = _t_quantile(confidence, n) * exact.sd(x) / math.sqrt(n)
     return (m - half, m + half)
 
 
@@ -153,19 +162,18 @@ def t_drop_rate_ci(a: Any, b: Any, confidence: float = 0.95) -> Tuple[float, flo
     nan2 = (float("nan"), float("nan"))
     if n < 2:
         return nan2
-    ma, mb = float(np.mean(a)), float(np.mean(b))
+    ma, mb = exact.mean(a), exact.mean(b)
     if ma == 0.0:
         return nan2
     q = _t_quantile(confidence, n)
     rho = mb / ma
     if rho > 0.0:
-        se = float(np.std(b / mb - a / ma, ddof=1)) / math.sqrt(n)
+        se = exact.sd(b / mb - a / ma) / math.sqrt(n)
         if se == 0.0:
             return (1.0 - rho, 1.0 - rho)
-        with np.errstate(over="ignore"):
-            return (float(1.0 - rho * np.exp(q * se)), float(1.0 - rho * np.exp(-q * se)))
+        return (1.0 - rho * exact.exp(q * se), 1.0 - rho * exact.exp(-q * se))
     r = 1.0 - rho
-    half = q * float(np.std((a - b - r * a) / ma, ddof=1)) / math.sqrt(n)
+    half = q * exact.sd((a - b - r * a) / ma) / math.sqrt(n)
     return (r - half, r + half)
 
 
@@ -182,23 +190,22 @@ def hall_ci(x, stat: Statistic, confidence: float = 0.95) -> Tuple[float, float]
     nan = float("nan")
     if n < 2:
         return nan, nan
-    m = x.mean(axis=0)
+    m, u = influence(x, stat)
     theta = float(stat.theta(m))
     if not math.isfinite(theta):
         return nan, nan
-    u = (x - m) @ stat.grad(m)
-    m2 = float(np.mean(u * u))
-    se = float(np.std(u, ddof=1)) / math.sqrt(n)
+    m2 = exact.mean(u * u)
+    se = exact.sd(u) / math.sqrt(n)
     if not (se > 0.0 and m2 > 0.0):
         return theta, theta
-    g = float(np.mean(u * u * u)) / m2 ** 1.5
+    g = exact.mean(u * u * u) / m2 ** 1.5
     q = _t_quantile(confidence, n)
     a, c = g / (3.0 * math.sqrt(n)), g / (6.0 * math.sqrt(n))
 
     def inverse(y: float) -> float:
         if abs(a) < 1e-12:
             return y - c
-        return float((np.cbrt(1.0 + 3.0 * a * (y - c)) - 1.0) / a)
+        return (exact.cbrt(1.0 + 3.0 * a * (y - c)) - 1.0) / a
 
     return theta - se * inverse(q), theta - se * inverse(-q)
 
@@ -213,7 +220,7 @@ def t_ci(x, stat: Statistic, confidence: float = 0.95) -> Tuple[float, float]:
         return nan, nan
     if stat is DROP_RATE:
         return t_drop_rate_ci(x[:, 0], x[:, 1], confidence)
-    theta = float(stat.theta(x.mean(axis=0)))
+    theta = float(stat.theta(exact.column_means(x)))
     if not math.isfinite(theta):
         return nan, nan
     half = _t_quantile(confidence, n) * delta_se(x, stat)

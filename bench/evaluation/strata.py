@@ -6,6 +6,7 @@ from typing import Any, List, Mapping, Sequence, Tuple
 
 import numpy as np
 
+from bench.evaluation import exact
 from bench.evaluation.paired import (DEFAULT_RESAMPLES, EXACT_MAX_N, TestResult, check_alternative, degenerate_result,
                                      paired_arrays, sign_flip_null)
 
@@ -26,7 +27,7 @@ def weighted_sign_flip_test(d: Any, w: Any, *, n_resamples: int = DEFAULT_RESAMP
     if deg is not None:
         return deg
     x = x_all[x_all != 0.0]
-    return sign_flip_null(x, float(np.sum(x_all)), int(d.size), alternative, n_resamples=n_resamples,
+    return sign_flip_null(x, exact.fsum(x_all), int(d.size), alternative, n_resamples=n_resamples,
                       exact_max_n=exact_max_n, rng_keys=("weighted-sign-flip", *key), seed=seed, zero_note="",
                       what="statistic")
 

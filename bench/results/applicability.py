@@ -36,6 +36,7 @@ import numpy as np
 
 from bench.core.seeding import rng_for
 from bench.core.progress import count
+from bench.evaluation import exact
 from bench.evaluation.intervals import bootstrap_index_chunks
 from bench.evaluation.skew import AVERAGE_DROP_RATE, MIN_CHANGED, SHORTFALL, skew_t_ci
 
@@ -115,8 +116,8 @@ def count_edit_types(details: Sequence[str], applied: Sequence[Any]) -> Dict[str
 def _set_drops(orig: np.ndarray, var: np.ndarray, mask: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """Applied-only drop rate of one set in each resample (rows of ``idx``); NaN when undefined."""
     w = mask[idx]
-    so = np.sum(np.where(w, orig[idx], 0.0), axis=1)
-    sv = np.sum(np.where(w, var[idx], 0.0), axis=1)
+    so = exact.row_sums(np.where(w, orig[idx], 0.0))
+    sv = exact.row_sums(np.where(w, var[idx], 0.0))
     ok = np.any(w, axis=1) & (so != 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(ok, (so - sv) / np.where(ok, so, 1.0), np.nan)
@@ -167,17 +168,17 @@ def applied_only_average(original: Mapping[str, Sequence[float]],
                 continue
             v = np.asarray(values[m], dtype=np.float64)
             mask = masks[name]
-            so = float(np.sum(o[mask]))
-            if so == 0.0 or not math.isfinite(so) or not math.isfinite(float(np.sum(v[mask]))):
+            so, sv = exact.fsum(o[mask]), exact.fsum(v[mask])
+            if so == 0.0 or not math.isfinite(so) or not math.isfinite(sv):
                 by_measure.setdefault(m, {})[name] = "ORIGINAL scores 0 (or not finite) on its changed queries"
                 continue
-            members.append((o, v, mask, (so - float(np.sum(v[mask]))) / so, name))
+            members.append((o, v, mask, (so - sv) / so, name))
         out["n_sets"][m] = len(members)
         if not members or n == 0:
             out["drop_rate"][m], out["drop_rate_ci"][m], out["n_undefined"][m] = None, [None, None], 0
             out["interval_note"][m] = None
             continue
-        out["drop_rate"][m] = float(np.mean([x[3] for x in members]))
+        out["drop_rate"][m] = exact.mean([x[3] for x in members])
         out["interval_note"][m] = _average_note(members, n)
         if interval == "skew-t":
             x = np.concatenate([np.c_[np.where(mask, o, 0.0), np.where(mask, v, 0.0)] for o, v, mask, _, _ in members],
@@ -190,7 +191,8 @@ def applied_only_average(original: Mapping[str, Sequence[float]],
         i = 0
         for idx in bootstrap_index_chunks(n, B, rng_for(seed, "bootstrap-applied-only-average", m)):
             c = idx.shape[0]
-            reps[i:i + c] = np.mean(np.stack([_set_drops(o, v, mask, idx) for o, v, mask, _, _ in members]), axis=0)
+            drops = [_set_drops(o, v, mask, idx) for o, v, mask, _, _ in members]
+            reps[i:i + c] = sum(drops[1:], drops[0]) / len(drops)  # fixed order
             i += c
         good = reps[np.isfinite(reps)]
         out["n_undefined"][m] = int(B - good.size)

@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
+from bench.evaluation import exact
 from bench.core.errors import DataError
 from bench.core.sheet import unsheet_columns
 from bench.results.migrations import SCHEMA_VERSION  # noqa: F401  (re-exported)
@@ -263,7 +264,7 @@ def verify_figures(run: Run) -> None:
         for m, v in metrics.items():
             if m not in rows.columns:
                 continue
-            got = float(rows[m].to_numpy(dtype=np.float64).mean())
+            got = exact.mean(rows[m].to_numpy(dtype=np.float64))
             means[name][m] = got
             if not _close(v, got):
                 raise DataError(f"sets / {name} / metrics / {m} is {v!r}, but per_query.csv gives {got!r}", where,

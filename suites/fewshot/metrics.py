@@ -11,6 +11,7 @@ import numpy as np
 
 from suites.fewshot.sampler import FewShotPlan
 from suites.fewshot.config import FewShotConfig, negatives_text, run_choices, similarity_text
+from bench.evaluation import exact
 from bench.evaluation.strata import macro_weights
 from bench.evaluation.stats import CORRECTION_DESCRIPTIONS, TEST_DESCRIPTIONS, adjust_pvalues, paired_test, weighted_sign_flip_test, win_tie_loss
 
@@ -51,7 +52,7 @@ PROTOCOL_NOTES = {
 def sample_sd(values: Sequence[float]) -> Optional[float]:
     """Sample standard deviation (n - 1 denominator); None for fewer than two values."""
     v = np.asarray(list(values), dtype=np.float64)
-    return float(np.std(v, ddof=1)) if v.size >= 2 else None
+    return exact.sd(v) if v.size >= 2 else None
 
 
 def hits_at(run: Mapping[str, Sequence[Tuple[str, float]]], qrels: Mapping[str, Mapping[str, int]],
@@ -77,7 +78,7 @@ def class_scores(hits: Mapping[str, float], test_by_class: Mapping[str, Sequence
 
 def macro(per_class: Mapping[str, float], classes: Sequence[str]) -> Optional[float]:
     vals = [per_class[c] for c in classes if c in per_class]
-    return float(np.mean(vals)) if vals else None
+    return exact.mean(vals) if vals else None
 
 
 WIN_RULE = ("win = the class's K-shot R@10 (mean over trials) is strictly greater than zero-shot's; "
@@ -111,7 +112,7 @@ def split_qids(plan: FewShotPlan) -> Dict[str, List[str]]:
 
 def query_mean(hits: Mapping[str, float], qids: Sequence[str]) -> Optional[float]:
     """The mean of the hits over ``qids`` (every test query counts once, whatever its class)."""
-    return float(np.mean([hits[q] for q in qids])) if qids else None
+    return exact.mean([hits[q] for q in qids]) if qids else None
 
 
 def summarise_setting(hits: Mapping[str, float], plan: FewShotPlan) -> dict:
@@ -136,9 +137,9 @@ def summarise_trials(trial_hits: Sequence[Mapping[str, float]], zero: Mapping[st
         q_sd = [sample_sd([h[q] for h in trial_hits]) for q in sq[s]]
         q_sd = [v for v in q_sd if v is not None]
         qm = [query_mean(h, sq[s]) for h in trial_hits]
-        out[s] = {"mean": float(np.mean(vals)) if vals else None, "sd": sample_sd(vals), "trials": vals,
-                  "per_query_sd": float(np.mean(q_sd)) if q_sd else None,
-                  "query_mean": float(np.mean(qm)) if sq[s] else None}
+        out[s] = {"mean": exact.mean(vals) if vals else None, "sd": sample_sd(vals), "trials": vals,
+                  "per_query_sd": exact.mean(q_sd) if q_sd else None,
+                  "query_mean": exact.mean(qm) if sq[s] else None}
     out["winning_ratio"] = {s: winning_ratio(mean_class, zero_class, sc[s]) for s in SPLITS}
     out["winning_ratio_per_trial"] = {s: [winning_ratio(t, zero_class, sc[s]) for t in trial_class]
                                       for s in SPLITS}
@@ -185,16 +186,16 @@ def headline_comparison(zero: Mapping[str, float], trial_hits: Sequence[Mapping[
         return out
     zero_macro = macro(class_scores(zero, test_by_class), cs)
     trial_macros = [macro(class_scores(h, test_by_class), cs) for h in trial_hits]
-    mean_k = float(np.mean(trial_macros))
+    mean_k = exact.mean(trial_macros)
     a = np.array([zero[q] for q in qids], dtype=np.float64)
-    b = np.array([np.mean([h[q] for h in trial_hits]) for q in qids], dtype=np.float64)
+    b = np.array([exact.mean([h[q] for h in trial_hits]) for q in qids], dtype=np.float64)
     d = b - a
     if test == "randomization":
         res = weighted_sign_flip_test(d, w, n_resamples=n_resamples, seed=seed, key=key)
         unit = "query (weighted)"
     else:
-        za = np.array([np.mean([zero[q] for q in test_by_class[c]]) for c in cs])
-        kb = np.array([np.mean([np.mean([h[q] for q in test_by_class[c]]) for h in trial_hits]) for c in cs])
+        za = np.array([exact.mean([zero[q] for q in test_by_class[c]]) for c in cs])
+        kb = np.array([exact.mean([exact.mean([h[q] for q in test_by_class[c]]) for h in trial_hits]) for c in cs])
         res = paired_test(za, kb, test, seed=seed, n_resamples=n_resamples, key=key)
         unit = "class"
     wn, t, l = win_tie_loss(a, b)

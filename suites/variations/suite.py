@@ -18,6 +18,7 @@ from typing import List, Optional, Sequence, Tuple
 from bench.data.model import Dataset
 from bench.core.errors import BenchError
 from bench.core.options import option
+from bench.evaluation import exact
 from bench.evaluation.measures import Measure
 from bench.models.spec import ModelSpec
 from bench.core.timing import Timer
@@ -299,7 +300,7 @@ def _per_query_frame(per_query_text: str):
 
 def _mean(values) -> float:
     vals = list(values)
-    return float(sum(vals) / len(vals)) if vals else 0.0
+    return exact.mean(vals) if vals else 0.0
 
 
 VARIATIONS_OPTIONS = (

@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 import numpy as np
 
+from bench.evaluation import exact
 from bench.core.errors import IncompatibleRuns
 from bench.core.progress import count
 from bench.evaluation import stats as S
@@ -61,8 +62,8 @@ def drop_rate_pairs(runs: Sequence[Run], labels: Sequence[str], groups: Sequence
                     notes.append(f"drop rate of {labels[i]} vs {labels[j]} not compared: {exc}")
                     continue
                 notes.extend(n2)
-                res = compare_drop_rates(ad[ORIGINAL], np.mean([ad[s] for s in var], axis=0), bd[ORIGINAL],
-                                         np.mean([bd[s] for s in var], axis=0), B=B, n_resamples=n_resamples,
+                res = compare_drop_rates(ad[ORIGINAL], exact.mean_of_arrays([ad[s] for s in var]), bd[ORIGINAL],
+                                         exact.mean_of_arrays([bd[s] for s in var]), B=B, n_resamples=n_resamples,
                                          seed=seed, key=pair_key(metric, a, b),
                                          confidence=confidence)
                 out.append({"model_a": labels[i], "model_b": labels[j], "metric": metric, **res.to_dict(),

@@ -23,6 +23,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
+from bench.evaluation import exact
 from bench.evaluation import stats as S
 from bench.evaluation.droprate import DEFAULT_BOOTSTRAP_B
 from bench.core.errors import DataError
@@ -150,7 +151,7 @@ def _md(s: Any) -> str:
 def _pair_stats(a: np.ndarray, b: np.ndarray, test: str, seed: int, key: Sequence[str]) -> Dict[str, Any]:
     r = S.paired_test(a, b, test, seed=seed, key=key)
     w, t, l = S.win_tie_loss(a, b)
-    return {"p_value": r.pvalue, "delta": float(np.mean(b) - np.mean(a)) if a.size else float("nan"),
+    return {"p_value": r.pvalue, "delta": exact.mean(b) - exact.mean(a) if a.size else float("nan"),
             "d_z": S.cohen_dz(a, b), "win": w, "tie": t, "loss": l, "n": int(a.size)}
 
 
@@ -204,7 +205,7 @@ def compare(paths: Sequence[Any], *, metric: Optional[str] = None, baseline: Any
         fam: List[Dict[str, Any]] = []
         for s in r.ok_sets:
             v = r.values(s, metric).to_numpy(dtype=np.float64)
-            cell = Cell(float(np.nanmean(v)) if v.size else None)
+            cell = Cell(exact.mean(v[~np.isnan(v)]) if v.size else None)
             if s != ORIGINAL and orig is not None:
                 from bench.results.rundir import paired
 
@@ -225,7 +226,7 @@ def compare(paths: Sequence[Any], *, metric: Optional[str] = None, baseline: Any
         avg = ((r.result.get("summary") or {}).get(AVG) or {}).get("metrics", {}).get(metric)
         if avg is None:
             var = [cells[s].mean for s in r.variation_sets if cells[s].mean is not None]
-            avg = float(np.mean(var)) if var else None
+            avg = exact.mean(var) if var else None
         all_cells.append(cells)
         avgs.append(avg)
     labels = [_row_label(r, runs) for r in runs]

@@ -20,6 +20,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
+from bench.evaluation import exact
 from bench.evaluation import stats as S
 from bench.results.rundir import AVG
 
@@ -90,8 +91,8 @@ def build_checks(baseline: Mapping[str, np.ndarray], candidate: Mapping[str, np.
     c_ = {s: np.asarray(candidate[s], dtype=np.float64) for s in sets}
     metric_sets = list(sets)
     if len(var_sets) > 1:
-        b_[AVG] = np.mean([b_[s] for s in var_sets], axis=0)
-        c_[AVG] = np.mean([c_[s] for s in var_sets], axis=0)
+        b_[AVG] = exact.mean_of_arrays([b_[s] for s in var_sets])
+        c_[AVG] = exact.mean_of_arrays([c_[s] for s in var_sets])
         metric_sets.append(AVG)
     prim = set(primary) if primary is not None else {reference, AVG if len(var_sets) > 1 else sets[-1]}
     out: List[Tuple[Any, CheckData]] = []
@@ -99,10 +100,10 @@ def build_checks(baseline: Mapping[str, np.ndarray], candidate: Mapping[str, np.
         b, c = b_[s], c_[s]
         if weights is None:
             x = S.mean_pseudovalues(b, c)
-            mb, mc = float(np.mean(b)), float(np.mean(c))
+            mb, mc = exact.mean(b), exact.mean(c)
         else:
             x = S.weighted_pseudovalues(b, c, weights)
-            mb, mc = float(np.sum(weights * b)), float(np.sum(weights * c))
+            mb, mc = exact.fsum(weights * b), exact.fsum(weights * c)
         w, t, l = S.win_tie_loss(b, c)
         chk = Check("metric", s, labels.get(s, s), int(b.size), mb, mc, mc - mb, o.max_regression,
                     tier="primary" if s in prim else "secondary", win=w, tie=t, loss=l, d_z=S.cohen_dz(b, c))
@@ -111,8 +112,8 @@ def build_checks(baseline: Mapping[str, np.ndarray], candidate: Mapping[str, np.
     bo, co = b_[reference], c_[reference]
     for s in dr_sets:
         bv, cv = b_[s], c_[s]
-        drb = S.drop_rate(float(np.mean(bo)), float(np.mean(bv)))
-        drc = S.drop_rate(float(np.mean(co)), float(np.mean(cv)))
+        drb = S.drop_rate(exact.mean(bo), exact.mean(bv))
+        drc = S.drop_rate(exact.mean(co), exact.mean(cv))
         chk = Check("drop-rate", s, labels.get(s, s), int(bo.size), drb, drc, drc - drb, o.max_drop_rate,
                     tier="secondary")
         identical = bool(np.all(bo == co) and np.all(bv == cv))
@@ -132,8 +133,8 @@ def _t_bound(x: np.ndarray, alpha: float) -> float:
     n = x.size
     if n < 2:
         return float("nan")
-    sd = float(np.std(x, ddof=1))
-    return float(np.mean(x)) - float(st.t.ppf(1 - alpha, n - 1)) * sd / math.sqrt(n)
+    sd = exact.sd(x)
+    return exact.mean(x) - float(st.t.ppf(1 - alpha, n - 1)) * sd / math.sqrt(n)
 
 
 def _raw_test(chk: Any, data: CheckData, o: Any) -> S.TestResult:

@@ -17,6 +17,8 @@ from typing import Any, Dict, List, Tuple
 
 import numpy as np
 
+from bench.evaluation import exact
+
 DEFAULT_POWER = 0.8
 
 
@@ -27,7 +29,7 @@ def minimum_detectable(x: np.ndarray, critical: float, power: float = DEFAULT_PO
     x = np.asarray(x, dtype=np.float64)
     if x.size < 2 or not np.all(np.isfinite(x)) or not math.isfinite(critical):
         return float("nan")
-    se = float(np.std(x, ddof=1)) / math.sqrt(x.size)
+    se = exact.sd(x) / math.sqrt(x.size)
     return (abs(critical) + float(st.norm.ppf(power))) * se
 
 

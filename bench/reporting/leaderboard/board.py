@@ -60,6 +60,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
+from bench.evaluation import exact
 from bench.core.errors import DataError
 from bench.core.progress import count
 from bench.evaluation import stats as S
@@ -192,7 +193,7 @@ def _rank(entries: List[Dict[str, Any]], series: List[Any], group: str, rank_key
                              "rank tests")
             mat = mat[finite]
     if len(scored) == 1:
-        sc = float(mat.mean()) if mat is not None and mat.size else float(point[scored[0]])
+        sc = exact.mean(mat) if mat is not None and mat.size else float(point[scored[0]])
         entries[scored[0]].update(rank=1, rank_low=1, rank_high=1, tied=False, _score=sc)
     elif mat is not None and mat.shape[0] >= 2:
         pr = pairwise_ranks(mat, [entries[i]["model"] for i in scored], test=o["test"], correction=o["correction"],

@@ -4,6 +4,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, List, Optional, Sequence
 import numpy as np
+from bench.evaluation import exact
 from bench.evaluation import stats as S
 
 
@@ -57,7 +58,7 @@ def pairwise_ranks(scores: Any, names: Optional[Sequence[str]] = None, *, test: 
     names = [str(x) for x in names] if names is not None else [str(i) for i in range(k)]
     if len(names) != k:
         raise ValueError("one name per model (column) is needed")
-    means = s.mean(axis=0) if n else np.full(k, np.nan)
+    means = exact.column_means(s) if n else np.full(k, np.nan)
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
     raw = [S.paired_test(s[:, i], s[:, j], test, seed=seed, n_resamples=n_resamples,
                          key=(*key, names[i], names[j])).pvalue for i, j in pairs]

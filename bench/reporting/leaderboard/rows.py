@@ -9,6 +9,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from bench.evaluation import exact
 from bench.core.errors import DataError
 from bench.results import applicability as AP
 from bench.results.rundir import AVG, ORIGINAL, Run, numeric_leaves
@@ -102,7 +103,7 @@ def rank_series(r: Run, rank_by: str, metric: str) -> Optional[Any]:
         import pandas as pd
 
         frame = np.column_stack([r.values(s, metric).loc[orig.index].to_numpy(float) for s in var])
-        return pd.Series(frame.mean(axis=1), index=orig.index)
+        return pd.Series(exact.row_means(frame), index=orig.index)
     if rank_by not in r.ok_sets:
         return None
     return r.values(rank_by, metric)

@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 import numpy as np
 from bench.core.errors import DataError
+from bench.evaluation import exact
 from bench.evaluation import stats as S
 from bench.reporting.report.power import mde_table, power_warnings
 from bench.results import applicability as AP
@@ -97,7 +98,7 @@ def build(run: Run, options: Optional[ReportOptions] = None) -> ReportData:
                 x = x[np.isfinite(x)]
                 mean_ci[s][m] = S.bootstrap_mean_ci(x, B=cfg["bootstrap"], seed=cfg["seed"], key=("mean", m),
                                                      interval=cfg["interval"])
-                means[s][m] = float(np.mean(x)) if x.size else None
+                means[s][m] = exact.mean(x) if x.size else None
         var = [s for s in sets if s != base]
         if var:
             stats = S.variation_statistics(run.per_query, var, measures, original=base, **cfg)
