@@ -11,13 +11,16 @@ TSV layout (UTF-8, ``\\n`` line ends)::
     # source: generated
     # reason:                                      (why a set is "missing")
     # fingerprint: <sha256>
+    # too_long: {"max_chars": 1000, "n": 2, ...}  (only when queries exceeded the generator's bound)
     qid<TAB>text<TAB>applied<TAB>detail
     1<TAB>what similarity laws ...<TAB>1<TAB>typos:swap 'laws'->'lwas'
 
 Fields are escaped so any string round-trips: backslash as ``\\\\``, tab ``\\t``, newline ``\\n``,
 carriage return ``\\r`` and the other line-breaking characters as ``\\uXXXX``. ``applied`` is 1/0.
 The fingerprint is SHA-256 over the canonical TSV rows, the label and the config JSON; reading
-a file whose rows do not match its fingerprint fails (it was edited or truncated).
+a file whose rows do not match its fingerprint fails (it was edited or truncated). Every field of
+:class:`VariationSet` is written and read back (``tests/perturb/test_set_roundtrip.py`` checks it
+as a property over all of them).
 """
 from __future__ import annotations
 
@@ -36,6 +39,7 @@ PathLike = Union[str, Path]
 COLUMNS = ("qid", "text", "applied", "detail")
 MAGIC = "# drbench variation set"
 _HEADER_KEYS = ("name", "label", "config", "seed", "status", "source", "reason", "fingerprint")
+_OPTIONAL_KEYS = ("too_long",)  # written only when set, so files without them keep their bytes
 
 
 # --------------------------------------------------------------------------- escaping
@@ -78,7 +82,8 @@ class VariationSet:
     reason: str = ""
     source: str = "generated"
     #: queries longer than the generator's bound, left unchanged: {"n", "max_chars", "reason"} (None: none);
-    #: not part of the file or the fingerprint (the rows say what the set holds)
+    #: written as the optional ``# too_long:`` header line, not part of the fingerprint (the rows say what
+    #: the set holds)
     too_long: Optional[dict] = None
 
     def __post_init__(self):
@@ -153,6 +158,8 @@ def format_tsv(vs: VariationSet) -> str:
     }
     for key in _HEADER_KEYS:
         head.append(f"# {key}: {escape_field(values[key])}")
+    if vs.too_long is not None:
+        head.append(f"# too_long: {escape_field(_canonical_config(vs.too_long))}")
     return "\n".join(head) + "\n" + vs.rows_tsv()
 
 
@@ -171,7 +178,7 @@ def read_tsv(path: PathLike) -> VariationSet:
     i = 0
     while i < len(lines) and lines[i].startswith("#"):
         m = re.match(r"#\s*([a-z_]+):\s?(.*)$", lines[i].rstrip("\r"))
-        if m and m.group(1) in _HEADER_KEYS:
+        if m and m.group(1) in _HEADER_KEYS + _OPTIONAL_KEYS:
             header[m.group(1)] = unescape_field(m.group(2))
         i += 1
     if i >= len(lines) or lines[i].rstrip("\r").split("\t") != list(COLUMNS):
@@ -179,11 +186,8 @@ def read_tsv(path: PathLike) -> VariationSet:
                         "write variation sets with perturb.io.sets.write_tsv, or import RoDR files with import_rodr_tsv")
     if "name" not in header:
         raise DataError("header has no '# name:' line", str(path), 1, "add '# name: <SET NAME>' at the top")
-    try:
-        config = json.loads(header.get("config", "{}") or "{}")
-    except json.JSONDecodeError as exc:
-        lineno = next((k + 1 for k, l in enumerate(lines[:i]) if l.startswith("# config:")), 1)
-        raise DataError(f"config is not valid JSON ({exc.msg})", str(path), lineno, "fix or remove the '# config:' line") from exc
+    config = _header_json(header, "config", "{}", path, lines[:i])
+    too_long = _header_json(header, "too_long", "null", path, lines[:i])
     seed_s = header.get("seed", "none")
     try:
         seed = None if seed_s in ("", "none", "None") else int(seed_s)
@@ -215,13 +219,23 @@ def read_tsv(path: PathLike) -> VariationSet:
     vs = VariationSet(name=header["name"], label=header.get("label", header["name"]), config=config, seed=seed,
                       qids=qids, texts=texts, applied=applied, details=details,
                       status=header.get("status") or "ok", reason=header.get("reason", ""),
-                      source=header.get("source") or "generated")
+                      source=header.get("source") or "generated", too_long=too_long)
     fp = header.get("fingerprint")
     if fp and fp != vs.fingerprint():
         lineno = next((k + 1 for k, l in enumerate(lines[:i]) if l.startswith("# fingerprint:")), 1)
         raise DataError("content does not match its fingerprint (edited or truncated?)", str(path), lineno,
                         "regenerate the set with `bench perturb`, or delete the fingerprint line to accept the edit")
     return vs
+
+
+def _header_json(header: Dict[str, str], key: str, default: str, path: Path, head: List[str]):
+    """The JSON value of header line ``key`` (``default`` when the line is absent or empty)."""
+    try:
+        return json.loads(header.get(key, default) or default)
+    except json.JSONDecodeError as exc:
+        lineno = next((k + 1 for k, l in enumerate(head) if l.startswith(f"# {key}:")), 1)
+        raise DataError(f"{key} is not valid JSON ({exc.msg})", str(path), lineno,
+                        f"fix or remove the '# {key}:' line") from exc
 
 
 # --------------------------------------------------------------------------- a folder of sets
