@@ -13,9 +13,8 @@ Each stage runs as a child process; CPU-seconds are the children's user + system
 (``resource.getrusage(RUSAGE_CHILDREN)``, so Apertium and every other helper process a stage
 waits for counts), wall time is the clock. The 1-minute load average before and after each stage
 and the machine's CPU count are recorded with it: on a shared machine the wall time grows with the
-load, the CPU-seconds much less. On an idle 2-core machine the wall time lies between the
-CPU-seconds divided by 2 (both cores busy: torch encodes and trains on both) and the CPU-seconds
-(one busy core: generation, I/O, Python).
+load, and the CPU-seconds grow too. The latest idle and the latest shared measurement of each stage
+are kept.
 
 What drives each figure is recorded beside it (queries, documents, sets; K, trials, training
 steps), so a reader can scale it to another collection.
@@ -23,7 +22,9 @@ steps), so a reader can scale it to another collection.
     python benchmarks/durations.py [--stages command1,fewshot-quick,tests]
 
 writes ``benchmarks/results/durations.json`` (rows of stages not run this time are kept) and
-``docs/durations.md`` (the table the README quotes); every run folder and cache lives in a
+``docs/durations.md`` (the table the README links, with the installed size of the
+dependencies, :func:`installed_size`); ``--write-docs`` rewrites that page from the JSON without
+measuring; every run folder and cache lives in a
 temporary folder removed at the end.
 """
 from __future__ import annotations
@@ -38,7 +39,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, List
+from typing import Optional, Dict, List
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = [sys.executable, "-c", "import sys; from bench.cli import main; sys.exit(main())"]
@@ -117,16 +118,89 @@ def _mmss(s: float) -> str:
     return f"{int(s // 60)} min {int(round(s % 60)):02d} s" if s >= 60 else f"{s:.0f} s"
 
 
-def table(rows: List[Dict[str, object]]) -> List[str]:
-    lines = ["| what | command | wall time | CPU-seconds | idle 2-core estimate | load (1 min) before / after | "
-             "drives it |", "|---|---|---:|---:|---:|---|---|"]
+def machine(row: Dict[str, object]) -> str:
+    """"idle" when the 1-minute load before the stage was below the CPU count, else "shared"."""
+    if row.get("load_range"):
+        return "shared" if float(str(row["load_range"]).split("-")[0]) >= float(row["cpus"]) else "idle"
+    return "shared" if float(row["load_1min_before"]) >= float(row["cpus"]) else "idle"
+
+
+def _load(row: Dict[str, object]) -> str:
+    if row.get("load_range"):
+        return f"{row['load_range']} ({row['cpus']} CPUs)"
+    return f"{row['load_1min_before']} -> {row['load_1min_after']} ({row['cpus']} CPUs)"
+
+
+def installed_size(root: str = "drbench") -> Dict[str, object]:
+    """Size on disk of the distributions ``root`` pulls in (its default dependencies, no extras, and
+    theirs), summed over the files each one's RECORD lists: what command 1's ``pip install .``
+    adds to site-packages."""
+    import re
+    from importlib import metadata as md
+
+    def norm(name: str) -> str:
+        return re.sub(r"[-_.]+", "-", name).lower()
+
+    def requires(name: str) -> List[str]:
+        from packaging.markers import Marker
+
+        out = []
+        for req in md.distribution(name).requires or []:
+            marker = req.split(";", 1)[1] if ";" in req else ""
+            if marker.strip() and not Marker(marker).evaluate({"extra": ""}):
+                continue  # an extra, or another platform's
+            out.append(re.match(r"[A-Za-z0-9_.\-]+", req).group(0))
+        return out
+
+    seen, todo = set(), [root]
+    while todo:
+        name = todo.pop()
+        try:
+            md.distribution(name)
+        except md.PackageNotFoundError:
+            continue
+        if norm(name) not in seen:
+            seen.add(norm(name))
+            todo += requires(name)
+    seen.discard(norm(root))
+    sizes = []
+    for name in seen:
+        dist = md.distribution(name)
+        files = [Path(dist.locate_file(f)) for f in dist.files or []]
+        sizes.append((sum(f.stat().st_size for f in files if f.is_file()), dist.metadata["Name"], dist.version))
+    sizes.sort(reverse=True)
+    return {"distributions": len(sizes), "mib": round(sum(x[0] for x in sizes) / 2 ** 20),
+            "largest": [f"{n} {v} {b / 2 ** 20:.0f} MiB" for b, n, v in sizes[:4]]}
+
+
+def table(rows: List[Dict[str, object]], install: Optional[Dict[str, object]] = None) -> List[str]:
+    lines = ["| what | command | machine: load (1 min) | wall time | CPU-seconds | drives it |",
+             "|---|---|---|---:|---:|---|"]
+    if install:
+        lines.append(f"| command 1's Python install: what drbench pulls into site-packages | `pip install torch==2.13.0 && "
+                     f"pip install .` | - | not measured here | - | {install['mib']:,} MiB installed, "
+                     f"{install['distributions']} distributions; largest {'; '.join(install['largest'])} |")
     for r in rows:
-        cpu = float(r["cpu_s"])
         drivers = ", ".join(f"{k} {v}" for k, v in (r.get("drivers") or {}).items() if v not in (None, "", []))
-        lines.append(f"| {r['what']} | `{r['command']}` | {_mmss(float(r['wall_s']))} | {cpu:.0f} | "
-                     f"{_mmss(cpu / 2)} - {_mmss(cpu)} | {r['load_1min_before']} / {r['load_1min_after']} "
-                     f"({r['cpus']} CPUs) | {drivers} |")
+        if r.get("source"):
+            drivers = f"{drivers}; {r['source']}" if drivers else str(r["source"])
+        wall = "not recorded" if r.get("wall_s") is None else _mmss(float(r["wall_s"]))
+        lines.append(f"| {r['what']} | `{r['command']}` | {machine(r)}: {_load(r)} | {wall} | "
+                     f"{float(r['cpu_s']):.0f} | {drivers} |")
     return lines
+
+
+INTRO = ("Measured by `python benchmarks/durations.py` (the numbers of `benchmarks/results/durations.json`; "
+         "`--write-docs` rewrites this page from it and measures the installed size). Each stage runs as a "
+         "child process; CPU-seconds are its user + system time, wall time is the clock. A row is *idle* "
+         "when the 1-minute load before it was below the CPU count, *shared* otherwise (other jobs ran); the "
+         "table keeps the latest idle and the latest shared measurement of each stage. Both grow with the load, "
+         "the wall time most and the CPU-seconds too (compare a stage's idle and shared rows): the jobs share "
+         "caches and memory bandwidth. The right column is what a figure grows with.")
+
+
+def render(rows: List[Dict[str, object]], install: Optional[Dict[str, object]]) -> str:
+    return "\n".join(["# How long drbench's commands take", "", INTRO, ""] + table(rows, install) + [""])
 
 
 def main(argv=None) -> int:
@@ -135,7 +209,12 @@ def main(argv=None) -> int:
                     help=f"comma-separated, from {', '.join(STAGES)}")
     ap.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results" / "durations.json")
     ap.add_argument("--md", type=Path, default=ROOT / "docs" / "durations.md")
+    ap.add_argument("--write-docs", action="store_true", help="rewrite --md from --json (and the installed size) "
+                    "without measuring")
     args = ap.parse_args(argv)
+    if args.write_docs:
+        args.md.write_text(render(json.loads(args.json.read_text(encoding="utf-8")), installed_size()), encoding="utf-8")
+        return 0
     stages = [s.strip() for s in args.stages.split(",") if s.strip()]
     unknown = [s for s in stages if s not in STAGES]
     if unknown:
@@ -153,23 +232,16 @@ def main(argv=None) -> int:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    try:  # stages measured before and not now are kept (the table shows every stage, each with its load)
-        kept = [r for r in json.loads(args.json.read_text(encoding="utf-8")) if r["stage"] not in stages]
+    now = {(r["stage"], machine(r)) for r in rows}
+    try:  # the latest idle and shared measurement of each stage is kept (a stage run now replaces its kind)
+        kept = [r for r in json.loads(args.json.read_text(encoding="utf-8")) if (r["stage"], machine(r)) not in now]
     except (OSError, ValueError):
         kept = []
-    rows = sorted(kept + rows, key=lambda r: list(STAGES).index(r["stage"]))
+    rows = sorted(kept + rows, key=lambda r: (list(STAGES).index(r["stage"]), machine(r) != "idle"))
     args.json.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
-    md = ["# How long the README's commands take", "",
-          "Measured by `python benchmarks/durations.py` (the numbers of `benchmarks/results/durations.json`). "
-          "Wall time is what the machine gave, at the load shown (a shared machine: other jobs ran); "
-          "CPU-seconds are the work itself and move far less with the load. On an idle 2-core machine the wall "
-          "time lies between the CPU-seconds / 2 (both cores busy: encoding, training) and the CPU-seconds (one "
-          "core: generation, Python); the column gives that range. The right column is what the time grows with.",
-          ""] + table(rows) + [""]
-    args.md.write_text("\n".join(md), encoding="utf-8")
+    args.md.write_text(render(rows, installed_size()), encoding="utf-8")
     print("\n".join(table(rows)))
-    return 0 if all(r["exit_code"] == 0 for r in rows) else 1
-
+    return 0 if all(r["exit_code"] == 0 for r in rows if (r["stage"], machine(r)) in now) else 1
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,10 +1,11 @@
 """Coverage of every interval drbench prints for a drop rate or a difference, on sparse, skewed and
-bounded per-query values (issue 37), computed by the tool's own functions.
+bounded per-query values, computed by the tool's own functions.
 
     python -m benchmarks.interval_coverage [--reps 2000] [--B 1000] [--n 30,100] [--seed 0]
                                            [--only single,draws,worst,applied,compare]
                                            [--methods all|shipped] [--json FILE] [--write-docs]
-    python -m benchmarks.interval_coverage --check     # docs/statistics.md's table == the JSON's
+    python -m benchmarks.interval_coverage --check     # docs/statistics.md's summary and
+                                                       # benchmarks/results/interval_coverage.md == the JSON's
 
 Intervals (the function each one is, called once per replication):
 
@@ -17,7 +18,7 @@ Intervals (the function each one is, called once per replication):
 * ``compare``: ``bench compare``'s DR_B - DR_A (``bench.evaluation.droprate.difference_interval``,
   the interval ``compare_drop_rates`` reports).
 
-Each is measured with the method of the previous release (``before``: the t / delta-method t
+Each is measured with the plain method (JSON key ``before``, column "plain": the t / delta-method t
 interval, the percentile bootstraps, called through the same functions with ``interval="t"`` /
 ``"percentile"``; compare's bootstrap with B = --B instead of 10000, which moves its ends by
 Monte Carlo noise only), the candidates (``studentized``: bootstrap-t with the delta-method SE
@@ -53,6 +54,7 @@ from benchmarks.common import ROOT
 
 DOC = ROOT / "docs" / "statistics.md"
 JSON = ROOT / "benchmarks" / "results" / "interval_coverage.json"
+CELLS = ROOT / "benchmarks" / "results" / "interval_coverage.md"
 BEGIN, END = "<!-- interval-coverage:begin -->", "<!-- interval-coverage:end -->"
 KINDS = ("single", "delta", "draws", "worst", "applied", "compare")
 METHODS = ("before", "BCa", "studentized", "two-level", "skew-t")
@@ -220,19 +222,23 @@ def _cell(c: Optional[float], reps: int) -> str:
     return f"{100 * c:.1f} ± {100 * math.sqrt(c * (1 - c) / reps):.1f}"
 
 
-def table(data: dict) -> str:
-    """The Markdown block docs/statistics.md holds (from the JSON the run wrote)."""
+def _intro(data: dict) -> str:
     a = data["args"]
-    lines = [f"Coverage in % ± Monte Carlo SE of the 95 % intervals (`python -m benchmarks.interval_coverage "
-             f"--reps {a['reps']} --candidate-reps {a['candidate_reps']} --B {a['B']} --seed {a['seed']}`; "
-             f"{data['seconds']:.0f} s on 2 shared cores" + (f", summed over {a['parts']} parts run in parallel "
-                                                            "with --n / --only / --populations and --merge"
-                                                            if a.get("parts") else "") + "). before = the previous release's interval, skew-t = "
-             f"what ships; BCa, studentized and two-level were measured on the first {a['candidate_reps']} "
-             f"replications (B = {a['B']}). changed = mean number of queries whose value differs from ORIGINAL; "
-             f"the last column is skew-t's coverage where fewer than {MIN_CHANGED} changed queries do NOT flag the "
-             "interval, with the share flagged. Target where n >= 30: 93.5-96.5.", "",
-             "| interval | population | n | G | changed | before | BCa | studentized | two-level | skew-t (ships) "
+    return (f"Coverage in % ± Monte Carlo SE of the 95 % intervals (`python -m benchmarks.interval_coverage "
+            f"--reps {a['reps']} --candidate-reps {a['candidate_reps']} --B {a['B']} --seed {a['seed']}`; "
+            f"{data['seconds']:.0f} s on 2 shared cores" + (f", summed over {a['parts']} parts run in parallel "
+                                                           "with --n / --only / --populations and --merge"
+                                                           if a.get("parts") else "") + "). plain = the t interval (drop rates: on the log ratio; several draws: "
+            "on the per-query means over draws) or, for the applied-only average and compare, the percentile bootstrap; skew-t = "
+            f"what ships; BCa, studentized and two-level were measured on the first {a['candidate_reps']} "
+            f"replications (B = {a['B']}). changed = mean number of queries whose value differs from ORIGINAL; "
+            f"the last column is skew-t's coverage where fewer than {MIN_CHANGED} changed queries do NOT flag the "
+            "interval, with the share flagged. Target where n >= 30: 93.5-96.5.")
+
+
+def cells_table(data: dict) -> List[str]:
+    """One row per cell (interval x population x n x G)."""
+    lines = ["| interval | population | n | G | changed | plain | BCa | studentized | two-level | skew-t (ships) "
              "| skew-t, not flagged (flagged) |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in data["rows"]:
@@ -241,8 +247,13 @@ def table(data: dict) -> str:
         unf = "-" if r["unflagged"] is None else f"{_cell(r['unflagged'], r['n_unflagged'])} ({100 * r['flagged']:.0f} %)"
         lines.append(f"| {TITLES[r['interval']]} | {r['population']} | {r['n']} | {r['G']} | {r['changed']:.1f} | "
                      + " | ".join(cells) + f" | {unf} |")
-    lines += ["", "Summary over the cells with n >= 30 (range of coverage; cells within 93.5-96.5 / all):", "",
-              "| interval | before: method | before | skew-t | skew-t, not flagged |", "|---|---|---|---|---|"]
+    return lines
+
+
+def summary_table(data: dict) -> List[str]:
+    """Per interval, the range of coverage over the cells with n >= 30 and how many are within the target."""
+    lines = ["Summary over the cells with n >= 30 (range of coverage; cells within 93.5-96.5 / all):", "",
+             "| interval | plain: method | plain | skew-t | skew-t, not flagged |", "|---|---|---|---|---|"]
     for kind in KINDS:
         rs = [r for r in data["rows"] if r["interval"] == kind and r["n"] >= 30]
         if not rs:
@@ -256,7 +267,18 @@ def table(data: dict) -> str:
         lines.append(f"| {TITLES[kind]} | {BEFORE[kind]} | {rng_([r['coverage']['before'] for r in rs])} | "
                      f"{rng_([r['coverage']['skew-t'] for r in rs])} | "
                      f"{rng_([r['unflagged'] for r in rs if r['n_unflagged'] >= 100])} |")
-    return "\n".join(lines)
+    return lines
+
+
+def table(data: dict) -> str:
+    """The Markdown of benchmarks/results/interval_coverage.md: every cell, then the summary."""
+    return "\n".join([_intro(data), ""] + cells_table(data) + [""] + summary_table(data)) + "\n"
+
+
+def docs_text(data: dict) -> str:
+    """The block docs/statistics.md holds: the summary, and where the per-cell table is."""
+    return "\n".join([_intro(data), ""] + summary_table(data) + [
+        "", f"Every cell (interval x population x n x G): `{CELLS.relative_to(ROOT).as_posix()}`."])
 
 
 def docs_block(doc: str) -> Optional[str]:
@@ -265,25 +287,31 @@ def docs_block(doc: str) -> Optional[str]:
     return doc[doc.index(BEGIN) + len(BEGIN):doc.index(END)].strip("\n")
 
 
-def check(path=JSON, doc_path=DOC) -> List[str]:
-    """Problems with docs/statistics.md's coverage table (empty when it is the JSON's table)."""
+def check(path=JSON, doc_path=DOC, cells_path=None) -> List[str]:
+    """Problems with docs/statistics.md's coverage summary and the per-cell table (empty when both
+    are the JSON's)."""
+    cells_path = cells_path or CELLS
     if not path.is_file():
         return [f"{path} missing: run python -m benchmarks.interval_coverage --json {path}"]
     block = docs_block(doc_path.read_text(encoding="utf-8"))
     if block is None:
         return [f"{doc_path} has no {BEGIN} ... {END} block"]
-    want = table(json.loads(path.read_text(encoding="utf-8")))
-    if block != want:
-        return [f"{doc_path}: the coverage table differs from {path} (rewrite it: python -m "
-                "benchmarks.interval_coverage --write-docs)"]
-    return []
+    data = json.loads(path.read_text(encoding="utf-8"))
+    fix = " (rewrite it: python -m benchmarks.interval_coverage --write-docs)"
+    problems = []
+    if block != docs_text(data):
+        problems.append(f"{doc_path}: the coverage summary differs from {path}{fix}")
+    if not cells_path.is_file() or cells_path.read_text(encoding="utf-8") != table(data):
+        problems.append(f"{cells_path}: the per-cell table differs from {path}{fix}")
+    return problems
 
 
-def write_docs(path=JSON, doc_path=DOC) -> None:
+def write_docs(path=JSON, doc_path=DOC, cells_path=None) -> None:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    (cells_path or CELLS).write_text(table(data), encoding="utf-8")
     doc = doc_path.read_text(encoding="utf-8")
-    block = table(json.loads(path.read_text(encoding="utf-8")))
     i, j = doc.index(BEGIN) + len(BEGIN), doc.index(END)
-    doc_path.write_text(doc[:i] + "\n" + block + "\n" + doc[j:], encoding="utf-8")
+    doc_path.write_text(doc[:i] + "\n" + docs_text(data) + "\n" + doc[j:], encoding="utf-8")
 
 
 def main(argv=None) -> int:
@@ -301,9 +329,11 @@ def main(argv=None) -> int:
     p.add_argument("--merge", nargs="+", type=Path, default=None, help="merge the rows of JSON files written by "
                    "runs with the same settings into --json (e.g. parts run in parallel)")
     p.add_argument("--json", type=Path, default=None, help=f"write the results here (the committed: {JSON})")
-    p.add_argument("--write-docs", action="store_true", help="rewrite docs/statistics.md's table from --json "
+    p.add_argument("--write-docs", action="store_true", help="rewrite docs/statistics.md's summary and "
+                   "benchmarks/results/interval_coverage.md from --json "
                    "(default: the committed JSON) without simulating")
-    p.add_argument("--check", action="store_true", help="exit 1 when docs/statistics.md's table is not the JSON's")
+    p.add_argument("--check", action="store_true", help="exit 1 when docs/statistics.md's summary or the "
+                   "per-cell table is not the JSON's")
     a = p.parse_args(argv)
     if a.check:
         problems = check(a.json or JSON)

@@ -99,7 +99,7 @@ def test_benchmarks_have_no_import_cycles():
 
 
 def test_no_file_is_named_after_a_round():
-    """Development rounds are history (docs/methods.md, CHANGELOG.md): scripts, modules, tests and
+    """Development rounds are history (the git log): scripts, modules, tests and
     labelled sets are named after what they hold, a sample by its provenance column."""
     named = [p.relative_to(ROOT).as_posix() for top in ("benchmarks", "bench", "perturb", "suites", "tests")
              for p in (ROOT / top).rglob("*") if "__pycache__" not in p.parts and re.search(r"round[-_ ]?\d", p.name)]

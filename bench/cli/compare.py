@@ -11,16 +11,26 @@ from bench.evaluation.stats import CORRECTIONS, TESTS
 from bench.reporting.compare import compare
 
 
+INTERVAL_HELP = ("drop rate of comparable run pairs: DR_B - DR_A of VARIATIONS (AVG.) with the skewness-widened t "
+                 "interval (the union of the delta-method t interval and Hall's skewness-corrected t interval; "
+                 "computed, no resampling) and a two-sided swap randomization test (exact up to 20 differing "
+                 "queries, else Monte Carlo with --resamples swaps). docs/statistics.md has the method and its "
+                 "measured coverage.")
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.epilog = INTERVAL_HELP
     p.add_argument("runs", nargs="+", metavar="RUN", help="run folders (or their result.json)")
     p.add_argument("--baseline", default=None, metavar="RUN", help="also test every run against this run, set by set")
     p.add_argument("--metric", default=None, help="measure (default: the first run's first measure)")
     p.add_argument("--test", choices=TESTS, default="t-test", help="paired test of each run against --baseline (default: t-test)")
     p.add_argument("--correction", choices=CORRECTIONS, default="holm", help="multiple-comparison correction (default: holm)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the randomization test and of the drop-rate bootstrap")
+    p.add_argument("--seed", type=int, default=0, help="seed of the randomization tests: --test randomization and the "
+                   "drop-rate swap test's Monte Carlo draws (default 0)")
     p.add_argument("--resamples", type=int, default=10000, metavar="B",
-                   help="drop rate of comparable run pairs: bootstrap replicates and Monte Carlo swaps (default 10000)")
+                   help="Monte Carlo swaps of the drop-rate swap test beyond 20 differing queries (default 10000); "
+                   "the interval does not use it")
     p.add_argument("--confidence", type=float, default=0.95, help="level of the drop-rate interval (default 0.95)")
     p.add_argument("--drop-rate-output", default=None, metavar="CSV",
                    help="also write the drop-rate comparisons of comparable run pairs to this CSV")

@@ -15,7 +15,14 @@ from bench.reporting.gate import CORRECTIONS, FAMILIES, GateOptions, run_gate
 from bench.cli.options import read_metric
 
 
+EXIT_CODES = ("exit codes: 0 PASS (non-inferiority shown), or INCONCLUSIVE (neither non-inferiority nor a "
+              "regression shown; a warning is printed) without --strict; 1 FAIL (a regression beyond the margins "
+              "shown), or INCONCLUSIVE with --strict; 2 the runs cannot be compared (other queries, sets, "
+              "protocol, depth or generation seeds) or an input or option is bad. docs/gate.md has the rules.")
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.epilog = EXIT_CODES
     p.add_argument("--baseline", required=True, metavar="RUN", help="baseline run folder (or its result.json)")
     p.add_argument("--candidate", required=True, metavar="RUN", help="candidate run folder (or its result.json)")
     p.add_argument("--metric", default=None, help="measure to gate on (default: the baseline's first measure)")

@@ -1,7 +1,7 @@
 """Files a command writes where the user named them (``-o``, ``--md``, ``--json``,
 ``--drop-rate-output``, and the leaderboard's ``<stem>.wide.csv`` / ``<stem>.method.md`` beside
 ``-o``): an existing file is replaced only when drbench wrote it and it is unchanged since, or
-with ``--force`` (issue 40 item 3: a README example silently rewrote committed results).
+with ``--force`` (so a command never silently rewrites a committed result or a user's file).
 
 The marker is a sidecar, so the files themselves stay byte for byte what the command produces
 (CSV without a comment line): :data:`RECORD` (``.drbench-written.json``, :mod:`bench.core.written`,

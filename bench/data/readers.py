@@ -144,7 +144,7 @@ def read_beir_queries(path: Path) -> Dict[str, Query]:
 
 QrelLines = Dict[Tuple[str, str], int]
 
-#: the accepted relevance grades (docs/methods.md): integers in this range. trec_eval holds grades in a
+#: the accepted relevance grades (docs/retrieval.md): integers in this range. trec_eval holds grades in a
 #: C int, and nDCG's gains are the grades: 2**32 wrapped to 0 (every metric 0.0000), 3e9 asked for
 #: 34 GB; ``nan`` / ``inf`` / ``1e400`` were tracebacks.
 MIN_GRADE, MAX_GRADE = -1000, 1000

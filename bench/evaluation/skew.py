@@ -15,7 +15,7 @@ the mean of several sets' applied-only drop rates, the difference of two models'
 * :func:`skew_t_ci` (shipped): the union of the two. When a variation hurts a few queries a lot
   and leaves the rest alone, the drop rate's sampling distribution is skewed and a sample with
   fewer hurt queries shows both a smaller drop rate and a smaller SE, so the symmetric t interval
-  lies below the true drop rate too often (issue 37: 61-89 % coverage); the union takes Hall's
+  lies below the true drop rate too often (61-89 % coverage, docs/statistics.md); the union takes Hall's
   upper end there and keeps the t interval where the changes are symmetric. No resampling:
   deterministic, no seed.
 * :func:`changed_note`: fewer than :data:`MIN_CHANGED` changed queries -> "interval unreliable:

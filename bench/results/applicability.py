@@ -1,4 +1,4 @@
-"""Applicability of the variation sets (issue 22): how many judged queries each generator
+"""Applicability of the variation sets: how many judged queries each generator
 changed, the flag of a set whose drop rate rests on few changed queries, the counts of edit
 types, and the applied-only companion of VARIATIONS (AVG.).
 

@@ -1,4 +1,4 @@
-"""Typed models of the applicability figures of a variations run (issue 22; computed by
+"""Typed models of the applicability figures of a variations run (computed by
 :mod:`bench.results.applicability`), used by :mod:`bench.results.schema_common`."""
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ analyzer (``DefaultEnglishAnalyzer``, the one its BEIR "flat" regressions index 
 StandardTokenizer-like split, English possessive ``'s`` removed, lower case, Lucene's English
 stop words (``EnglishAnalyzer.ENGLISH_STOP_WORDS_SET``, 33 words), Porter stemming (NLTK's
 ``PorterStemmer`` in Martin Porter's own variant, the one Lucene's ``PorterStemmer`` ports).
-Differences from Lucene are named in docs/methods.md ("BM25"): the tokenizer is a regular
+Differences from Lucene are named in docs/retrieval.md ("BM25"): the tokenizer is a regular
 expression covering UAX#29's word rules for letters, digits, ``'``, ``.`` and ``,`` inside words,
 not the full Unicode rule set.
 

@@ -1,4 +1,4 @@
-"""The variations suite's subset figures (issue 13): a drop rate measures robustness only where
+"""The variations suite's subset figures: a drop rate measures robustness only where
 the variation changed the query and kept its meaning.
 
 The headline numbers stay the paper's (every judged query in every set; a query the generator

@@ -78,3 +78,15 @@ def test_an_unknown_option_is_named_without_a_list_hint(capsys):
     assert main(["evaluate", "--bogus"]) == 2
     err = capsys.readouterr().err
     assert "unrecognized arguments: --bogus" in err and "list" not in err
+
+
+def test_compare_help_says_what_the_interval_is_and_speaks_of_no_bootstrap():
+    text = " ".join(_help(["compare", "--help"]).split())
+    assert "bootstrap" not in text.lower()
+    assert "skewness-widened t interval" in text and "no resampling" in text
+
+
+def test_gate_help_names_every_exit_code():
+    text = " ".join(_help(["gate", "--help"]).split())
+    for code in ("0 PASS", "1 FAIL", "2 the runs cannot be compared"):
+        assert code in text, code

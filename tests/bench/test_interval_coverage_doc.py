@@ -1,5 +1,6 @@
-"""docs/statistics.md's interval-coverage table is the one benchmarks/interval_coverage.py writes
-from its committed results (``--check``), in the documented format, and the simulation behind it
+"""docs/statistics.md's interval-coverage summary and benchmarks/results/interval_coverage.md's
+per-cell table are those benchmarks/interval_coverage.py writes from its committed results
+(``--check``), in the documented format, and the simulation behind it
 runs (a few replications of one cell)."""
 import json
 import re
@@ -18,9 +19,8 @@ def test_docs_table_is_the_committed_results_table():
 
 def test_table_format_and_every_interval_present():
     data = json.loads(IC.JSON.read_text(encoding="utf-8"))
-    block = IC.docs_block(IC.DOC.read_text(encoding="utf-8"))
-    lines = block.splitlines()
-    head = ("| interval | population | n | G | changed | before | BCa | studentized | two-level | skew-t (ships) "
+    lines = IC.CELLS.read_text(encoding="utf-8").splitlines()
+    head = ("| interval | population | n | G | changed | plain | BCa | studentized | two-level | skew-t (ships) "
             "| skew-t, not flagged (flagged) |")
     assert head in lines
     rows = [x for x in lines[lines.index(head) + 2:] if x.startswith("| ")]
@@ -34,7 +34,10 @@ def test_table_format_and_every_interval_present():
     assert kinds == set(IC.TITLES.values())
     assert {r["n"] for r in data["rows"]} == {30, 100}
     assert any(r["population"].startswith("real:") for r in data["rows"])
-    assert "| interval | before: method | before | skew-t | skew-t, not flagged |" in lines
+    assert "| interval | plain: method | plain | skew-t | skew-t, not flagged |" in lines
+    block = IC.docs_block(IC.DOC.read_text(encoding="utf-8")).splitlines()  # the docs hold the summary
+    summary = lines[lines.index("| interval | plain: method | plain | skew-t | skew-t, not flagged |"):]
+    assert block[-len(summary) - 2:-2] == summary and "benchmarks/results/interval_coverage.md" in block[-1]
 
 
 def test_one_cell_runs_with_the_tools_functions(tmp_path):

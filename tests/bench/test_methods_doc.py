@@ -160,7 +160,7 @@ def test_every_number_of_the_rodr_table_comes_from_the_code():
         "0.05": [t.resolved("full-tune", "cos")["temperature"]],
         "2e-5": [DEFAULT_LR["full-tune"]],
         "5e-6": [PAPER_SCHEDULE["lr"], PAPER_LRS[0], PAPER_LRS[2]], "3e-5": [PAPER_LRS[1]], "5e-7": [PAPER_LRS[3]],
-    }, {"39.0": "measured: share of (q, q) draws under --variation-sampling sets, validated sets (CHANGELOG 19)",
+    }, {"39.0": "measured: share of (q, q) draws under --variation-sampling sets, validated sets",
         "8.6": "measured: the same with --protocol rodr", "442": "chatterbot's training queries at --holdout 0.5"})
 
 
@@ -171,7 +171,7 @@ def test_every_number_of_the_iaa_table_comes_from_the_code():
         "0": [_width_for(0, 1, 8)],  # budget 0: width 0
         "1e-4": [PAPER_LR["adapter"], DEFAULT_LR["pfeiffer"]], "2e-5": [PAPER_LR["full-tune"]],
         "5e-4": [DEFAULT_LR["parallel-adapter"], DEFAULT_LR["rem"]],
-    }, {**{v: "measured: step-0 table (CHANGELOG 19)" for v in (
+    }, {**{v: "measured: step-0 table (benchmarks/iaa_step0.py)" for v in (
         "0.443", "0.068", "0.117", "0.363", "0.276", "0.294", "0.398", "0.180", "0.270", "0.28", "0.45", "0.87",
         "0.74", "0.81", "0.91", "0.54", "0.73")},
         "1": "the backbone's cosine to itself", "10": "MRR@10, the measure of the step-0 table"})

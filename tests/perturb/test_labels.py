@@ -133,7 +133,7 @@ def test_penha_antique_imports_and_gives_the_published_rates():
     assert files[0].format == "penha-csv" and files[0].rows == 2001 and len(files[0].labels) == 2001
     rates = {s: pct for s, n, v, pct in human_valid_rates(read_labels(path))}
     assert {s: rates[s] for s in PUBLISHED} == PUBLISHED
-    doc = (ROOT / "docs" / "methods.md").read_text(encoding="utf-8")
+    doc = (ROOT / "docs" / "variations.md").read_text(encoding="utf-8")
     for pct in ("62.0%", "35.9%", "46.5%", "91.0-99.5%"):
         assert pct in doc
     # against the imported sets themselves: every label judges a pair, except Penha's unchanged

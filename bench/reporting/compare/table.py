@@ -12,8 +12,9 @@ Comparability (the gate's rule, :mod:`bench.reporting.comparability`): the runs 
 mutually comparable runs; with more than one group every row names its group and a note says why
 each group differs from the first (its VARIATIONS (AVG.) averages other sets, or other queries).
 For every pair of runs in the same group, the drop rate of VARIATIONS (AVG.) is compared
-(:mod:`bench.reporting.compare.droprate`: paired percentile bootstrap interval, swap randomization
-test; B = ``resamples``).
+(:mod:`bench.reporting.compare.droprate`: the skewness-widened t interval, computed without
+resampling, and the two-sided swap randomization test, Monte Carlo with ``resamples`` swaps beyond
+20 differing queries).
 """
 from __future__ import annotations
 

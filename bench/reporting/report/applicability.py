@@ -1,4 +1,4 @@
-"""The applicability figures of a variations report (issue 22): each set's share of changed
+"""The applicability figures of a variations report: each set's share of changed
 queries beside its drop rate, the flag and note of a set below the threshold, the applied-only
 companion of VARIATIONS (AVG.) and the edit types of MISSPELL (figures:
 :mod:`bench.results.applicability`; a run written before them is recomputed or shown "n/a")."""

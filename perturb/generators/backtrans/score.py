@@ -58,7 +58,7 @@ WEIGHTS: Dict[str, float] = {
     "sense_mid": 0.0, "sense_weak": -1.5, "in_term": -1.5, "pos_changed": -1.5, "rare": -1.0,
     "function_word": -0.5, "preposition": 0.0, "function_indel": -1.0, "content_lost": -3.0, "content_added": -2.5,
     "reordered": -1.0, "rebuilt": -3.0, "agreement": 1.0,
-    # set from the tuning half's labels (docs/methods.md, BACKTRANS; their history: CHANGELOG)
+    # set from the tuning half's labels (docs/methods.md, BACKTRANS)
     "wh_lost": -3.0, "wh_changed": -3.0, "function_form": 0.5, "need_word": -4.0, "article_one": 0.0,
     "preposition_argument": -1.5, "contraction": 0.5,
 }
