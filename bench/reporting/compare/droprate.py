@@ -110,4 +110,6 @@ def to_csv(rows: Sequence[Dict[str, Any]]) -> str:
 
 
 def _md(s: Any) -> str:
-    return str(s).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    from bench.reporting.report.markup import md_cell
+
+    return md_cell(s)

@@ -144,7 +144,9 @@ class CompareTable:
 
 
 def _md(s: Any) -> str:
-    return str(s).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    from bench.reporting.report.markup import md_cell
+
+    return md_cell(s)
 
 
 def _pair_stats(a: np.ndarray, b: np.ndarray, test: str, seed: int, key: Sequence[str]) -> Dict[str, Any]:

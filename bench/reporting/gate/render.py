@@ -10,7 +10,9 @@ from bench.core.progress import count
 
 
 def md_escape(text: str) -> str:
-    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    from bench.reporting.report.markup import md_cell
+
+    return md_cell(text)
 
 
 def fmt_p(p: Optional[float]) -> str:

@@ -13,7 +13,9 @@ from bench.results.rundir import AVG, ORIGINAL
 
 
 def _esc(v: Any) -> str:
-    return str(v).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    from bench.reporting.report.markup import md_cell
+
+    return md_cell(v)
 
 
 def _num(v: Optional[float], pct: bool = False) -> str:

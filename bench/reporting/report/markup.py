@@ -120,7 +120,11 @@ def page(title: str, body: List[str]) -> str:
 # --------------------------------------------------------------------------- Markdown
 
 def md_cell(s: Any) -> str:
-    return str(s).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    """``s`` as text of a Markdown table cell or line: ``\\`` and ``|`` escaped, line breaks as spaces, and
+    ``&``, ``<``, ``>`` as HTML entities, so a name such as ``<img onerror=...>`` shows as text where
+    Markdown renders HTML (GitHub)."""
+    text = str(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
 
 
 def md_table(cols: Sequence[Column], rows: Sequence[Row]) -> List[str]:
