@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from bench.cli.outputs import STDOUT, add_force, check_output_files, write_output_files
 from bench.evaluation.stats import CORRECTIONS, TESTS
 from bench.reporting.report import ReportOptions, report

@@ -7,12 +7,7 @@ from typing import Any, List, Optional
 
 from bench.evaluation import stats as S
 from bench.core.progress import count
-
-
-def md_escape(text: str) -> str:
-    from bench.reporting.report.markup import md_cell
-
-    return md_cell(text)
+from bench.core.sheet import md_cell as md_escape
 
 
 def fmt_p(p: Optional[float]) -> str:
