@@ -84,9 +84,15 @@ def csv_text(header: Sequence[Any], rows: Iterable[Sequence[Any]]) -> str:
     return buf.getvalue()
 
 
+#: a ``<`` that could open an HTML tag or comment, and a ``&`` that could start an entity
+_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
+_ENTITY_START = re.compile(r"&(?=[A-Za-z#])")
+
+
 def md_cell(s: Any) -> str:
-    """``s`` as text of a Markdown table cell or line: ``\\`` and ``|`` escaped, line breaks as spaces, and
-    ``&``, ``<``, ``>`` as HTML entities, so a name such as ``<img onerror=...>`` shows as text where
-    Markdown renders HTML (GitHub)."""
-    text = str(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """``s`` as text of a Markdown table cell or line: ``\\`` and ``|`` escaped, line breaks as spaces,
+    and a ``<`` that could open an HTML tag (``<img``, ``</``, ``<!``) or a ``&`` that could start an
+    entity written as an entity, so a name such as ``<img onerror=...>`` shows as text where Markdown
+    renders HTML (GitHub); ``p <= 0.05`` is left as it is."""
+    text = _TAG_START.sub("&lt;", _ENTITY_START.sub("&amp;", str(s)))
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
