@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 from bench.core.errors import BenchError
 from bench.cli.outputs import add_force, append_output_file, check_output_files, write_output_files
 from bench.core.io import canonical_json
@@ -50,8 +49,6 @@ def run(args: argparse.Namespace) -> int:
         opts.validate()
     except ValueError as exc:
         raise BenchError(str(exc)) from None
-    if args.append and args.output and Path(args.output).is_dir():
-        raise BenchError(f"{args.output} is a folder; --append adds the verdict to a file. Fix: -o verdict.md --append")
     fix = "-o verdict.md, --json verdict.json, or --append"
     check_output_files([("-o", args.output), ("--json", args.json)], args.force, fix, "bench gate",
                        appended=("-o",) if args.append else ())
