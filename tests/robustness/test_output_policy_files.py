@@ -125,7 +125,7 @@ def test_compare_never_replaces_a_runs_result_json(evaluated, capsys):
     assert _snapshot(a) == before
 
 
-@pytest.mark.parametrize("name", ["result.json", "per_query.csv"])
+@pytest.mark.parametrize("name", ["result.json", "per_query.csv", "variations/EXTRAPUNC.tsv"])
 def test_report_never_replaces_another_runs_files(evaluated, capsys, name):
     a, b = evaluated
     before = _snapshot(a)

@@ -29,16 +29,26 @@ def why_not_replaceable(path: Path) -> str:
     return "changed" if entry.get("sha256") != file_sha256(path) else ""
 
 
-def run_owner(path: Path, command: str) -> str:
-    """The command whose run folder records ``path`` as one of its own files (``result.json`` of an
-    ``evaluate`` run), when that is another command than ``command``; else ""."""
-    path = Path(path)
-    record = read_record(path.parent)
-    owner = record.get("folder")
-    entry = recorded_files(path.parent).get(path.name)
-    if not isinstance(owner, str) or entry is None or entry.get("command") != owner:
-        return ""
-    return "" if owner == command else owner
+#: how many folders up a file's run folder is looked for (``RUN/variations/X.tsv`` is one up)
+OWNER_DEPTH = 4
+
+
+def run_owner(path: Path, command: str) -> Tuple[str, Path]:
+    """(the command, the folder) of the run folder that records ``path`` as one of its own files
+    (``result.json`` of an ``evaluate`` run, ``variations/X.tsv``), when that is another command than
+    ``command``; else ("", path's folder)."""
+    path = Path(os.path.abspath(Path(path).expanduser()))
+    folder = path.parent
+    for _ in range(OWNER_DEPTH):
+        owner = read_record(folder).get("folder")
+        rel = path.relative_to(folder).as_posix()
+        entry = recorded_files(folder).get(rel)
+        if isinstance(owner, str) and entry is not None and entry.get("command") == owner:
+            return ("" if owner == command else owner), folder
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    return "", path.parent
 
 
 def target_problem(path: Path, command: str) -> str:
@@ -51,10 +61,9 @@ def target_problem(path: Path, command: str) -> str:
         return "it is a folder; give a file name"
     if kind not in ("", "file"):
         return f"it is a {kind}, not a regular file; drbench writes regular files only (give '{STDOUT}' for stdout)"
-    owner = run_owner(Path(path), command)
+    owner, folder = run_owner(Path(path), command)
     if owner:
-        return (f"it is one of the files of the run folder {Path(path).parent} (written by `{owner}`); replacing it "
-                f"would break that run")
+        return f"it is one of the files of the run folder {folder} (written by `{owner}`); replacing it would break that run"
     return ""
 
 
