@@ -24,7 +24,6 @@ from bench.core.errors import BenchError
 from bench.results.rundir import Run
 from bench.results.rundir import load_run as _load
 from bench.results.suite import suite_of
-from bench.core.io import atomic_write_text
 from bench.reporting.compare import compare
 from bench.reporting.report import ReportOptions, report
 
@@ -103,18 +102,24 @@ class RunResult:
         df.attrs["drop_rate"] = list(table.drop_rates)
         return df
 
-    def report(self, path: Optional[PathLike] = None, fmt: str = "html", plots: bool = True, **options: Any) -> Path:
+    def report(self, path: Optional[PathLike] = None, fmt: str = "html", plots: bool = True, *, force: bool = False,
+               **options: Any) -> Path:
         """Write the report of ``bench report`` (``fmt``: "html" or "md") to ``path`` (default:
-        ``<folder>/report.<fmt>``) and return the path. ``options``: those of
-        :class:`bench.reporting.report.ReportOptions` (test, correction, seed, bootstrap, alpha, metric)."""
+        ``<folder>/report.<fmt>``) and return the path. A file drbench did not write is not replaced
+        unless ``force=True``, as the command's ``--force`` (the output policy,
+        :mod:`bench.core.written`). ``options``: those of :class:`bench.reporting.report.ReportOptions`
+        (test, correction, seed, bootstrap, alpha, metric)."""
+        from bench.core.written import check_output_files, write_output_files
+
         if fmt not in ("html", "md"):
             raise BenchError(f"fmt must be 'html' or 'md', not {fmt!r}")
-        text = report(self.folder, fmt, ReportOptions(**options), plots=plots)
+        if path is not None and (isinstance(path, bool) or not isinstance(path, (str, os.PathLike))):
+            raise BenchError(f"report({path!r}): give the file as a str or pathlib.Path (e.g. 'report.{fmt}')")
         out = Path(path) if path is not None else self.folder / f"report.{fmt}"
-        atomic_write_text(out, text)
-        from bench.core.written import file_sha256, record_files
-
-        record_files(out.parent, {out.name: file_sha256(out)}, "report")  # the run folder stays one drbench wrote
+        check_output_files([("report(path)", out)], force, f"report('my-report.{fmt}')", "bench report",
+                           force_option="force=True")
+        text = report(self.folder, fmt, ReportOptions(**options), plots=plots)
+        write_output_files([(out, text)], "bench report", say=False)
         return out
 
     def __repr__(self) -> str:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from bench.core.errors import BenchError
-from bench.core.io import safe_name, visible
+from bench.core.io import refuse_bidi, safe_name, visible
 from bench.core.options import BadValue, Option, option
 from bench.encoding.runtime import BACKEND_OPTION, RUNTIME_OPTIONS
 from bench.evaluation.measures import DEFAULT_MEASURES, canonical_measures
@@ -59,6 +59,7 @@ def check_label(value: str, option: str = "--name") -> str:
     fix = f"give a short label on one line, e.g. {option} my-model"
     if not visible(label) or any(c in label for c in "\n\r\t"):
         raise BenchError(f"{option} {value!r}: give a non-empty label on one line (no zero-width-only text). Fix: {fix}")
+    refuse_bidi(label, option, fix)
     parts = label.replace("\\", "/").split("/")
     if label.startswith(".") or any(p in (".", "..") for p in parts):
         raise BenchError(f"{option} {value!r}: a label must not start with '.' or hold a '.' or '..' path part: it "

@@ -6,7 +6,7 @@ import argparse
 import sys
 from bench.cli.options import check_at_least_one, read_metric
 from bench.core.errors import BenchError
-from bench.cli.outputs import add_force, check_replaceable, write_outputs
+from bench.cli.outputs import STDOUT, add_force, check_output_files, write_output_files
 from bench.evaluation.stats import CORRECTIONS, TESTS
 from bench.reporting.compare import compare
 
@@ -43,18 +43,19 @@ def run(args: argparse.Namespace) -> int:
     check_at_least_one(args, "resamples")
     if not 0 < args.confidence < 1:
         raise BenchError("--confidence must be in (0, 1), e.g. 0.95")
-    check_replaceable([args.output, args.drop_rate_output], args.force, "-o compare.md, --drop-rate-output drop_rate.csv")
+    check_output_files([("-o", args.output), ("--drop-rate-output", args.drop_rate_output)], args.force,
+                       "-o compare.md, --drop-rate-output drop_rate.csv", "bench compare")
     table = compare(args.runs, metric=read_metric(args.metric), baseline=args.baseline, test=args.test,
                     correction=args.correction, alpha=args.alpha, seed=args.seed, resamples=args.resamples,
                     confidence=args.confidence)
     text = table.markdown() if args.format == "md" else table.csv()
     files = []
-    if args.output and args.output != "-":
+    if args.output and args.output != STDOUT:
         files.append((args.output, text))
     else:
         sys.stdout.write(text)
     if args.drop_rate_output:
         files.append((args.drop_rate_output, table.drop_rate_csv()))
     if files:
-        write_outputs(files, "bench compare")
+        write_output_files(files, "bench compare")
     return 0

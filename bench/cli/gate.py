@@ -6,9 +6,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 from bench.core.errors import BenchError
-from bench.cli.outputs import add_force, check_replaceable, write_outputs
+from bench.cli.outputs import add_force, append_output_file, check_output_files, write_output_files
 from bench.core.io import canonical_json
 from bench.evaluation.stats import DEFAULT_RESAMPLES, TESTS
 from bench.reporting.gate import CORRECTIONS, FAMILIES, GateOptions, run_gate
@@ -57,10 +56,9 @@ def run(args: argparse.Namespace) -> int:
         opts.validate()
     except ValueError as exc:
         raise BenchError(str(exc)) from None
-    if args.append and args.output and Path(args.output).is_dir():
-        raise BenchError(f"{args.output} is a folder; --append adds the verdict to a file. Fix: -o verdict.md --append")
-    check_replaceable([None if args.append else args.output, args.json], args.force,
-                      "-o verdict.md, --json verdict.json, or --append")
+    fix = "-o verdict.md, --json verdict.json, or --append"
+    check_output_files([("-o", args.output), ("--json", args.json)], args.force, fix, "bench gate",
+                       appended=("-o",) if args.append else ())
     verdict = run_gate(args.baseline, args.candidate, opts)
     text = verdict.markdown()
     sys.stdout.write(text)
@@ -75,12 +73,11 @@ def run(args: argparse.Namespace) -> int:
     files = []
     if args.output:
         if args.append:
-            with open(args.output, "a", encoding="utf-8") as fh:
-                fh.write(text)
+            append_output_file(args.output, text, "bench gate")
         else:
             files.append((args.output, text))
     if args.json:
         files.append((args.json, canonical_json(verdict.to_dict())))
     if files:
-        write_outputs(files, "bench gate")
+        write_output_files(files, "bench gate")
     return verdict.exit_code

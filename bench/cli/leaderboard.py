@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from bench.cli.outputs import STDOUT, add_force, check_replaceable, write_outputs
+from bench.cli.outputs import STDOUT, add_force, check_output_files, write_output_files
 from bench.core.errors import BenchError
 from bench.reporting.leaderboard import build
 
@@ -50,18 +50,18 @@ def run(args: argparse.Namespace) -> int:
                          "drop one, or name a file for the other (--md leaderboard.md)")
     csv_out = args.output if args.output != STDOUT else None
     md_out = args.md if args.md != STDOUT else None
-    targets = ([csv_out, *sidecars(csv_out)] if csv_out else []) + ([md_out] if md_out else [])
-    check_replaceable(targets, args.force, "-o my-board/leaderboard.csv --md my-board/leaderboard.md")
+    wide, method = sidecars(csv_out) if csv_out else (None, None)
+    check_output_files([("-o", csv_out), ("-o (its wide CSV)", wide), ("-o (its method)", method), ("--md", md_out)],
+                       args.force, "-o my-board/leaderboard.csv --md my-board/leaderboard.md", "bench leaderboard")
     board = build(args.runs, metrics=args.metric, rank_by=args.rank_by, seed=args.seed, test=args.test,
                   correction=args.correction, alpha=args.alpha)
     files = []
     if csv_out:
-        wide, method = sidecars(csv_out)
         files += [(csv_out, board.csv()), (wide, board.wide_csv()), (method, board.method_text())]
     if md_out:
         files.append((md_out, board.markdown()))
     if files:
-        write_outputs(files, "bench leaderboard")
+        write_output_files(files, "bench leaderboard")
     if args.output == STDOUT:
         sys.stdout.write(board.csv())
     elif md_out is None:

@@ -10,10 +10,10 @@ import argparse
 from pathlib import Path
 from bench.core.errors import BenchError
 from bench.core.progress import count
-from bench.core.io import atomic_write_text
+from bench.core.io import atomic_write_text, refuse_bidi
 from bench.core.paths import check_writable_folder
 from bench.core.sheet import csv_text
-from bench.core.written import check_folder_replaceable, record_files, replace_folder, why_not_replaceable
+from bench.core.written import check_folder_replaceable, check_output_files, replace_folder
 from bench.cli.options import out_folder
 from perturb import DEFAULT_PROTOCOL, GENERATORS, PAPER_ORDER, PROTOCOLS, describe_protocol
 from perturb.io.importers import import_penha_csv, import_rodr_tsv
@@ -46,31 +46,28 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-
+    if args.name is not None:
+        refuse_bidi(args.name, "--name", "give the set a plain name, e.g. --name MISSPELL")
     check_writable_folder(args.out, "--out", "give --out a new or writable folder")
     if args.import_labels:
         from perturb.checks.audit import label_report
 
-        target = args.out / "human_validity.csv"
-        if why_not_replaceable(target) and not args.force:
-            raise BenchError(f"not overwritten: {target} exists and drbench did not write it (or it was changed "
-                             f"since). Fix: give --out another folder, or add --force to replace it")
+        check_output_files([("--out", args.out / "human_validity.csv")], args.force, "give --out another folder",
+                           "perturb")
         args.out.mkdir(parents=True, exist_ok=True)
         print(label_report(args.import_labels, args.out), end="")
-        from bench.core.written import file_sha256
-
-        record_files(args.out, {target.name: file_sha256(target)}, "perturb")
         return 0
     check_folder_replaceable(args.out, "--out", args.force, "give --out a new folder")
     # written beside the old folder and swapped in when complete: a failed rerun keeps the previous sets
     with replace_folder(args.out, "perturb", args.force) as staging:
-        code, n_sets = _write(args, staging)
+        code, n_sets = _write(args, staging, args.out)
     print(f"wrote {count(n_sets, 'set')} to {args.out} (each read back and checked)")
     return code
 
 
-def _write(args, out: Path):
-    """Generate or import the sets and write them into ``out``: (exit code, number of sets written)."""
+def _write(args, out: Path, final: Path):
+    """Generate or import the sets and write them into ``out`` (the temporary folder that becomes
+    ``final``): (exit code, number of sets written)."""
     originals = {}
     if args.protocol != DEFAULT_PROTOCOL and (args.import_penha or args.import_rodr):
         raise BenchError(f"--protocol {args.protocol} chooses the generators; it does not apply to imported sets")
@@ -116,7 +113,7 @@ def _write(args, out: Path):
     if args.audit is not None:
         from perturb.checks.audit import write_audit
 
-        print(write_audit(sets, originals, out, args.audit, args.seed), end="")
+        print(write_audit(sets, originals, out, args.audit, args.seed).replace(str(out), str(final)), end="")
     missing = [vs for vs in sets if vs.status != "ok"]
     for vs in missing:
         print(f"not generated: {vs.name}: {vs.reason}")

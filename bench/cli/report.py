@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
-from bench.cli.outputs import STDOUT, add_force, check_replaceable, write_outputs
-from bench.core.io import atomic_write_text
+from bench.cli.outputs import STDOUT, add_force, check_output_files, write_output_files
 from bench.evaluation.stats import CORRECTIONS, TESTS
 from bench.reporting.report import ReportOptions, report
 from bench.results.rundir import _resolve
@@ -30,17 +28,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    check_replaceable([args.output], args.force, "-o my-report.html")  # RUN/report.html (no -o) is the run's own
-    opts = ReportOptions(test=args.test, correction=args.correction, seed=args.seed, bootstrap=args.bootstrap,
-                         alpha=args.alpha, metric=read_metric(args.metric))
-    text = report(args.run, args.format, opts, plots=not args.no_plots)
     out = args.output
     if out is None and args.format == "html":
         out = str(_resolve(args.run) / "report.html")
-        atomic_write_text(out, text)
-        print(f"wrote {Path(out)}", file=sys.stderr)
-    elif out in (None, STDOUT):
+    check_output_files([("-o", out)], args.force, "-o my-report.html", "bench report")
+    opts = ReportOptions(test=args.test, correction=args.correction, seed=args.seed, bootstrap=args.bootstrap,
+                         alpha=args.alpha, metric=read_metric(args.metric))
+    text = report(args.run, args.format, opts, plots=not args.no_plots)
+    if out in (None, STDOUT):
         sys.stdout.write(text)
     else:
-        write_outputs([(out, text)], "bench report")
+        write_output_files([(out, text)], "bench report")
     return 0

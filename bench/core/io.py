@@ -25,7 +25,7 @@ def atomic_path(path: PathLike, suffix: str = "") -> Iterator[Path]:
     """Yield a temporary path beside ``path``; rename it over ``path`` only if the block succeeds."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.w{os.getpid()}-{_HOST_TAG}.", suffix=f"{suffix}.tmp",
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{writer_mark()}.", suffix=f"{suffix}.tmp",
                                dir=path.parent)
     os.close(fd)
     tmp_path = Path(tmp)
@@ -81,6 +81,20 @@ def safe_name(name: str, default: str = "") -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or default
 
 
+def writer_gone(pid: int, host: str, mtime: float, stale_after: float = 86400.0) -> bool:
+    """Whether the writer that marked a temporary name with ``pid`` and ``host`` (:data:`_HOST_TAG`)
+    is gone: on this host, a process that no longer runs; on another host, a mark older than
+    ``stale_after`` seconds."""
+    if host == _HOST_TAG:
+        return pid != os.getpid() and not _pid_alive(pid)
+    return mtime < time.time() - stale_after
+
+
+def writer_mark() -> str:
+    """The mark of this writer in a temporary name: ``w<pid>-<host tag>``."""
+    return f"w{os.getpid()}-{_HOST_TAG}"
+
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -106,10 +120,8 @@ def clean_orphans(folder: PathLike, stale_after: float = 86400.0) -> int:
         except FileNotFoundError:
             continue
         m = _ORPHAN.search(p.name)
-        if m and m.group(2) == _HOST_TAG:
-            dead = int(m.group(1)) != os.getpid() and not _pid_alive(int(m.group(1)))
-        elif m:
-            dead = mtime < time.time() - stale_after
+        if m:
+            dead = writer_gone(int(m.group(1)), m.group(2), mtime, stale_after)
         else:
             dead = mtime < _PROCESS_START
         if dead:
@@ -135,3 +147,18 @@ def refuse_invisible(text: str, what: str, path: PathLike, lineno: int) -> None:
 
         raise DataError(f"{what} has empty text" + (" (only invisible characters)" if text.strip() else ""), str(path),
                         lineno, fix="remove the record or give it text")
+
+
+#: bidirectional embedding, override and isolate controls (U+202A..U+202E, U+2066..U+2069): they change
+#: the order in which the text around them is shown, so a label holding one reads as another
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def refuse_bidi(text: str, option: str, fix: str) -> None:
+    """A BenchError naming ``option`` when ``text`` holds a bidirectional control (:data:`BIDI_CONTROLS`)."""
+    found = sorted({f"U+{ord(c):04X}" for c in str(text) if c in BIDI_CONTROLS})
+    if found:
+        from bench.core.errors import BenchError
+
+        raise BenchError(f"{option} {text!r} holds the bidirectional control character(s) {', '.join(found)}, which "
+                         f"change the order in which the text is shown. Fix: {fix}")

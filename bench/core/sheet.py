@@ -1,7 +1,8 @@
 """Text that a spreadsheet would read as a formula, and the one CSV writer (:func:`csv_text`) of
 every CSV file drbench writes for people to open (per_query.csv, applicability.csv, the
 leaderboard, compare, audit and human-validity tables); the TSV sample of
-:mod:`perturb.checks.audit` uses the same rule (:func:`sheet_text`).
+:mod:`perturb.checks.audit` uses the same rule (:func:`sheet_text`). Also the one Markdown escape
+(:func:`md_cell`) of every Markdown table and line that shows a name.
 
 A cell is at risk when its first character starts a formula (``= + - @ | %`` or U+2212, also after
 NFKC normalisation, unless the whole text is a plain number) or is invisible (white space, a
@@ -81,3 +82,17 @@ def csv_text(header: Sequence[Any], rows: Iterable[Sequence[Any]]) -> str:
     for row in rows:
         w.writerow([csv_cell(c) for c in row])
     return buf.getvalue()
+
+
+#: a ``<`` that could open an HTML tag or comment, and a ``&`` that could start an entity
+_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
+_ENTITY_START = re.compile(r"&(?=[A-Za-z#])")
+
+
+def md_cell(s: Any) -> str:
+    """``s`` as text of a Markdown table cell or line: ``\\`` and ``|`` escaped, line breaks as spaces,
+    and a ``<`` that could open an HTML tag (``<img``, ``</``, ``<!``) or a ``&`` that could start an
+    entity written as an entity, so a name such as ``<img onerror=...>`` shows as text where Markdown
+    renders HTML (GitHub); ``p <= 0.05`` is left as it is."""
+    text = _TAG_START.sub("&lt;", _ENTITY_START.sub("&amp;", str(s)))
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")

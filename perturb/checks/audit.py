@@ -277,12 +277,14 @@ def write_audit(sets, originals: Dict[str, str], out: PathLike, n: int, seed: in
 
 
 def label_report(path: PathLike, out: Optional[PathLike] = None) -> str:
-    """Per-set human-valid rates of a labelled sample (or Penha CSV); ``human_validity.csv`` in ``out``."""
+    """Per-set human-valid rates of a labelled sample (or Penha CSV); ``human_validity.csv`` in ``out``
+    (through the output policy, :func:`bench.core.written.write_output_files`: recorded as perturb's)."""
     rows = human_valid_rates(read_labels(path))
     lines = ["set\tlabelled\tvalid\tvalid%"] + [f"{s}\t{n}\t{v}\t{p}" for s, n, v, p in rows]
     text = "\n".join(lines) + "\n"
     if out is not None:
-        from bench.core.io import atomic_write_text
+        from bench.core.written import write_output_files
 
-        atomic_write_text(Path(out) / "human_validity.csv", csv_text(["set", "labelled", "valid", "percent_valid"], rows))
+        write_output_files([(Path(out) / "human_validity.csv", csv_text(["set", "labelled", "valid", "percent_valid"], rows))],
+                           "perturb", say=False)
     return text

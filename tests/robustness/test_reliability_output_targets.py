@@ -16,7 +16,7 @@ def test_gate_append_to_a_folder_is_refused(extrapunc_run, tmp_path, capsys):
     capsys.readouterr()
     assert main(["gate", "--baseline", str(extrapunc_run), "--candidate", str(extrapunc_run), "-o", str(folder), "--append"]) == 2
     err = capsys.readouterr().err
-    assert "is a folder; --append adds the verdict to a file" in err and "Traceback" not in err
+    assert f"-o {folder} is not written: it is a folder; give a file name" in err and "Traceback" not in err
 
 
 @pytest.mark.parametrize("depth", [100, 100000])

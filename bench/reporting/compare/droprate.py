@@ -19,6 +19,7 @@ from bench.evaluation.droprate import compare_drop_rates
 from bench.results.rundir import AVG, ORIGINAL, Run
 from bench.reporting.comparability import RUN_ROLES, Group, check_compatible, paired_arrays
 from bench.reporting.csvsafe import csv_text
+from bench.core.sheet import md_cell as _md
 
 COLUMNS = ("model_a", "model_b", "metric", "n", "n_differing", "drop_a", "drop_b", "difference", "ci_low",
            "ci_high", "confidence", "n_undefined", "p_value", "p_corrected", "significant", "interval_method",
@@ -108,7 +109,3 @@ def markdown(rows: Sequence[Dict[str, Any]], metric: str, correction: str, alpha
 
 def to_csv(rows: Sequence[Dict[str, Any]]) -> str:
     return csv_text(COLUMNS, ([r.get(c) for c in COLUMNS] for r in rows))
-
-
-def _md(s: Any) -> str:
-    return str(s).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")

@@ -34,6 +34,7 @@ from bench.reporting.csvsafe import csv_text
 from bench.reporting.compare import droprate as DR
 from bench.reporting.draws import compare_notes
 from bench.reporting.comparability import COMPARE_BASELINE_ROLES, check_compatible, comparable_groups, paired_arrays
+from bench.core.sheet import md_cell as _md
 
 
 @dataclass
@@ -143,10 +144,6 @@ class CompareTable:
         recs = self.records()
         cols = list(recs[0]) if recs else ["model", "set"]
         return csv_text(cols, ([r[c] for c in cols] for r in recs))
-
-
-def _md(s: Any) -> str:
-    return str(s).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
 def _pair_stats(a: np.ndarray, b: np.ndarray, test: str, seed: int, key: Sequence[str]) -> Dict[str, Any]:

@@ -7,10 +7,7 @@ from typing import Any, List, Optional
 
 from bench.evaluation import stats as S
 from bench.core.progress import count
-
-
-def md_escape(text: str) -> str:
-    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+from bench.core.sheet import md_cell as md_escape
 
 
 def fmt_p(p: Optional[float]) -> str:

@@ -10,10 +10,7 @@ from typing import Any, Dict, List, Optional
 from bench.results import applicability as AP
 from bench.core.progress import count
 from bench.results.rundir import AVG, ORIGINAL
-
-
-def _esc(v: Any) -> str:
-    return str(v).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+from bench.core.sheet import md_cell as _esc
 
 
 def _num(v: Optional[float], pct: bool = False) -> str:

@@ -2,7 +2,7 @@
 
 A table is a list of columns ``(key, header, kind)`` (kind ``"text"`` or ``"num"``) and a list of
 row dicts ``key -> str``; :func:`html_table` and :func:`md_table` render the same table, escaping
-every cell (HTML entities; ``|`` and newlines in Markdown). Why we write this ourselves rather
+every cell (HTML entities; in Markdown :func:`bench.core.sheet.md_cell`: ``|``, newlines and ``< > &``). Why we write this ourselves rather
 than use jinja2, pandas' Styler or ``to_markdown``: docs/architecture.md, "Report rendering".
 """
 from __future__ import annotations
@@ -12,6 +12,8 @@ import html
 import re
 import math
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from bench.core.sheet import md_cell  # noqa: F401  (the one Markdown escape, re-exported)
 
 Column = Tuple[str, str, str]  # (key, header, kind): kind "text" (no wrap), "num" (right, no wrap), "wrap"
 Row = Dict[str, str]
@@ -118,9 +120,6 @@ def page(title: str, body: List[str]) -> str:
 
 
 # --------------------------------------------------------------------------- Markdown
-
-def md_cell(s: Any) -> str:
-    return str(s).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
 def md_table(cols: Sequence[Column], rows: Sequence[Row]) -> List[str]:
