@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from bench.core.errors import BenchError
 from bench.core.io import safe_name, visible
-from bench.core.options import BadValue, Option, option
+from bench.core.options import BadValue, Option, option, seed_type
 from bench.encoding.runtime import BACKEND_OPTION, RUNTIME_OPTIONS
 from bench.evaluation.measures import DEFAULT_MEASURES, canonical_measures
 from bench.results.suite import SUITES, suite_named
@@ -114,7 +114,7 @@ COMMON = (
     option("--dataset", default="chatterbot", help="registered dataset, BEIR/MS MARCO folder, irds:ID or "
                                                    "trec:corpus=..,topics=..,qrels=.. (default: chatterbot)"),
     option("--split", default=None, help="qrels split (default: test; dev for MS MARCO folders)"),
-    option("--seed", type=int, default=0, help="run seed (default: 0)"),
+    option("--seed", type=seed_type, default=0, help="run seed (default: 0)"),
     option("--metrics", default=" ".join(DEFAULT_MEASURES),
            help=f'measures, trec_eval-equal (default: "{" ".join(DEFAULT_MEASURES)}")'),
     option("--out", type=out_folder, default=None, help="run folder (default: runs/<model>__<dataset>__<suite>__s<seed>, "
@@ -177,6 +177,46 @@ def refuse_foreign_options(args, suite) -> None:
     if wrong:
         raise BenchError(f"option(s) not used by --suite {suite.name}: {'; '.join(wrong)}. Remove them, or pick the "
                          f"suite they belong to")
+
+
+def check_options(args, suite) -> list:
+    """Every check of an evaluation's options that needs no model or data, in one place for the
+    command and the Python API: options of other suites, counts, the seed, the measures (returned),
+    the dataset's form and name, and the suite's own options (its ``config_from_args``)."""
+    from bench.core.options import check_int
+    from bench.data.collections import DATASETS
+    from bench.data.forms import dataset_form
+    from bench.evaluation.measures import parse_measures
+
+    refuse_foreign_options(args, suite)
+    check_at_least_one(args, "top_k", "batch_size")
+    check_int(args.seed, "--seed", 0)
+    measures = parse_measures(args.metrics)
+    if dataset_form(args.dataset) == "spec":  # anything that is no dataset form is refused here
+        check_dataset(str(args.dataset), DATASETS.names())
+    if args.dataset_name is not None:
+        check_dataset_name(args.dataset_name)
+    if getattr(suite, "returns_results", False):
+        suite.config_from_args(args, measures)  # the suite's own options (conflicts, names, ranges)
+    return measures
+
+
+def check_dataset_name(name) -> str:
+    """``dataset_name=``: a label as ``--name`` is (a str on one line, at most :data:`MAX_NAME` characters)."""
+    if not isinstance(name, str):
+        raise BenchError(f"dataset_name={name!r}: give the dataset's name as a str (e.g. dataset_name='my-data')")
+    return check_label(name, "dataset_name=")
+
+
+def check_model_overrides(args, spec) -> None:
+    """Model options that do not apply to ``spec`` are refused, never recorded as if used: BM25 has
+    no pooling, similarity, prefixes or token lengths."""
+    if spec.kind != "bm25":
+        return
+    given = [o.flags[0] for o in MODEL_OVERRIDES if getattr(args, o.dest, None) is not None]
+    if given:
+        raise BenchError(f"{', '.join(given)} configure a dense model; {spec.name!r} is BM25, which scores terms "
+                         f"(no vectors, pooling or prefixes). Fix: remove {', '.join(given)}")
 
 
 def set_depth(args, suite, measures, n_docs: int) -> None:
@@ -353,7 +393,8 @@ def _typed_value(opt: Option, key: str, value: Any) -> Any:
             raise _argument_error(opt, str(exc)) from None
     elif kind is not None:
         try:
-            value = kind(value) if not isinstance(value, kind) or isinstance(value, bool) else value
+            # through the text, as the parser converts it: 1.7 is no int (int(1.7) would give 1)
+            value = kind(str(value)) if not isinstance(value, kind) or isinstance(value, bool) else value
         except (TypeError, ValueError):
             raise _argument_error(opt, f"invalid {getattr(kind, '__name__', repr(kind))} value: {str(value)!r}") from None
         if isinstance(value, bool) and kind is not bool:

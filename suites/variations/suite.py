@@ -17,7 +17,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from bench.data.model import Dataset
 from bench.core.errors import BenchError
-from bench.core.options import option
+from bench.core.options import name_list, option
 from bench.evaluation.measures import Measure
 from bench.models.spec import ModelSpec
 from bench.core.timing import Timer
@@ -311,7 +311,9 @@ VARIATIONS_OPTIONS = (
            help="draw every variation set once per generation seed: a list (0,1,2,3,4) or a range (0-4). Adds per "
                 "set the drop rate of each draw, their mean and SD, a 95%% interval over queries and draws and the "
                 "worst of N; the paired tests use the per-query means over draws (default: the run seed alone)"),
-    option("--generators", default=None, help="comma-separated subset of the variation sets (default: all eight)"),
+    option("--generators", type=name_list, default=None,
+           help="comma-separated subset of the variation sets (default: all eight; not with --variations, whose "
+                "folder holds the sets to evaluate)"),
     option("--variations", type=Path, default=None,
            help="evaluate frozen variation sets from this folder (written by `bench perturb` or imported)"),
     option("--trec-runs", action="store_true", help="also write TREC run files"),
@@ -385,8 +387,12 @@ class VariationsSuite(Suite):
 
             check_shard_size(values.shard_size)
         gens = None
-        if values.generators:
-            gens = [GENERATORS.canonical(g.strip()) for g in values.generators.split(",") if g.strip()]
+        if values.generators is not None:
+            if values.variations is not None:
+                raise BenchError("--generators chooses the sets to generate; --variations reads the sets already in "
+                                 "its folder, all of them. Fix: remove --generators, or keep only the wanted sets' "
+                                 ".tsv files in the --variations folder")
+            gens = [GENERATORS.canonical(g.strip()) for g in name_list(values.generators).split(",") if g.strip()]
         return VariationsConfig(seed=values.seed, measures=measures, top_k=values.top_k, generators=gens,
                                 variations_dir=values.variations, write_runs=values.trec_runs,
                                 batch_size=values.batch_size, progress=not values.no_progress,
