@@ -165,7 +165,7 @@ def object_spec(obj: Any, name: Optional[str] = None, revision: Optional[str] = 
         raise BenchError("revision= identifies a named model object. Fix: give name= too (e.g. name='my-model', "
                          f"revision={revision!r})")
     if inspect.isclass(obj):
-        raise BenchError(f"model= is the class {describe_class(obj)}, not a model object. Fix: give an instance "
+        raise BenchError(f"model= is the class {obj.__module__}.{obj.__qualname__}, not a model object. Fix: give an instance "
                          f"(e.g. model={obj.__name__}(...))")
     method_for(obj, "query"), method_for(obj, "passage")
     if similarity is None:
