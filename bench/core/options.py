@@ -54,7 +54,8 @@ MAX_RESAMPLES = 1_000_000
 
 
 def _flag(option: str) -> str:
-    return option if option.startswith("-") else f"{option}="
+    """How a value is shown after its option: ``--seed 1.5`` (a flag) or ``seed=1.5`` (a keyword)."""
+    return f"{option} " if option.startswith("-") else f"{option}="
 
 
 def check_int(value: Any, option: str, low: int = None, high: int = None) -> int:
