@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from bench.core.errors import BenchError
 from bench.core.io import safe_name, visible
 from bench.core.options import BadValue, Option, option, seed_type
+from bench.data.forms import DATASET_FORMS, PREFIXES, check_dataset, forms_text  # noqa: F401 (re-exported)
 from bench.encoding.runtime import BACKEND_OPTION, RUNTIME_OPTIONS
 from bench.evaluation.measures import DEFAULT_MEASURES, canonical_measures
 from bench.results.suite import SUITES, suite_named
@@ -68,42 +69,6 @@ def check_label(value: str, option: str = "--name") -> str:
         raise BenchError(f"{option}: {len(label)} characters, at most {MAX_NAME} (the label is part of the run "
                          f"folder's name). Fix: {fix}")
     return label
-
-
-#: (form, example) for every --dataset spelling load_dataset accepts
-DATASET_FORMS = (
-    ("a registered dataset name", "chatterbot"),
-    ("a BEIR folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv)", "data/scifact  or  beir:data/scifact"),
-    ("an MS MARCO-style folder (collection.tsv, queries.<split>.tsv, qrels.<split>.tsv)", "msmarco:data/msmarco"),
-    ("an ir_datasets id (pip install ir-datasets)", "irds:beir/scifact/test"),
-    ("TREC files", "trec:corpus=docs.trec,topics=topics.txt,qrels=qrels.txt"),
-)
-PREFIXES = ("irds:", "trec:", "msmarco:", "beir:")
-
-
-def forms_text() -> str:
-    return "accepted --dataset forms (form: example):\n" + "\n".join(f"  {f}:\n      --dataset {e}" for f, e in DATASET_FORMS)
-
-
-def check_dataset(spec: str, registered: List[str]) -> None:
-    """Refuse a ``--dataset`` that no form accepts, before a model or the data is loaded: a
-    registered name (a close typo gets a "did you mean"), a prefixed form, or an existing folder."""
-    import difflib
-
-    text = str(spec).strip()
-    if not text:
-        raise BenchError(f"--dataset is empty.\n{forms_text()}")
-    if text.startswith(PREFIXES) or text in registered:
-        return
-    path = Path(text).expanduser()
-    if path.exists():
-        return  # a folder (or a file, which the loader explains) is read by load_dataset
-    close = difflib.get_close_matches(text, registered, n=1, cutoff=0.6)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
-    looks_like_path = any(sep in text for sep in ("/", "\\")) or text.startswith(".")
-    what = (f"no such folder: {path}" if looks_like_path else
-            f"{text!r} is neither a registered dataset ({', '.join(registered)}) nor an existing folder")
-    raise BenchError(f"--dataset {text}: {what}.{hint}\n{forms_text()}")
 
 
 COMMON = (

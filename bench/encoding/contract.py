@@ -1,6 +1,7 @@
 """The one encoder contract: every model form (a registered name, a model folder, a model object,
-a callable) is wrapped once, by :func:`make_encoders`, and every batch of vectors an encoder
-returns is checked by :meth:`VectorContract.check` before it is written to the cache or searched:
+a callable) is wrapped once, by :func:`bench.encoding.encoders.make_encoders`, and every batch of
+vectors an encoder returns is checked by :meth:`VectorContract.check` before it is written to the
+cache or searched:
 
 - vectors, not complex numbers (a complex array is refused, never cast to its real part);
 - 2-D, one row per text, at least one column;
@@ -70,7 +71,8 @@ class VectorContract:
             raise BenchError(f"model {self.model!r}: {source} returned shape {tuple(arr.shape)} for {n_texts} texts. "
                              f"Fix: return one vector per text, shape ({n_texts}, dim)")
         self.expect_width(arr.shape[1], source)
-        arr = np.ascontiguousarray(arr, dtype=np.float32)
+        with np.errstate(over="ignore"):  # a value beyond float32's range becomes inf, refused just below
+            arr = np.ascontiguousarray(arr, dtype=np.float32)
         self.check_values(arr, source)
         return arr
 
@@ -115,19 +117,3 @@ class VectorContract:
                 raise BenchError(f"model {self.model!r}: {source} returned vectors of norm up to {norms.max():.3g}, "
                                  f"above {MAX_NORM:g}: their dot products leave float32's range (scores of inf). "
                                  f"Fix: scale or normalise the vectors")
-
-
-def make_encoders(spec, batch_size: int = 64, progress: bool = True):
-    """The passage and query encoders of ``spec`` (a model object's own methods,
-    :class:`bench.encoding.objects.ObjectEncoder`, or the weights of a folder,
-    :class:`bench.encoding.encoder.Encoder`), sharing one :class:`VectorContract`."""
-    from bench.models.objects import ObjectSpec
-
-    if isinstance(spec, ObjectSpec):
-        from bench.encoding.objects import ObjectEncoder as cls
-    else:
-        from bench.encoding.encoder import Encoder as cls
-    contract = VectorContract(spec.name)
-    passage = cls(spec, "passage", batch_size=batch_size, progress=progress, contract=contract)
-    query = cls(spec, "query", batch_size=batch_size, progress=progress, shared=passage, contract=contract)
-    return passage, query

@@ -13,7 +13,7 @@ from bench.models.spec import ModelSpec
 from bench.search.exact import Run
 from bench.core.timing import Timer
 from bench.encoding.cache import EmbeddingCache
-from bench.encoding.contract import make_encoders
+from bench.encoding.encoders import make_encoders
 from bench.encoding.shards import DEFAULT_SHARD_SIZE, dataset_chunks, encode_corpus
 from bench.search.ann import IndexConfig, build_index, recall_sample, recall_vs_exact
 from bench.search.exact import BM25Index

@@ -36,14 +36,21 @@ def test_empty_generator_lists_are_refused(beir_dir, tmp_path, capsys, value):
     assert rc == 2 and "names nothing" in capsys.readouterr().err
 
 
-def test_variations_folder_with_generators_is_refused_before_any_work(beir_dir, tmp_path, capsys):
-    assert cli("perturb", "--dataset", beir_dir, "--generators", "EXTRAPUNC", "--out", tmp_path / "sets") == 0
+def test_generators_with_a_variations_folder_choose_its_sets(beir_dir, tmp_path, capsys):
+    """--variations DIR --generators X evaluates the sets X of DIR (it ignored X); a name DIR has no
+    set of is refused, listing the sets there."""
+    assert cli("perturb", "--dataset", beir_dir, "--generators", "EXTRAPUNC,MISSPELL", "--out", tmp_path / "sets") == 0
     capsys.readouterr()
     rc = cli("evaluate", "--model", "bm25", "--dataset", beir_dir, "--variations", tmp_path / "sets",
-             "--generators", "MISSPELL", "--no-progress", "--out", tmp_path / "run")
+             "--generators", "misspell", "--no-progress", "--out", tmp_path / "run")
+    assert rc == 0
+    names = [s["name"] for s in json.loads((tmp_path / "run" / "result.json").read_text())["sets"]]
+    assert names == ["ORIGINAL", "MISSPELL"]
+    rc = cli("evaluate", "--model", "bm25", "--dataset", beir_dir, "--variations", tmp_path / "sets",
+             "--generators", "SWAPSYN", "--no-progress", "--out", tmp_path / "run2")
     err = capsys.readouterr().err
-    assert rc == 2 and "--variations reads the sets already in its folder" in err
-    assert not (tmp_path / "run").exists()
+    assert rc == 2 and "--generators SWAPSYN: no such set in the --variations folder" in err
+    assert "sets there: MISSPELL, EXTRAPUNC" in err and not (tmp_path / "run2").exists()
 
 
 @pytest.mark.parametrize("seed", [1.7, 2.0, -1, True, "x"])
