@@ -159,24 +159,39 @@ def check_sizes(n_docs: int, qrels: Dict[str, Dict[str, int]], where: Where) -> 
                    fix="use the qrels of the split (grade >= 1 = relevant, 0 or negative = not relevant)")
 
 
+def _plainly_fine(rid: Any, text: Any, title: Any = "", extra: Any = "") -> bool:
+    """A fast test that passes the common record: str id and fields, encodable (no surrogates), the
+    text (or a document's title) starting with a letter or digit; any other record gets the full
+    checks and their message."""
+    try:
+        (rid + text + title + extra).encode("utf-8")
+    except (TypeError, UnicodeEncodeError):
+        return False
+    return bool(rid) and rid.strip() == rid and (text[:1].isalnum() or title[:1].isalnum())
+
+
 def validate(dataset) -> None:
     """The checks of the module docstring on a finished dataset, whatever form it came from (the
     readers made them record by record already; this holds them for every path into the suites)."""
     name = f"dataset {dataset.name}"
     for did, doc in dataset.corpus.items():
-        where = (f"{name} corpus[{did!r}]", None)
-        check_id(did, where)
-        check_document(did, check_text(doc.title, where, "title"), check_text(doc.text, where), where)
+        if not _plainly_fine(did, doc.text, doc.title):
+            where = (f"{name} corpus[{did!r}]", None)
+            check_id(did, where)
+            check_document(did, check_text(doc.title, where, "title"), check_text(doc.text, where), where)
     if not dataset.queries:
         raise fail("no queries", (name, None), fix="give queries (and judgments that name them)")
     for qid, query in dataset.queries.items():
-        where = (f"{name} queries[{qid!r}]", None)
-        check_id(qid, where)
-        check_query(qid, check_text(query.text, where), where)
-        if query.label is not None:
-            refuse_surrogates(check_text(query.label, where, "label"), "the class label", where)
+        if not _plainly_fine(qid, query.text, "", query.label or ""):
+            where = (f"{name} queries[{qid!r}]", None)
+            check_id(qid, where)
+            check_query(qid, check_text(query.text, where), where)
+            if query.label is not None:
+                refuse_surrogates(check_text(query.label, where, "label"), "the class label", where)
     for qid, docs in dataset.qrels.items():
         for did, grade in docs.items():
+            if type(grade) is int and MIN_GRADE <= grade <= MAX_GRADE:
+                continue
             where = (f"{name} qrels[{qid!r}][{did!r}]", None)
             if isinstance(grade, bool) or not isinstance(grade, int) or check_grade(grade, where) != grade:
                 raise fail(f"relevance grade {grade!r} is not an integer", where,
