@@ -13,8 +13,9 @@ cached under its name, its revision and two fingerprints of its outputs, on the 
 deterministic sample of the dataset's own texts (:func:`sample_texts`: the longest and evenly
 spaced passages and queries), plus the role, the prefix and the batch size. Two objects that
 differ in any of these never share vectors. After every call that produced vectors for the cache
-the fingerprints are computed again (:meth:`ObjectEncoder.check_unchanged`): an object changed
-during the run (trained in place) is refused before its vectors are stored under the old key. An
+the outputs on the probe texts of that role are computed again (:meth:`ObjectEncoder.check_unchanged`):
+an object changed during the run (trained in place) is refused before its vectors are stored under
+the old key. An
 unnamed object is not cached: its vectors are kept in a temporary folder removed when the run
 ends (:func:`scratch_root`).
 """
@@ -45,13 +46,15 @@ def _vectors(obj, role: str, texts: Sequence[str], batch_size: int, contract: Ve
     return contract.check(out, len(texts), f"{describe_class(obj)}.{method} ({plural(role)})")
 
 
+def role_digest(obj, role: str, texts: Sequence[str], batch_size: int, contract: VectorContract) -> str:
+    """SHA-256 of the object's float32 vectors of ``texts`` in ``role`` (and their shape)."""
+    arr = _vectors(obj, role, texts, batch_size, contract)
+    return sha256_hex(role, str(arr.shape), hashlib.sha256(arr.tobytes()).hexdigest())
+
+
 def fingerprint(obj, texts: Sequence[str], batch_size: int, contract: VectorContract, tag: str) -> str:
     """SHA-256 of the object's float32 vectors of ``texts``, queries and passages."""
-    parts: List[str] = []
-    for role in ("query", "passage"):
-        arr = _vectors(obj, role, texts, batch_size, contract)
-        parts += [role, str(arr.shape), hashlib.sha256(arr.tobytes()).hexdigest()]
-    return sha256_hex(tag, *parts)
+    return sha256_hex(tag, *(role_digest(obj, role, texts, batch_size, contract) for role in ("query", "passage")))
 
 
 def sample_texts(dataset) -> List[str]:
@@ -73,8 +76,10 @@ def identify(spec: ObjectSpec, batch_size: int = 64) -> ObjectSpec:
     """``spec`` with its probe fingerprint (the object's outputs checked: a bad object fails here,
     before any data is read)."""
     contract = VectorContract(spec.name)
-    probe = fingerprint(spec.encoder, PROBE_TEXTS, batch_size, contract, "probe-v2")
-    return dataclasses.replace(spec, identity={**spec.identity, "probe_fingerprint": probe})
+    digests = {role: role_digest(spec.encoder, role, PROBE_TEXTS, batch_size, contract) for role in ("query", "passage")}
+    probe = sha256_hex("probe-v2", digests["query"], digests["passage"])
+    return dataclasses.replace(spec, identity={**spec.identity, "probe_fingerprint": probe},
+                               probe_digests=tuple(sorted(digests.items())))
 
 
 def with_sample(spec: ObjectSpec, dataset, batch_size: int = 64) -> ObjectSpec:
@@ -82,10 +87,8 @@ def with_sample(spec: ObjectSpec, dataset, batch_size: int = 64) -> ObjectSpec:
     objects only: an unnamed object is not cached)."""
     if not spec.cached:
         return spec
-    texts = sample_texts(dataset)
-    sample = fingerprint(spec.encoder, texts, batch_size, VectorContract(spec.name), "sample-v1")
-    return dataclasses.replace(spec, identity={**spec.identity, "sample_fingerprint": sample},
-                               sample=tuple(texts))
+    sample = fingerprint(spec.encoder, sample_texts(dataset), batch_size, VectorContract(spec.name), "sample-v1")
+    return dataclasses.replace(spec, identity={**spec.identity, "sample_fingerprint": sample})
 
 
 class ObjectEncoder:
@@ -139,18 +142,13 @@ class ObjectEncoder:
         return self.encode(texts)
 
     def check_unchanged(self) -> None:
-        """A named object whose outputs on the probe texts or the dataset sample changed during the
+        """A named object whose outputs on the probe texts (of this encoder's role) changed during the
         run (trained in place?) would mix vectors of two models under one key: refused, before the
-        vectors just computed are stored."""
+        vectors just computed are stored. Cost: the probe texts once per call of the object."""
         if not self.spec.cached:
             return
-        i, contract = self.spec.identity, VectorContract(self.spec.name)
-        now = fingerprint(self.spec.encoder, PROBE_TEXTS, self.batch_size, contract, "probe-v2")
-        same = now == i["probe_fingerprint"]
-        if same and i.get("sample_fingerprint") is not None:
-            same = fingerprint(self.spec.encoder, self.spec.sample, self.batch_size, contract,
-                               "sample-v1") == i["sample_fingerprint"]
-        if not same:
+        now = role_digest(self.spec.encoder, self.role, PROBE_TEXTS, self.batch_size, VectorContract(self.spec.name))
+        if now != dict(self.spec.probe_digests).get(self.role):
             raise BenchError(f"model object {self.spec.name!r} changed its outputs during the run. Fix: do not train "
                              f"it while it is evaluated, or give a new revision=")
 

@@ -113,8 +113,8 @@ class ObjectSpec(ModelSpec):
     identity: Dict[str, Any] = field(default_factory=dict, compare=False)
     #: an unnamed object's embedding folder for this run (bench.encoding.objects.scratch_root); None: the cache
     scratch: Optional[str] = field(default=None, compare=False)
-    #: the dataset texts whose outputs are part of the cache key (bench.encoding.objects.with_sample)
-    sample: tuple = field(default=(), compare=False, repr=False)
+    #: (role, digest of the outputs on the probe texts) of each role (bench.encoding.objects.identify)
+    probe_digests: tuple = field(default=(), compare=False, repr=False)
 
     @property
     def cached(self) -> bool:
