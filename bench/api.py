@@ -80,9 +80,11 @@ class RunResult:
         the headline table (one row per class group: all, base, novel)."""
         import pandas as pd
 
+        from bench.reporting.frames import fewshot_frame, sets_frame
+
         if suite_of(self._run).layout == "sets":
-            return _sets_table(self._run, pd)
-        return _fewshot_table(self.result, pd)
+            return sets_frame(self._run, pd)
+        return fewshot_frame(self.result, pd)
 
     def compare(self, other: Union["RunResult", PathLike], metric: Optional[str] = None, *,
                 baseline: Union["RunResult", PathLike, None] = None, test: str = "t-test",
@@ -94,10 +96,8 @@ class RunResult:
         ``resamples`` = B), as ``bench compare`` prints it; otherwise it is empty."""
         import pandas as pd
 
-
-        table = compare([self.folder, _folder(other)], metric=metric,
-                        baseline=None if baseline is None else _folder(baseline), test=test,
-                        correction=correction, alpha=alpha, seed=seed, resamples=resamples)
+        table = compare_runs(self, other, metric=metric, baseline=baseline, test=test, correction=correction,
+                             alpha=alpha, seed=seed, resamples=resamples)
         df = pd.DataFrame.from_records(table.records())
         df.attrs["drop_rate"] = list(table.drop_rates)
         return df
@@ -126,8 +126,14 @@ class RunResult:
         return f"<RunResult {self.suite}: {self._run.display}, {self.folder}>"
 
 
-def _folder(run: Union[RunResult, PathLike]) -> Path:
-    return run.folder if isinstance(run, RunResult) else Path(run)
+def _folder(run: Union[RunResult, PathLike], what: str = "run") -> Path:
+    """A run object's folder, or a folder given as a str / path; anything else is a BenchError."""
+    if isinstance(run, RunResult):
+        return run.folder
+    if isinstance(run, bool) or not isinstance(run, (str, os.PathLike)) or not str(run).strip():
+        raise BenchError(f"{what}={run!r}: give a run (bench.load_run / bench.evaluate) or its folder as a str or "
+                         f"pathlib.Path")
+    return Path(run)
 
 
 def gate(baseline: Union[RunResult, PathLike], candidate: Union[RunResult, PathLike], metric: Optional[str] = None, *,
@@ -147,11 +153,8 @@ def gate(baseline: Union[RunResult, PathLike], candidate: Union[RunResult, PathL
     opts = GateOptions(metric=metric, max_drop_rate=max_drop_rate, max_regression=max_regression, alpha=alpha,
                        correction=correction, family=family, test=test, seed=seed, strict=strict,
                        **({"n_resamples": resamples} if resamples is not None else {}))
-    try:
-        opts.validate()
-    except ValueError as exc:
-        raise BenchError(str(exc)) from None
-    return run_gate(_folder(baseline), _folder(candidate), opts)
+    opts.validate()  # each option in its allowed range (bench.core.options), else a BenchError
+    return run_gate(_folder(baseline, "baseline"), _folder(candidate, "candidate"), opts)
 
 
 def compare_runs(*runs: Union[RunResult, PathLike], metric: Optional[str] = None,
@@ -161,6 +164,9 @@ def compare_runs(*runs: Union[RunResult, PathLike], metric: Optional[str] = None
     (``.records()`` one row per run x set, ``.drop_rates`` the comparable pairs, ``.markdown()``)."""
     if len(runs) < 1:
         raise BenchError("give at least one run to compare")
+    from bench.core.options import check_resampling
+
+    check_resampling(alpha, seed, resamples)
     try:
         return compare([_folder(r) for r in runs], metric=metric,
                        baseline=None if baseline is None else _folder(baseline), test=test, correction=correction,
@@ -180,70 +186,9 @@ def leaderboard(*runs: Union[RunResult, PathLike], metrics: Optional[List[str]] 
                  correction=correction, alpha=alpha)
 
 
-def _sets_table(run: Run, pd: Any) -> Any:
-    from bench.results import applicability as AP
-    from bench.results.rundir import AVG, ORIGINAL
-
-    figures = AP.set_figures(run)
-    ms = run.measures
-    rows: List[Dict[str, Any]] = []
-    for s in run.sets:
-        row: Dict[str, Any] = {"set": s.get("name")}
-        metrics, drops = s.get("metrics") or {}, s.get("drop_rate") or {}
-        row.update({m: metrics.get(m) for m in ms})
-        row.update({f"drop {m}": drops.get(m) for m in ms})
-        f = figures.get(str(s.get("name"))) or {}
-        reference = s.get("name") == ORIGINAL  # nothing is applied to the reference set: no count
-        row["n_applied"] = None if reference else s.get("n_applied", f.get("n_applied"))
-        row["n_evaluated"] = s.get("n_evaluated", f.get("n_evaluated"))
-        row["applicability"] = f.get("applicability")
-        row["low_applicability"] = f.get("low") if f else None
-        row["status"] = s.get("status", "ok")
-        rows.append(row)
-    avg = (run.result.get("summary") or {}).get(AVG)
-    if avg:
-        rows.append({"set": AVG, **{m: (avg.get("metrics") or {}).get(m) for m in ms},
-                     **{f"drop {m}": (avg.get("drop_rate") or {}).get(m) for m in ms}, "status": "ok"})
-    ao = AP.applied_average_of(run)
-    if ao:
-        ci = ao.get("drop_rate_ci") or {}
-        rows.append({"set": AP.APPLIED_AVG, **{f"drop {m}": (ao.get("drop_rate") or {}).get(m) for m in ms},
-                     **{f"drop {m} low": (ci.get(m) or [None, None])[0] for m in ms},
-                     **{f"drop {m} high": (ci.get(m) or [None, None])[1] for m in ms}, "status": "ok"})
-    cols = (["set"] + ms + [f"drop {m}" for m in ms] + ["n_applied", "n_evaluated", "applicability",
-                                                         "low_applicability", "status"]
-            + ([c for m in ms for c in (f"drop {m} low", f"drop {m} high")] if ao else []))
-    from bench.reporting.draws import summary_columns
-
-    rows, cols = summary_columns(run, rows, cols, ms)  # several generation seeds: draw SD, interval, worst of N
-    df = pd.DataFrame(rows, columns=cols).set_index("set")
-    for c in ("n_applied", "n_evaluated"):
-        df[c] = df[c].astype("Int64")  # counts stay integers beside the average rows' empty cells
-    df.attrs["applied_only"] = ao
-    return df
-
-
-def _fewshot_table(result: Dict[str, Any], pd: Any) -> Any:
-    summary = result.get("summary") or {}
-    head = summary.get("headline")
-    if not isinstance(head, dict):  # no headline: the flat summary metrics
-        metrics = summary.get("metrics") or {}
-        return pd.DataFrame({"value": list(metrics.values())}, index=pd.Index(list(metrics), name="key"))
-    k, measure = head.get("k"), head.get("measure")
-    rows = []
-    for group in ("all", "base", "novel"):
-        ks = (head.get("k_shot") or {}).get(group) or {}
-        rows.append({"group": group,
-                     f"zero-shot {measure}": (head.get("zero_shot") or {}).get(group),
-                     f"{head.get('method')} K={k} {measure}": ks.get("mean"), "SD": ks.get("sd"),
-                     f"full-shot {measure}": (head.get("full_shot") or {}).get(group),
-                     "winning ratio": (head.get("winning_ratio") or {}).get(group)})
-    return pd.DataFrame(rows).set_index("group")
-
-
 def load_run(path: PathLike) -> RunResult:
     """A saved run folder (or its result.json), loaded (per_query.csv when present)."""
-    return RunResult(_load(path, per_query=None))
+    return RunResult(_load(_folder(path, "path"), per_query=None))
 
 
 def evaluate(model: Any = "minilm-l6", dataset: Any = "chatterbot", suite: str = "variations",
@@ -291,51 +236,67 @@ def execute(config: EvaluateConfig, console: bool = False) -> Tuple[int, Path, O
     model or data comes first. ``console``: print the suite's console report on stdout, as
     ``bench evaluate`` does (the command calls this with True); otherwise nothing is printed on
     stdout (status lines go to stderr)."""
+    from bench.encoding.executor import make_executor
+
+    args = config
+    suite, measures = _checked_options(args)
+    spec = _model_spec(args, suite)
+    _check_targets(args, spec)
+    executor = make_executor(args.executor, args.address)  # a bad --executor / --address fails before loading
+    try:
+        dataset = _dataset(args, suite, measures)
+        spec = _with_dataset(spec, dataset, args)
+        out = _run_folder(args, suite, spec, dataset)
+        code, outcome = _run_suite(args, suite, spec, dataset, measures, out, executor, console)
+        if console:
+            print(files_line(Path(out)))
+        return code, Path(out), outcome
+    finally:
+        shutdown = getattr(executor, "shutdown", None)
+        if shutdown is not None:
+            shutdown()
+
+
+def _checked_options(args: EvaluateConfig):
+    """The suite and the measures, after every check of the options and the dataset's form (the
+    one place, bench.config.check_options): before any model or data is loaded."""
+    import sys
+
+    from bench.config import check_options
+    from bench.evaluation.measures import trec_eval_notes
+    from bench.results.suite import SUITES, suite_named
+
+    suite = suite_named(SUITES.canonical(args.suite))
+    measures = check_options(args, suite)
+    for note in trec_eval_notes(args.metrics):
+        print(f"bench: --metrics {note}", file=sys.stderr)
+    return suite, measures
+
+
+def _model_spec(args: EvaluateConfig, suite):
+    """The model's spec (a registered name, a folder or a model object, identified by its outputs on
+    the probe texts), with the options' overrides, said on stderr."""
     import dataclasses
     import sys
 
-    from bench.config import (_refuse_other_dataset, check_at_least_one, check_dataset, check_label, default_out,
-                              refuse_foreign_options, set_depth, slug)
-    from bench.core.written import check_folder_replaceable, replace_folder
-    from bench.encoding.memory import check_batch_memory
-    from bench.core.io import safe_name
-    from bench.core.paths import check_cache_home, check_writable_folder
-    from bench.data.collections import DATASETS, load_dataset, restrict_queries
-    from bench.data.objects import dataset_from_object, is_dataset_object
+    from bench.config import check_label, check_model_overrides
     from bench.encoding import runtime
-    from bench.encoding.executor import make_executor
-    from bench.encoding.objects import scratch_root
-    from bench.evaluation.measures import parse_measures, trec_eval_notes
+    from bench.encoding.objects import identify
     from bench.models.objects import is_encoder_object, object_spec
     from bench.models.spec import resolve_model
-    from bench.results.suite import SUITES, suite_named
 
-    args = config
-    suite = suite_named(SUITES.canonical(args.suite))
-    refuse_foreign_options(args, suite)
-    check_at_least_one(args, "top_k", "batch_size")
-    measures = parse_measures(args.metrics)
-    for note in trec_eval_notes(args.metrics):
-        print(f"bench: --metrics {note}", file=sys.stderr)
-    if not is_dataset_object(args.dataset):
-        check_dataset(args.dataset, DATASETS.names())  # before any model or data is loaded
     obj = is_encoder_object(args.model)
     if obj:
-        if not getattr(suite, "takes_objects", False):
-            raise BenchError(f"--suite {suite.name} trains or loads the model's weights; a model object can be "
-                             f"evaluated by --suite variations. Fix: give a model folder, or suite='variations'")
-        for flag, value, default in (("device", args.device, "auto"), ("dtype", args.dtype, None),
-                                     ("backend", args.backend, "torch"), ("executor", args.executor, "local")):
-            if value not in (default, None):
-                raise BenchError(f"{flag}={value!r} applies to model folders; a model object runs where it is. "
-                                 f"Fix: remove {flag}=")
+        _check_object_options(args, suite)
         spec = object_spec(args.model, name=None if args.name is None else check_label(args.name),
                            revision=args.revision, similarity=args.similarity, batch_size=args.batch_size)
+        spec = identify(spec, args.batch_size)
     elif args.revision is not None:
         raise BenchError("revision= identifies a model object; a registered name or a folder has its own identity "
                          "(its files). Fix: remove revision=")
     else:
         spec = resolve_model(args.model)
+    check_model_overrides(args, spec)
     spec = spec.with_overrides(
         pooling=args.pooling, similarity=args.similarity, query_prefix=args.query_prefix,
         passage_prefix=args.passage_prefix, max_query_length=args.max_query_length,
@@ -347,47 +308,91 @@ def execute(config: EvaluateConfig, console: bool = False) -> Tuple[int, Path, O
     print(spec.describe(), file=sys.stderr)
     if spec.kind == "dense" and runtime.record(spec) is not None:
         print(runtime.describe(spec), file=sys.stderr)
-    out_fix = "give --out a new or writable folder"
-    force = bool(getattr(args, "force", False))
+    return spec
+
+
+def _check_object_options(args: EvaluateConfig, suite) -> None:
+    if not getattr(suite, "takes_objects", False):
+        raise BenchError(f"--suite {suite.name} trains or loads the model's weights; a model object can be "
+                         f"evaluated by --suite variations. Fix: give a model folder, or suite='variations'")
+    for flag, value, default in (("device", args.device, "auto"), ("dtype", args.dtype, None),
+                                 ("backend", args.backend, "torch"), ("executor", args.executor, "local")):
+        if value not in (default, None):
+            raise BenchError(f"{flag}={value!r} applies to model folders; a model object runs where it is. "
+                             f"Fix: remove {flag}=")
+
+
+def _check_targets(args: EvaluateConfig, spec) -> None:
+    """An explicit --out, the cache home and the batch's memory, before any data is read."""
+    from bench.core.paths import check_cache_home, check_writable_folder
+    from bench.core.written import check_folder_replaceable
+    from bench.encoding.memory import check_batch_memory
+    from bench.models.objects import ObjectSpec
+
     if args.out is not None:
-        check_writable_folder(args.out, "--out", out_fix)
-        check_folder_replaceable(args.out, "--out", force, "give --out a new folder")
+        check_writable_folder(args.out, "--out", "give --out a new or writable folder")
+        check_folder_replaceable(args.out, "--out", bool(getattr(args, "force", False)), "give --out a new folder")
     if spec.kind == "dense":
         check_cache_home()
-        if not obj:
+        if not isinstance(spec, ObjectSpec):
             check_batch_memory(spec, args.batch_size)
-    executor = make_executor(args.executor, args.address)  # a bad --executor / --address fails before loading
-    try:
-        if is_dataset_object(args.dataset):
-            dataset = dataset_from_object(args.dataset, args.dataset_name, args.split or "test")
-        else:
-            dataset = load_dataset(args.dataset, args.split)
-        if args.queries is not None:
-            dataset = restrict_queries(dataset, args.queries)
-        set_depth(args, suite, measures, len(dataset.corpus))  # before any encoding
-        out = args.out
-        if out is None:  # an explicit --out was checked before any work
-            label = safe_name(spec.name, "model") if args.name is not None else slug(spec.name)
-            out, changed = default_out(args, suite, label, dataset.name)
-            check_writable_folder(out, "--out", out_fix)
-            _refuse_other_dataset(out, dataset)
-            check_folder_replaceable(out, "run folder", force, "give --out a new folder")
-            if changed:
-                print(f"run folder {out} (options that change the result: {' '.join(changed)})", file=sys.stderr)
-        # written beside the old folder and swapped in when complete: a failed rerun keeps the previous run
-        with scratch_root(spec) as scratch, replace_folder(Path(out), "evaluate", force) as staging:
-            if scratch is not None:  # an unnamed model object: its vectors for this run only
-                spec = dataclasses.replace(spec, scratch=str(scratch))
-            if console or not getattr(suite, "returns_results", False):  # the command, or a suite that only has run()
-                code = int(suite.run(args, spec, dataset, measures, staging, executor) or 0)
-                outcome = None
-            else:
-                outcome = suite.evaluate(suite.config_from_args(args, measures), spec, dataset, staging, executor)
-                code = 0
-        if console:
-            print(files_line(Path(out)))
-        return code, Path(out), outcome
-    finally:
-        shutdown = getattr(executor, "shutdown", None)
-        if shutdown is not None:
-            shutdown()
+
+
+def _dataset(args: EvaluateConfig, suite, measures):
+    """The dataset through the one door (bench.data.door), restricted to --queries, and the depth."""
+    from bench.config import set_depth
+    from bench.data.collections import restrict_queries
+    from bench.data.door import open_dataset
+
+    dataset = open_dataset(args.dataset, args.dataset_name, args.split)
+    if args.queries is not None:
+        dataset = restrict_queries(dataset, args.queries)
+    set_depth(args, suite, measures, len(dataset.corpus))  # before any encoding
+    return dataset
+
+
+def _with_dataset(spec, dataset, args: EvaluateConfig):
+    """A named model object's spec with the fingerprint of its outputs on the dataset's sample texts
+    (its cache key: bench.encoding.objects)."""
+    from bench.encoding.objects import with_sample
+    from bench.models.objects import ObjectSpec
+
+    return with_sample(spec, dataset, args.batch_size) if isinstance(spec, ObjectSpec) else spec
+
+
+def _run_folder(args: EvaluateConfig, suite, spec, dataset) -> Path:
+    """--out, or the default run folder (checked: writable, not another dataset's, replaceable)."""
+    import sys
+
+    from bench.config import _refuse_other_dataset, default_out, slug
+    from bench.core.io import safe_name
+    from bench.core.paths import check_writable_folder
+    from bench.core.written import check_folder_replaceable
+
+    if args.out is not None:  # checked before any work
+        return Path(args.out)
+    label = safe_name(spec.name, "model") if args.name is not None else slug(spec.name)
+    out, changed = default_out(args, suite, label, dataset.name)
+    check_writable_folder(out, "--out", "give --out a new or writable folder")
+    _refuse_other_dataset(out, dataset)
+    check_folder_replaceable(out, "run folder", bool(getattr(args, "force", False)), "give --out a new folder")
+    if changed:
+        print(f"run folder {out} (options that change the result: {' '.join(changed)})", file=sys.stderr)
+    return Path(out)
+
+
+def _run_suite(args, suite, spec, dataset, measures, out: Path, executor, console: bool):
+    """The suite, written beside the old folder and swapped in when complete (a failed rerun keeps
+    the previous run): its exit code and outcome (None for a suite that only has ``run``)."""
+    import dataclasses
+
+    from bench.core.written import replace_folder
+    from bench.encoding.objects import scratch_root
+
+    with scratch_root(spec) as scratch, replace_folder(out, "evaluate", bool(getattr(args, "force", False))) \
+            as staging:
+        if scratch is not None:  # an unnamed model object: its vectors for this run only
+            spec = dataclasses.replace(spec, scratch=str(scratch))
+        if console or not getattr(suite, "returns_results", False):  # the command, or a suite that only has run()
+            return int(suite.run(args, spec, dataset, measures, staging, executor) or 0), None
+        return 0, suite.evaluate(suite.config_from_args(args, measures), spec, dataset, staging, executor)

@@ -17,7 +17,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from bench.core.errors import BenchError
 from bench.core.io import refuse_bidi, safe_name, visible
-from bench.core.options import BadValue, Option, option
+from bench.core.options import BadValue, Option, option, seed_type
+from bench.data.forms import DATASET_FORMS, PREFIXES, check_dataset, forms_text  # noqa: F401 (re-exported)
 from bench.encoding.runtime import BACKEND_OPTION, RUNTIME_OPTIONS
 from bench.evaluation.measures import DEFAULT_MEASURES, canonical_measures
 from bench.results.suite import SUITES, suite_named
@@ -71,42 +72,6 @@ def check_label(value: str, option: str = "--name") -> str:
     return label
 
 
-#: (form, example) for every --dataset spelling load_dataset accepts
-DATASET_FORMS = (
-    ("a registered dataset name", "chatterbot"),
-    ("a BEIR folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv)", "data/scifact  or  beir:data/scifact"),
-    ("an MS MARCO-style folder (collection.tsv, queries.<split>.tsv, qrels.<split>.tsv)", "msmarco:data/msmarco"),
-    ("an ir_datasets id (pip install ir-datasets)", "irds:beir/scifact/test"),
-    ("TREC files", "trec:corpus=docs.trec,topics=topics.txt,qrels=qrels.txt"),
-)
-PREFIXES = ("irds:", "trec:", "msmarco:", "beir:")
-
-
-def forms_text() -> str:
-    return "accepted --dataset forms (form: example):\n" + "\n".join(f"  {f}:\n      --dataset {e}" for f, e in DATASET_FORMS)
-
-
-def check_dataset(spec: str, registered: List[str]) -> None:
-    """Refuse a ``--dataset`` that no form accepts, before a model or the data is loaded: a
-    registered name (a close typo gets a "did you mean"), a prefixed form, or an existing folder."""
-    import difflib
-
-    text = str(spec).strip()
-    if not text:
-        raise BenchError(f"--dataset is empty.\n{forms_text()}")
-    if text.startswith(PREFIXES) or text in registered:
-        return
-    path = Path(text).expanduser()
-    if path.exists():
-        return  # a folder (or a file, which the loader explains) is read by load_dataset
-    close = difflib.get_close_matches(text, registered, n=1, cutoff=0.6)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
-    looks_like_path = any(sep in text for sep in ("/", "\\")) or text.startswith(".")
-    what = (f"no such folder: {path}" if looks_like_path else
-            f"{text!r} is neither a registered dataset ({', '.join(registered)}) nor an existing folder")
-    raise BenchError(f"--dataset {text}: {what}.{hint}\n{forms_text()}")
-
-
 COMMON = (
     option("--model", default="minilm-l6",
            help="registered model name or a local HF / sentence-transformers folder (default: minilm-l6)"),
@@ -115,7 +80,7 @@ COMMON = (
     option("--dataset", default="chatterbot", help="registered dataset, BEIR/MS MARCO folder, irds:ID or "
                                                    "trec:corpus=..,topics=..,qrels=.. (default: chatterbot)"),
     option("--split", default=None, help="qrels split (default: test; dev for MS MARCO folders)"),
-    option("--seed", type=int, default=0, help="run seed (default: 0)"),
+    option("--seed", type=seed_type, default=0, help="run seed (default: 0)"),
     option("--metrics", default=" ".join(DEFAULT_MEASURES),
            help=f'measures, trec_eval-equal (default: "{" ".join(DEFAULT_MEASURES)}")'),
     option("--out", type=out_folder, default=None, help="run folder (default: runs/<model>__<dataset>__<suite>__s<seed>, "
@@ -178,6 +143,46 @@ def refuse_foreign_options(args, suite) -> None:
     if wrong:
         raise BenchError(f"option(s) not used by --suite {suite.name}: {'; '.join(wrong)}. Remove them, or pick the "
                          f"suite they belong to")
+
+
+def check_options(args, suite) -> list:
+    """Every check of an evaluation's options that needs no model or data, in one place for the
+    command and the Python API: options of other suites, counts, the seed, the measures (returned),
+    the dataset's form and name, and the suite's own options (its ``config_from_args``)."""
+    from bench.core.options import check_int
+    from bench.data.collections import DATASETS
+    from bench.data.forms import dataset_form
+    from bench.evaluation.measures import parse_measures
+
+    refuse_foreign_options(args, suite)
+    check_at_least_one(args, "top_k", "batch_size")
+    check_int(args.seed, "--seed", 0)
+    measures = parse_measures(args.metrics)
+    if dataset_form(args.dataset) == "spec":  # anything that is no dataset form is refused here
+        check_dataset(str(args.dataset), DATASETS.names())
+    if args.dataset_name is not None:
+        check_dataset_name(args.dataset_name)
+    if getattr(suite, "returns_results", False):
+        suite.config_from_args(args, measures)  # the suite's own options (conflicts, names, ranges)
+    return measures
+
+
+def check_dataset_name(name) -> str:
+    """``dataset_name=``: a label as ``--name`` is (a str on one line, at most :data:`MAX_NAME` characters)."""
+    if not isinstance(name, str):
+        raise BenchError(f"dataset_name={name!r}: give the dataset's name as a str (e.g. dataset_name='my-data')")
+    return check_label(name, "dataset_name=")
+
+
+def check_model_overrides(args, spec) -> None:
+    """Model options that do not apply to ``spec`` are refused, never recorded as if used: BM25 has
+    no pooling, similarity, prefixes or token lengths."""
+    if spec.kind != "bm25":
+        return
+    given = [o.flags[0] for o in MODEL_OVERRIDES if getattr(args, o.dest, None) is not None]
+    if given:
+        raise BenchError(f"{', '.join(given)} configure a dense model; {spec.name!r} is BM25, which scores terms "
+                         f"(no vectors, pooling or prefixes). Fix: remove {', '.join(given)}")
 
 
 def set_depth(args, suite, measures, n_docs: int) -> None:
@@ -354,7 +359,8 @@ def _typed_value(opt: Option, key: str, value: Any) -> Any:
             raise _argument_error(opt, str(exc)) from None
     elif kind is not None:
         try:
-            value = kind(value) if not isinstance(value, kind) or isinstance(value, bool) else value
+            # through the text, as the parser converts it: 1.7 is no int (int(1.7) would give 1)
+            value = kind(str(value)) if not isinstance(value, kind) or isinstance(value, bool) else value
         except (TypeError, ValueError):
             raise _argument_error(opt, f"invalid {getattr(kind, '__name__', repr(kind))} value: {str(value)!r}") from None
         if isinstance(value, bool) and kind is not bool:

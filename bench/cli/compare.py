@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from bench.cli.options import check_at_least_one, read_metric
+from bench.cli.options import read_metric
+from bench.core.options import check_resampling
 from bench.core.errors import BenchError
 from bench.cli.outputs import STDOUT, add_force, check_output_files, write_output_files
 from bench.evaluation.stats import CORRECTIONS, TESTS
@@ -40,7 +41,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    check_at_least_one(args, "resamples")
+    check_resampling(args.alpha, args.seed, args.resamples)
     if not 0 < args.confidence < 1:
         raise BenchError("--confidence must be in (0, 1), e.g. 0.95")
     check_output_files([("-o", args.output), ("--drop-rate-output", args.drop_rate_output)], args.force,

@@ -13,8 +13,9 @@ from bench.core.progress import count
 from bench.core.io import atomic_write_text, refuse_bidi
 from bench.core.paths import check_writable_folder
 from bench.core.sheet import csv_text
-from bench.core.written import check_folder_replaceable, check_output_files, replace_folder
-from bench.cli.options import out_folder
+from bench.core.written import check_folder_replaceable, check_output_files, record_files, replace_folder, why_not_replaceable
+from bench.cli.options import out_folder, usage_type
+from bench.core.options import int_in, name_list, seed_type
 from perturb import DEFAULT_PROTOCOL, GENERATORS, PAPER_ORDER, PROTOCOLS, describe_protocol
 from perturb.io.importers import import_penha_csv, import_rodr_tsv
 from perturb.io.sets import applicability_table, write_sets
@@ -24,8 +25,9 @@ from perturb.io.generation import generate_all
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dataset", default="chatterbot", help="dataset whose judged queries are perturbed (default: chatterbot)")
     p.add_argument("--split", default=None, help="qrels split whose judged queries are perturbed (default: test; dev for MS MARCO folders)")
-    p.add_argument("--seed", type=int, default=0, help="generation seed (default: 0)")
-    p.add_argument("--generators", default=None, help="comma-separated subset (default: all eight)")
+    p.add_argument("--seed", type=usage_type(seed_type), default=0, help="generation seed (default: 0)")
+    p.add_argument("--generators", type=usage_type(name_list), default=None,
+                   help="comma-separated subset (default: all eight)")
     p.add_argument("--protocol", default=DEFAULT_PROTOCOL, choices=list(PROTOCOLS),
                    help="validated: the validated operations (default); rodr: the paper's unconstrained "
                         "TextFlint / TextAttack operations (same set names, other fingerprints)")
@@ -37,7 +39,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--keep-invalid", action="store_true", help="with --import-penha: keep rows judged invalid")
     p.add_argument("--import-rodr", type=Path, default=None, help="import a RoDR-style qid<TAB>text file instead")
     p.add_argument("--name", default=None, help="with --import-rodr: the set's name")
-    p.add_argument("--audit", type=int, default=None, metavar="N",
+    p.add_argument("--audit", type=usage_type(int_in("--audit", 1)), default=None, metavar="N",
                    help="also print validity proxy rates per set and write N seeded random pairs per set to "
                         "audit_sample.tsv for human labelling (perturb.checks.audit)")
     p.add_argument("--import-labels", type=Path, default=None, metavar="FILE",

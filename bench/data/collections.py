@@ -22,7 +22,10 @@ from typing import Dict, Optional
 from bench.core.errors import DataError
 from bench.core.registry import Registry, UnknownName
 from bench.data.model import Dataset, Doc, Query
-from bench.data.readers import check_folder, keep_judged_queries, load_beir, load_msmarco, parse_grade
+from bench.core.io import visible
+from bench.data.objects import dataset_from_object, irds_parts
+from bench.data.readers import check_folder, load_beir, load_msmarco
+from bench.data.validate import validate
 from bench.data.trec import load_trec
 from bench.core.errors import ResourceError
 
@@ -42,35 +45,25 @@ def load_irds(irds_id: str, name: Optional[str] = None) -> Dataset:
     except KeyError:
         raise DataError(f"ir_datasets does not know {irds_id!r}", fix="see https://ir-datasets.com for ids") from None
     try:
-        corpus: Dict[str, Doc] = {}
-        for d in ds.docs_iter():
-            title = getattr(d, "title", "") or ""
-            text = getattr(d, "text", None)
-            if text is None:
-                text = d.default_text() if hasattr(d, "default_text") else ""
-            corpus[d.doc_id] = Doc(title.strip(), (text or "").strip())
-        queries = {}
-        for q in ds.queries_iter():
-            text = getattr(q, "text", None)
-            if text is None:
-                text = q.default_text() if hasattr(q, "default_text") else ""
-            queries[q.query_id] = Query(text.strip())
-        qrels: Dict[str, Dict[str, int]] = {}
-        for r in ds.qrels_iter():
-            qrels.setdefault(r.query_id, {})[r.doc_id] = parse_grade(r.relevance, f"irds:{irds_id} qrels")
+        parts = irds_parts(ds)
     except (OSError, RuntimeError) as exc:  # download failures offline (several sources: RuntimeError)
         raise ResourceError(f"ir_datasets could not provide {irds_id!r}: {exc}. Offline, place the files where "
                             f"ir_datasets expects them ($IR_DATASETS_HOME) or use a BEIR folder.") from None
-    empty = [d for d, doc in corpus.items() if not doc.full_text()]
-    notes = []
-    if empty:
-        notes.append(f"{len(empty)} documents with no text dropped")
-        for d in empty:
-            del corpus[d]
-    qrels = {q: {d: g for d, g in docs.items() if d in corpus} for q, docs in qrels.items() if q in queries}
-    split = irds_id.rsplit("/", 1)[-1]
-    return Dataset(name or f"irds:{irds_id}", corpus, keep_judged_queries(queries, qrels), qrels, split,
-                   f"irds:{irds_id}", notes)
+    # documents with no text are common in published collections: dropped (and said), as are their judgments
+    rows = parts["corpus"].rows
+    empty = {r["doc_id"] for r in rows if not visible(f"{r.get('title') or ''}{r.get('text') or ''}")}
+    notes = [f"{len(empty)} documents with no text dropped"] if empty else []
+    parts["corpus"].rows = [r for r in rows if r["doc_id"] not in empty]
+    docs, queries = {r["doc_id"] for r in parts["corpus"].rows}, {r["query_id"] for r in parts["queries"].rows}
+    judged = [r for r in parts["qrels"].rows if r["doc_id"] in docs and r["query_id"] in queries]
+    if len(judged) < len(parts["qrels"].rows):
+        notes.append(f"{len(parts['qrels'].rows) - len(judged)} judgments of documents or queries not in the "
+                     f"collection dropped")
+    parts["qrels"].rows = judged
+    out = dataset_from_object((parts["corpus"], parts["queries"], parts["qrels"]), name or f"irds:{irds_id}",
+                              irds_id.rsplit("/", 1)[-1])
+    out.source, out.notes = f"irds:{irds_id}", notes
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -150,7 +143,14 @@ DATASETS.register("chatterbot", "bench.data.collections:load_chatterbot")
 
 
 def load_dataset(spec: str, split: Optional[str] = None) -> Dataset:
-    """Resolve a dataset name, ``irds:ID``, ``trec:...``, ``msmarco:DIR`` or a folder path."""
+    """Resolve a dataset name, ``irds:ID``, ``trec:...``, ``msmarco:DIR`` or a folder path; the
+    dataset is checked by :func:`bench.data.validate.validate` whichever loader read it."""
+    dataset = _load(spec, split)
+    validate(dataset)
+    return dataset
+
+
+def _load(spec: str, split: Optional[str]) -> Dataset:
     if spec.startswith("irds:"):
         return load_irds(spec[5:])
     if spec.startswith("trec:"):

@@ -21,12 +21,14 @@ content fingerprint, as every dataset is.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator, Mapping, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from bench.core.errors import DataError
 from bench.data.model import Dataset, Doc, Query
-from bench.core.io import refuse_invisible
+from bench.data.forms import dataset_form
 from bench.data.readers import keep_judged_queries
+from bench.data.validate import (Seen, check_document, check_grade, check_id, check_query, check_references,
+                                 check_sizes, check_text, refuse_surrogates, require_fields, validate)
 
 #: the name of a dataset given as an object when the caller gives none
 DEFAULT_NAME = "in-memory"
@@ -38,48 +40,40 @@ _QREL_G = ("score", "relevance", "rel", "grade", "label")
 
 
 def is_dataset_object(obj: Any) -> bool:
-    """Whether ``obj`` is one of the in-memory forms (not a name or a path)."""
-    if isinstance(obj, Dataset):
-        return True
-    if isinstance(obj, Mapping):
-        return True
-    if isinstance(obj, tuple) and len(obj) == 3:
-        return True
-    return all(hasattr(obj, m) for m in ("docs_iter", "queries_iter", "qrels_iter"))
+    """Whether ``obj`` is one of the in-memory forms (not a name or a path); a value of no form is
+    refused here (:func:`bench.data.forms.dataset_form`)."""
+    return dataset_form(obj) != "spec"
 
 
 def dataset_from_object(obj: Any, name: Optional[str] = None, split: str = "test") -> Dataset:
-    """A :class:`Dataset` from an in-memory form (module docstring); a Dataset is returned as is."""
-    if isinstance(obj, Dataset):
+    """A :class:`Dataset` from an in-memory form (module docstring), validated
+    (:func:`bench.data.validate.validate`); a Dataset is validated and returned as is."""
+    form = dataset_form(obj)
+    if form == "dataset":
+        validate(obj)
         return obj
+    if form == "spec":
+        raise DataError(f"{obj!r} names a dataset; it is not an in-memory form", "dataset",
+                        fix="read it with bench.data.door.open_dataset")
     name = name or DEFAULT_NAME
-    if all(hasattr(obj, m) for m in ("docs_iter", "queries_iter", "qrels_iter")) and not isinstance(obj, Mapping):
+    if form == "irds":
         return _from_irds(obj, name, split)
-    if isinstance(obj, tuple) and len(obj) == 3:
+    if form == "tuple":
         parts = dict(zip(("corpus", "queries", "qrels"), obj))
-    elif isinstance(obj, Mapping):
+    else:
         missing = [k for k in ("corpus", "queries", "qrels") if k not in obj]
         if missing:
             raise DataError(f"a dataset dict needs the keys corpus, queries and qrels; {', '.join(missing)} missing "
                             f"(keys given: {', '.join(map(str, obj)) or 'none'})", "dataset",
                             fix="give {'corpus': {...}, 'queries': {...}, 'qrels': {...}}")
         parts = {k: obj[k] for k in ("corpus", "queries", "qrels")}
-    else:
-        raise DataError(f"cannot read a dataset from a {type(obj).__name__}", "dataset",
-                        fix="give a registered name, a folder, a dict of corpus / queries / qrels (dicts or pandas "
-                            "DataFrames) or an ir_datasets dataset object")
     corpus = _corpus(parts["corpus"])
     queries = _queries(parts["queries"])
     qrels, where = _qrels(parts["qrels"])
-    for qid, docs in qrels.items():
-        for did in docs:
-            if qid not in queries:
-                raise DataError(f"judgment names unknown query {qid!r}", where[qid, did],
-                                fix="add the query to the queries or remove the judgment")
-            if did not in corpus:
-                raise DataError(f"judgment names unknown document {did!r}", where[qid, did],
-                                fix="add the document to the corpus or remove the judgment")
-    return Dataset(name, corpus, keep_judged_queries(queries, qrels), qrels, split, f"python:{type(obj).__name__}")
+    check_references(qrels, queries, corpus, lambda q, d: (where[q, d], None))
+    out = Dataset(name, corpus, keep_judged_queries(queries, qrels), qrels, split, f"python:{type(obj).__name__}")
+    validate(out)
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -88,6 +82,27 @@ def dataset_from_object(obj: Any, name: Optional[str] = None, split: str = "test
 
 def _is_frame(obj: Any) -> bool:
     return hasattr(obj, "columns") and hasattr(obj, "to_dict") and hasattr(obj, "iloc")
+
+
+class _Rows:
+    """Records read from an iterator (an ir_datasets object's ``docs_iter()`` ...) as a DataFrame's
+    rows are read: in order, every record kept, so a repeated id is a duplicate, never a silent
+    replacement of the first by the last."""
+
+    def __init__(self, rows: List[dict], label: str):
+        self.rows, self.label = rows, label
+        self.columns = list(dict.fromkeys(k for r in rows[:1] for k in r))
+
+    def to_dict(self, _orient: str) -> List[dict]:
+        return self.rows
+
+
+def _rows_of(obj: Any) -> List[dict]:
+    return obj.to_dict("records")
+
+
+def _row_label(obj: Any, part: str, i: int) -> str:
+    return f"{obj.label} record {i}" if isinstance(obj, _Rows) else f"{part} row {i}"
 
 
 def _column(frame: Any, names: Tuple[str, ...], part: str, what: str) -> Optional[str]:
@@ -102,10 +117,10 @@ def _column(frame: Any, names: Tuple[str, ...], part: str, what: str) -> Optiona
 
 def _records(obj: Any, part: str, id_names: Tuple[str, ...]) -> Iterator[Tuple[str, Any, Any]]:
     """``(where, raw id, value)`` for each record: a dict's items, or a DataFrame's rows (as dicts)."""
-    if _is_frame(obj):
+    if _is_frame(obj) or isinstance(obj, _Rows):
         col = _column(obj, id_names, part, "id")
-        for i, row in enumerate(obj.to_dict("records")):
-            yield f"{part} row {i}", row.get(col), row
+        for i, row in enumerate(_rows_of(obj)):
+            yield _row_label(obj, part, i), row.get(col), row
         return
     if not isinstance(obj, Mapping):
         raise DataError(f"expected a dict or a pandas DataFrame, got {type(obj).__name__}", part,
@@ -114,45 +129,25 @@ def _records(obj: Any, part: str, id_names: Tuple[str, ...]) -> Iterator[Tuple[s
         yield f"{part}[{key!r}]", key, value
 
 
-def _id(raw: Any, where: str, key: str = "id") -> str:
-    if isinstance(raw, bool) or not isinstance(raw, (str, int)):
-        raise DataError(f"field {key!r} must be a string or integer, got {type(raw).__name__}", where)
-    value = str(raw).strip()
-    if not value:
-        raise DataError(f"empty {key!r}", where, fix="give every record a non-empty id")
-    return value
-
-
-def _text(record: Mapping, key: str, where: str) -> str:
-    value = record.get(key, "")
-    if value is None or (isinstance(value, float) and value != value):  # None, or a DataFrame's NaN
-        return ""
-    if not isinstance(value, str):
-        raise DataError(f"field {key!r} must be a string, got {type(value).__name__}", where)
-    return value
-
-
 def _unique(obj: Any, part: str, id_keys, what: str, form: str):
     """(where, id, record dict) of each record of ``part``: ids unique, a bare text read as ``{"text": ...}``."""
-    first: Dict[str, str] = {}
+    seen = Seen(part, what)
     for where, raw, value in _records(obj, part, id_keys):
-        rid = _id(raw, where)
-        if rid in first:
-            raise DataError(f"duplicate {what} id {rid!r} (first at {first[rid]})", where, fix=f"make {what} ids unique")
-        first[rid] = where
+        rid = check_id(raw, (where, None))
+        seen.add(rid, where)
         record = {"text": value} if isinstance(value, str) else value
         if not isinstance(record, Mapping):
             raise DataError(f"a {what} must be a text or {form}, got {type(value).__name__}", where)
+        require_fields(record, ("text",), what, (where, None))
         yield where, rid, record
 
 
 def _corpus(obj: Any) -> Dict[str, Doc]:
     corpus: Dict[str, Doc] = {}
     for where, did, record in _unique(obj, "corpus", _DOC_ID, "document", "a dict with 'title' and 'text'"):
-        title, text = _text(record, "title", where), _text(record, "text", where)
-        if not title.strip() and not text.strip():
-            raise DataError(f"document {did!r} has an empty title and text", where,
-                            fix="remove the record or give it text")
+        title = check_text(record.get("title"), (where, None), "title")
+        text = check_text(record.get("text"), (where, None))
+        check_document(did, title, text, (where, None))
         corpus[did] = Doc(title.strip(), text.strip())
     if not corpus:
         raise DataError("no documents", "corpus", fix="the corpus is empty")
@@ -162,23 +157,13 @@ def _corpus(obj: Any) -> Dict[str, Doc]:
 def _queries(obj: Any) -> Dict[str, Query]:
     queries: Dict[str, Query] = {}
     for where, qid, record in _unique(obj, "queries", _QUERY_ID, "query", "a dict with 'text'"):
-        text = _text(record, "text", where)
-        refuse_invisible(text, f"query {qid!r}", where, None)
+        text = check_text(record.get("text"), (where, None))
+        check_query(qid, text, (where, None))
         label = next((str(record[k]) for k in ("class", "label", "category") if record.get(k) not in (None, "")), None)
+        if label is not None:
+            refuse_surrogates(label, "the class label", (where, None))
         queries[qid] = Query(text.strip(), label)
     return queries
-
-
-def _grade(raw: Any, where: str) -> int:
-    if isinstance(raw, bool):
-        raw = int(raw)
-    try:
-        as_float = float(raw)
-    except (TypeError, ValueError):
-        as_float = None
-    if as_float is None or as_float != as_float or as_float != int(as_float):
-        raise DataError(f"relevance grade {raw!r} is not an integer", where, fix="use integer grades (0 = not relevant)")
-    return int(as_float)
 
 
 def _qrels(obj: Any) -> Tuple[Dict[str, Dict[str, int]], Dict[Tuple[str, str], str]]:
@@ -192,41 +177,48 @@ def _qrels(obj: Any) -> Tuple[Dict[str, Dict[str, int]], Dict[Tuple[str, str], s
         where[qid, did] = at
         qrels.setdefault(qid, {})[did] = grade
 
-    if _is_frame(obj):
+    if _is_frame(obj) or isinstance(obj, _Rows):
         cq, cd = _column(obj, _QREL_Q, "qrels", "query id"), _column(obj, _QREL_D, "qrels", "document id")
         cg = _column(obj, _QREL_G, "qrels", "grade")
-        for i, row in enumerate(obj.to_dict("records")):
-            at = f"qrels row {i}"
-            add(_id(row.get(cq), at, cq), _id(row.get(cd), at, cd), _grade(row.get(cg), at), at)
+        for i, row in enumerate(_rows_of(obj)):
+            at = _row_label(obj, "qrels", i)
+            add(check_id(row.get(cq), (at, None), cq), check_id(row.get(cd), (at, None), cd),
+                check_grade(row.get(cg), (at, None)), at)
     elif isinstance(obj, Mapping):
         for rq, docs in obj.items():
             if not isinstance(docs, Mapping):
                 raise DataError(f"expected {{doc_id: grade}}, got {type(docs).__name__}", f"qrels[{rq!r}]")
             for rd, g in docs.items():
                 at = f"qrels[{rq!r}][{rd!r}]"
-                add(_id(rq, at, "query id"), _id(rd, at, "document id"), _grade(g, at), at)
+                add(check_id(rq, (at, None), "query id"), check_id(rd, (at, None), "document id"),
+                    check_grade(g, (at, None)), at)
     else:
         raise DataError(f"expected a dict or a pandas DataFrame, got {type(obj).__name__}", "qrels",
                         fix="give qrels as {query_id: {doc_id: grade}} or a DataFrame")
-    if not qrels:
-        raise DataError("no judgments", "qrels", fix="the qrels are empty")
+    check_sizes(1, qrels, ("qrels", None))
     return qrels, where
+
+
+def irds_parts(ds: Any) -> Dict[str, Any]:
+    """The corpus, queries and qrels of an ir_datasets dataset object as record lists, read in
+    order (every record kept: a repeated id is reported as a duplicate)."""
+    def text_of(rec: Any) -> Any:
+        text = getattr(rec, "text", None)
+        if text is None and hasattr(rec, "default_text"):
+            text = rec.default_text()
+        return text
+
+    docs = [{"doc_id": d.doc_id, "title": getattr(d, "title", None), "text": text_of(d)} for d in ds.docs_iter()]
+    queries = [{"query_id": q.query_id, "text": text_of(q)} for q in ds.queries_iter()]
+    qrels = [{"query_id": r.query_id, "doc_id": r.doc_id, "relevance": r.relevance} for r in ds.qrels_iter()]
+    return {"corpus": _Rows(docs, "docs_iter()"), "queries": _Rows(queries, "queries_iter()"),
+            "qrels": _Rows(qrels, "qrels_iter()")}
 
 
 def _from_irds(ds: Any, name: str, split: str) -> Dataset:
     """An ir_datasets dataset object (its records checked as the dict form's are)."""
-    def text_of(rec: Any) -> str:
-        text = getattr(rec, "text", None)
-        if text is None and hasattr(rec, "default_text"):
-            text = rec.default_text()
-        return text or ""
-
-    corpus = {d.doc_id: {"title": getattr(d, "title", "") or "", "text": text_of(d)} for d in ds.docs_iter()}
-    queries = {q.query_id: {"text": text_of(q)} for q in ds.queries_iter()}
-    qrels: Dict[str, Dict[str, Any]] = {}
-    for r in ds.qrels_iter():
-        qrels.setdefault(r.query_id, {})[r.doc_id] = r.relevance
     label = getattr(ds, "dataset_id", None)
-    out = dataset_from_object({"corpus": corpus, "queries": queries, "qrels": qrels}, name, split)
+    parts = irds_parts(ds)
+    out = dataset_from_object((parts["corpus"], parts["queries"], parts["qrels"]), name, split)
     out.source = f"ir_datasets:{label() if callable(label) else type(ds).__name__}"
     return out

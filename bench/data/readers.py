@@ -4,14 +4,15 @@ MS MARCO-style folders (TREC files: bench.data.trec), and streaming corpus reade
 from __future__ import annotations
 
 import json
-import math
 import re
 from pathlib import Path
 from typing import Dict, Iterator, List, Mapping, Optional, Tuple
 
 from bench.core.errors import DataError
-from bench.core.io import refuse_invisible
 from bench.data.model import Dataset, Doc, Query
+from bench.data.validate import (MAX_GRADE, MIN_GRADE, Seen, check_document, check_grade, check_id,  # noqa: F401
+                                 check_query, check_references, check_sizes, check_text, refuse_surrogates,
+                                 require_fields)
 
 
 def read_lines(path: Path) -> Iterator[Tuple[int, str]]:
@@ -47,52 +48,17 @@ def _read_jsonl(path: Path) -> Iterator[Tuple[int, dict]]:
                             fix="each line must be one JSON object") from None
         if not isinstance(obj, dict):
             raise DataError("expected a JSON object", str(path), lineno, fix="each line must be one JSON object")
-        if "\\u" in line.lower():  # a JSON escape can give a lone surrogate (\\ud800), which no text can hold
-            _refuse_surrogates(obj, path, lineno)
         yield lineno, obj
-
-
-def _refuse_surrogates(obj, path: Path, lineno: int) -> None:
-    try:
-        json.dumps(obj, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise DataError(f"a lone surrogate code point ({exc.object[exc.start:exc.end].encode('unicode_escape').decode()}"
-                        f", from a JSON \\u escape) is not text", str(path), lineno,
-                        fix="remove the escape or write the character it was meant to be") from None
 
 
 def _require_id(obj: dict, key: str, path: Path, lineno: int) -> str:
     if key not in obj:
         raise DataError(f"missing field {key!r}", str(path), lineno, fix=f"give every record an {key!r}")
-    value = obj[key]
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise DataError(f"field {key!r} must be a string or integer, got {type(value).__name__}", str(path), lineno)
-    value = str(value).strip()
-    if not value:
-        raise DataError(f"empty {key!r}", str(path), lineno, fix="give every record a non-empty id")
-    return value
+    return check_id(obj[key], (str(path), lineno), key)
 
 
 def _text_field(obj: dict, key: str, path: Path, lineno: int) -> str:
-    value = obj.get(key, "")
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise DataError(f"field {key!r} must be a string, got {type(value).__name__}", str(path), lineno)
-    return value
-
-
-class Seen:
-    """Duplicate-id detection that names both lines."""
-
-    def __init__(self, path: Path, what: str):
-        self.path, self.what, self.lines = path, what, {}
-
-    def add(self, key: str, lineno: int) -> None:
-        if key in self.lines:
-            raise DataError(f"duplicate {self.what} id {key!r} (first at line {self.lines[key]})", str(self.path), lineno,
-                            fix=f"make {self.what} ids unique")
-        self.lines[key] = lineno
+    return check_text(obj.get(key), (str(path), lineno), key)
 
 
 def _beir_docs(path: Path) -> Iterator[Tuple[str, "Doc"]]:
@@ -102,10 +68,9 @@ def _beir_docs(path: Path) -> Iterator[Tuple[str, "Doc"]]:
     for lineno, obj in _read_jsonl(path):
         did = _require_id(obj, "_id", path, lineno)
         seen.add(did, lineno)
+        require_fields(obj, ("text",), "document", (str(path), lineno))
         title, text = _text_field(obj, "title", path, lineno), _text_field(obj, "text", path, lineno)
-        if not title.strip() and not text.strip():
-            raise DataError(f"document {did!r} has an empty title and text", str(path), lineno,
-                            fix="remove the record or give it text")
+        check_document(did, title, text, (str(path), lineno))
         yield did, Doc(title.strip(), text.strip())
     if not seen.lines:
         raise DataError("no documents", str(path), fix="the corpus file is empty")
@@ -136,39 +101,22 @@ def read_beir_queries(path: Path) -> Dict[str, Query]:
     for lineno, obj in _read_jsonl(path):
         qid = _require_id(obj, "_id", path, lineno)
         seen.add(qid, lineno)
+        require_fields(obj, ("text",), "query", (str(path), lineno))
         text = _text_field(obj, "text", path, lineno)
-        refuse_invisible(text, f"query {qid!r}", path, lineno)
-        queries[qid] = Query(text.strip(), _label_of(obj))
+        check_query(qid, text, (str(path), lineno))
+        label = _label_of(obj)
+        if label is not None:
+            refuse_surrogates(label, "the class label", (str(path), lineno))
+        queries[qid] = Query(text.strip(), label)
     return queries
 
 
 QrelLines = Dict[Tuple[str, str], int]
 
-#: the accepted relevance grades (docs/retrieval.md): integers in this range. trec_eval holds grades in a
-#: C int, and nDCG's gains are the grades: 2**32 wrapped to 0 (every metric 0.0000), 3e9 asked for
-#: 34 GB; ``nan`` / ``inf`` / ``1e400`` were tracebacks.
-MIN_GRADE, MAX_GRADE = -1000, 1000
-
 
 def parse_grade(text, path, lineno=None) -> int:
-    """A relevance grade: an integer (``2``, or ``2.0``) in [MIN_GRADE, MAX_GRADE], else a DataError
-    naming the file and line."""
-    raw = str(text).strip()
-    try:
-        grade = int(raw)
-    except ValueError:
-        try:
-            as_float = float(raw)
-        except ValueError:
-            as_float = None
-        if as_float is None or not math.isfinite(as_float) or as_float != int(as_float):
-            raise DataError(f"relevance grade {raw!r} is not an integer", str(path), lineno,
-                            fix="use integer grades (0 = not relevant)") from None
-        grade = int(as_float)
-    if not MIN_GRADE <= grade <= MAX_GRADE:
-        raise DataError(f"relevance grade {raw!r} is outside the accepted range {MIN_GRADE}..{MAX_GRADE}", str(path),
-                        lineno, fix="use the collection's grades (e.g. 0 = not relevant, 1, 2, 3)")
-    return grade
+    """A relevance grade (:func:`bench.data.validate.check_grade`), the error naming the file and line."""
+    return check_grade(text, (str(path), lineno))
 
 
 def read_qrels(path: Path) -> Tuple[Dict[str, Dict[str, int]], QrelLines]:
@@ -200,25 +148,14 @@ def read_qrels(path: Path) -> Tuple[Dict[str, Dict[str, int]], QrelLines]:
         qrels.setdefault(qid, {})[did] = grade
     if not qrels:
         raise DataError("no judgments", str(path), fix="the qrels file is empty")
-    if not any(g > 0 for docs in qrels.values() for g in docs.values()):
-        raise DataError(f"no judgment has a grade of 1 or more ({len(where)} judgments, all 0 or negative): no query "
-                        f"has a relevant document to evaluate", str(path),
-                        fix="use the qrels of the split (grade >= 1 = relevant, 0 or negative = not relevant)")
+    check_sizes(1, qrels, (str(path), None))
     return qrels, where
 
 
 def check_qrels(qrels: Dict[str, Dict[str, int]], queries: Mapping[str, Query], corpus: Mapping[str, Doc],
                 path: Path, where: QrelLines) -> None:
     """Every judged query and document must exist; names the qrels line of the first that does not."""
-    path = str(path)
-    for qid, docs in qrels.items():
-        for did in docs:
-            if qid not in queries:
-                raise DataError(f"judgment names unknown query {qid!r}", path, where.get((qid, did)),
-                                fix="add the query to the queries file or remove the judgment")
-            if did not in corpus:
-                raise DataError(f"judgment names unknown document {did!r}", path, where.get((qid, did)),
-                                fix="add the document to the corpus or remove the judgment")
+    check_references(qrels, queries, corpus, lambda q, d: (str(path), where.get((q, d))))
 
 
 def keep_judged_queries(queries: Dict[str, Query], qrels: Dict[str, Dict[str, int]]) -> Dict[str, Query]:
@@ -277,7 +214,12 @@ def _tsv_pairs(path: Path, what: str) -> Iterator[Tuple[str, str]]:
         key, text = parts[0].strip(), "\t".join(parts[1:]).strip()
         if not key:
             raise DataError(f"empty {what} id", str(path), lineno)
-        refuse_invisible(text, f"{what} {key!r}", path, lineno)
+        text = check_text(text, (str(path), lineno))
+        check_id(key, (str(path), lineno), f"{what} id")
+        if what == "query":
+            check_query(key, text, (str(path), lineno))
+        else:
+            check_document(key, "", text, (str(path), lineno))
         seen.add(key, lineno)
         yield key, text
 

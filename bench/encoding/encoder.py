@@ -31,6 +31,7 @@ from bench.models.spec import ModelSpec, encoder_key, weights_fingerprint
 from bench.core.io import sha256_hex
 from bench.core.progress import plural, progress, stage
 from bench.encoding.runtime import key_parts
+from bench.encoding.contract import VectorContract
 from bench.encoding.pipeline import feed_batches, tokenise_all
 
 #: canonical query batches pad every text to its token count rounded up to this multiple
@@ -41,7 +42,8 @@ class Encoder:
     """Encode texts of one role with a Hugging Face encoder; the model loads on first use."""
 
     def __init__(self, spec: ModelSpec, role: str, batch_size: int = 64, device: Optional[str] = None,
-                 progress: bool = True, shared: Optional["Encoder"] = None):
+                 progress: bool = True, shared: Optional["Encoder"] = None,
+                 contract: Optional[VectorContract] = None):
         if role not in ("query", "passage"):
             raise ValueError("role must be 'query' or 'passage'")
         device = device or getattr(spec, "device", "cpu")  # resolved by bench.encoding.runtime.apply
@@ -60,6 +62,8 @@ class Encoder:
         self._tokenizer = None
         self._dense = None  # the spec's sentence-transformers Dense modules (torch), loaded with the model
         self.n_encoded = 0  # texts actually run through the model by this encoder
+        # every batch is checked (bench.encoding.contract); the two roles of a model share one contract
+        self.contract = contract or (shared.contract if shared is not None else VectorContract(spec.name))
 
     def __getstate__(self):
         # shipped to another process (e.g. a Ray task): the weights are reloaded there on first use
@@ -113,7 +117,8 @@ class Encoder:
         with torch.inference_mode():
             out = model(**batch).last_hidden_state
             emb = pool(out, batch["attention_mask"], self.spec, self.dense())
-        return emb.float().cpu().numpy()
+        return self.contract.check(emb.float().cpu().numpy(), int(batch["input_ids"].shape[0]),
+                                   f"{self.role} batch")
 
     def encode_batch(self, texts: Sequence[str]) -> np.ndarray:
         """Encode one batch (no sorting, no cache): float32 array of shape (len(texts), dim)."""

@@ -12,12 +12,16 @@ Check on read (:func:`entry_ok`)
     at most :data:`FULL_HASH_MAX` bytes, the sampled hash for larger ones (a few reads, whatever
     the size). An entry without a sidecar (written before checksums existed, or by a writer that
     died between the entry and its sidecar; the entry itself is renamed into place complete) is
-    accepted when its header and size are right, and its sidecar is recorded then. A query chunk's
+    accepted when its header and size are right, and its sidecar is recorded then, marked
+    ``"verified": false``: the checksum is of the bytes found, not of the bytes written, so it
+    guards the entry from then on without vouching for it (a later read keeps the mark;
+    :func:`unverified` says so). A query chunk's
     sidecar also holds the SHA-256 of its ``.keys`` file (which text is which row), so a reordered
     or edited row index is caught like a damaged matrix.
 
-A bad entry is removed with a warning on stderr, and the caller encodes it again. Nothing here
-changes an entry's bytes, so results are identical with or without sidecars.
+A bad entry is removed with a warning on stderr, and the caller encodes it again; a folder where
+an entry should be is an error naming it (drbench removes files of its cache, never folders).
+Nothing here changes an entry's bytes, so results are identical with or without sidecars.
 """
 from __future__ import annotations
 
@@ -66,13 +70,24 @@ def _file_sha256(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def record(path: Path, bound: Optional[Path] = None) -> None:
+def record(path: Path, bound: Optional[Path] = None, verified: bool = True) -> None:
     """Write the checksum sidecar of a complete entry; ``bound``: a small file that belongs to the
-    entry (the ``.keys`` row index of a query chunk), whose SHA-256 is recorded too."""
+    entry (the ``.keys`` row index of a query chunk), whose SHA-256 is recorded too. ``verified``:
+    False for a sidecar reconstructed from an entry found without one (module docstring)."""
     sums = _hashes(Path(path))
     if bound is not None:
         sums["bound"] = {"name": Path(bound).name, "sha256": _file_sha256(Path(bound))}
+    if not verified:
+        sums["verified"] = False
     atomic_write_json(sidecar(path), sums)
+
+
+def unverified(path: Path) -> bool:
+    """Whether the entry's sidecar was reconstructed (its bytes were never checked against what was written)."""
+    try:
+        return json.loads(sidecar(path).read_text(encoding="utf-8")).get("verified") is False
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 def header_problem(path: Path, rows: Optional[int] = None) -> Optional[str]:
@@ -105,8 +120,10 @@ def entry_problem(path: Path, rows: Optional[int] = None, bound: Optional[Path] 
         return problem
     side = sidecar(path)
     if not side.exists():
-        with contextlib.suppress(OSError):  # an entry from before checksums: record it now
-            record(path, bound)
+        with contextlib.suppress(OSError):  # an entry from before checksums: recorded now, as unverified
+            record(path, bound, verified=False)
+        print(f"drbench: note: cache entry {path} had no checksum file; one was recorded from its bytes and "
+              f"marked unverified", file=sys.stderr)
         return None
     try:
         want = json.loads(side.read_text(encoding="utf-8"))
@@ -121,7 +138,7 @@ def entry_problem(path: Path, rows: Optional[int] = None, bound: Optional[Path] 
         if bound is not None:
             if "bound" not in want:  # a sidecar from before the row index was covered: record it now
                 with contextlib.suppress(OSError):
-                    record(path, bound)
+                    record(path, bound, verified=want.get("verified") is not False)
             elif want["bound"].get("sha256") != _file_sha256(bound):
                 return f"{Path(bound).name} does not match its checksum (the text-to-row index was edited)"
     except (OSError, ValueError, AttributeError) as exc:
@@ -133,6 +150,12 @@ def entry_ok(path: Path, rows: Optional[int] = None, bound: Optional[Path] = Non
     """True when the entry exists and can be served; a bad entry is removed (with its sidecar and
     ``bound`` file) with a warning, so that the caller encodes it again."""
     path = Path(path)
+    for p in (path, sidecar(path), *([Path(bound)] if bound is not None else [])):
+        if p.is_dir():
+            from bench.core.errors import BenchError
+
+            raise BenchError(f"cache entry {p} is a folder, not a file; drbench does not remove folders. Fix: move "
+                             f"or delete it (rm -r {p}); the next run encodes the entry again")
     if not path.exists():
         return False
     problem = entry_problem(path, rows, bound)

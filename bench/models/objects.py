@@ -10,14 +10,16 @@ Accepted (checked in this order, per role):
 - a plain callable ``f(texts) -> vectors``.
 
 Each call gets a list of strings and must return one vector per text (a numpy array, a torch
-tensor or a list of lists); ``batch_size`` is passed when the method takes it (or ``**kwargs``).
+tensor or a list of lists), which the encoder contract checks (:mod:`bench.encoding.contract`);
+``batch_size`` is passed when the method takes it (or ``**kwargs``).
 A vector is what the object returns: no pooling or normalisation is added (cosine similarity
 normalises at search time, as for every dense model).
 
 The embedding cache: an object has no stable identity of its own. Given ``name=`` (and optionally
 ``revision=``), its vectors are cached under a key of that name and revision plus the SHA-256 of
-its outputs on :data:`PROBE_TEXTS` (so a changed model under an old name gets a new key); without
-a name nothing is cached (vectors are kept for the run only). ``result.json`` records which
+its outputs on :data:`PROBE_TEXTS` (some longer than the usual length limits) and on a sample of
+the dataset's own texts (:mod:`bench.encoding.objects`), so a changed model under an old name gets
+a new key; without a name nothing is cached (vectors are kept for the run only). ``result.json`` records which
 (``model.encoder_object``).
 """
 from __future__ import annotations
@@ -25,20 +27,31 @@ from __future__ import annotations
 import dataclasses
 import inspect
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence
-
-import numpy as np
+from typing import Any, Dict, Optional, Sequence
 
 from bench.core.errors import BenchError
 from bench.core.io import sha256_hex
 from bench.models.spec import ModelSpec
 
-#: texts every object encodes once per role: the fingerprint of its outputs (part of the cache key)
+_WORDS = ("retrieval models map queries and passages to vectors whose similarity ranks the passages for each "
+          "query while the length of a text decides how much of it the encoder reads before it stops").split()
+
+
+def _long_probe(n_words: int) -> str:
+    return " ".join(_WORDS[i % len(_WORDS)] + ("." if i % 17 == 16 else "") for i in range(n_words))
+
+
+#: texts every object encodes per role: the fingerprint of its outputs (part of the cache key). The
+#: last two run past the usual length limits (about 330 and 1,200 tokens), so two objects that
+#: differ only in where they cut a text (``max_seq_length`` 256 and 40) differ here
 PROBE_TEXTS = ("what is dense retrieval", "how do i reset my password", "the capital of france",
                "Paris is the capital and largest city of France.", "a", "Neural networks map text to vectors, "
-               "and a retriever ranks passages by the similarity of their vectors to the query's.")
+               "and a retriever ranks passages by the similarity of their vectors to the query's.",
+               _long_probe(300), _long_probe(1100))
+#: how libraries spell the similarities drbench implements (an object's ``similarity_fn_name``)
+SIMILARITY_NAMES = {"cos": "cos", "cosine": "cos", "dot": "dot", "dot_product": "dot"}
 #: how the cache treats an object (``model.encoder_object.cache``)
-CACHED = "keyed by name, revision and the outputs on the probe texts"
+CACHED = "keyed by name, revision and the outputs on the probe texts and on a sample of the dataset's texts"
 NOT_CACHED = "not cached (no name= given): vectors kept for this run only"
 _METHODS = {"query": ("encode_queries", "encode_query"), "passage": ("encode_corpus", "encode_document")}
 
@@ -79,38 +92,16 @@ def _takes(fn, name: str) -> bool:
     return any(p.name == name or p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
 
 
-def call_encoder(obj: Any, role: str, texts: Sequence[str], batch_size: int) -> np.ndarray:
-    """The object's vectors of ``texts`` as a float32 array (len(texts), dim), checked."""
+def call_encoder(obj: Any, role: str, texts: Sequence[str], batch_size: int) -> Any:
+    """What the object's method of ``role`` returns for ``texts`` (checked by the encoder contract,
+    :class:`bench.encoding.contract.VectorContract`), and the method's name."""
     fn, method = method_for(obj, role)
     kwargs: Dict[str, Any] = {}
     if _takes(fn, "batch_size"):
         kwargs["batch_size"] = batch_size
     if type(obj).__module__.startswith("sentence_transformers"):
         kwargs.update(convert_to_numpy=True, show_progress_bar=False)
-    out = fn(list(texts), **kwargs)
-    if hasattr(out, "detach"):  # a torch tensor
-        out = out.detach().float().cpu().numpy()
-    try:
-        arr = np.asarray(out, dtype=np.float32)
-    except (TypeError, ValueError) as exc:
-        raise BenchError(f"model object {describe_class(obj)}.{method} returned {type(out).__name__}, not vectors "
-                         f"({exc}). Fix: return a numpy array, a torch tensor or a list of lists") from None
-    if arr.ndim != 2 or arr.shape[0] != len(texts) or arr.shape[1] < 1:
-        raise BenchError(f"model object {describe_class(obj)}.{method} returned shape {tuple(arr.shape)} for "
-                         f"{len(texts)} texts. Fix: return one vector per text, shape ({len(texts)}, dim)")
-    if not np.isfinite(arr).all():
-        raise BenchError(f"model object {describe_class(obj)}.{method} returned NaN or infinite values. Fix: check "
-                         f"the model's outputs")
-    return np.ascontiguousarray(arr)
-
-
-def probe_fingerprint(obj: Any, batch_size: int) -> str:
-    """SHA-256 of the object's float32 vectors of :data:`PROBE_TEXTS`, queries and passages."""
-    parts: List[str] = []
-    for role in ("query", "passage"):
-        arr = call_encoder(obj, role, PROBE_TEXTS, batch_size)
-        parts += [role, str(arr.shape), sha256_hex(arr.tobytes().hex())]
-    return sha256_hex("probe-v1", *parts)
+    return fn(list(texts), **kwargs), method
 
 
 @dataclass(frozen=True)
@@ -122,6 +113,8 @@ class ObjectSpec(ModelSpec):
     identity: Dict[str, Any] = field(default_factory=dict, compare=False)
     #: an unnamed object's embedding folder for this run (bench.encoding.objects.scratch_root); None: the cache
     scratch: Optional[str] = field(default=None, compare=False)
+    #: (role, digest of the outputs on the probe texts) of each role (bench.encoding.objects.identify)
+    probe_digests: tuple = field(default=(), compare=False, repr=False)
 
     @property
     def cached(self) -> bool:
@@ -164,20 +157,27 @@ class ObjectSpec(ModelSpec):
 
 def object_spec(obj: Any, name: Optional[str] = None, revision: Optional[str] = None, similarity: Optional[str] = None,
                 batch_size: int = 64) -> ObjectSpec:
-    """The :class:`ObjectSpec` of ``obj``; its outputs on the probe texts are computed here (a bad
-    object fails before any data is read). ``similarity``: "cos" (default) or "dot"; default the
-    object's own ``similarity_fn_name`` when it is "dot"."""
+    """The :class:`ObjectSpec` of ``obj`` (its outputs on the probe texts are added by
+    :func:`bench.encoding.objects.identify`, before any data is read). ``similarity``: "cos"
+    (default) or "dot"; default the object's own ``similarity_fn_name`` (cosine or dot product;
+    another is refused)."""
     if revision is not None and name is None:
         raise BenchError("revision= identifies a named model object. Fix: give name= too (e.g. name='my-model', "
                          f"revision={revision!r})")
+    if inspect.isclass(obj):
+        raise BenchError(f"model= is the class {obj.__module__}.{obj.__qualname__}, not a model object. Fix: give an instance "
+                         f"(e.g. model={obj.__name__}(...))")
     method_for(obj, "query"), method_for(obj, "passage")
     if similarity is None:
         own = getattr(obj, "similarity_fn_name", None)
-        similarity = "dot" if own in ("dot", "dot_product") else "cos"
+        similarity = "cos" if own is None else SIMILARITY_NAMES.get(str(own).lower())
+        if similarity is None:
+            raise BenchError(f"model object {describe_class(obj)} has similarity_fn_name={own!r}, which drbench does "
+                             f"not implement (cosine or dot product). Fix: give similarity='cos' or similarity='dot' "
+                             f"if its vectors are meant for one of those")
     identity = {"type": describe_class(obj), "name": name, "revision": revision,
                 "query_method": method_for(obj, "query")[1], "passage_method": method_for(obj, "passage")[1],
-                "cached": name is not None, "cache": CACHED if name is not None else NOT_CACHED,
-                "probe_fingerprint": probe_fingerprint(obj, batch_size)}
+                "cached": name is not None, "cache": CACHED if name is not None else NOT_CACHED}
     label = name or (obj.__name__ if inspect.isfunction(obj) else type(obj).__name__)
     return ObjectSpec(name=label, kind="dense", pooling="mean", normalize=False, similarity=similarity,
                       length_sources={"query": "model object", "passage": "model object"}, encoder=obj,

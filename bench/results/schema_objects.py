@@ -17,5 +17,7 @@ class EncoderObject(TypedDict, total=False):
     passage_method: Annotated[str, "the method that encoded the passages (encode_corpus, encode_document, encode, "
                                    "__call__)"]
     cache: Annotated[str, "how the embedding cache treated the object: keyed by name, revision and the outputs on "
-                          "the probe texts, or not cached"]
+                          "the probe texts and a sample of the dataset's texts, or not cached"]
     probe_fingerprint: Annotated[str, "SHA-256 of the object's vectors of the fixed probe texts (both roles)"]
+    sample_fingerprint: Annotated[str, "SHA-256 of the object's vectors of a deterministic sample of the dataset's "
+                                       "own texts (both roles; a named object only): part of its cache key"]

@@ -13,7 +13,7 @@ from bench.models.spec import ModelSpec
 from bench.search.exact import Run
 from bench.core.timing import Timer
 from bench.encoding.cache import EmbeddingCache
-from bench.encoding.encoder import Encoder
+from bench.encoding.encoders import make_encoders
 from bench.encoding.shards import DEFAULT_SHARD_SIZE, dataset_chunks, encode_corpus
 from bench.search.ann import IndexConfig, build_index, recall_sample, recall_vs_exact
 from bench.search.exact import BM25Index
@@ -60,16 +60,15 @@ class DenseRetriever(Retriever):
         self.spec, self.timer = spec, timer
         self.index_config = index or IndexConfig()
         shard_size = shard_size if shard_size is not None else DEFAULT_SHARD_SIZE
-        encoder = _encoder_class(spec)
-        self.passage_encoder = encoder(spec, "passage", batch_size=batch_size, progress=progress)
-        self.query_encoder = encoder(spec, "query", batch_size=batch_size, progress=progress,
-                                     shared=self.passage_encoder)
+        self.passage_encoder, self.query_encoder = make_encoders(spec, batch_size, progress)
         self.passage_cache = EmbeddingCache(self.passage_encoder, cache_root, shard_size=shard_size)
         self.query_cache = EmbeddingCache(self.query_encoder, cache_root)
         chunks = dataset_chunks(dataset, shard_size) if isinstance(dataset, Dataset) else dataset
         with timer("corpus_encode"):
             self.corpus = encode_corpus(self.passage_encoder, chunks, self.passage_cache.root, shard_size,
                                         executor=executor, progress=progress)
+        # the corpus matrix (encoded now, or read from the cache) sets the width queries must have
+        self.passage_encoder.contract.expect_width(self.corpus.embeddings.shape[1], "passage")
         self.passage_cache.hits += self.corpus.passages_cached
         self.passage_cache.misses += self.corpus.passages_encoded
         doc_ids = self.corpus.doc_ids
@@ -84,6 +83,7 @@ class DenseRetriever(Retriever):
     def search(self, qids, texts, k):
         with self.timer("query_encode"):
             q = self.query_cache.texts(list(texts))
+        self.query_encoder.contract.expect_width(q.shape[1], "query")
         with self.timer("search"):
             return self.index.search(qids, q, k)
 
@@ -126,17 +126,6 @@ class DenseRetriever(Retriever):
             "corpus_shards": {k: v for k, v in self.corpus.stats().items()
                               if k not in ("passages_encoded", "passages_cached")},
         }
-
-
-def _encoder_class(spec: ModelSpec):
-    """The encoder of a spec: a model object's own methods (bench.encoding.objects), else the weights."""
-    from bench.models.objects import ObjectSpec
-
-    if isinstance(spec, ObjectSpec):
-        from bench.encoding.objects import ObjectEncoder
-
-        return ObjectEncoder
-    return Encoder
 
 
 class BM25Retriever(Retriever):

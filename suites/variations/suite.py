@@ -13,11 +13,11 @@ from perturb.rodr.protocol import textflint_deviations
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence
 
 from bench.data.model import Dataset
 from bench.core.errors import BenchError
-from bench.core.options import option
+from bench.core.options import name_list, option
 from bench.evaluation import exact
 from bench.evaluation.measures import Measure
 from bench.models.spec import ModelSpec
@@ -37,10 +37,10 @@ from bench.search.ann import IndexConfig
 from bench.search.exact import trec_id_problem
 from perturb import DEFAULT_PROTOCOL, GENERATORS, PAPER_ORDER, PROTOCOLS
 from perturb.checks.labels import check_match, match_labels, read_label_files
-from perturb.io.sets import VariationSet, check_set_names, read_tsv
+from perturb.io.sets import VariationSet, check_set_names
 from perturb.io.generation import generate_many
 from suites.variations.subsets import human_labels, label_column, subsets
-from suites.variations.frozen import align
+from suites.variations.frozen import read_frozen
 from suites.variations.protocol import protocol_report, run_protocol
 from suites.variations.truncation import model_view, truncation_lines
 from suites.variations import draws as DR
@@ -84,28 +84,8 @@ def build_sets(dataset: Dataset, cfg: VariationsConfig, timer: Timer):
         if cfg.generation_seeds is not None:
             raise BenchError("--generation-seeds draws new sets; frozen sets (--variations) were drawn with the seed "
                              "their files record ('# seed:'). Remove one of the two options")
-        folder = Path(cfg.variations_dir)
-        files = sorted(folder.glob("*.tsv"))
-        if not files:
-            raise BenchError(f"{folder}: no variation sets (*.tsv) found. Write them with `bench perturb`.")
-        rank = {n: i for i, n in enumerate(PAPER_ORDER)}
-        named: List[Tuple[str, str, str]] = []
-        for path in sorted(files, key=lambda p: (rank.get(p.stem, len(rank)), p.stem)):
-            with timer("variations_read"):
-                frozen = read_tsv(path)  # its errors name the file
-                try:
-                    vs, unknown, missing = align(frozen, qids, texts)
-                except BenchError as exc:
-                    raise BenchError(f"{path}: {exc}") from None
-            named.append((vs.name, vs.label, str(path)))
-            check_set_names(named)  # reserved, equal or one file name: the error names both sets and files
-            if unknown:
-                notes.append(f"{path.name}: {len(unknown)} query ids not among the dataset's judged queries ignored")
-            if missing:
-                notes.append(f"{path.name}: {len(missing)} of {len(qids)} judged queries are not in the set; they keep "
-                             f"their original text and count as not applied")
-            sets.append(vs)
-        return sets, notes
+        frozen, notes = read_frozen(Path(cfg.variations_dir), qids, texts, cfg.generators, timer)
+        return sets + frozen, notes
     names = list(cfg.generators) if cfg.generators is not None else list(PAPER_ORDER)
     items = list(zip(qids, texts))
     seeds = DR.effective_seeds(cfg.generation_seeds, cfg.seed) or [cfg.seed]
@@ -312,7 +292,9 @@ VARIATIONS_OPTIONS = (
            help="draw every variation set once per generation seed: a list (0,1,2,3,4) or a range (0-4). Adds per "
                 "set the drop rate of each draw, their mean and SD, a 95%% interval over queries and draws and the "
                 "worst of N; the paired tests use the per-query means over draws (default: the run seed alone)"),
-    option("--generators", default=None, help="comma-separated subset of the variation sets (default: all eight)"),
+    option("--generators", type=name_list, default=None,
+           help="comma-separated subset of the variation sets (default: all eight; with --variations: the sets of "
+                "that folder to evaluate, by name, default all of them)"),
     option("--variations", type=Path, default=None,
            help="evaluate frozen variation sets from this folder (written by `bench perturb` or imported)"),
     option("--trec-runs", action="store_true", help="also write TREC run files"),
@@ -386,8 +368,9 @@ class VariationsSuite(Suite):
 
             check_shard_size(values.shard_size)
         gens = None
-        if values.generators:
-            gens = [GENERATORS.canonical(g.strip()) for g in values.generators.split(",") if g.strip()]
+        if values.generators is not None:  # with --variations: the sets of the folder to evaluate (chosen_sets)
+            names = [g.strip() for g in name_list(values.generators).split(",") if g.strip()]
+            gens = names if values.variations is not None else [GENERATORS.canonical(g) for g in names]
         return VariationsConfig(seed=values.seed, measures=measures, top_k=values.top_k, generators=gens,
                                 variations_dir=values.variations, write_runs=values.trec_runs,
                                 batch_size=values.batch_size, progress=not values.no_progress,

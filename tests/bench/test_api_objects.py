@@ -116,7 +116,7 @@ def test_bad_objects_fail_before_any_work_naming_the_fix(tmp_path):
         def encode(self, texts):
             return np.zeros((len(texts) + 1, 4))
 
-    with pytest.raises(BenchError, match=r"Wrong\.encode returned shape \(7, 4\) for 6 texts\. Fix"):
+    with pytest.raises(BenchError, match=r"Wrong\.encode \(queries\) returned shape \(9, 4\) for 8 texts\. Fix"):
         run(tmp_path, "w", Wrong())
     with pytest.raises(BenchError, match="revision= identifies a named model object"):
         run(tmp_path, "w", BowEncoder(), revision="2")

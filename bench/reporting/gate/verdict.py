@@ -68,18 +68,16 @@ class GateOptions:
     strict: bool = False
 
     def validate(self) -> None:
-        if self.correction not in CORRECTIONS:
-            raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}")
-        if self.family not in FAMILIES:
-            raise ValueError(f"family must be one of {', '.join(FAMILIES)}")
-        if self.test not in S.TESTS:
-            raise ValueError(f"test must be one of {', '.join(S.TESTS)}")
-        if not 0 < self.alpha < 1:
-            raise ValueError("alpha must be in (0, 1)")
-        if not (self.max_drop_rate >= 0 and self.max_regression >= 0):
-            raise ValueError("margins (--max-regression, --max-drop-rate) must be >= 0")
-        if self.n_resamples < 1:
-            raise ValueError("resamples must be >= 1")
+        """Every option in its allowed range (:mod:`bench.core.options`), else a BadValue (a BenchError)."""
+        from bench.core.options import BadValue, check_number, check_resampling
+
+        for value, allowed, flag in ((self.correction, CORRECTIONS, "--correction"),
+                                     (self.family, FAMILIES, "--family"), (self.test, S.TESTS, "--test")):
+            if value not in allowed:
+                raise BadValue(f"{flag} {value!r}: choose from {', '.join(allowed)}")
+        check_resampling(self.alpha, self.seed, self.n_resamples)
+        check_number(self.max_drop_rate, "--max-drop-rate", 0.0, 1.0)
+        check_number(self.max_regression, "--max-regression", 0.0, 1.0)
 
 
 @dataclass

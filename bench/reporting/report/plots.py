@@ -39,6 +39,12 @@ def _finite(v) -> bool:
     return isinstance(v, (int, float)) and math.isfinite(v)
 
 
+def _bar(v: float, lo: float, hi: float):
+    """The error bar of an interval around ``v``: its two arms, never negative (an interval of equal
+    values can come back a rounding step on the wrong side of its point estimate)."""
+    return [[max(v - lo, 0.0)], [max(hi - v, 0.0)]]
+
+
 def plot_drop_forest(data: ReportData) -> Optional[str]:
     """Drop rate with its 95% interval per set (rows: the headline order, largest drop on top), one
     panel per measure; filled red = significant drop, filled green = significant gain, hollow grey
@@ -64,7 +70,7 @@ def plot_drop_forest(data: ReportData) -> Optional[str]:
             lo = lo if _finite(lo) else v
             hi = hi if _finite(hi) else v
             color = _style(bool(c.get("significant")), c.get("delta"))
-            ax.errorbar([100 * v], [yi], xerr=[[100 * (v - lo)], [100 * (hi - v)]], fmt="o", color=color, ms=7,
+            ax.errorbar([100 * v], [yi], xerr=_bar(100 * v, 100 * lo, 100 * hi), fmt="o", color=color, ms=7,
                         mfc=color if color != NEUTRAL else "white", mew=1.5, capsize=3, lw=1.4)
             ax.annotate(f"{100 * v:.1f}%", (100 * hi, yi), xytext=(5, 0), textcoords="offset points", va="center",
                         fontsize=9, color=color)
@@ -106,7 +112,7 @@ def plot_means(data: ReportData) -> Optional[str]:
             if not _finite(v):
                 continue
             ci = data.mean_ci[s][m]
-            err = ([[v - ci[0]], [ci[1] - v]] if ci and all(_finite(c) for c in ci) else None)
+            err = _bar(v, ci[0], ci[1]) if ci and all(_finite(c) for c in ci) else None
             c = data.comparison(s, m) or {}
             color = "#4c72b0" if s == data.baseline else _style(bool(c.get("significant")), c.get("delta"))
             ax.errorbar([v], [yi], xerr=err, fmt="o", color=color, ms=6, capsize=3,
