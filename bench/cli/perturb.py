@@ -13,7 +13,7 @@ from bench.core.progress import count
 from bench.core.io import atomic_write_text, refuse_bidi
 from bench.core.paths import check_writable_folder
 from bench.core.sheet import csv_text
-from bench.core.written import check_folder_replaceable, check_output_files, record_files, replace_folder, why_not_replaceable
+from bench.core.written import check_folder_replaceable, check_output_files, replace_folder
 from bench.cli.options import out_folder, usage_type
 from bench.core.options import int_in, name_list, seed_type
 from perturb import DEFAULT_PROTOCOL, GENERATORS, PAPER_ORDER, PROTOCOLS, describe_protocol
