@@ -32,7 +32,7 @@ ones. Candidates with the same text are one candidate proposed by several pivots
 
 The weights were set by reading the tuning half's misfires (docs/methods.md, BACKTRANS), never
 the held half's. A candidate passes :data:`WEAKEST_EDIT` (score >= its threshold), chosen on the labelled tuning
-half of ``perturb/data/validity/BACKTRANS.tsv`` (:mod:`perturb.tuning`).
+half of ``benchmarks/data/validity/BACKTRANS.tsv`` (:mod:`benchmarks.tuning`).
 """
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ WEAKEST_EDIT = threshold_constraint(
     "weakest-edit evidence", 0.0,
     description="every edit of the round trip keeps the need (the candidate's weakest edit)",
     evidence="weighted evidence sum of the weakest edit (WEIGHTS)",
-    tuning=Tuning("perturb/data/validity/BACKTRANS.tsv", "choose", {"min_validity": 0.9}))
+    tuning=Tuning("benchmarks/data/validity/BACKTRANS.tsv", "choose", {"min_validity": 0.9}))
 
 
 class WordLeft(Veto):
