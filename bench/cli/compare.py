@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from bench.cli.options import check_at_least_one, read_metric
+from bench.cli.options import read_metric
+from bench.config import check_at_least_one
 from bench.core.errors import BenchError
 from bench.cli.outputs import add_force, check_replaceable, write_outputs
 from bench.evaluation.stats import CORRECTIONS, TESTS

@@ -21,7 +21,7 @@ from typing import Dict, Iterable, List, Sequence, Tuple
 
 from bench.core.errors import BenchError
 from bench.core.io import atomic_write_bytes
-from bench.core.written import RECORD, record_files, why_not_replaceable  # noqa: F401  (re-exported)
+from bench.core.written import RECORD, record_files, why_not_replaceable
 
 STDOUT = "-"
 

@@ -81,18 +81,16 @@ from bench.models.loading import load_backbone, load_plain_encoder
 from bench.models.spec import ModelSpec, model_fingerprint, resolve_model
 from bench.search.retriever import make_retriever
 from bench.training.contrastive import mine_negatives, relevance_mask
-from bench.training.dual import build_dual_encoder, step_zero_cosine, tuned_module
+from bench.training.dual import build_dual_encoder, tuned_module
 from bench.training.losses import margin_mse, rodr_losses
 from bench.training.loop import clear_state, run_loop
-from bench.training.recipe_config import (CASES, HELDOUT_FILE, PHASES, RECIPES, RecipeConfig,  # noqa: F401 (re-exported)
+from bench.training.recipe_config import (CASES, HELDOUT_FILE, PHASES, RECIPES, RecipeConfig,
                                           MASKING, PAPER_DOCUMENT_WEIGHTS, PAPER_WEIGHTS, SAMPLING_TEXT)
-from bench.training.recipe_data import Pair, Schedule, split_queries, variation_pairs  # noqa: F401 (re-exported)
+from bench.training.recipe_data import Schedule, split_queries, variation_pairs
 from bench.tuning.adapters import set_method_trainable, tuning_info
 from bench.tuning.config import DEFAULT_LR, METHOD_DESCRIPTIONS, TuningConfig
-from bench.tuning.plans import IAA_METHODS
 
 STAGE_ONE = ".dr-oq"
-STEP0_PROBE = 64  # training queries that measure an IAA model's step-0 change  # suffix of the stage-1 (DR_OQ) checkpoint folder beside --out
 
 
 def stage_one_folder(out: Path) -> Path:
@@ -231,13 +229,6 @@ def _train_stage(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
     dual = build_dual_encoder(spec, cfg.method, base_model, tok, tuning_cfg, seed=torch_seed(cfg.seed, "init", cfg.method),
                               start=start)
     student = tuned_module(dual)
-    iaa_step0 = None
-    if cfg.method in IAA_METHODS and start is None:  # untrained IAA modules change the function: say how much
-        probe = [p.text for p in pairs[:STEP0_PROBE]]
-        iaa_step0 = {"placement": tuning_cfg.iaa_skip, "probe_queries": len(probe),
-                     "cosine_to_start": round(step_zero_cosine(dual, base_model, probe), 6),
-                     "definition": "mean cosine between the untrained attached model's query vectors and the starting "
-                                   "model's, on the first training queries (1.0: unchanged function)"}
     settings = tc.resolved(cfg.method, spec.similarity)
     settings["lr_source"] = cfg.lr_source()  # a recipe's rate is the harness's or RoDR's, never "the IAA paper's"
     lr, tau, n_neg = settings["lr"], settings["temperature"], settings["hard_negatives"]
@@ -366,7 +357,6 @@ def _train_stage(spec: ModelSpec, dataset: Dataset, cfg: RecipeConfig, out: Path
         "config": record_cfg,
         "method": {"name": cfg.method, "description": METHOD_DESCRIPTIONS.get(cfg.method, ""),
                    "default_lr": DEFAULT_LR.get(cfg.method)},
-        "iaa_step0": iaa_step0,
         "source_model": origin.portable_dict(),
         "source_fingerprint": model_fingerprint(origin),
         "stages": None if stage is None else [stage[2], {"stage": 2, "name": "RoDR" if cfg.recipe == "rodr" else "QV",

@@ -115,11 +115,6 @@ def fewshot_table(result: dict) -> str:
             out.append(f"tuning {arch}")
         for d in mo.get("deviations") or []:
             out.append(f"deviation from the paper: {d}")
-        s0 = mo.get("iaa_step0")
-        if s0:
-            out.append(f"{m} at step 0 (untrained modules, --iaa-skip {s0['placement']}): novel R@10 "
-                       f"{pct(s0['novel'])}, all {pct(s0['all'])} (zero-shot model: {pct(s0['reference']['novel'])}, "
-                       f"{pct(s0['reference']['all'])}); every trial starts from this function")
     for m, mo in result["methods"].items():
         segs = mo["boosting_gradient"]["segments"]
         if segs:

@@ -75,7 +75,7 @@ from suites.fewshot.progress import Overall, plan_line, training_runs
 from suites.fewshot.basic import BASIC_METHOD, basic_checkpoint
 from suites.fewshot.config import FEWSHOT_OPTIONS, PAPER_SCHEDULE, FewShotConfig, active_deviations, config_from, schedule_text
 from suites.fewshot.metrics import CHECKPOINT, FULL, MEASURE, MEASURE_DEFINITION, PROTOCOL_NOTES, SPLITS, WIN_RULE, ZERO, boosting_gradient, hits_at, recorded_choices, statistics_block, summarise_setting, summarise_trials, vs_reference
-from suites.fewshot.result import per_query_csv, per_query_rows, step_zero, summary
+from suites.fewshot.result import per_query_csv, per_query_rows, summary
 from suites.fewshot.output import announce, render, write_plots
 from bench.encoding.executor import LocalExecutor
 from bench.evaluation.stats import to_jsonable
@@ -288,7 +288,6 @@ def run(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, out_dir: Optional
             return {"log": log.to_dict(), "hits": h, "timing": timing, "encoded": dict(dual.n_encoded),
                     "parameters": dual.parameter_counts(), "tied": dual.tied}
 
-        m_out.update(step_zero(start_ctx, method, cfg, plan, zero, _unit_seed(cfg.seed, method, "step0")))  # IAA
         with timer(f"train+eval:{method}"):
             outputs = executor.map(overall.wrap(work), units)
         k_out: Dict[str, dict] = {}

@@ -49,7 +49,7 @@ from perturb.resources.lexicon import is_proper_noun
 from perturb.resources.senses import forms_of, ranked_synsets, synonymy
 from perturb.generators.backtrans import evidence as ev
 from perturb.spec import Tuning, Veto, threshold_constraint
-from perturb.generators.backtrans.edits import Candidate, WordEdit, apply_edits, edits_of, sentence_case, tokens  # noqa: F401 (used by callers as score.*)
+from perturb.generators.backtrans.edits import Candidate, WordEdit, apply_edits, edits_of, sentence_case, tokens
 
 WEIGHTS: Dict[str, float] = {
     "leak": -6.0, "name": -6.0, "pronoun": -4.0, "question_form": -3.0, "article": 1.0, "wh": 1.0,
