@@ -242,7 +242,7 @@ def test_shared_operations_are_the_validated_generators_functions():
         "table_edit": typos, "tables": typos, "table_paths": typos, "table_resources": typos,
         "type_order": typos, "pick_misspelling": typos,
         "append_marks": punctuation,  # EXTRAPUNC
-        "random_swap": swapwords,  # SWAPWORDS (the random mode's operation)
+        "random_swap_perturbation": swapwords,  # SWAPWORDS (the random mode's operation)
         "round_trip": backtrans, "strip_marks": backtrans,  # BACKTRANS
         "stopwords": wordlib, "collapse_spaces": wordlib, "word_spans": wordlib, "match_case": wordlib,
     }
