@@ -15,7 +15,7 @@ PIVOTS = [p for p in os.environ.get("DRBENCH_BT_PIVOTS", "").split(",") if p]  #
 
 
 def dev_path() -> Path:
-    from perturb.checks.devset import labelled_path
+    from benchmarks.tuning.rules import labelled_path
 
     return labelled_path("BACKTRANS")
 

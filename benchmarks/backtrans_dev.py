@@ -6,7 +6,7 @@ query gets no passing candidate, and Penha et al.'s human labels. Reads /work/sh
     python benchmarks/backtrans_dev.py sample OUT.tsv   # candidates to label (all scores)
     python benchmarks/backtrans_dev.py report [--apply] [--misfires] [--write]
                                                         # rescore the development rows of
-                                                        # perturb/data/validity/BACKTRANS.tsv, curve,
+                                                        # benchmarks/data/validity/BACKTRANS.tsv, curve,
                                                         # applicability, Penha (benchmarks.backtrans_report)
 """
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Figures of BACKTRANS's verifier (docs/methods.md, BACKTRANS): the development rows of
-perturb/data/validity/BACKTRANS.tsv rescored with the current scorer, the tuning-half curve and chosen threshold, held-back validity, applicability per
+benchmarks/data/validity/BACKTRANS.tsv rescored with the current scorer, the tuning-half curve and chosen threshold, held-back validity, applicability per
 style with the reasons queries get no passing candidate, and Penha et al.'s human labels."""
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Paths and readers the benchmark scripts share: the repository root, the development collections
 under ``shared/data`` (Cranfield, Penha et al.'s labelled variations; development only, the product
-never reads them) and the labelled sets of ``perturb/data/validity``."""
+never reads them) and the labelled sets of ``benchmarks/data/validity``."""
 from __future__ import annotations
 
 import csv

@@ -6,8 +6,8 @@ Reads /work/shared (development only; the product never does). Usage:
     python benchmarks/small_devsets.py applicability     # eligible / changed per style, seed 11
     python benchmarks/small_devsets.py dump SET N        # N candidates per style to label
     python benchmarks/small_devsets.py build SET [OUT]   # rescore SET's development rows with today's
-                                                         # verifier (perturb/data/validity/SET.tsv, or OUT)
-    python benchmarks/small_devsets.py kinds [SET]       # SWAPWORDS's kind table (python -m perturb.tuning kinds)
+                                                         # verifier (benchmarks/data/validity/SET.tsv, or OUT)
+    python benchmarks/small_devsets.py kinds [SET]       # SWAPWORDS's kind table (python -m benchmarks.tuning kinds)
 """
 from __future__ import annotations
 
@@ -118,7 +118,8 @@ def build(gen_name: str, out_path: str = "") -> None:
     import dataclasses
 
     from perturb import make
-    from perturb.checks.devset import DEVELOPMENT, labelled_path, read_devset, write_devset
+    from benchmarks.tuning.rules import labelled_path
+    from perturb.checks.devset import DEVELOPMENT, read_devset, write_devset
 
     gen = make(gen_name)
     path = labelled_path(gen_name)
@@ -167,9 +168,10 @@ def applicability(seed: int = SEED) -> Dict[str, Dict[str, Tuple[int, int]]]:
 def kind_scores(name: str = "SWAPWORDS"):
     """Each evidence kind's Laplace-smoothed validity on the tuning half of the development rows:
     (valid + 1) / (labelled + 2), the scores of perturb.generators.swapwords.pairs.EVIDENCE
-    (perturb.tuning.kinds)."""
-    from perturb.checks.devset import labelled_path, read_devset
-    from perturb.tuning.kinds import kind_scores as table
+    (benchmarks.tuning.kinds)."""
+    from benchmarks.tuning.rules import labelled_path
+    from perturb.checks.devset import read_devset
+    from benchmarks.tuning.kinds import kind_scores as table
 
     return table(read_devset(labelled_path(name)), name)
 

@@ -8,7 +8,7 @@ Every generator of :mod:`perturb.generators` and :mod:`perturb.rodr` carries a :
   score reaches its threshold). A constraint declares its parameters (:class:`Param`: name, type,
   default, description, the key its value is recorded under), and a threshold names the labelled
   set it was chosen on and the rule that chose it, so the value is written once, here, and
-  :mod:`perturb.tuning` re-derives it from that set;
+  :mod:`benchmarks.tuning` re-derives it from that set;
 * the **picker** draws one passing candidate with the query's random generator.
 
 The spec is the one place the generator's recorded configuration (``config()``), its variation
@@ -203,7 +203,7 @@ def floor_veto(name: str, floor: float, *, measure: str, description: str, key: 
 @dataclass(frozen=True)
 class Tuning:
     """Where a threshold came from: the labelled set (a path below the repository root) and the
-    rule of :mod:`perturb.tuning` that chose it on that set, with its arguments."""
+    rule of :mod:`benchmarks.tuning` that chose it on that set, with its arguments."""
 
     labelled: str
     rule: str
@@ -344,7 +344,7 @@ def constraint_type(c: Constraint) -> str:
 
 def constraint_rows(specs: Optional[Sequence[Spec]] = None) -> List[Dict[str, Any]]:
     """One row per constraint of every spec, in the spec's order: the table docs/architecture.md
-    shows (generated; ``python -m perturb.tuning constraints``)."""
+    shows (generated; ``python -m benchmarks.tuning constraints``)."""
     rows = []
     for spec in all_specs() if specs is None else specs:
         for c in spec.constraints:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from bench.cli.options import add_options, add_training_options, check_at_least_one, out_folder
+from bench.cli.options import add_options, add_training_options, out_folder
+from bench.config import check_at_least_one
 from bench.core.paths import check_cache_home, check_writable_folder
 from bench.core.written import check_folder_replaceable
 from bench.core.timing import Timer

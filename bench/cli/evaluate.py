@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import List, Optional, Tuple
 
 from bench.cli.options import add_options
-from bench.config import (COMMON, MODEL_OVERRIDES, NOT_IN_RESULT, SHARED, _refuse_other_dataset,  # noqa: F401
-                          _suites, changed_options, config_from_namespace, declared_options, default_out,
-                          refuse_foreign_options, unknown_option)
+from bench.config import (COMMON, MODEL_OVERRIDES, SHARED, _suites, changed_options, config_from_namespace,
+                          declared_options, unknown_option)
 from bench.core.errors import BenchError
 from bench.core.registry import UnknownName
 from bench.results.suite import SUITES, suite_named

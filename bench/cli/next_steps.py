@@ -7,7 +7,6 @@ import shlex
 from pathlib import Path
 from typing import List, Tuple
 
-from bench.config import DATASET_FORMS, PREFIXES, check_dataset, forms_text  # noqa: F401 (re-exported)
 from bench.core.options import option
 
 

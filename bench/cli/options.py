@@ -7,7 +7,6 @@ from typing import Iterable, Set
 import argparse
 
 from bench import config
-from bench.config import EVALUATE_RUNTIME, MAX_NAME, check_at_least_one, check_label, slug  # noqa: F401 (re-exported)
 from bench.core.options import BadValue, Option
 from bench.encoding.runtime import RUNTIME_OPTIONS
 from bench.training.contrastive import TRAINING_OPTIONS

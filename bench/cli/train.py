@@ -4,7 +4,8 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from bench.cli.options import add_training_options, check_at_least_one, out_folder, slug
+from bench.cli.options import add_training_options, out_folder
+from bench.config import check_at_least_one, slug
 from bench.core.errors import BenchError
 from bench.core.paths import check_cache_home, check_writable_folder
 from bench.core.written import check_folder_replaceable
@@ -140,11 +141,6 @@ def training_summary(rec: dict) -> str:
         lines.append(f"deviation from the paper: {d}")
     if log.get("resumed_at"):
         lines.append(f"resumed at step(s) {', '.join(map(str, log['resumed_at']))}")
-    s0 = rec.get("iaa_step0")
-    if s0:
-        lines.append(f"{rec['method']['name']} at step 0 (untrained modules, --iaa-skip {s0['placement']}): query vectors "
-                     f"at mean cosine {s0['cosine_to_start']:.3f} to the starting model's over {s0['probe_queries']} "
-                     f"training queries (1.000: unchanged)")
     v = rec.get("variations") or {}
     if v.get("rule"):
         u = v.get("unchanged_pairs") or {}

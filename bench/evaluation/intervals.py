@@ -11,8 +11,7 @@ import numpy as np
 from bench.core.seeding import rng_for
 from bench.evaluation import exact
 from bench.evaluation.paired import RESAMPLE_CHUNK, paired_arrays
-from bench.evaluation.skew import (DROP_RATE, MEAN, SHORTFALL, SKEW_T_DESCRIPTION, _t_quantile, changed_note, skew_t_ci,  # noqa: F401
-                                   t_drop_rate_ci, t_mean_ci)
+from bench.evaluation.skew import DROP_RATE, MEAN, SHORTFALL, SKEW_T_DESCRIPTION, skew_t_ci, t_drop_rate_ci, t_mean_ci
 
 CI_METHODS = ("skew-t", "t", "bca", "percentile")  # confidence intervals of means, mean differences and drop rates
 DEFAULT_CI = "skew-t"

@@ -14,7 +14,6 @@ import numpy as np
 from bench.evaluation import exact
 from bench.core.errors import DataError
 from bench.core.sheet import unsheet_columns
-from bench.results.migrations import SCHEMA_VERSION  # noqa: F401  (re-exported)
 from bench.results.schema import ResultFile
 from bench.results.writer import PER_QUERY_SUM
 

@@ -151,17 +151,6 @@ class EncodedCounts(TypedDict, total=False):
     passage: Annotated[int, "passages"]
 
 
-class IaaStepZero(TypedDict, total=False):
-    """An IAA method's R@cutoff before any training (its untrained modules change the function)."""
-
-    placement: Annotated[str, "where the aside skip joins (--iaa-skip)"]
-    base: Annotated[Optional[float], "base-class R@cutoff at step 0"]
-    novel: Annotated[Optional[float], "novel-class R@cutoff at step 0"]
-    all: Annotated[Optional[float], "all-class R@cutoff at step 0"]
-    reference: Annotated[Dict[str, Optional[float]], "the zero-shot model's R@cutoff per split"]
-    definition: Annotated[str, "what step 0 measures"]
-
-
 MethodResult = TypedDict("MethodResult", {
     "description": Annotated[str, "the method in words"],
     "training": Annotated[Dict[str, Any], "resolved training settings (bench.training TrainConfig)"],
@@ -176,7 +165,6 @@ MethodResult = TypedDict("MethodResult", {
     "full-shot": Annotated[SettingScores, "training on every training query (when enabled)"],
     "boosting_gradient": Annotated[BoostingGradient, "novel R@cutoff against K"],
     "encoded_by_tuned_model": Annotated[EncodedCounts, "texts encoded by the tuned encoders"],
-    "iaa_step0": Annotated[IaaStepZero, "IAA methods: R@cutoff of the untrained modules on the zero-shot model"],
 }, total=False)
 MethodResult.__doc__ = "One parameter-efficient method over every setting."
 

@@ -159,6 +159,43 @@ def planned_steps(n_examples: int, cfg: TrainConfig) -> int:
     return min(total, cfg.max_steps) if cfg.max_steps is not None else total
 
 
+def _batch_columns(batch: Sequence[Example], seed: int, epoch: int, n_neg: int) -> List[str]:
+    """The passage columns of a batch: one positive per query, then its hard negatives (seeded per
+    query and epoch)."""
+    pos_ids, neg_ids = [], []
+    for ex in batch:
+        r = rng_for(seed, "fewshot-train-pairs", f"{ex.qid}/{epoch}")
+        pos_ids.append(ex.positives[int(r.integers(len(ex.positives)))])
+        if n_neg and ex.negatives:
+            take = min(n_neg, len(ex.negatives))
+            neg_ids += [ex.negatives[j] for j in sorted(r.choice(len(ex.negatives), size=take, replace=False))]
+    return pos_ids + neg_ids
+
+
+def _batch_loss(dual, batch: Sequence[Example], cols: Sequence[str], doc_text: Callable[[str], str], cfg: TrainConfig,
+                temperature: float, query_lookup, passage_lookup, device):
+    """Cross-entropy of each query against its positive over the batch's columns (other queries'
+    relevant passages masked); a frozen side's vectors come from its lookup."""
+    import torch
+
+    if dual.query_trainable:
+        q = dual.embed([ex.text for ex in batch], "query", cfg.max_query_length)
+    else:
+        q = torch.from_numpy(np.ascontiguousarray(query_lookup([ex.text for ex in batch]),
+                                                  dtype=np.float32)).to(device)
+    if dual.passage_trainable:
+        p = dual.embed([doc_text(d) for d in cols], "passage", cfg.max_passage_length)
+    else:
+        p = torch.from_numpy(np.ascontiguousarray(passage_lookup(cols), dtype=np.float32)).to(device)
+    if dual.spec.similarity == "cos":
+        q = torch.nn.functional.normalize(q, dim=-1)
+        p = torch.nn.functional.normalize(p, dim=-1)
+    scores = q @ p.T / temperature
+    mask = relevance_mask(batch, cols).to(scores.device)
+    scores = scores.masked_fill(mask, float("-inf"))
+    return torch.nn.functional.cross_entropy(scores, torch.arange(len(batch), device=scores.device))
+
+
 def train_dual_encoder(dual, examples: Sequence[Example], doc_text: Callable[[str], str], cfg: TrainConfig,
                        seed: int, *, passage_lookup: Optional[Callable[[Sequence[str]], np.ndarray]] = None,
                        query_lookup: Optional[Callable[[Sequence[str]], np.ndarray]] = None,
@@ -181,7 +218,6 @@ def train_dual_encoder(dual, examples: Sequence[Example], doc_text: Callable[[st
     settings = cfg.resolved(dual.method, dual.spec.similarity)
     lr, temperature = settings["lr"], settings["temperature"]
     n_neg = settings["hard_negatives"]
-    cosine = dual.spec.similarity == "cos"
     device = next(dual.query_model.parameters()).device  # the spec's --device (the CPU by default)
     torch.manual_seed(torch_seed(seed, "train", dual.method))
     order_rng = rng_for(seed, "fewshot-train-order", dual.method)
@@ -200,30 +236,8 @@ def train_dual_encoder(dual, examples: Sequence[Example], doc_text: Callable[[st
             if step >= total:
                 break
             batch = [examples[i] for i in perm[start:start + cfg.batch_size]]
-            pos_ids, neg_ids = [], []
-            for ex in batch:
-                r = rng_for(seed, "fewshot-train-pairs", f"{ex.qid}/{epoch}")
-                pos_ids.append(ex.positives[int(r.integers(len(ex.positives)))])
-                if n_neg and ex.negatives:
-                    take = min(n_neg, len(ex.negatives))
-                    neg_ids += [ex.negatives[j] for j in sorted(r.choice(len(ex.negatives), size=take, replace=False))]
-            cols = pos_ids + neg_ids
-            if dual.query_trainable:
-                q = dual.embed([ex.text for ex in batch], "query", cfg.max_query_length)
-            else:
-                q = torch.from_numpy(np.ascontiguousarray(query_lookup([ex.text for ex in batch]),
-                                                          dtype=np.float32)).to(device)
-            if dual.passage_trainable:
-                p = dual.embed([doc_text(d) for d in cols], "passage", cfg.max_passage_length)
-            else:
-                p = torch.from_numpy(np.ascontiguousarray(passage_lookup(cols), dtype=np.float32)).to(device)
-            if cosine:
-                q = torch.nn.functional.normalize(q, dim=-1)
-                p = torch.nn.functional.normalize(p, dim=-1)
-            scores = q @ p.T / temperature
-            mask = relevance_mask(batch, cols).to(scores.device)
-            scores = scores.masked_fill(mask, float("-inf"))
-            loss = torch.nn.functional.cross_entropy(scores, torch.arange(len(batch), device=scores.device))
+            cols = _batch_columns(batch, seed, epoch, n_neg)
+            loss = _batch_loss(dual, batch, cols, doc_text, cfg, temperature, query_lookup, passage_lookup, device)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             if cfg.grad_clip:

@@ -138,6 +138,91 @@ def _mlm_model(spec: ModelSpec, seed: int):
     return model.float(), tok, head, initialised
 
 
+class _MaskedBatches:
+    """The MLM batches of ``texts``: each epoch a seeded order, each batch seeded masks."""
+
+    def __init__(self, texts: Sequence[str], tok, cfg: MLMConfig, seed: int):
+        self.texts, self.tok, self.cfg, self.seed = texts, tok, cfg, seed
+        self.per_epoch = (len(texts) + cfg.batch_size - 1) // cfg.batch_size
+
+    def encode(self, batch_texts, mask_seed: int):
+        import torch
+
+        cfg, tok = self.cfg, self.tok
+        enc = tok(list(batch_texts), padding=True, truncation=True, max_length=cfg.max_length,
+                  return_tensors="pt", return_special_tokens_mask=True)
+        special = enc["special_tokens_mask"].bool() | (enc["attention_mask"] == 0)
+        g = torch.Generator().manual_seed(mask_seed)
+        inputs, labels = mask_tokens(enc["input_ids"], special, tok.mask_token_id, len(tok), g,
+                                     cfg.mlm_probability, cfg.mask_ratio, cfg.random_ratio)
+        if int((labels != -100).sum()) == 0:
+            labels = labels.clone()
+            labels[0, 1] = inputs[0, 1]  # a batch with no selected token still has a defined loss
+        return inputs, enc["attention_mask"], labels
+
+    def batcher(self, phase: str):
+        """``step -> batch`` of one phase (the head warm-up or the MLM training), its own seeds."""
+        perms: Dict[int, np.ndarray] = {}
+        n, seed, size, per_epoch = len(self.texts), self.seed, self.cfg.batch_size, self.per_epoch
+
+        def batch_at(step: int):
+            epoch, start = divmod(step, per_epoch)
+            if epoch not in perms:
+                perms[epoch] = rng_for(seed, f"{phase}-order", str(epoch)).permutation(n)
+            idx = perms[epoch][start * size:(start + 1) * size]
+            return self.encode([self.texts[i] for i in idx], torch_seed(seed, f"{phase}-mask", str(step)))
+        return batch_at
+
+
+def _warm_head(model, tok, head: str, initialised: bool, probe: Probe, batches: _MaskedBatches, cfg: MLMConfig,
+               seed: int) -> dict:
+    """A new MLM head warmed up on the frozen encoder until its probe loss reaches the target (a
+    trained head is not); the warm-up record with the probe loss before and after."""
+    if initialised:
+        warm, initial, after_warm = warm_up_head(
+            model, probe, batches.batcher("mlm-warmup"), vocab_size=len(tok), lr=cfg.head_warmup_lr,
+            max_steps=cfg.head_warmup_max_steps, target=cfg.head_warmup_target,
+            check_every=cfg.head_warmup_check_every, weight_decay=cfg.weight_decay, grad_clip=cfg.grad_clip,
+            seed=torch_seed(seed, "mlm-warmup"))
+    else:  # a trained head goes straight into the MLM training, as in DDR
+        initial = after_warm = probe.loss(model)
+        warm = {"target": "only a new head is warmed up", "steps": 0, "stopped": STOP_TRAINED.format(origin=head),
+                "checks": [], "losses": []}
+    warm.update(initial=initial, after=after_warm)
+    return warm
+
+
+def _dam_record(spec: ModelSpec, cfg: MLMConfig, role: str, record_cfg: dict, head: str, warm: dict, final,
+                vocab: int, probe: Probe, n: int, corpus_fingerprint: str, n_params: int, log, complete: bool) -> dict:
+    """The DAM's training record (``training.json`` of its checkpoint)."""
+    return {
+        "schema_version": 1,
+        "kind": "ddr-dam",
+        "recipe": "ddr-dam",
+        "role": role,
+        "description": f"DDR Domain Adaption Module ({role}): the backbone adapted to the {role} corpus by masked "
+                       f"language modelling" + (", initialised from the source DAM" if role == "target" else ""),
+        "config": record_cfg,
+        "masking": {"probability": cfg.mlm_probability, "mask": cfg.mask_ratio, "random": cfg.random_ratio,
+                    "keep": round(1.0 - cfg.mask_ratio - cfg.random_ratio, 6),
+                    "excluded": "special tokens and padding"},
+        "mlm_head": head,
+        "head_warmup": warm,
+        "mlm_loss": {"initial": warm["initial"], "after_warmup": warm["after"], "final": final,
+                     "ln_vocab": math.log(vocab),
+                     "probe": f"token-weighted mean cross-entropy on the masked positions of {probe.n_texts} "
+                              f"corpus texts (seeded sample and masks), eval mode"},
+        "init": {"model": spec.name, "fingerprint": model_fingerprint(spec)},
+        "source_model": spec.portable_dict(),
+        "source_fingerprint": model_fingerprint(spec),
+        "target_corpus": {"n_texts": n, "fingerprint": corpus_fingerprint},
+        "parameters": {"trainable": n_params, "total": n_params, "trainable_share": 1.0},
+        "log": log.to_dict(),
+        "library_versions": library_versions(),
+        "complete": complete,
+    }
+
+
 def adapt_backbone(spec: ModelSpec, texts: Sequence[str], cfg: MLMConfig, out: Path, *, seed: int = 0,
                    corpus_fingerprint: str = "", progress: bool = True, stop_after: Optional[int] = None,
                    role: str = "target", notify: Optional[Callable[[str], None]] = None) -> dict:
@@ -147,8 +232,6 @@ def adapt_backbone(spec: ModelSpec, texts: Sequence[str], cfg: MLMConfig, out: P
 
     Returns the training record (``complete`` False when stopped early; the state then stays
     beside ``out`` for a resume)."""
-    import torch
-
     cfg.validate()
     if spec.kind != "dense":
         raise BenchError(f"{spec.name!r} is not a dense encoder")
@@ -163,50 +246,16 @@ def adapt_backbone(spec: ModelSpec, texts: Sequence[str], cfg: MLMConfig, out: P
     if initialised and notify is not None:
         notify(head_origin_note(spec.name))
     n = len(texts)
-    per_epoch = (n + cfg.batch_size - 1) // cfg.batch_size
-    total = per_epoch * cfg.epochs
+    batches = _MaskedBatches(texts, tok, cfg, seed)
+    total = batches.per_epoch * cfg.epochs
     if cfg.max_steps is not None:
         total = min(total, cfg.max_steps)
-
-    def encode(batch_texts, mask_seed: int):
-        enc = tok(list(batch_texts), padding=True, truncation=True, max_length=cfg.max_length,
-                  return_tensors="pt", return_special_tokens_mask=True)
-        special = enc["special_tokens_mask"].bool() | (enc["attention_mask"] == 0)
-        g = torch.Generator().manual_seed(mask_seed)
-        inputs, labels = mask_tokens(enc["input_ids"], special, tok.mask_token_id, len(tok), g,
-                                     cfg.mlm_probability, cfg.mask_ratio, cfg.random_ratio)
-        if int((labels != -100).sum()) == 0:
-            labels = labels.clone()
-            labels[0, 1] = inputs[0, 1]  # a batch with no selected token still has a defined loss
-        return inputs, enc["attention_mask"], labels
-
-    def batcher(phase: str):
-        perms: Dict[int, np.ndarray] = {}
-
-        def batch_at(step: int):
-            epoch, start = divmod(step, per_epoch)
-            if epoch not in perms:
-                perms[epoch] = rng_for(seed, f"{phase}-order", str(epoch)).permutation(n)
-            idx = perms[epoch][start * cfg.batch_size:(start + 1) * cfg.batch_size]
-            return encode([texts[i] for i in idx], torch_seed(seed, f"{phase}-mask", str(step)))
-        return batch_at
-
-    probe = Probe(texts, encode, cfg.probe_texts, cfg.batch_size, seed)
-    if initialised:
-        warm, initial, after_warm = warm_up_head(
-            model, probe, batcher("mlm-warmup"), vocab_size=len(tok), lr=cfg.head_warmup_lr,
-            max_steps=cfg.head_warmup_max_steps, target=cfg.head_warmup_target,
-            check_every=cfg.head_warmup_check_every, weight_decay=cfg.weight_decay, grad_clip=cfg.grad_clip,
-            seed=torch_seed(seed, "mlm-warmup"))
-    else:  # a trained head goes straight into the MLM training, as in DDR
-        initial = after_warm = probe.loss(model)
-        warm = {"target": "only a new head is warmed up", "steps": 0, "stopped": STOP_TRAINED.format(origin=head),
-                "checks": [], "losses": []}
-    warm.update(initial=initial, after=after_warm)
+    probe = Probe(texts, batches.encode, cfg.probe_texts, cfg.batch_size, seed)
+    warm = _warm_head(model, tok, head, initialised, probe, batches, cfg, seed)
     line = describe_warmup(warm)
     if line and notify is not None:
         notify(f"{role} DAM: {line}")
-    batch_of = batcher("mlm")
+    batch_of = batches.batcher("mlm")
 
     def loss_at(step: int):
         inputs, attn, labels = batch_of(step)
@@ -226,32 +275,8 @@ def adapt_backbone(spec: ModelSpec, texts: Sequence[str], cfg: MLMConfig, out: P
     n_params = sum(p.numel() for p in base_of(model).parameters())
     complete = log.steps == total
     final = probe.loss(model) if complete else None
-    record = {
-        "schema_version": 1,
-        "kind": "ddr-dam",
-        "recipe": "ddr-dam",
-        "role": role,
-        "description": f"DDR Domain Adaption Module ({role}): the backbone adapted to the {role} corpus by masked "
-                       f"language modelling" + (", initialised from the source DAM" if role == "target" else ""),
-        "config": record_cfg,
-        "masking": {"probability": cfg.mlm_probability, "mask": cfg.mask_ratio, "random": cfg.random_ratio,
-                    "keep": round(1.0 - cfg.mask_ratio - cfg.random_ratio, 6),
-                    "excluded": "special tokens and padding"},
-        "mlm_head": head,
-        "head_warmup": warm,
-        "mlm_loss": {"initial": initial, "after_warmup": after_warm, "final": final,
-                     "ln_vocab": math.log(len(tok)),
-                     "probe": f"token-weighted mean cross-entropy on the masked positions of {probe.n_texts} "
-                              f"corpus texts (seeded sample and masks), eval mode"},
-        "init": {"model": spec.name, "fingerprint": model_fingerprint(spec)},
-        "source_model": spec.portable_dict(),
-        "source_fingerprint": model_fingerprint(spec),
-        "target_corpus": {"n_texts": n, "fingerprint": corpus_fingerprint},
-        "parameters": {"trainable": n_params, "total": n_params, "trainable_share": 1.0},
-        "log": log.to_dict(),
-        "library_versions": library_versions(),
-        "complete": complete,
-    }
+    record = _dam_record(spec, cfg, role, record_cfg, head, warm, final, len(tok), probe, n, corpus_fingerprint,
+                         n_params, log, complete)
     if not complete:
         return record
     # keep the encoder in the model's plain (AutoModel) form, pooler included, as the source had it

@@ -200,27 +200,3 @@ def tuned_module(dual: DualEncoder):
     """The module ``dual``'s method trains (the ``start`` of further training of that method)."""
     return dual.model_for("query" if dual.query_trainable else "passage")
 
-
-def step_zero_cosine(dual: DualEncoder, reference, texts: Sequence[str], role: str = "query") -> float:
-    """Mean cosine between the vectors of ``dual``'s tuned side before any training and those of
-    ``reference`` (the model it starts from, a plain encoder) on ``texts``: 1.0 when the attached
-    modules leave the function unchanged (IAA's skips do not; docs/methods.md, "Where the aside skip
-    joins")."""
-    import torch
-
-    tuned = tuned_module(dual)
-    batch = dual.tokenizer(list(texts), padding=True, truncation=True, max_length=dual.max_length(role),
-                           return_tensors="pt")
-    mode = tuned.training
-    tuned.eval()
-    try:
-        with torch.no_grad():
-            vecs = []
-            for m in (tuned, reference):
-                device = next(m.parameters()).device
-                ids, attn = batch["input_ids"].to(device), batch["attention_mask"].to(device)
-                v = pool(m(input_ids=ids, attention_mask=attn).last_hidden_state, attn, dual.spec).float().cpu()
-                vecs.append(torch.nn.functional.normalize(v, dim=-1))
-    finally:
-        tuned.train(mode)
-    return float((vecs[0] * vecs[1]).sum(-1).mean())

@@ -80,6 +80,43 @@ def _named_trainable(modules: Dict[str, object]) -> Dict[str, object]:
     return out
 
 
+def _resume(state_path: Path, state_key: str, named: Dict[str, object], opt, sched, log: LoopLog) -> int:
+    """Load a saved training state into the parameters, optimiser, schedule, RNG and ``log``; the step
+    to go on from. A state of another configuration is refused."""
+    import torch
+
+    state = torch.load(state_path, map_location="cpu", weights_only=True)
+    if state.get("key") != state_key:
+        raise BenchError(f"{state_path}: a training state of another configuration (different model, data or "
+                         f"settings). Delete {state_path.parent} to start over, or rerun with the original arguments.")
+    with torch.no_grad():
+        for name, p in named.items():
+            if name not in state["params"]:
+                raise BenchError(f"{state_path}: no tensor {name!r}; delete {state_path.parent} to start over")
+            p.copy_(state["params"][name])
+    opt.load_state_dict(state["optimizer"])
+    sched.load_state_dict(state["scheduler"])
+    torch.set_rng_state(state["torch_rng"])
+    start = int(state["step"])
+    log.losses = [dict(d) for d in state["losses"]]
+    log.resumed_at = [int(s) for s in state.get("resumed_at", [])] + [start]
+    log.seconds = float(state.get("seconds", 0.0))
+    return start
+
+
+def _save_state(state_path: Path, state_key: str, step: int, named: Dict[str, object], opt, sched, log: LoopLog,
+                seconds: float) -> None:
+    """Write the training state (atomically) so that a later call resumes at ``step``."""
+    import torch
+
+    with atomic_path(state_path, suffix=".pt") as tmp:
+        torch.save({"key": state_key, "step": step,
+                    "params": {n: p.detach().clone() for n, p in named.items()},
+                    "optimizer": opt.state_dict(), "scheduler": sched.state_dict(),
+                    "torch_rng": torch.get_rng_state(), "losses": log.losses,
+                    "resumed_at": log.resumed_at, "seconds": seconds}, tmp)
+
+
 def run_loop(modules: Dict[str, object], total: int, loss_at: Callable[[int], Tuple[object, Dict[str, float]]], *,
              lr: float, weight_decay: float = 0.01, warmup_ratio: float = 0.1, grad_clip: float = 1.0,
              seed: int = 0, state_dir: Optional[Path] = None, state_key: str = "", save_every: int = 50,
@@ -102,32 +139,11 @@ def run_loop(modules: Dict[str, object], total: int, loss_at: Callable[[int], Tu
     torch.manual_seed(int(seed))
     state_path = Path(state_dir) / STATE_FILE if state_dir is not None else None
     if state_path is not None and state_path.exists():
-        state = torch.load(state_path, map_location="cpu", weights_only=True)
-        if state.get("key") != state_key:
-            raise BenchError(f"{state_path}: a training state of another configuration (different model, data or "
-                             f"settings). Delete {state_path.parent} to start over, or rerun with the original arguments.")
-        with torch.no_grad():
-            for name, p in named.items():
-                if name not in state["params"]:
-                    raise BenchError(f"{state_path}: no tensor {name!r}; delete {state_path.parent} to start over")
-                p.copy_(state["params"][name])
-        opt.load_state_dict(state["optimizer"])
-        sched.load_state_dict(state["scheduler"])
-        torch.set_rng_state(state["torch_rng"])
-        start = int(state["step"])
-        log.losses = [dict(d) for d in state["losses"]]
-        log.resumed_at = [int(s) for s in state.get("resumed_at", [])] + [start]
-        log.seconds = float(state.get("seconds", 0.0))
+        start = _resume(state_path, state_key, named, opt, sched, log)
 
     def save(step: int, seconds: float) -> None:
-        if state_path is None:
-            return
-        with atomic_path(state_path, suffix=".pt") as tmp:
-            torch.save({"key": state_key, "step": step,
-                        "params": {n: p.detach().clone() for n, p in named.items()},
-                        "optimizer": opt.state_dict(), "scheduler": sched.state_dict(),
-                        "torch_rng": torch.get_rng_state(), "losses": log.losses,
-                        "resumed_at": log.resumed_at, "seconds": seconds}, tmp)
+        if state_path is not None:
+            _save_state(state_path, state_key, step, named, opt, sched, log, seconds)
 
     for m in modules.values():
         m.train(True)

@@ -14,12 +14,66 @@ from bench.core.errors import BenchError
 _CLASSES: Dict[str, type] = {}
 
 
+class _BottleneckHooks:
+    """The forward hooks of a bottleneck module (:func:`module_classes`' ``Bottleneck``), apart from
+    its layers so that they need no torch at import; ``self(x)`` is the bottleneck's output. Hooks
+    are bound methods: a deep copy of the model re-binds them to the copied module."""
+
+    def post_hook_output(self, module, args, output):
+        if self.width == 0:
+            return None  # the module's own output, untouched
+        return output + self(output)
+
+    def pre_hook_input_tensor(self, module, args, kwargs):
+        if self.width == 0:
+            return None
+        args, kwargs = list(args), dict(kwargs)
+        if len(args) > 1:
+            args[1] = args[1] + self(args[1])
+        else:
+            kwargs["input_tensor"] = kwargs["input_tensor"] + self(kwargs["input_tensor"])
+        return tuple(args), kwargs
+
+    def post_hook_aside(self, module, args, kwargs, output):
+        """after-ln: y' = LN(F(x) + x) + x + A(x); scaled: y' = (LN(F(x) + x) + x + A(x)) / 2."""
+        if self.width == 0 and not self.skip:
+            return None
+        if self.site == "ffn_aside":
+            x = args[1] if len(args) > 1 else kwargs["input_tensor"]
+        else:
+            x = args[0] if args else kwargs["hidden_states"]
+        delta = x if self.width == 0 else (x + self(x) if self.skip else self(x))
+        if self.skip_at == "scaled":
+            return _scale_output(_add_to_output(output, delta), 0.5)
+        return _add_to_output(output, delta)
+
+    def pre_hook_hold_input(self, module, args, kwargs):
+        """before-ln at layer / model grain: hold the spanned unit's input x until its last LayerNorm."""
+        self._x = args[0] if args else kwargs["hidden_states"]
+        return None
+
+    def pre_hook_before_ln(self, module, args, kwargs):
+        """before-ln: the skip and the bottleneck join inside the unit's last residual, before its
+        LayerNorm: LN(F(x) + r + x + A(x)), r the sub-layer's own residual input (for a sub-layer
+        r = x, so LN(F(x) + 2x + A(x)))."""
+        args, kwargs = list(args), dict(kwargs)
+        r = args[1] if len(args) > 1 else kwargs["input_tensor"]
+        x = r if self.site in ("attn_aside", "ffn_aside") else self._x
+        self._x = None
+        r = r + (x if self.width == 0 else x + self(x))
+        if len(args) > 1:
+            args[1] = r
+        else:
+            kwargs["input_tensor"] = r
+        return tuple(args), kwargs
+
+
 def module_classes() -> Dict[str, type]:
     if _CLASSES:
         return _CLASSES
     import torch
 
-    class Bottleneck(torch.nn.Module):
+    class Bottleneck(torch.nn.Module, _BottleneckHooks):
         """``scale * up(act(down(x)))``; ``up`` zero-initialised. ``site`` says where it acts.
         Width 0 has no parameters. Sequential and parallel modules of width 0 leave their site's
         output unchanged. An IAA aside module (``skip``) carries an identity path from the spanned
@@ -50,55 +104,6 @@ def module_classes() -> Dict[str, type]:
             h = torch.nn.functional.relu(h) if self.activation == "relu" else torch.nn.functional.gelu(h)
             out = self.up(h)
             return out if self.scale == 1.0 else out * self.scale
-
-        # hooks (bound methods: a deep copy of the model re-binds them to the copied module)
-        def post_hook_output(self, module, args, output):
-            if self.width == 0:
-                return None  # the module's own output, untouched
-            return output + self(output)
-
-        def pre_hook_input_tensor(self, module, args, kwargs):
-            if self.width == 0:
-                return None
-            args, kwargs = list(args), dict(kwargs)
-            if len(args) > 1:
-                args[1] = args[1] + self(args[1])
-            else:
-                kwargs["input_tensor"] = kwargs["input_tensor"] + self(kwargs["input_tensor"])
-            return tuple(args), kwargs
-
-        def post_hook_aside(self, module, args, kwargs, output):
-            """after-ln: y' = LN(F(x) + x) + x + A(x); scaled: y' = (LN(F(x) + x) + x + A(x)) / 2."""
-            if self.width == 0 and not self.skip:
-                return None
-            if self.site == "ffn_aside":
-                x = args[1] if len(args) > 1 else kwargs["input_tensor"]
-            else:
-                x = args[0] if args else kwargs["hidden_states"]
-            delta = x if self.width == 0 else (x + self(x) if self.skip else self(x))
-            if self.skip_at == "scaled":
-                return _scale_output(_add_to_output(output, delta), 0.5)
-            return _add_to_output(output, delta)
-
-        def pre_hook_hold_input(self, module, args, kwargs):
-            """before-ln at layer / model grain: hold the spanned unit's input x until its last LayerNorm."""
-            self._x = args[0] if args else kwargs["hidden_states"]
-            return None
-
-        def pre_hook_before_ln(self, module, args, kwargs):
-            """before-ln: the skip and the bottleneck join inside the unit's last residual, before its
-            LayerNorm: LN(F(x) + r + x + A(x)), r the sub-layer's own residual input (for a sub-layer
-            r = x, so LN(F(x) + 2x + A(x)))."""
-            args, kwargs = list(args), dict(kwargs)
-            r = args[1] if len(args) > 1 else kwargs["input_tensor"]
-            x = r if self.site in ("attn_aside", "ffn_aside") else self._x
-            self._x = None
-            r = r + (x if self.width == 0 else x + self(x))
-            if len(args) > 1:
-                args[1] = r
-            else:
-                kwargs["input_tensor"] = r
-            return tuple(args), kwargs
 
     class LoRA(torch.nn.Module):
         """``(x A^T B^T) * alpha / r`` added to a linear projection's output; ``B`` zero-initialised.

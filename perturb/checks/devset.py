@@ -2,9 +2,9 @@
 
 A generator that *generates, then verifies* scores each candidate variation of a query
 and picks one, seeded, among the candidates whose score passes a threshold. Choosing that
-threshold needs labelled candidates: the labelled set of a variation set is one TSV,
-``perturb/data/validity/<SET>.tsv`` (:func:`labelled_path`; its README names every sample), with
-one candidate a row:
+threshold needs labelled candidates: the labelled set of a variation set is one TSV (the project's
+own sets are ``benchmarks/data/validity/<SET>.tsv``, outside the installed packages; their README
+names every sample), with one candidate a row:
 
 ``generator, style, qid, original, variation, detail, score, split, valid, reason, provenance``
 
@@ -19,7 +19,7 @@ one candidate a row:
   (a frozen query sample: ``<SET>.queries.tsv``, the query in ``original``, no variation);
 * ``provenance``: the sample the row came from (a short slug). The samples whose provenance
   starts with ``dev-`` (:data:`DEVELOPMENT`) are the development samples: the rows a threshold of
-  the shipped scorer is chosen on (:mod:`perturb.tuning`); the others are confirmation samples,
+  the shipped scorer is chosen on (:mod:`benchmarks.tuning`); the others are confirmation samples,
   readings of outputs, blind samples, or rows an earlier scorer scored.
 
 Files written before the ``provenance`` column are read too (provenance empty).
@@ -46,7 +46,6 @@ COLUMNS = ("generator", "style", "qid", "original", "variation", "detail", "scor
            "provenance")
 OLD_COLUMNS = COLUMNS[:-1]  # before the provenance column: still read
 DEVELOPMENT = "dev-*"  # the provenance of the development samples
-VALIDITY = Path(__file__).resolve().parents[1] / "data" / "validity"
 PathLike = Union[str, Path]
 Provenance = Union[None, str, Sequence[str]]
 
@@ -68,11 +67,6 @@ class Candidate:
     @property
     def query(self) -> Tuple[str, str]:
         return (self.style, self.qid)
-
-
-def labelled_path(name: str, purpose: str = "") -> Path:
-    """``perturb/data/validity/<name>.tsv`` (``<name>.<purpose>.tsv`` with a purpose, e.g. ``queries``)."""
-    return VALIDITY / (f"{name}.{purpose}.tsv" if purpose else f"{name}.tsv")
 
 
 def split_of(style: str, qid: str) -> str:

@@ -8,7 +8,7 @@ A label says that one (original, variation) pair of one set keeps the query's in
   :data:`SAMPLE_COLUMNS`) with its ``valid`` column filled: 1/0, true/false, yes/no,
   valid/invalid; an empty cell (or ``?``) is "not labelled";
 * a Penha et al. (ECIR 2022) CSV (columns ``method``, ``q_id``, ``variation``, ``valid``);
-* a labelled set of ``perturb/data/validity/`` (:mod:`perturb.checks.devset`: the set is the
+* a labelled set of ``benchmarks/data/validity/`` (:mod:`perturb.checks.devset`: the set is the
   ``generator`` column, rows without a label are left out).
 
 Every row is checked when the file is read (a bad row is a :class:`DataError` naming the file and

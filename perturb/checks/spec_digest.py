@@ -6,7 +6,7 @@ every built-in generator's digest on the probe queries (``tests/perturb/data/pro
 questions, titles, chat and web queries) with the one recorded for its version and fails, naming
 the generator, when the output changed and the version did not.
 
-    python -m perturb.tuning digests [--write]
+    python -m benchmarks.tuning digests [--write]
 
 prints each generator's version and digest, and with ``--write`` records them.
 """

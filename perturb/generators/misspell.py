@@ -41,7 +41,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from perturb.resources.words import has_digit, stopwords, stopwords_resource, word_spans, wordfreq_resource, zipf
-from perturb.base import Generator, Perturbation, Resource, edit_type  # noqa: F401 (re-export)
+from perturb.base import Generator, Perturbation, Resource
 from perturb.spec import Edit, Param, Spec, Veto
 from perturb.resources.memo import Memo
 

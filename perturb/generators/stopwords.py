@@ -17,7 +17,7 @@ _TOKEN = re.compile(r"\S+")
 _CORE = re.compile(r"^([^\w'’]*)([\w'’]+)([^\w'’]*)$")
 
 # Stop words that stay (a deviation from the paper, chosen from the labelled errors of
-# perturb/data/validity/NOSTOPWORD.tsv: "I do not feel scared" -> "feel scared", "won t turn" ->
+# benchmarks/data/validity/NOSTOPWORD.tsv: "I do not feel scared" -> "feel scared", "won t turn" ->
 # "turn", "keep my cat from scratching" -> "keep cat scratching"; second round: "one or more
 # blade rows" -> "one blade rows", "consumes the most chocolate" -> "consumes chocolate"):
 # negations, the prepositions of opposition, separation and absence, and the words of quantity,

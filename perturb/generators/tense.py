@@ -307,7 +307,7 @@ FINITE_VERB = threshold_constraint(
     "finite-verb evidence", 0.3, key="min_score",
     description="the edited word is a finite verb, auxiliary or modal (not a participle or a noun)",
     evidence="hand-set evidence levels (finite_evidence)",
-    tuning=Tuning("perturb/data/validity/TRANSTENSE.tsv", "choose", {"min_validity": 0.9}))
+    tuning=Tuning("benchmarks/data/validity/TRANSTENSE.tsv", "choose", {"min_validity": 0.9}))
 
 SPEC = Spec(
     name="TRANSTENSE", version=2, protocol="validated",

@@ -8,7 +8,7 @@ module (and :mod:`perturb.rodr.paper_swap` for the two synonym swaps) holds them
 
 Each generator carries a :class:`perturb.spec.Spec` (protocol ``rodr``): a transformation, the
 paper's constraints (none, or TextAttack's stop-word skip and embedding distance for the synonym
-swaps: :data:`STOPWORD_SKIP`) and a seeded picker. Where the paper's operation is one a validated
+swaps: :data:`perturb.rodr.protocol.STOPWORD_SKIP`) and a seeded picker. Where the paper's operation is one a validated
 generator also has, both call the one implementation (MISSPELL's typo, OCR/keyboard and spelling
 draws, type order and picker in :mod:`perturb.generators.typos`; EXTRAPUNC's
 :func:`perturb.generators.punctuation.append_marks`; SWAPWORDS'
@@ -49,8 +49,8 @@ from perturb.generators.backtrans.generator import round_trip, strip_marks
 from perturb.generators.typos import (TYPO_OPS, TYPES, char_edit, char_positions, pick_misspelling, table_edit,
                                       table_misspellings, table_paths, table_resources, tables, type_order, typo)
 from perturb.generators.punctuation import MARKS, append_marks
-from perturb.generators.swapwords.generator import random_swap, random_swap_perturbation  # noqa: F401 (random_swap: the shared operation)
-from perturb.rodr.protocol import STOPWORD_SKIP, file_sha256, rodr_spec  # noqa: F401 (STOPWORD_SKIP: re-exported)
+from perturb.generators.swapwords.generator import random_swap_perturbation
+from perturb.rodr.protocol import file_sha256, rodr_spec
 
 MISSPELL_TYPES = TYPES
 

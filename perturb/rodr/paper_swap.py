@@ -17,7 +17,7 @@ words, at least one).
   (:mod:`perturb.resources.vectors`), a named deviation (GloVe neighbours include antonyms and co-hyponyms).
 
 TextAttack's constraints are the specs' constraints: the stop-word skip
-(:data:`perturb.rodr.paper.STOPWORD_SKIP`) for both, the embedding distance (:data:`EMBEDDING_DISTANCE`)
+(:data:`perturb.rodr.protocol.STOPWORD_SKIP`) for both, the embedding distance (:data:`EMBEDDING_DISTANCE`)
 for GloVe. The candidate lists stay written here, not shared with the validated swaps
 (:mod:`perturb.generators.swapsyn`): those are other transformations (the lemmas of the word's
 most frequent sense for its POS in context; the verifier's nearest neighbours in a restricted
@@ -68,7 +68,7 @@ GLOVE_SPEC = rodr_spec(
 
 class _PairSwap(Generator):
     """Uniform over all (target word, candidate) pairs of the query; one swap. A word the
-    stop-word skip refuses (:data:`perturb.rodr.paper.STOPWORD_SKIP`) is no target."""
+    stop-word skip refuses (:data:`perturb.rodr.protocol.STOPWORD_SKIP`) is no target."""
 
     stopword_skip = STOPWORD_SKIP
 

@@ -63,11 +63,6 @@ from suites.domain.systems import BASELINE, DESCRIPTIONS, PAIRS, SYSTEMS, Domain
 def run(spec: ModelSpec, dataset: Dataset, source: Dataset, cfg: DomainConfig, out_dir: Optional[Path],
         executor=None) -> dict:
     """Evaluate the systems on ``dataset`` (the target); returns ``{"result", "per_query", "timings"}``."""
-    import io
-
-    import pandas as pd
-
-
     cfg.validate()
     if spec.kind != "dense":
         raise BenchError(f"the domain suite trains dense encoders; {spec.name!r} is {spec.kind}")
@@ -100,6 +95,25 @@ def run(spec: ModelSpec, dataset: Dataset, source: Dataset, cfg: DomainConfig, o
 
     outputs = dict(zip(systems, executor.map(evaluate, systems)))
     records = {s: read_training(folders[s]) for s in systems if folders[s] is not None}
+    entries, rows = _entries(systems, outputs, folders, records, qids, names)
+    result = _result(spec, dataset, source, cfg, entries, folders, names)
+    per_query_text = per_query_csv(rows, names)
+    if cfg.statistics is not None and len(systems) > 1:
+        with timer("statistics"):
+            result.update(_statistics(per_query_text, systems, names, cfg))
+    timings = {"seconds": {k: round(v, 4) for k, v in sorted(timer.seconds.items())}, "executor": executor.name,
+               "training_seconds": {s: _seconds(rec) for s, rec in records.items()}}
+    if out_dir is not None:
+        from bench.results.writer import begin_run
+
+        begin_run(Path(out_dir))
+        write_run(Path(out_dir), result, per_query_text, timings)
+    return {"result": result, "per_query": per_query_text, "timings": timings}
+
+
+def _entries(systems: list, outputs: dict, folders: dict, records: dict, qids: list, names: list):
+    """Each system's entry of the result (its scores, its drop against the zero-shot baseline, its
+    training) and the per-query rows."""
     base = {n: _mean(outputs[BASELINE][n].values()) for n in names}
     entries, rows = [], []
     for s in systems:
@@ -114,7 +128,32 @@ def run(spec: ModelSpec, dataset: Dataset, source: Dataset, cfg: DomainConfig, o
         entries.append(entry)
         for q in qids:
             rows.append((s, q, 0, [outputs[s][n][q] for n in names]))
-    result = {
+    return entries, rows
+
+
+def _statistics(per_query_text: str, systems: list, names: list, cfg: DomainConfig) -> dict:
+    """The result's ``statistics`` (each system against the baseline) and ``pairwise`` (the pairs of
+    :data:`PAIRS` that ran)."""
+    import io
+
+    import pandas as pd
+
+    from bench.core.sheet import unsheet_columns
+    from bench.evaluation.stats import pair_statistics, variation_statistics
+
+    out = {}
+    pairs = [(a, b) for a, b in PAIRS if a in systems and b in systems]
+    df = unsheet_columns(pd.read_csv(io.StringIO(per_query_text), dtype={"set": str, "qid": str}), ("set", "qid"))
+    out["statistics"] = variation_statistics(df, systems, names, seed=cfg.seed, original=BASELINE, **cfg.statistics)
+    if pairs:
+        out["pairwise"] = pair_statistics(df, pairs, names, seed=cfg.seed, **cfg.statistics)
+    return out
+
+
+def _result(spec: ModelSpec, dataset: Dataset, source: Dataset, cfg: DomainConfig, entries: list, folders: dict,
+            names: list) -> dict:
+    """The result file's content, before statistics."""
+    return {
         **result_header("domain", spec, dataset, cfg.seed),
         "source_dataset": source.describe(),
         "baseline": BASELINE,
@@ -137,28 +176,6 @@ def run(spec: ModelSpec, dataset: Dataset, source: Dataset, cfg: DomainConfig, o
                                      else None),
         "per_query_file": "per_query.csv",
     }
-    per_query_text = per_query_csv(rows, names)
-    pairs = [(a, b) for a, b in PAIRS if a in systems and b in systems]
-    if cfg.statistics is not None and len(systems) > 1:
-        from bench.evaluation.stats import pair_statistics, variation_statistics
-
-        with timer("statistics"):
-            from bench.core.sheet import unsheet_columns
-
-            df = unsheet_columns(pd.read_csv(io.StringIO(per_query_text), dtype={"set": str, "qid": str}),
-                                 ("set", "qid"))
-            st = variation_statistics(df, systems, names, seed=cfg.seed, original=BASELINE, **cfg.statistics)
-            result["statistics"] = st
-            if pairs:
-                result["pairwise"] = pair_statistics(df, pairs, names, seed=cfg.seed, **cfg.statistics)
-    timings = {"seconds": {k: round(v, 4) for k, v in sorted(timer.seconds.items())}, "executor": executor.name,
-               "training_seconds": {s: _seconds(rec) for s, rec in records.items()}}
-    if out_dir is not None:
-        from bench.results.writer import begin_run
-
-        begin_run(Path(out_dir))
-        write_run(Path(out_dir), result, per_query_text, timings)
-    return {"result": result, "per_query": per_query_text, "timings": timings}
 
 
 def _training_summary(rec: Optional[dict]) -> Optional[dict]:

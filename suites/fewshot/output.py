@@ -41,18 +41,18 @@ def statistics_lines(st: dict) -> List[str]:
             f"pairing; {st['correction']} correction over each method's settings per split; seed {st['seed']}"]
 
 
-def fewshot_table(result: dict) -> str:
+TABLE_HEADER = ["setting", "base R@10", "novel R@10", "all R@10", "q-mean(novel)", "win(novel)", "win(all)",
+                "q-SD(novel)", "p(novel)"]
+
+
+def _table_rows(result: dict, zs_label: str) -> list:
     """Rows: zero-shot, then per method basic / each K / full-shot; R@10 (x100, mean ± SD over
     trials) per split, winning ratio, per-query SD and the corrected p-value (novel)."""
-    header = ["setting", "base R@10", "novel R@10", "all R@10", "q-mean(novel)", "win(novel)", "win(all)",
-              "q-SD(novel)", "p(novel)"]
-
     def qm(setting):  # the query-level mean of a setting's novel split (results before it: -)
         return pct((setting.get("query_mean") or {}).get("novel"))
 
     zs = result["zero_shot"]
     refs = result.get("references") or {}
-    zs_label = f"{ZERO} ({refs['zero_shot']})" if refs.get("zero_shot") else ZERO
     rows = [[zs_label, pct(zs["base"]), pct(zs["novel"]), pct(zs["all"]), qm(zs), "-", "-", "-", "-"]]
     if refs.get("basic_learned"):
         ck = refs["checkpoint"]
@@ -77,7 +77,41 @@ def fewshot_table(result: dict) -> str:
             f = mo[FULL]
             rows.append([f"{m} full-shot", pct(f["base"]), pct(f["novel"]), pct(f["all"]), qm(f), "-", "-", "-",
                          p_of(FULL)])
-    lines = grid(header, rows)
+    return rows
+
+
+def _method_lines(result: dict) -> list:
+    """Per K its usable classes (or why it was not run), per method its modules, deviations and
+    boosting gradient, then the plan's notes."""
+    plan, out = result["plan"], []
+    for k in plan["ks"]:
+        u = plan["usable_classes"][str(k)]
+        out.append(f"K={k}: usable (>= {k} training queries): base {len(u['base'])}/{len(plan['classes']['base'])}"
+                   f" [{', '.join(u['base'])}], novel {len(u['novel'])}/{len(plan['classes']['novel'])}"
+                   f" [{', '.join(u['novel'])}]; other classes: rule '{plan['short_class_rule']}'")
+    for k, why in plan["skipped_k"].items():
+        out.append(f"K={k} not run: {why}")
+    for m, mo in result["methods"].items():
+        arch = describe(m, mo.get("tuning") or {})
+        if arch:
+            out.append(f"tuning {arch}")
+        for d in mo.get("deviations") or []:
+            out.append(f"deviation from the paper: {d}")
+    for m, mo in result["methods"].items():
+        segs = mo["boosting_gradient"]["segments"]
+        if segs:
+            out.append(f"{m} boosting gradient (novel, R@10 x100 per shot): " +
+                       ", ".join(f"{s['from_k']}->{s['to_k']}: {100 * s['per_shot']:+.3f}" for s in segs))
+    for n in result.get("notes") or []:
+        out.append(f"note: {n}")
+    return out
+
+
+def fewshot_table(result: dict) -> str:
+    """The few-shot table (:func:`_table_rows`) under its title, with the notes that read it."""
+    refs = result.get("references") or {}
+    zs_label = f"{ZERO} ({refs['zero_shot']})" if refs.get("zero_shot") else ZERO
+    lines = grid(TABLE_HEADER, _table_rows(result, zs_label))
     d = result["dataset"]
     plan = result["plan"]
     sizes = plan["class_sizes"]
@@ -102,31 +136,7 @@ def fewshot_table(result: dict) -> str:
     if st:
         out.extend(statistics_lines(st))
     out.extend(training_lines(result))
-    for k in plan["ks"]:
-        u = plan["usable_classes"][str(k)]
-        out.append(f"K={k}: usable (>= {k} training queries): base {len(u['base'])}/{len(plan['classes']['base'])}"
-                   f" [{', '.join(u['base'])}], novel {len(u['novel'])}/{len(plan['classes']['novel'])}"
-                   f" [{', '.join(u['novel'])}]; other classes: rule '{plan['short_class_rule']}'")
-    for k, why in plan["skipped_k"].items():
-        out.append(f"K={k} not run: {why}")
-    for m, mo in result["methods"].items():
-        arch = describe(m, mo.get("tuning") or {})
-        if arch:
-            out.append(f"tuning {arch}")
-        for d in mo.get("deviations") or []:
-            out.append(f"deviation from the paper: {d}")
-        s0 = mo.get("iaa_step0")
-        if s0:
-            out.append(f"{m} at step 0 (untrained modules, --iaa-skip {s0['placement']}): novel R@10 "
-                       f"{pct(s0['novel'])}, all {pct(s0['all'])} (zero-shot model: {pct(s0['reference']['novel'])}, "
-                       f"{pct(s0['reference']['all'])}); every trial starts from this function")
-    for m, mo in result["methods"].items():
-        segs = mo["boosting_gradient"]["segments"]
-        if segs:
-            out.append(f"{m} boosting gradient (novel, R@10 x100 per shot): " +
-                       ", ".join(f"{s['from_k']}->{s['to_k']}: {100 * s['per_shot']:+.3f}" for s in segs))
-    for n in result.get("notes") or []:
-        out.append(f"note: {n}")
+    out.extend(_method_lines(result))
     return "\n".join(out)
 
 

@@ -5,7 +5,7 @@ from typing import Mapping, Optional
 
 from bench.core.sheet import csv_text
 from suites.fewshot.config import FewShotConfig
-from suites.fewshot.metrics import BASIC, CHECKPOINT, FULL, MEASURE, SPLITS, ZERO, summarise_setting
+from suites.fewshot.metrics import BASIC, CHECKPOINT, FULL, MEASURE, SPLITS, ZERO
 from suites.fewshot.sampler import FewShotPlan
 
 REFERENCE_SETS = (ZERO, CHECKPOINT)  # sets of no method: the zero-shot reference and the raw checkpoint
@@ -78,21 +78,3 @@ def summary(zero: dict, checkpoint: Optional[dict], methods_out: dict, plan: Few
         if FULL in methods_out[m]:
             head["full_shot"] = {s: methods_out[m][FULL][s] for s in SPLITS}
     return {"headline": head, "metrics": metrics}
-
-
-def step_zero(ctx, method: str, cfg, plan, zero, seed: int) -> dict:
-    """IAA methods: ``{"iaa_step0": ...}``, R@10 per split of ``ctx``'s model (the zero-shot model) with
-    ``method``'s untrained modules attached, beside the zero-shot model's own (``zero``); their skips
-    change the function before any training. Other methods: ``{}``."""
-    from bench.tuning.plans import IAA_METHODS
-    from bench.training.dual import build_dual_encoder
-
-    if method not in IAA_METHODS:
-        return {}
-    model, tokenizer = ctx.load_backbone()
-    dual = build_dual_encoder(ctx.spec, method, model, tokenizer, cfg.tuning, seed=seed)
-    step0, ref = summarise_setting(ctx.evaluate(dual), plan), summarise_setting(zero, plan)
-    return {"iaa_step0": {"placement": cfg.tuning.iaa_skip, **{s: step0[s] for s in SPLITS},
-                          "reference": {s: ref[s] for s in SPLITS},
-                          "definition": "R@10 of the zero-shot model with the untrained modules attached, before "
-                                        "any few-shot step (reference: the zero-shot model itself)"}}

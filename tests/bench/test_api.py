@@ -68,7 +68,8 @@ def test_default_folder_is_the_clis(beir_dir, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     r = bench.evaluate(model="bm25", dataset=str(beir_dir), generators="EXTRAPUNC", no_progress=True)
     # --generators changes the result: the CLI's default name gets the options' hash
-    from bench.cli.evaluate import default_out, namespace
+    from bench.cli.evaluate import namespace
+    from bench.config import default_out
     from bench.results.suite import suite_named
 
     want, changed = default_out(namespace(generators="EXTRAPUNC"), suite_named("variations"), "bm25", beir_dir.name)

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.cli.evaluate import default_out, namespace
+from bench.cli.evaluate import namespace
+from bench.config import default_out
 from bench.cli.main import main
 from bench.evaluation.droprate import compare_drop_rates
 from bench.reporting.compare import compare
@@ -125,7 +126,7 @@ def test_default_run_folder_changes_with_result_changing_options_only():
 
 
 def test_default_run_folder_of_another_dataset_with_the_same_name_is_not_overwritten(tmp_path):
-    from bench.cli.evaluate import _refuse_other_dataset
+    from bench.config import _refuse_other_dataset
     from bench.core.errors import BenchError
 
     class Data:

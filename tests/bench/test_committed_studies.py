@@ -1,5 +1,5 @@
 """The committed studies under results/ say what their files hold: the IAA runs were trained with
-the current default skip placement and record their step-0 effect, every RoDR / DR_QV training
+the current default skip placement, every RoDR / DR_QV training
 record that states the quota rule has no unchanged (q, q) pair, the records that do not are the
 seeds the README names as not re-run, and the README tables' figures are the files' figures."""
 from __future__ import annotations
@@ -19,16 +19,14 @@ def _peft_result() -> dict:
     return json.loads(next(PEFT.glob("*/result.json")).read_text())
 
 
-def test_the_committed_iaa_runs_use_the_default_skip_and_record_their_step_0():
+def test_the_committed_iaa_runs_use_the_default_skip():
     from bench.tuning.config import TuningConfig
 
     r = _peft_result()
     iaa = [m for m in r["methods"] if m.startswith("iaa-")]
     assert iaa
     for m in iaa:
-        step0 = r["methods"][m].get("iaa_step0")
-        assert step0 and step0["placement"] == TuningConfig().iaa_skip, m
-        assert 0 <= step0["novel"] <= 1
+        assert r["methods"][m]["tuning"]["iaa_skip"] == TuningConfig().iaa_skip, m
 
 
 def test_the_fewshot_peft_readme_table_has_the_runs_numbers():

@@ -145,7 +145,6 @@ def test_every_number_of_the_rodr_table_comes_from_the_code():
     from bench.models.spec import MODELS
     from bench.training.contrastive import TrainConfig
     from bench.training.recipe_config import PAPER_DOCUMENT_WEIGHTS, PAPER_LRS, PAPER_NEGATIVE_DEPTH, PAPER_SCHEDULE, PHASES
-    from bench.training.recipes import STEP0_PROBE
 
     t, minilm = TrainConfig(), MODELS.get("minilm-l6")()
     _check("## RoDR training", {
@@ -154,7 +153,7 @@ def test_every_number_of_the_rodr_table_comes_from_the_code():
         "4": [PAPER_SCHEDULE["epochs"], len(PAPER_LRS)],
         "7": [PAPER_SCHEDULE["hard_negatives"]],
         "30": [t.negative_depth], "32": [t.max_query_length], "128": [t.max_passage_length],
-        "64": [minilm.max_query_length, STEP0_PROBE], "256": [minilm.max_passage_length],
+        "64": [minilm.max_query_length], "256": [minilm.max_passage_length],
         "0.1": [PAPER_DOCUMENT_WEIGHTS[1]], "1000": [PAPER_NEGATIVE_DEPTH],
         "0.2": [PAPER_WEIGHTS["from-dr-oq"][2]],
         "0.05": [t.resolved("full-tune", "cos")["temperature"]],

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.cli.evaluate import COMMON, MODEL_OVERRIDES, NOT_IN_RESULT, SHARED, _suites, changed_options
+from bench.config import COMMON, MODEL_OVERRIDES, NOT_IN_RESULT, SHARED, _suites, changed_options
 from bench.cli.main import build_parser, main
 from bench.cli.next_steps import command, next_steps, option_argv
 from bench.core.options import option

@@ -29,7 +29,7 @@ def test_measure_spellings_give_one_folder_and_identical_results(beir_dir, tmp_p
 def test_another_measure_order_is_another_folder():
     from argparse import Namespace
 
-    from bench.cli.evaluate import default_out
+    from bench.config import default_out
     from bench.results.suite import suite_named
 
     suite = suite_named("variations")

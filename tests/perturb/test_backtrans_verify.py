@@ -151,7 +151,8 @@ def test_synonym_in_the_query_sense_passes_and_a_weak_sense_does_not():
 
 
 def test_the_dev_set_has_a_reason_per_pair_and_the_threshold_meets_its_tuning_half():
-    from perturb.checks.devset import DEVELOPMENT, labelled_path, point, read_devset
+    from benchmarks.tuning.rules import labelled_path
+    from perturb.checks.devset import DEVELOPMENT, point, read_devset
 
     rows = read_devset(labelled_path("BACKTRANS"), DEVELOPMENT)
     assert len(rows) >= 200 and len({c.style for c in rows}) >= 4

@@ -4,8 +4,9 @@ import math
 import pytest
 
 from bench.core.errors import DataError
-from perturb.checks.devset import (COLUMNS, OLD_COLUMNS, Candidate, choose, curve, held_validity, labelled_path,
-                                   of_provenance, point, read_devset, split_of, write_devset)
+from benchmarks.tuning.rules import labelled_path
+from perturb.checks.devset import (COLUMNS, OLD_COLUMNS, Candidate, choose, curve, held_validity, of_provenance,
+                                   point, read_devset, split_of, write_devset)
 
 
 def _c(qid, score, valid, split="tune", style="web-query", variation=None):

@@ -105,7 +105,8 @@ def test_swapwords_pairs_uniform():
 
 # --------------------------------------------------------------------------- MISSPELL
 def test_misspell_changes_one_word_and_uses_all_types(cranfield):
-    from perturb.generators.misspell import EDIT_TYPES, edit_type
+    from perturb.base import edit_type
+    from perturb.generators.misspell import EDIT_TYPES
 
     gen = generator("MISSPELL")
     kinds = collections.Counter()

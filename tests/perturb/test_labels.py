@@ -147,9 +147,9 @@ def test_penha_antique_imports_and_gives_the_published_rates():
 
 
 def test_a_labelled_set_of_the_validity_folder_is_a_label_file():
-    """perturb/data/validity/<SET>.tsv is read by --labels: the set is the generator column (the blind
+    """benchmarks/data/validity/<SET>.tsv is read by --labels: the set is the generator column (the blind
     sample's rows keep the display label the run gave them), unlabelled rows are left out."""
-    from perturb.checks.devset import labelled_path
+    from benchmarks.tuning.rules import labelled_path
 
     lf = read_label_file(labelled_path("BACKTRANS"))
     assert lf.format == "devset" and lf.rows == len(lf.labels) == 777

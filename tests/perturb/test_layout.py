@@ -11,7 +11,7 @@ import perturb
 
 ROOT = Path(__file__).resolve().parents[2]
 PERTURB = ROOT / "perturb"
-SUB_PACKAGES = ("tuning", "checks", "io", "rodr", "generators", "resources")
+SUB_PACKAGES = ("checks", "io", "rodr", "generators", "resources")
 FAMILIES = ("backtrans", "swapsyn", "swapwords")
 
 

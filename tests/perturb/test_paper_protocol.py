@@ -215,13 +215,13 @@ def test_each_paper_generator_has_a_rodr_spec_its_config_is_built_from(name):
 
 
 def test_the_paper_constraints_are_textattacks():
-    from perturb.rodr import paper, paper_swap
+    from perturb.rodr import paper, paper_swap, protocol
 
     assert [c.name for c in paper_swap.PaperSwapSynWordNet.spec.constraints] == ["stop word skip"]
     assert [c.name for c in paper_swap.PaperSwapSynGlove.spec.constraints] == ["stop word skip", "embedding distance"]
     for name in ("MISSPELL", "EXTRAPUNC", "BACKTRANS", "TRANSTENSE", "NOSTOPWORD", "SWAPWORDS"):
         assert PAPER_GENERATORS.get(name).spec.constraints == ()  # the validated constraints left out
-    assert paper.STOPWORD_SKIP.skips("The") and not paper.STOPWORD_SKIP.skips("aqueducts")
+    assert protocol.STOPWORD_SKIP.skips("The") and not protocol.STOPWORD_SKIP.skips("aqueducts")
     glove = rodr("SWAPSYN-GLOVE")
     assert glove.min_cos == 0.8 and glove.config()["min_cos"] == 0.8
     assert make("SWAPSYN-GLOVE", protocol="rodr", min_cos=0.7).config()["min_cos"] == 0.7
@@ -234,7 +234,7 @@ def test_shared_operations_are_the_validated_generators_functions():
     from perturb.generators.backtrans import generator as backtrans
     from perturb.generators.swapwords import generator as swapwords
     from perturb.resources import words as wordlib
-    from perturb.rodr import paper, paper_swap
+    from perturb.rodr import paper, paper_swap, protocol
 
     shared = {
         # MISSPELL: the typo, OCR/keyboard and spelling draws, the tables, the type order and the picker
@@ -242,7 +242,7 @@ def test_shared_operations_are_the_validated_generators_functions():
         "table_edit": typos, "tables": typos, "table_paths": typos, "table_resources": typos,
         "type_order": typos, "pick_misspelling": typos,
         "append_marks": punctuation,  # EXTRAPUNC
-        "random_swap": swapwords,  # SWAPWORDS (the random mode's operation)
+        "random_swap_perturbation": swapwords,  # SWAPWORDS (the random mode's operation)
         "round_trip": backtrans, "strip_marks": backtrans,  # BACKTRANS
         "stopwords": wordlib, "collapse_spaces": wordlib, "word_spans": wordlib, "match_case": wordlib,
     }
@@ -262,7 +262,7 @@ def test_shared_operations_are_the_validated_generators_functions():
         assert "rng.integers" not in src and "rng.permutation" not in src, cls.__name__
     for fname in ("_random_char", "_MARKED", "draw_marks", "draw_word_pair", "NLPAUG_FILES"):
         assert not hasattr(paper, fname), fname  # the parallel copies this module once had
-    assert paper_swap.rodr_spec is paper.rodr_spec and paper_swap.STOPWORD_SKIP is paper.STOPWORD_SKIP
+    assert paper_swap.rodr_spec is paper.rodr_spec is protocol.rodr_spec and paper_swap.STOPWORD_SKIP is protocol.STOPWORD_SKIP
 
 
 def test_shared_misspell_operations_are_the_paper_ones_on_any_word():

@@ -105,7 +105,8 @@ def test_applicability_on_small_real_lists(name):
 
 @pytest.mark.parametrize("name,attr", [("SWAPWORDS", "min_score"), ("TRANSTENSE", "min_score")])
 def test_default_threshold_is_the_devset_choice(name, attr):
-    from perturb.checks.devset import DEVELOPMENT, choose, labelled_path, read_devset
+    from benchmarks.tuning.rules import labelled_path
+    from perturb.checks.devset import DEVELOPMENT, choose, read_devset
 
     rows = read_devset(labelled_path(name), DEVELOPMENT)
     tune = [r for r in rows if r.split == "tune"]

@@ -64,7 +64,8 @@ def test_phrase_kind_scores_rank_below_the_word_evidence_they_were_not_measured_
 
 
 def test_swapwords_kind_scores_are_the_smoothed_tuning_half_validity():
-    from perturb.checks.devset import DEVELOPMENT, kind_counts, labelled_path, read_devset
+    from benchmarks.tuning.rules import labelled_path
+    from perturb.checks.devset import DEVELOPMENT, kind_counts, read_devset
     from perturb.generators.swapwords.pairs import SCORE_OF
 
     rows = read_devset(labelled_path("SWAPWORDS"), DEVELOPMENT)

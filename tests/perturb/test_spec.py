@@ -53,8 +53,6 @@ def test_every_threshold_is_written_once():
 
     named = re.compile(r"(?i)(threshold|min_score)$")
     for path in (ROOT / "perturb").rglob("*.py"):
-        if "tuning" in path.parts:
-            continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             targets = []
@@ -124,7 +122,7 @@ def test_operating_points_table_in_the_methods_doc_is_generated_from_the_specs()
     m = re.search(r"<!-- operating-points:start -->\n(.*?)<!-- operating-points:end -->", doc, re.S)
     assert m, "docs/methods.md lacks the operating-points block"
     assert m.group(1) == operating_points_markdown(), \
-        "regenerate it: python -m perturb.tuning docs (the table in docs/methods.md is not the specs')"
+        "regenerate it: python -m benchmarks.tuning docs (the table in docs/methods.md is not the specs')"
 
 
 def test_an_output_change_comes_with_a_new_spec_version():
@@ -133,7 +131,7 @@ def test_an_output_change_comes_with_a_new_spec_version():
 
     recorded = json.loads((DATA / "spec_digests.json").read_text(encoding="utf-8"))
     now = current(probe_queries(DATA / "probe_queries.tsv"))
-    fix = "python -m perturb.tuning digests --write"
+    fix = "python -m benchmarks.tuning digests --write"
     for key, v in now.items():
         old = recorded.get(key)
         assert old is not None, f"{key}: no recorded digest ({fix})"

@@ -8,6 +8,7 @@ import pytest
 
 import perturb
 import perturb.spec
+from benchmarks.tuning.rules import labelled_path
 from perturb.spec import Edit, Veto, constraints_markdown
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -15,11 +16,11 @@ DATA = Path(__file__).parent / "data"
 
 
 def test_constraints_table_in_the_architecture_doc_is_generated_from_the_specs():
-    from perturb.tuning.commands import main
+    from benchmarks.tuning.commands import main
 
     lines = []
     assert main(["constraints", "--check"], lines.append) == 0, \
-        "regenerate it: python -m perturb.tuning constraints --write (" + " ".join(lines) + ")"
+        "regenerate it: python -m benchmarks.tuning constraints --write (" + " ".join(lines) + ")"
     assert "is current" in lines[0]
     assert constraints_markdown().count("\n") == 2 + sum(len(s.constraints) for s in perturb.spec.all_specs())
 
@@ -98,7 +99,7 @@ def test_every_kind_real_parses_give_is_listed():
     from perturb.resources import parsing
     from perturb.resources.words import tagging_copy
 
-    with open(ROOT / "perturb" / "data" / "validity" / "SWAPWORDS.tsv", encoding="utf-8", newline="") as fh:
+    with open(labelled_path("SWAPWORDS"), encoding="utf-8", newline="") as fh:
         texts = sorted({r["original"] for r in csv.DictReader(fh, delimiter="\t")})
     with open(DATA / "probe_queries.tsv", encoding="utf-8", newline="") as fh:
         texts += [r["text"] for r in csv.DictReader(fh, delimiter="\t")]

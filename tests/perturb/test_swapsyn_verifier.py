@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from benchmarks.tuning.rules import labelled_path
 from perturb_helpers import generator
 
 MARK = "round 6 pick sample"
@@ -114,14 +115,14 @@ def test_light_verb_and_score_floor():
 def _pick_rows(name):
     from perturb.checks import devset
 
-    rows = devset.read_devset(devset.labelled_path(name), "dev-pick-sample")
+    rows = devset.read_devset(labelled_path(name), "dev-pick-sample")
     assert all(MARK in c.detail for c in rows)
     return rows
 
 
 def test_held_back_figures_recomputed_from_the_tsv():
     """The numbers docs/methods.md gives for round 6 (threshold on the tuning half, held-back
-    validity with Wilson, held queries applied), recomputed from perturb/data/validity/SWAPSYN-*.tsv."""
+    validity with Wilson, held queries applied), recomputed from benchmarks/data/validity/SWAPSYN-*.tsv."""
     from perturb.checks import devset
 
     rows = _pick_rows("SWAPSYN-WNET")
@@ -175,9 +176,9 @@ def test_pooled_threshold_recomputed_from_the_tsv():
     >= 0.5929, both halves, and the confirmation sample) are >= 95% valid: 20/21."""
     from perturb.checks import devset
     from perturb.generators.swapsyn.wordnet import VerifiedSwapSynWordNet
-    from perturb.tuning import rules
+    from benchmarks.tuning import rules
 
-    labelled = devset.read_devset(devset.labelled_path("SWAPSYN-WNET"))
+    labelled = devset.read_devset(labelled_path("SWAPSYN-WNET"))
     rows = rules.pooled_rows(labelled)
     assert len(rows) == 47 and sum(c.valid for c in rows) == 42
     assert min(c.score for c in rows if c.provenance == "dev-pick-sample") >= 0.5929
@@ -198,12 +199,12 @@ def test_third_sample_figures_recomputed_from_the_tsv():
     def frozen(sample):
         return [(c.style, c.qid, c.original) for c in devset.read_devset(queries, sample)]
 
-    queries = devset.labelled_path("SWAPSYN-WNET", "queries")
+    queries = labelled_path("SWAPSYN-WNET", "queries")
     qs = frozen("confirmation-2")  # the third sample
     assert len(qs) == 506 and len({(s, q) for s, q, _ in qs}) == 506
     earlier = {("keyword-title" if "title" in s else s, q) for s, q, _ in frozen("dev-pick-sample") + frozen("confirmation-1")}
     assert not earlier & {("keyword-title" if "title" in s else s, q) for s, q, _ in qs}
-    rows = devset.read_devset(devset.labelled_path("SWAPSYN-WNET"), "confirmation-2")
+    rows = devset.read_devset(labelled_path("SWAPSYN-WNET"), "confirmation-2")
     assert all("round 6 third sample" in c.detail for c in rows)
     k = sum(c.valid for c in rows)
     lo, hi = wilson_ci(k, len(rows), 0.95)

@@ -82,7 +82,8 @@ def test_config_records_the_term_evidence():
 def test_confirmation_sample_is_the_generators_output():
     """Every labelled round-4 confirmation row is what the generator makes of its query at round 4's
     threshold 0.8 (seed 11); round 7's threshold 0.83 changes one pick (conjuncts, 0.80, no longer pass)."""
-    from perturb.checks.devset import labelled_path, read_devset
+    from benchmarks.tuning.rules import labelled_path
+    from perturb.checks.devset import read_devset
 
     rows = read_devset(labelled_path("SWAPWORDS"), "confirmation-1")  # round 4's
     assert len(rows) == 67 and sum(r.valid for r in rows) == 62

@@ -45,7 +45,8 @@ def test_no_new_kind_for_negations_or_verbs(text):
 
 
 def test_round7_labels_are_in_the_devset():
-    from perturb.checks.devset import DEVELOPMENT, labelled_path, read_devset
+    from benchmarks.tuning.rules import labelled_path
+    from perturb.checks.devset import DEVELOPMENT, read_devset
 
     rows = read_devset(labelled_path("SWAPWORDS"), DEVELOPMENT)
     new = [r for r in rows if r.provenance == "dev-question-orders"]
@@ -58,7 +59,8 @@ def test_round7_labels_are_in_the_devset():
 
 
 def _confirmation(provenance):
-    from perturb.checks.devset import labelled_path, read_devset
+    from benchmarks.tuning.rules import labelled_path
+    from perturb.checks.devset import read_devset
 
     return read_devset(labelled_path("SWAPWORDS"), provenance)
 

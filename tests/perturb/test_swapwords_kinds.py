@@ -74,9 +74,10 @@ def test_abbreviations_are_one_token_in_every_verified_candidate():
 
 
 def test_evidence_table_is_the_tuning_half_of_the_devset():
-    from perturb.checks.devset import labelled_path, read_devset
+    from benchmarks.tuning.rules import labelled_path
+    from perturb.checks.devset import read_devset
     from perturb.generators.swapwords.pairs import EVIDENCE
-    from perturb.tuning.kinds import kind_scores
+    from benchmarks.tuning.kinds import kind_scores
 
     expected = {k: score for k, (score, _, _) in kind_scores(read_devset(labelled_path("SWAPWORDS"))).items()}
     assert {reason: score for score, reason in EVIDENCE} == expected

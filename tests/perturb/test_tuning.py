@@ -1,4 +1,4 @@
-"""perturb.tuning: each threshold rule on small hand-made rows, a threshold re-derived from its
+"""benchmarks.tuning: each threshold rule on small hand-made rows, a threshold re-derived from its
 labelled set, the `thresholds` command's exit status, and the synonym verifier's weights written
 as the shipped module has them."""
 from __future__ import annotations
@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from perturb.checks.devset import Candidate, labelled_path, read_devset, split_of, write_devset
+from benchmarks.tuning.rules import labelled_path
+from perturb.checks.devset import Candidate, read_devset, split_of, write_devset
 from perturb.spec import Spec, Tuning, threshold_constraint
-from perturb.tuning import NoThreshold, rederive, rules
-from perturb.tuning.commands import check_thresholds, main
+from benchmarks.tuning import NoThreshold, rederive, rules
+from benchmarks.tuning.commands import check_thresholds, main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -94,11 +95,11 @@ def test_rederive_applies_the_named_rule_to_the_labelled_file(tmp_path):
     with pytest.raises(KeyError, match="no tuning rule 'nope'"):
         rederive(_tiny_spec(path, 0.5, rule="nope").constraints[0])
     # a path below the repository root, as the specs write it
-    assert rules.labelled_file("perturb/data/validity/TRANSTENSE.tsv") == labelled_path("TRANSTENSE")
+    assert rules.labelled_file("benchmarks/data/validity/TRANSTENSE.tsv") == labelled_path("TRANSTENSE")
 
 
 def test_thresholds_command_exit_status(tmp_path, monkeypatch):
-    from perturb.tuning import commands
+    from benchmarks.tuning import commands
 
     path = tmp_path / "TINY.tsv"
     write_devset(path, ROWS)
@@ -115,8 +116,8 @@ def test_thresholds_command_exit_status(tmp_path, monkeypatch):
 
 
 def test_every_shipped_threshold_rederives():
-    """`python -m perturb.tuning thresholds` on the built-in specs: every threshold is its rule's."""
-    proc = subprocess.run([sys.executable, "-m", "perturb.tuning", "thresholds"], cwd=ROOT, capture_output=True,
+    """`python -m benchmarks.tuning thresholds` on the built-in specs: every threshold is its rule's."""
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.tuning", "thresholds"], cwd=ROOT, capture_output=True,
                           text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "SWAPSYN-WNET" in proc.stdout and " 0 disagree" in proc.stdout
@@ -145,7 +146,7 @@ def test_kinds_command_is_the_swapwords_evidence_table():
 
 def test_weights_module_is_written_as_shipped():
     """The fit writes the weights module in its own format: the shipped one re-written unchanged."""
-    from perturb.tuning import fit
+    from benchmarks.tuning import fit
 
     head, version, features, models = fit.read_weights()
     assert fit.weights_text(head, version, features, models) == fit.WEIGHTS.read_text(encoding="utf-8")
@@ -153,7 +154,7 @@ def test_weights_module_is_written_as_shipped():
 
 
 def test_fit_rows_are_the_samples_before_the_pick_sample():
-    from perturb.tuning import fit
+    from benchmarks.tuning import fit
 
     rows = fit.fit_rows("SWAPSYN-WNET")
     assert len(rows) == 1336 and {r["pos"] for r in rows} <= set("nvar")
@@ -165,7 +166,7 @@ def test_fit_rows_are_the_samples_before_the_pick_sample():
 @pytest.mark.slow
 def test_fit_reproduces_the_shipped_weights(tmp_path):
     """~40 s: both models refitted from the labelled sets give perturb/generators/swapsyn/weights.py byte for byte."""
-    from perturb.tuning import fit
+    from benchmarks.tuning import fit
 
     out = tmp_path / "weights.py"
     for name in ("SWAPSYN-WNET", "SWAPSYN-GLOVE"):

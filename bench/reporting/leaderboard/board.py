@@ -56,7 +56,7 @@ from __future__ import annotations
 import math
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -215,18 +215,64 @@ def _rank(entries: List[Dict[str, Any]], series: List[Any], group: str, rank_key
             entries[i].update(rank=int(ranks[x]), rank_low=None, rank_high=None, tied=None, _score=float(pts[x]))
 
 
-def build(paths: Sequence[Any], *, metrics: Optional[Sequence[str]] = None, rank_by: str = AVG,
-          seed: int = 0, log=None, test: str = "t-test",
-          correction: str = "holm", alpha: float = 0.05, n_resamples: int = S.DEFAULT_RESAMPLES) -> Leaderboard:
-    """The leaderboard of the given runs (see the module docstring). ``test`` is one of
-    bench.evaluation.stats.TESTS, ``correction`` one of bench.evaluation.stats.CORRECTIONS."""
-    log = log or (lambda msg: print(msg, file=sys.stderr))
+def _check_options(test: str, correction: str, alpha: float) -> None:
     if test not in S.TESTS:
         raise ValueError(f"unknown test {test!r}; choose one of {', '.join(S.TESTS)}")
     if correction not in S.CORRECTIONS:
         raise ValueError(f"unknown correction {correction!r}; choose one of {', '.join(S.CORRECTIONS)}")
     if not 0 < alpha < 1:
         raise ValueError("alpha must be in (0, 1)")
+
+
+def _with_rows(runs: List[Run], notes: List[str], log) -> List[Run]:
+    """The runs that give leaderboard rows (variation sets or a few-shot summary); each other one is
+    a note."""
+    kept = []
+    for r in runs:
+        if suite_of(r).layout not in ("sets", "fewshot"):
+            notes.append(f"{r.result_path}: suite {r.suite!r} (layout {suite_of(r).layout!r}) has no leaderboard rows: "
+                         "skipped")
+            log(notes[-1])
+        elif suite_of(r).layout == "fewshot" and LR.fewshot_rows(r) is None:
+            notes.append(f"{r.result_path}: few-shot result without numeric summary metrics: skipped")
+            log(notes[-1])
+        else:
+            kept.append(r)
+    if not kept:
+        raise DataError("no run with leaderboard rows given")
+    return kept
+
+
+def _entry(r: Run, g: str, first: str, metrics: List[str], rank_by: str) -> Tuple[Dict[str, Any], Any]:
+    """A run's board entry (its rows and the point it is ranked on) and its per-query ranking series."""
+    if suite_of(r).layout == "fewshot":
+        _, point, ranked_on = LR.headline(r)
+        rows, ser = LR.fewshot_rows(r), LR.fewshot_series(r)
+    else:
+        ranked_on = f"{first}/{rank_by}"
+        rows, ser = LR.variation_rows(r, metrics), LR.rank_series(r, rank_by, first)
+        point = next((x["value"] for x in rows if x["metric"] == first and x["set"] == rank_by), None)
+        if point is None and rank_by == AVG:
+            point = r.metric(ORIGINAL, first)
+    entry = {"group": g, "dataset": r.dataset_name, "model": r.model_name, "suite": r.suite,
+             "n_queries": (r.result.get("dataset") or {}).get("n_queries"), "ranked_on": ranked_on,
+             "model_fingerprint": r.model_fingerprint[:12], "rows": rows, "_point": point}
+    return entry, ser
+
+
+def _board_order(e):
+    sc = e.get("_score")
+    return (e["group"], e["rank"] if e.get("rank") is not None else 10 ** 9,
+            -(sc if sc is not None and math.isfinite(sc) else -math.inf), e["model"])
+
+
+def build(paths: Sequence[Any], *, metrics: Optional[Sequence[str]] = None, rank_by: str = AVG,
+          seed: int = 0, log=None, test: str = "t-test",
+          correction: str = "holm", alpha: float = 0.05, n_resamples: int = S.DEFAULT_RESAMPLES) -> Leaderboard:
+    """The leaderboard of the given runs (see the module docstring). ``test`` is one of
+    bench.evaluation.stats.TESTS, ``correction`` one of bench.evaluation.stats.CORRECTIONS."""
+    log = log or (lambda msg: print(msg, file=sys.stderr))
+    _check_options(test, correction, alpha)
     runs = [load_run(p, per_query=None) for p in paths]
     if not runs:
         raise DataError("no run given")
@@ -239,20 +285,7 @@ def build(paths: Sequence[Any], *, metrics: Optional[Sequence[str]] = None, rank
                 raise DataError(f"metric {m!r} not measured (measures: {', '.join(r.measures)})", str(r.result_path),
                                 fix="pick measured ones with --metric")
     notes: List[str] = []
-    kept = []
-    for r in runs:
-        if suite_of(r).layout not in ("sets", "fewshot"):
-            notes.append(f"{r.result_path}: suite {r.suite!r} (layout {suite_of(r).layout!r}) has no leaderboard rows: "
-                         "skipped")
-            log(notes[-1])
-        elif suite_of(r).layout == "fewshot" and LR.fewshot_rows(r) is None:
-            notes.append(f"{r.result_path}: few-shot result without numeric summary metrics: skipped")
-            log(notes[-1])
-        else:
-            kept.append(r)
-    runs = kept
-    if not runs:
-        raise DataError("no run with leaderboard rows given")
+    runs = _with_rows(runs, notes, log)
     groups = _group_names(runs, first, notes, log)
     entries: List[Dict[str, Any]] = []
     series: List[Any] = []
@@ -263,32 +296,15 @@ def build(paths: Sequence[Any], *, metrics: Optional[Sequence[str]] = None, rank
             raise DataError(f"two runs of model {key[0]!r} in group {g!r}: {seen[key].result_path} and {r.result_path}",
                             str(r.result_path), fix="pass one run per model and dataset")
         seen[key] = r
-        fewshot = suite_of(r).layout == "fewshot"
-        if fewshot:
-            _, point, ranked_on = LR.headline(r)
-            rows, ser = LR.fewshot_rows(r), LR.fewshot_series(r)
-        else:
-            ranked_on = f"{first}/{rank_by}"
-            rows, ser = LR.variation_rows(r, metrics), LR.rank_series(r, rank_by, first)
-            point = next((x["value"] for x in rows if x["metric"] == first and x["set"] == rank_by), None)
-            if point is None and rank_by == AVG:
-                point = r.metric(ORIGINAL, first)
-        entries.append({"group": g, "dataset": r.dataset_name, "model": r.model_name, "suite": r.suite,
-                        "n_queries": (r.result.get("dataset") or {}).get("n_queries"), "ranked_on": ranked_on,
-                        "model_fingerprint": r.model_fingerprint[:12], "rows": rows, "_point": point})
+        entry, ser = _entry(r, g, first, metrics, rank_by)
+        entries.append(entry)
         series.append(ser)
     opts = {"test": test, "correction": correction, "alpha": alpha, "seed": seed, "n_resamples": n_resamples}
     for g in sorted(set(groups)):
         idx = [i for i, x in enumerate(groups) if x == g]
         idx.sort(key=lambda i: entries[i]["model"])
         _rank([entries[i] for i in idx], [series[i] for i in idx], g, entries[idx[0]]["ranked_on"], notes, opts)
-
-    def order(e):
-        sc = e.get("_score")
-        return (e["group"], e["rank"] if e.get("rank") is not None else 10 ** 9,
-                -(sc if sc is not None and math.isfinite(sc) else -math.inf), e["model"])
-
-    entries.sort(key=order)
+    entries.sort(key=_board_order)
     for e in entries:
         e.pop("_score", None)
         e.pop("_point", None)

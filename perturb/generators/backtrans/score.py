@@ -32,7 +32,7 @@ ones. Candidates with the same text are one candidate proposed by several pivots
 
 The weights were set by reading the tuning half's misfires (docs/methods.md, BACKTRANS), never
 the held half's. A candidate passes :data:`WEAKEST_EDIT` (score >= its threshold), chosen on the labelled tuning
-half of ``perturb/data/validity/BACKTRANS.tsv`` (:mod:`perturb.tuning`).
+half of ``benchmarks/data/validity/BACKTRANS.tsv`` (:mod:`benchmarks.tuning`).
 """
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ from perturb.resources.lexicon import is_proper_noun
 from perturb.resources.senses import forms_of, ranked_synsets, synonymy
 from perturb.generators.backtrans import evidence as ev
 from perturb.spec import Tuning, Veto, threshold_constraint
-from perturb.generators.backtrans.edits import Candidate, WordEdit, apply_edits, edits_of, sentence_case, tokens  # noqa: F401 (used by callers as score.*)
+from perturb.generators.backtrans.edits import Candidate, WordEdit, apply_edits, edits_of, sentence_case, tokens
 
 WEIGHTS: Dict[str, float] = {
     "leak": -6.0, "name": -6.0, "pronoun": -4.0, "question_form": -3.0, "article": 1.0, "wh": 1.0,
@@ -66,7 +66,7 @@ WEAKEST_EDIT = threshold_constraint(
     "weakest-edit evidence", 0.0,
     description="every edit of the round trip keeps the need (the candidate's weakest edit)",
     evidence="weighted evidence sum of the weakest edit (WEIGHTS)",
-    tuning=Tuning("perturb/data/validity/BACKTRANS.tsv", "choose", {"min_validity": 0.9}))
+    tuning=Tuning("benchmarks/data/validity/BACKTRANS.tsv", "choose", {"min_validity": 0.9}))
 
 
 class WordLeft(Veto):

@@ -5,7 +5,7 @@ Two modes (``config()["mode"]`` records which):
 * ``verified`` (the default): every pair of swappable content words is a candidate, scored on
   parse evidence (:mod:`perturb.generators.swapwords.pairs`: coordinated conjuncts and co-modifiers keep the need,
   "X of Y" -> "Y of X" and subject/object swaps do not); a candidate passes at ``min_score``
-  (chosen on the tuning half of ``perturb/data/validity/SWAPWORDS.tsv``), one passing pair is picked
+  (chosen on the tuning half of ``benchmarks/data/validity/SWAPWORDS.tsv``), one passing pair is picked
   uniformly with the query's rng. Deviation from the paper: besides two words, two phrases may
   exchange places (:mod:`perturb.generators.swapwords.phrases`: coordinated phrases, sibling prepositional
   phrases, an adverb moved, subject and auxiliary in questions, a final prepositional phrase
@@ -44,7 +44,7 @@ class KindTable(Threshold):
     name = "kind table"
     description = "the exchange is of a kind whose labelled exchanges keep the need"
     evidence = "per-kind Laplace validity (pairs.EVIDENCE)"
-    tuning = Tuning("perturb/data/validity/SWAPWORDS.tsv", "choose_by_kind", {"min_validity": 0.9})
+    tuning = Tuning("benchmarks/data/validity/SWAPWORDS.tsv", "choose_by_kind", {"min_validity": 0.9})
     params = (Param("threshold", float, 0.83, "a candidate passes when its score is at least this", key="min_score"),)
 
     def score(self, edit: Edit, context=None) -> float:

@@ -16,11 +16,11 @@ An adjective and its noun is split further by WordNet's term evidence
 object.
 
 Each kind's score is its measured validity on the labelled tuning half of
-``perturb/data/validity/SWAPWORDS.tsv``, Laplace-smoothed (:data:`EVIDENCE`), so the score of a
+``benchmarks/data/validity/SWAPWORDS.tsv``, Laplace-smoothed (:data:`EVIDENCE`), so the score of a
 candidate is an estimate of the chance that it keeps the need.
 
 The generator keeps candidates scoring at least its threshold (chosen on the labelled tuning half
-of ``perturb/data/validity/SWAPWORDS.tsv``) and picks one, seeded.
+of ``benchmarks/data/validity/SWAPWORDS.tsv``) and picks one, seeded.
 """
 from __future__ import annotations
 
@@ -34,9 +34,9 @@ from perturb.generators.swapwords.phrases import phrase_candidates, phrase_kinds
 CLASSES = {"NOUN": "N", "PROPN": "N", "VERB": "V", "ADJ": "A", "ADV": "R"}
 QUANTITY = frozenset("many much several numerous little".split())
 LEFT_MODIFIERS = ("compound", "amod", "nmod", "poss", "nummod", "advmod", "npadvmod")
-# score = the kind's validity on the tuning half of perturb/data/validity/SWAPWORDS.tsv, Laplace-smoothed:
+# score = the kind's validity on the tuning half of benchmarks/data/validity/SWAPWORDS.tsv, Laplace-smoothed:
 # (valid + 1) / (labelled + 2), so a kind with few labels stays near 0.5 (labelled counts in the
-# comments; `python -m perturb.tuning kinds SWAPWORDS` recomputes them).
+# comments; `python -m benchmarks.tuning kinds SWAPWORDS` recomputes them).
 EVIDENCE = (
     # two words exchanged (the paper's operation, restricted by the parse)
     (0.91, "adjective and its noun"),  # 77/84

@@ -1,4 +1,4 @@
-"""The synonym verifier's logistic models, fitted on labelled rows: ``python -m perturb.tuning fit
+"""The synonym verifier's logistic models, fitted on labelled rows: ``python -m benchmarks.tuning fit
 SWAPSYN-WNET|SWAPSYN-GLOVE`` writes :mod:`perturb.generators.swapsyn.weights` (its docstring and
 ``VERSION`` are kept as the file has them; ``--version`` sets a new one).
 
@@ -17,11 +17,12 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
+from benchmarks.tuning import rules
 from perturb.checks import devset
 
 SOURCES = {"SWAPSYN-GLOVE": "glove", "SWAPSYN-WNET": "wordnet"}
 FIT_SAMPLES = ("branch-syn-sample", "ceiling-sample")  # the rows labelled before the pick sample
-WEIGHTS = Path(__file__).resolve().parents[1] / "generators" / "swapsyn" / "weights.py"
+WEIGHTS = rules.ROOT / "perturb" / "generators" / "swapsyn" / "weights.py"
 KEYS = ("intercept", "weights", "mu", "sd", "rows", "valid")
 _DETAIL = re.compile(r"^([nvar]):'([^']*)'->'([^']*)'")
 
@@ -58,7 +59,7 @@ def fit_rows(name: str, rows: Optional[Sequence[devset.Candidate]] = None) -> Li
     """The labelled rows a model of ``name`` is fitted on, located, in the order the fit has always
     read them (generator, style, qid, variation)."""
     if rows is None:
-        rows = devset.read_devset(devset.labelled_path(name))
+        rows = devset.read_devset(rules.labelled_path(name))
     picked = sorted((c for c in devset.of_provenance(rows, FIT_SAMPLES) if c.generator == name and c.valid is not None),
                     key=lambda c: (c.generator, c.style, c.qid, c.variation))
     return locate([dict(generator=c.generator, style=c.style, qid=c.qid, original=c.original, variation=c.variation,

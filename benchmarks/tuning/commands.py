@@ -1,4 +1,4 @@
-"""``python -m perturb.tuning COMMAND``:
+"""``python -m benchmarks.tuning COMMAND``:
 
     thresholds                              every spec's threshold beside the value its rule re-derives
                                             from its labelled set; exit 1 when one disagrees
@@ -23,7 +23,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from perturb.checks import devset
 from perturb.spec import Spec
-from perturb.tuning import rules
+from benchmarks.tuning import rules
 
 TOLERANCE = 5e-5  # thresholds are written to four decimals
 Out = Callable[[str], None]
@@ -97,7 +97,7 @@ def _provenance(opts: Dict[str, str]) -> devset.Provenance:
 
 def curve(name: str, split: str = "tune", provenance: devset.Provenance = devset.DEVELOPMENT,
           grid: Optional[Sequence[float]] = None) -> str:
-    rows = rules.labelled(devset.read_devset(devset.labelled_path(name)), provenance)
+    rows = rules.labelled(devset.read_devset(rules.labelled_path(name)), provenance)
     if split != "all":
         rows = [c for c in rows if c.split == split]
     if not rows:
@@ -145,27 +145,27 @@ def main(argv: Sequence[str], out: Out = print) -> int:
             out(f"no spec yet (not checked): {', '.join(missing)}")
         return 1 if check_thresholds(specs, out) else 0
     if cmd == "fit":
-        from perturb.tuning import fit
+        from benchmarks.tuning import fit
 
         args, opts = _options(rest, ("out", "version"))
         if len(args) != 1:
-            raise SystemExit("usage: python -m perturb.tuning fit SWAPSYN-WNET|SWAPSYN-GLOVE [--out PATH] [--version V]")
+            raise SystemExit("usage: python -m benchmarks.tuning fit SWAPSYN-WNET|SWAPSYN-GLOVE [--out PATH] [--version V]")
         model = fit.fit(args[0], Path(opts.get("out") or fit.WEIGHTS), opts.get("version"))
         out(f"{args[0]}: {model['rows']} rows, {model['valid']} valid -> {opts.get('out') or fit.WEIGHTS}")
         return 0
     if cmd == "curve":
         args, opts = _options(rest, ("split", "provenance", "grid"))
         if len(args) != 1:
-            raise SystemExit("usage: python -m perturb.tuning curve SET [--split tune|held|all] [--provenance P] [--grid a,b]")
+            raise SystemExit("usage: python -m benchmarks.tuning curve SET [--split tune|held|all] [--provenance P] [--grid a,b]")
         grid = [float(x) for x in opts["grid"].split(",")] if opts.get("grid") else None
         out(curve(args[0], opts.get("split", "tune"), _provenance(opts), grid))
         return 0
     if cmd == "kinds":
-        from perturb.tuning.kinds import kind_scores
+        from benchmarks.tuning.kinds import kind_scores
 
         args, opts = _options(rest, ("provenance",))
         name = args[0] if args else "SWAPWORDS"
-        scores = kind_scores(devset.read_devset(devset.labelled_path(name)), name, _provenance(opts))
+        scores = kind_scores(devset.read_devset(rules.labelled_path(name)), name, _provenance(opts))
         for k, (score, v, n) in scores.items():
             out(f"{score:.2f}\t{v}/{n}\t{k}")
         if name == "SWAPWORDS":  # the kinds the parse can give that no labelled exchange has: the prior

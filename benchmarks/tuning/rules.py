@@ -16,7 +16,7 @@ scorer scored, labelled before the threshold was chosen), and reads only labelle
   at) and every row of the ``confirmation`` sample (SWAPSYN-WNET's 0.7202: the pick sample's rows
   >= 0.5929 and the confirmation sample's, >= 95% valid).
 
-:func:`rederive` applies a threshold's tuning to its labelled set: ``python -m perturb.tuning
+:func:`rederive` applies a threshold's tuning to its labelled set: ``python -m benchmarks.tuning
 thresholds`` checks that every spec's threshold is what its rule gives.
 """
 from __future__ import annotations
@@ -29,7 +29,8 @@ from perturb.checks import devset
 from perturb.checks.devset import DEVELOPMENT, Candidate, Provenance
 from perturb.spec import Threshold, Tuning
 
-ROOT = Path(__file__).resolve().parents[2]  # the directory holding the perturb package (the repository root)
+ROOT = Path(__file__).resolve().parents[2]  # the repository root
+VALIDITY = ROOT / "benchmarks" / "data" / "validity"  # the labelled sets
 
 
 class NoThreshold(ValueError):
@@ -86,9 +87,13 @@ Rule = Callable[..., float]
 RULES: Dict[str, Rule] = {"choose": choose, "choose_by_kind": choose_by_kind, "pooled_validity": pooled_validity}
 
 
+def labelled_path(name: str, purpose: str = "") -> Path:
+    """``benchmarks/data/validity/<name>.tsv`` (``<name>.<purpose>.tsv`` with a purpose, e.g. ``queries``)."""
+    return VALIDITY / (f"{name}.{purpose}.tsv" if purpose else f"{name}.tsv")
+
+
 def labelled_file(path: Union[str, Path]) -> Path:
-    """A tuning's ``labelled`` path: relative to the directory that holds the ``perturb`` package
-    (the repository root; site-packages for an installed wheel, which ships ``perturb/data``)."""
+    """A tuning's ``labelled`` path: relative to the repository root (the labelled sets are not installed)."""
     path = Path(path)
     return path if path.is_absolute() else ROOT / path
 

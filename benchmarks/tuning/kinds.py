@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Dict, Hashable, Sequence, Tuple
 
 from perturb.checks.devset import DEVELOPMENT, Candidate, Provenance, kind_counts
-from perturb.tuning.rules import tuning_half
+from benchmarks.tuning.rules import tuning_half
 
 
 def kind_scores(rows: Sequence[Candidate], generator: str = "SWAPWORDS", provenance: Provenance = DEVELOPMENT
