@@ -96,6 +96,60 @@ def statistics_header(*, test: str, correction: str, seed: int, bootstrap: int, 
     return head
 
 
+def _comparison(per_query: Any, original: str, s: str, m: str, *, test: str, seed: int, n_resamples: int,
+                alternative: str, bootstrap: int, confidence: float, interval: str) -> Dict[str, Any]:
+    """One set x measure against ``original``: means, delta, drop rate, their intervals, the paired test."""
+    a, b, qids = paired_values(per_query, original, s, m)
+    key = (s, m)
+    res = paired_test(a, b, test, seed=seed, n_resamples=n_resamples, key=key, alternative=alternative)
+    ci = paired_bootstrap_ci(a, b, B=bootstrap, seed=seed, confidence=confidence, key=key, interval=interval)
+    w, t, l = win_tie_loss(a, b) if a.size else (0, 0, 0)
+    mo, mv = exact.mean(a), exact.mean(b)
+    applied = None
+    if "applied" in per_query.columns:
+        sub = per_query[(per_query["set"] == s) & per_query["qid"].isin(qids)]
+        applied = int(np.sum(np.asarray(sub["applied"], dtype=np.float64) == 1))
+    return {
+        "n": int(a.size),
+        "n_applied": applied,
+        "mean_original": mo,
+        "mean_variation": mv,
+        "delta": mv - mo,
+        "delta_ci": list(ci.delta),
+        "drop_rate": drop_rate(mo, mv) if a.size else float("nan"),
+        "drop_rate_ci": list(ci.drop_rate),
+        "n_changed": int(np.sum(a != b)),
+        "interval_note": changed_note(int(np.sum(a != b)), int(a.size)),
+        "statistic": res.statistic,
+        "p_value": res.pvalue,
+        "d_z": cohen_dz(a, b),
+        "win": w, "tie": t, "loss": l,
+        "method": res.method,
+        "note": res.note,
+    }
+
+
+def _correct_families(comps: Dict[str, Dict[str, Dict[str, Any]]], raw: Dict[Tuple[str, str], float],
+                      var_sets: List[str], measures: List[str], family: str, correction: str,
+                      alpha: float) -> Dict[str, int]:
+    """Adds ``p_corrected`` and ``significant`` to every comparison, corrected within its family; returns
+    each family's size."""
+    families: Dict[str, List[Tuple[str, str]]]
+    if family == "all":
+        families = {"all": [(s, m) for s in var_sets for m in measures]}
+    else:
+        families = {m: [(s, m) for s in var_sets] for m in measures}
+    sizes: Dict[str, int] = {}
+    for fam, keys in families.items():
+        adj = adjust_pvalues([raw[k] for k in keys], correction)
+        sizes[fam] = family_size([raw[k] for k in keys])
+        for k, p in zip(keys, adj):
+            c = comps[k[0]][k[1]]
+            c["p_corrected"] = float(p)
+            c["significant"] = bool(np.isfinite(p) and p < alpha)
+    return sizes
+
+
 def variation_statistics(per_query: Any, sets: List[str], measures: List[str], *, test: str = "t-test",
                          correction: str = "holm", seed: int = 0, bootstrap: int = DEFAULT_BOOTSTRAP,
                          alpha: float = 0.05, family: str = "per-measure", original: str = "ORIGINAL",
@@ -137,49 +191,12 @@ def variation_statistics(per_query: Any, sets: List[str], measures: List[str], *
     for s in var_sets:
         comps[s] = {}
         for m in measures:
-            a, b, qids = paired_values(per_query, original, s, m)
-            key = (s, m)
-            res = paired_test(a, b, test, seed=seed, n_resamples=n_resamples, key=key, alternative=alternative)
-            ci = paired_bootstrap_ci(a, b, B=bootstrap, seed=seed, confidence=confidence, key=key, interval=interval)
-            w, t, l = win_tie_loss(a, b) if a.size else (0, 0, 0)
-            mo, mv = exact.mean(a), exact.mean(b)
-            applied = None
-            if "applied" in per_query.columns:
-                sub = per_query[(per_query["set"] == s) & per_query["qid"].isin(qids)]
-                applied = int(np.sum(np.asarray(sub["applied"], dtype=np.float64) == 1))
-            raw[key] = res.pvalue
-            comps[s][m] = {
-                "n": int(a.size),
-                "n_applied": applied,
-                "mean_original": mo,
-                "mean_variation": mv,
-                "delta": mv - mo,
-                "delta_ci": list(ci.delta),
-                "drop_rate": drop_rate(mo, mv) if a.size else float("nan"),
-                "drop_rate_ci": list(ci.drop_rate),
-                "n_changed": int(np.sum(a != b)),
-                "interval_note": changed_note(int(np.sum(a != b)), int(a.size)),
-                "statistic": res.statistic,
-                "p_value": res.pvalue,
-                "d_z": cohen_dz(a, b),
-                "win": w, "tie": t, "loss": l,
-                "method": res.method,
-                "note": res.note,
-            }
+            comps[s][m] = _comparison(per_query, original, s, m, test=test, seed=seed, n_resamples=n_resamples,
+                                      alternative=alternative, bootstrap=bootstrap, confidence=confidence,
+                                      interval=interval)
+            raw[(s, m)] = comps[s][m]["p_value"]
 
-    families: Dict[str, List[Tuple[str, str]]]
-    if family == "all":
-        families = {"all": [(s, m) for s in var_sets for m in measures]}
-    else:
-        families = {m: [(s, m) for s in var_sets] for m in measures}
-    sizes: Dict[str, int] = {}
-    for fam, keys in families.items():
-        adj = adjust_pvalues([raw[k] for k in keys], correction)
-        sizes[fam] = family_size([raw[k] for k in keys])
-        for k, p in zip(keys, adj):
-            c = comps[k[0]][k[1]]
-            c["p_corrected"] = float(p)
-            c["significant"] = bool(np.isfinite(p) and p < alpha)
+    sizes = _correct_families(comps, raw, var_sets, measures, family, correction, alpha)
 
     other = "variation" if original == "ORIGINAL" else "system"
     header = statistics_header(test=test, correction=correction, seed=seed, bootstrap=bootstrap, alpha=alpha,
