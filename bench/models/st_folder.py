@@ -94,7 +94,7 @@ def _load_library_model(folder: Path):
         from sentence_transformers import SentenceTransformer
     except ImportError:
         raise ResourceError(f"{folder} is a sentence-transformers folder and reading it needs the library. "
-                            f"Install: pip install 'sentence-transformers>=5.1,<6'") from None
+                            f"Install: pip install 'sentence-transformers>=5.7,<6'") from None
     st_logger = logging.getLogger("sentence_transformers")
     level = st_logger.level
     st_logger.setLevel(logging.ERROR)
@@ -104,8 +104,8 @@ def _load_library_model(folder: Path):
             return SentenceTransformer(str(folder), device="cpu", local_files_only=True, trust_remote_code=False)
     except Exception as exc:  # the library raises many types for a folder it cannot read
         raise ResourceError(f"{folder}: sentence-transformers cannot load this folder ({type(exc).__name__}: "
-                            f"{str(exc)[:300]}). Fix: save the model again with the installed sentence-transformers "
-                            f"(SentenceTransformer(...).save(DIR))") from None
+                            f"{' '.join(str(exc).split())[:300]}). Fix: restore the module files saved with the model, or save it again with "
+                            f"the installed sentence-transformers (SentenceTransformer(...).save(DIR))") from None
     finally:
         st_logger.setLevel(level)
 
@@ -149,6 +149,9 @@ def read_st_folder(folder: Path) -> Tuple[STFolder, Any]:
     key = _memo_key(folder)
     if key in _memo:
         return _memo[key]
+    from bench.models.consistency import refuse_dangling_links
+
+    refuse_dangling_links(folder)
     modules = check_modules_json(folder)
     model = _load_library_model(folder)
     head = torch.nn.Sequential(*list(model)[1:]).eval()
@@ -242,9 +245,10 @@ def check_head(folder: Path, hidden: Optional[int]) -> None:
     info, head = read_st_folder(folder)
     word = _word_dim(head)
     if word != hidden:
-        raise ResourceError(f"{folder}: the Pooling module expects {word}-dimensional token vectors, but the "
-                            f"encoder's hidden size is {hidden} ({folder / 'config.json'}). Fix: use the Pooling "
-                            f"module saved with this encoder")
+        rel = next(m.split(":", 1)[1] for m in info.modules if m.startswith("Pooling:"))
+        raise ResourceError(f"{folder / rel / 'config.json'}: the Pooling module expects {word}-dimensional token "
+                            f"vectors, but the encoder's hidden size is {hidden} ({folder / 'config.json'}). Fix: set "
+                            f"its dimension to {hidden}, or use the Pooling module saved with this encoder")
     try:
         with torch.inference_mode():
             head({"token_embeddings": torch.zeros(1, 2, hidden), "attention_mask": torch.ones(1, 2, dtype=torch.long)})
