@@ -336,12 +336,16 @@ MODELS.register("bm25-nostem", _bm25_nostem)
 
 
 def resolve_model(spec_or_name: str) -> ModelSpec:
-    """A registered name, or a local model folder."""
+    """A registered name, a local model folder, or a Hugging Face Hub name (:mod:`bench.models.hub`)."""
     if spec_or_name in MODELS:
         return MODELS.get(spec_or_name)()
     path = Path(spec_or_name).expanduser()
     if path.is_dir():
         return spec_from_folder(path)
+    from bench.models.hub import hub_folder, looks_like_hub_name
+
+    if looks_like_hub_name(spec_or_name):  # owner/name: fetched as sentence-transformers fetches it
+        return spec_from_folder(hub_folder(spec_or_name, MODELS.names()), name=spec_or_name.split("/")[1])
     if any(sep in spec_or_name for sep in ("/", "\\")) or spec_or_name.startswith("."):
         raise ResourceError(f"model folder {spec_or_name} does not exist")
     raise UnknownName("model", spec_or_name, MODELS.names())
