@@ -1,5 +1,6 @@
 """`bench perturb --dataset D [--seed N] --out DIR`: write every variation set (TSV with a
-content hash) and the applicability table (the RoDR paper's Tables 2-3).
+content hash) and the applicability table (the RoDR paper's Tables 2-3). `--queries FILE` perturbs
+a plain query list (:mod:`perturb.io.querylist`) instead of a dataset's judged queries.
 
 Also imports external sets into the same format: `--import-penha CSV` (Penha et al., ECIR 2022,
 one set per method, valid rows only unless --keep-invalid) and `--import-rodr TSV --name NAME`.
@@ -15,14 +16,16 @@ from bench.core.paths import check_writable_folder
 from bench.core.sheet import csv_text
 from bench.core.written import check_folder_replaceable, record_files, replace_folder, why_not_replaceable
 from bench.cli.options import out_folder
-from perturb import DEFAULT_PROTOCOL, GENERATORS, PAPER_ORDER, PROTOCOLS, describe_protocol
+from perturb import DEFAULT_PROTOCOL, PROTOCOLS, describe_protocol
 from perturb.io.importers import import_penha_csv, import_rodr_tsv
 from perturb.io.sets import applicability_table, write_sets
-from perturb.io.generation import generate_all
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--dataset", default="chatterbot", help="dataset whose judged queries are perturbed (default: chatterbot)")
+    p.add_argument("--dataset", default=None, help="dataset whose judged queries are perturbed (default: chatterbot)")
+    p.add_argument("--queries", type=Path, default=None, metavar="FILE",
+                   help="perturb a plain query list instead of a dataset: one query per line (ids q<line>), or "
+                        "id<TAB>text on every line")
     p.add_argument("--split", default=None, help="qrels split whose judged queries are perturbed (default: test; dev for MS MARCO folders)")
     p.add_argument("--seed", type=int, default=0, help="generation seed (default: 0)")
     p.add_argument("--generators", default=None, help="comma-separated subset (default: all eight)")
@@ -83,20 +86,14 @@ def _write(args, out: Path):
         else:
             if not args.name:
                 raise BenchError("--import-rodr needs --name (the variation set's name, e.g. MISSPELL)")
-            from bench.data.collections import load_dataset
-
-            ds = load_dataset(args.dataset, args.split)
-            originals = {q: ds.queries[q].text for q in ds.judged_query_ids()}
+            originals = dict(_queries(args))
             sets = [import_rodr_tsv(args.import_rodr, args.name, originals=originals)]
     else:
-        from bench.data.collections import load_dataset
+        from perturb.io.querylist import generate_for
 
-        ds = load_dataset(args.dataset, args.split)
-        items = [(q, ds.queries[q].text) for q in ds.judged_query_ids()]
+        items = _queries(args)
         originals = dict(items)
-        names = PAPER_ORDER if not args.generators else [GENERATORS.canonical(g.strip()) for g in
-                                                         args.generators.split(",") if g.strip()]
-        sets = generate_all(items, args.seed, names, protocol=args.protocol)  # BACKTRANS overlaps the others
+        sets = generate_for(items, args.generators, args.seed, args.protocol)  # BACKTRANS overlaps the others
         print(describe_protocol(args.protocol))
     from perturb.checks.substance import substance_of_sets
 
@@ -124,6 +121,21 @@ def _write(args, out: Path):
         if path.name != f"{vs.name}.tsv":
             print(f"set {vs.name!r} written as {path.name}")
     return (1 if missing else 0), len(written)
+
+
+def _queries(args) -> list:
+    """(qid, text) of the queries to perturb or compare with: ``--queries FILE`` or the dataset's judged queries."""
+    if args.queries is not None:
+        if args.dataset is not None or args.split is not None:
+            raise BenchError("--queries FILE perturbs that list; --dataset / --split name a dataset's queries instead. "
+                             "Fix: give one of them")
+        from perturb.io.querylist import read_query_list
+
+        return read_query_list(args.queries)
+    from bench.data.collections import load_dataset
+
+    ds = load_dataset(args.dataset or "chatterbot", args.split)
+    return [(q, ds.queries[q].text) for q in ds.judged_query_ids()]
 
 
 def _substance_cells(sub) -> tuple:
