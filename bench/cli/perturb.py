@@ -95,21 +95,8 @@ def _write(args, out: Path):
         originals = dict(items)
         sets = generate_for(items, args.generators, args.seed, args.protocol)  # BACKTRANS overlaps the others
         print(describe_protocol(args.protocol))
-    from perturb.checks.substance import substance_of_sets
-
-    rows = applicability_table(sets)
-    subst = substance_of_sets(originals, sets) if originals else {}
-    rows = [r + _substance_cells(subst.get(r[0])) for r in rows]
     written = write_sets(sets, out)  # safe, unique file names inside --out; each read back
-    atomic_write_text(out / "applicability.csv", csv_text(["set", "label", "queries", "applied", "percent",
-                                                           "content_share", "top_words"], rows))
-    from bench.reporting.tables import grid
-
-    print("\n".join(grid(["set", "queries", "applied", "percent", "on content words", "most changed words"],
-                         [[str(r[1]), str(r[2]), str(r[3]), f"{r[4]:.1f}%" if isinstance(r[4], (int, float))
-                           else str(r[4]), "" if r[5] == "" else f"{r[5]:.1f}%", r[6]] for r in rows])))
-    print("on content words: of the changed queries, the share whose change touches a NOUN, PROPN, main VERB or "
-          "ADJ of the query (spaCy); most changed words: their share of the changed queries")
+    _print_applicability(sets, originals, out, args)
     if args.audit is not None:
         from perturb.checks.audit import write_audit
 
@@ -121,6 +108,35 @@ def _write(args, out: Path):
         if path.name != f"{vs.name}.tsv":
             print(f"set {vs.name!r} written as {path.name}")
     return (1 if missing else 0), len(written)
+
+
+def _print_applicability(sets, originals: dict, out: Path, args) -> None:
+    """Write applicability.csv and print its table; an imported set whose query ids are not among
+    the originals gets "unknown" for the share changed and the content-word share, with the fix."""
+    from bench.reporting.tables import grid
+    from perturb.checks.substance import substance_of_sets
+
+    subst = substance_of_sets(originals, sets) if originals else {}
+    unmatched = {vs.name: sum(q not in originals for q in vs.qids) for vs in sets if vs.status == "ok"}
+    rows = []
+    for r in applicability_table(sets):
+        if unmatched.get(r[0]) and unmatched[r[0]] == r[2]:  # no original to compare any row with
+            rows.append((r[0], r[1], r[2], "", "unknown", "needs the originals", ""))
+        else:
+            rows.append(r + _substance_cells(subst.get(r[0])))
+    atomic_write_text(out / "applicability.csv", csv_text(["set", "label", "queries", "applied", "percent",
+                                                           "content_share", "top_words"], rows))
+    print("\n".join(grid(["set", "queries", "applied", "percent", "on content words", "most changed words"],
+                         [[str(r[1]), str(r[2]), str(r[3]), f"{r[4]:.1f}%" if isinstance(r[4], (int, float))
+                           else str(r[4]), r[5] if isinstance(r[5], str) else f"{r[5]:.1f}%", r[6]] for r in rows])))
+    print("on content words: of the changed queries, the share whose change touches a NOUN, PROPN, main VERB or "
+          "ADJ of the query (spaCy); most changed words: their share of the changed queries")
+    source = f"--queries {args.queries}" if args.queries else f"--dataset {args.dataset or 'chatterbot'}"
+    for name, n in unmatched.items():
+        if n:
+            print(f"{name}: {n} of its query ids are not among the queries of {source}, so whether those rows "
+                  f"changed and on which words is unknown (counted as applied). Fix: give the --dataset (or "
+                  f"--queries FILE) the set's originals come from")
 
 
 def _queries(args) -> list:

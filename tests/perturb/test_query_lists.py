@@ -72,3 +72,17 @@ def test_queries_and_dataset_together_are_refused(tmp_path, capsys):
     (tmp_path / "q.txt").write_text("a query\n", encoding="utf-8")
     rc = main(["perturb", "--queries", str(tmp_path / "q.txt"), "--dataset", "chatterbot", "--out", str(tmp_path / "o")])
     assert rc == 2 and "give one of them" in capsys.readouterr().err
+
+
+def test_an_import_without_its_originals_says_the_shares_need_them(tmp_path, capsys):
+    rodr = tmp_path / "r.tsv"
+    rodr.write_text("x1\thow do i reset my pasword\nx2\twhat is the capitol of france\n", encoding="utf-8")
+    listing = tmp_path / "q.txt"
+    listing.write_text("how do i reset my password\n", encoding="utf-8")
+    assert main(["perturb", "--import-rodr", str(rodr), "--name", "MISSPELL", "--queries", str(listing),
+                 "--out", str(tmp_path / "o")]) == 0
+    out = capsys.readouterr().out
+    assert "needs the originals" in out and "unknown" in out and "100.0%" not in out and "0.0%" not in out
+    assert "MISSPELL: 2 of its query ids are not among the queries of --queries" in out
+    assert (tmp_path / "o" / "applicability.csv").read_text().splitlines()[1] == \
+        "MISSPELL,MISSPELL,2,,unknown,needs the originals,"
