@@ -100,7 +100,7 @@ def _write(args, out: Path):
     if args.audit is not None:
         from perturb.checks.audit import write_audit
 
-        print(write_audit(sets, originals, out, args.audit, args.seed), end="")
+        print(write_audit(sets, originals, out, args.audit, args.seed, shown=args.out), end="")
     missing = [vs for vs in sets if vs.status != "ok"]
     for vs in missing:
         print(f"not generated: {vs.name}: {vs.reason}")

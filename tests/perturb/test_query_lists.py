@@ -86,3 +86,16 @@ def test_an_import_without_its_originals_says_the_shares_need_them(tmp_path, cap
     assert "MISSPELL: 2 of its query ids are not among the queries of --queries" in out
     assert (tmp_path / "o" / "applicability.csv").read_text().splitlines()[1] == \
         "MISSPELL,MISSPELL,2,,unknown,needs the originals,"
+
+
+def test_perturb_prints_the_final_paths_and_the_audit_legend(tmp_path, capsys):
+    listing = tmp_path / "q.txt"
+    listing.write_text("how do i reset my password\nwhat is the capital of france\n", encoding="utf-8")
+    out = tmp_path / "sets"
+    assert main(["perturb", "--queries", str(listing), "--generators", "MISSPELL", "--audit", "2",
+                 "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert f"{out / 'audit_sample.tsv'}" in text and ".new" not in text and f".{out.name}." not in text
+    assert (out / "audit_sample.tsv").is_file()
+    for column in ("syn% / ant%", "nonword%", "pivot%", "caseonly%", "casechg%", "cut%", "dblsp%"):
+        assert column in text.split("dblsp%", 1)[1], column  # explained under the table's header
