@@ -29,6 +29,16 @@ def read_json(path: Path) -> Any:
         raise ResourceError(f"{path}: unreadable ({exc})") from None
 
 
+def refuse_dangling_links(folder: Path) -> None:
+    """A file of the folder that is a symbolic link to nothing, named with its target."""
+    for p in sorted(Path(folder).iterdir()):
+        if p.is_symlink() and not p.exists():
+            import os
+
+            raise ResourceError(f"{p}: a symbolic link to {os.readlink(p)}, which does not exist. Fix: point it at the "
+                                f"file, or copy the file into {folder}")
+
+
 def position_limit(folder: Path) -> Optional[int]:
     """The longest input (special tokens included) the folder's model can embed, from config.json's
     ``max_position_embeddings``; None when the config does not say."""

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Tuple
 
 from bench.core.errors import BenchError, ResourceError
-from bench.models.consistency import (check_config, check_tokenizer, check_tokenizer_config,
-                                      refuse_dangling_links)
+from bench.models.consistency import check_config, check_tokenizer, check_tokenizer_config
+from bench.models.folder_config import refuse_dangling_links
 from bench.models.spec import ModelSpec
 
 TORCH_DTYPES = ("float32", "bfloat16", "float16")

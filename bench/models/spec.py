@@ -19,7 +19,7 @@ from bench.core.errors import BenchError, ResourceError
 from bench.core.io import sha256_hex
 from bench.core.registry import Registry, UnknownName
 from bench.models.folder_config import (backbone_dim, check_lowercase, check_tokenizer_files, folder_lengths,
-                                        position_limit, read_json, training_lengths)
+                                        position_limit, read_json, refuse_dangling_links, training_lengths)
 from bench.models.st_folder import ST_POOLINGS
 
 __all__ = ["ModelSpec", "position_limit", "spec_from_folder", "resolve_model", "MODELS", "model_fingerprint",
@@ -200,12 +200,7 @@ def file_sha256(path: Path) -> str:
 def weights_fingerprint(folder: Path, modules: Sequence[str] = ()) -> str:
     """Hash of every weight and tokenizer file in the folder (sorted by name), and of the files of
     the given sentence-transformers modules (``"Type:path"``, :attr:`ModelSpec.modules`), in their order."""
-    for p in sorted(folder.iterdir()):
-        if p.is_symlink() and not p.exists():
-            import os
-
-            raise ResourceError(f"{p}: a symbolic link to {os.readlink(p)}, which does not exist. Fix: point it at "
-                                f"the file, or copy the file into {folder}")
+    refuse_dangling_links(folder)
     parts = []
     for p in sorted(folder.iterdir()):
         if p.is_file() and (p.name in _WEIGHT_FILES or p.name in _TOKENIZER_FILES

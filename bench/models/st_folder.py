@@ -32,7 +32,7 @@ from typing import Any, Dict, Optional, Tuple
 
 from bench.core.errors import ResourceError
 from bench.core.paths import inside_folder, json_line
-from bench.models.folder_config import read_json
+from bench.models.folder_config import read_json, refuse_dangling_links
 
 #: sentence-transformers pooling modes (the library's names) drbench records as the spec's pooling
 ST_POOLINGS = ("mean", "cls", "max", "mean_sqrt_len_tokens", "weightedmean", "lasttoken")
@@ -149,8 +149,6 @@ def read_st_folder(folder: Path) -> Tuple[STFolder, Any]:
     key = _memo_key(folder)
     if key in _memo:
         return _memo[key]
-    from bench.models.consistency import refuse_dangling_links
-
     refuse_dangling_links(folder)
     modules = check_modules_json(folder)
     model = _load_library_model(folder)
