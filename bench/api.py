@@ -360,9 +360,7 @@ def execute(config: EvaluateConfig, console: bool = False) -> Tuple[int, Path, O
         spec = dataclasses.replace(spec, name=check_label(args.name))
     if not obj:
         spec = runtime.apply(spec, args.device, args.dtype, args.backend)
-    from bench.reporting.tables import wrapped
-
-    print("\n".join(wrapped([spec.describe()])), file=sys.stderr)
+    print(spec.describe(), file=sys.stderr)
     if spec.kind == "dense" and runtime.record(spec) is not None:
         print(runtime.describe(spec), file=sys.stderr)
     out_fix = "give --out a new or writable folder"

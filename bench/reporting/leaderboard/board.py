@@ -214,6 +214,22 @@ def _rank(entries: List[Dict[str, Any]], series: List[Any], group: str, rank_key
             entries[i].update(rank=int(ranks[x]), rank_low=None, rank_high=None, tied=None, _score=float(pts[x]))
 
 
+def _with_rows(runs: Sequence[Run], notes: List[str], log) -> List[Run]:
+    """The runs that have leaderboard rows; each other one is noted (and logged) as skipped."""
+    kept = []
+    for r in runs:
+        if suite_of(r).layout not in ("sets", "fewshot"):
+            notes.append(f"{r.result_path}: suite {r.suite!r} (layout {suite_of(r).layout!r}) has no leaderboard rows: "
+                         "skipped")
+            log(notes[-1])
+        elif suite_of(r).layout == "fewshot" and LR.fewshot_rows(r) is None:
+            notes.append(f"{r.result_path}: few-shot result without numeric summary metrics: skipped")
+            log(notes[-1])
+        else:
+            kept.append(r)
+    return kept
+
+
 def _every_measure(runs: Sequence[Run]) -> List[str]:
     """The default measures: every measure of the first run that every run measured, in its order
     (the first ranks)."""
@@ -245,18 +261,7 @@ def build(paths: Sequence[Any], *, metrics: Optional[Sequence[str]] = None, rank
                 raise DataError(f"metric {m!r} not measured (measures: {', '.join(r.measures)})", str(r.result_path),
                                 fix="pick measured ones with --metric")
     notes: List[str] = []
-    kept = []
-    for r in runs:
-        if suite_of(r).layout not in ("sets", "fewshot"):
-            notes.append(f"{r.result_path}: suite {r.suite!r} (layout {suite_of(r).layout!r}) has no leaderboard rows: "
-                         "skipped")
-            log(notes[-1])
-        elif suite_of(r).layout == "fewshot" and LR.fewshot_rows(r) is None:
-            notes.append(f"{r.result_path}: few-shot result without numeric summary metrics: skipped")
-            log(notes[-1])
-        else:
-            kept.append(r)
-    runs = kept
+    runs = _with_rows(runs, notes, log)
     if not runs:
         raise DataError("no run with leaderboard rows given")
     groups = _group_names(runs, first, notes, log)
