@@ -134,8 +134,10 @@ _memo: Dict[tuple, Tuple[STFolder, Any]] = {}
 
 
 def _memo_key(folder: Path) -> tuple:
+    """The folder and the size and time of its configs and of every file in its module folders."""
     files = [folder / "modules.json", folder / "config_sentence_transformers.json",
-             folder / "sentence_bert_config.json"]
+             folder / "sentence_bert_config.json", folder / "config.json"]
+    files += sorted(p for sub in folder.iterdir() if sub.is_dir() for p in sub.iterdir() if p.is_file())
     stamps = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files if p.exists())
     return (str(folder.resolve()),) + stamps
 
