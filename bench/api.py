@@ -186,6 +186,27 @@ def leaderboard(*runs: Union[RunResult, PathLike], metrics: Optional[List[str]] 
                  correction=correction, alpha=alpha)
 
 
+def perturb(queries: Any, generators: Optional[List[str]] = None, seed: int = 0, protocol: str = "validated") -> Any:
+    """The variations of a plain list of queries, as ``bench perturb --queries FILE`` makes them: a
+    pandas DataFrame with one row per (set, query): ``qid``, ``set``, ``text``, ``applied``.
+
+    ``queries``: a list of strings (ids ``q1``, ``q2``, ...), a dict id -> text, or ``(id, text)``
+    pairs. ``generators``: set names (default: all eight); ``seed`` and ``protocol`` as the command's.
+    The same (id, text) gets the same variation as in a dataset run (one generation path,
+    :func:`perturb.io.querylist.generate_for`). A set that could not be generated (a missing
+    resource) is left out with a warning naming the reason, and listed in
+    ``frame.attrs["not_generated"]``.
+    """
+    import warnings
+
+    from perturb.io.querylist import generate_for, query_items, sets_frame
+
+    frame = sets_frame(generate_for(query_items(queries), generators, seed, protocol))
+    for name, reason in frame.attrs["not_generated"].items():
+        warnings.warn(f"variation set {name} not generated: {reason}", stacklevel=2)
+    return frame
+
+
 def load_run(path: PathLike) -> RunResult:
     """A saved run folder (or its result.json), loaded (per_query.csv when present)."""
     return RunResult(_load(_folder(path, "path"), per_query=None))

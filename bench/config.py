@@ -109,7 +109,7 @@ SHARED = (
            help="multiple-comparison correction across the sets of a measure (default: holm)"),
 )
 MODEL_OVERRIDES = (
-    option("--pooling", choices=["mean", "cls"], help="token pooling: mean or cls (default: from the folder's config, else cls)"),
+    option("--pooling", choices=["mean", "cls"], help="token pooling: mean or cls (default: the folder's; for a sentence-transformers folder it replaces its Pooling module's mode; a plain folder: cls)"),
     option("--similarity", choices=["dot", "cos"], help="score: dot product or cosine (default: from the folder's config, else dot)"),
     option("--query-prefix", help="text put before every query, e.g. \"query: \" (default: from the folder's config, else none)"),
     option("--passage-prefix", help="text put before every passage, e.g. \"passage: \" (default: from the folder's config, else none)"),

@@ -26,7 +26,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "(default: printed)")
     add_force(p)
     p.add_argument("--metric", action="append", default=None,
-                   help="measure(s) to show; repeat for several (default: the first measure); the first ranks")
+                   help="measure(s) in the CSV files; repeat for several (default: every measure the runs share, in the "
+                        "first run's order); the first ranks and heads the Markdown table")
     p.add_argument("--rank-by", default="VARIATIONS (AVG.)",
                    help="set whose first-metric score ranks variation runs (default: VARIATIONS (AVG.); or ORIGINAL)")
     p.add_argument("--test", default="t-test", choices=["t-test", "randomization", "wilcoxon"],

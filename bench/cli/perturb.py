@@ -1,5 +1,6 @@
 """`bench perturb --dataset D [--seed N] --out DIR`: write every variation set (TSV with a
-content hash) and the applicability table (the RoDR paper's Tables 2-3).
+content hash) and the applicability table (the RoDR paper's Tables 2-3). `--queries FILE` perturbs
+a plain query list (:mod:`perturb.io.querylist`) instead of a dataset's judged queries.
 
 Also imports external sets into the same format: `--import-penha CSV` (Penha et al., ECIR 2022,
 one set per method, valid rows only unless --keep-invalid) and `--import-rodr TSV --name NAME`.
@@ -16,14 +17,16 @@ from bench.core.sheet import csv_text
 from bench.core.written import check_folder_replaceable, check_output_files, replace_folder
 from bench.cli.options import out_folder, usage_type
 from bench.core.options import int_in, name_list, seed_type
-from perturb import DEFAULT_PROTOCOL, GENERATORS, PAPER_ORDER, PROTOCOLS, describe_protocol
+from perturb import DEFAULT_PROTOCOL, PROTOCOLS, describe_protocol
 from perturb.io.importers import import_penha_csv, import_rodr_tsv
 from perturb.io.sets import applicability_table, write_sets
-from perturb.io.generation import generate_all
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--dataset", default="chatterbot", help="dataset whose judged queries are perturbed (default: chatterbot)")
+    p.add_argument("--dataset", default=None, help="dataset whose judged queries are perturbed (default: chatterbot)")
+    p.add_argument("--queries", type=Path, default=None, metavar="FILE",
+                   help="perturb a plain query list instead of a dataset: one query per line (ids q<line>), or "
+                        "id<TAB>text on every line")
     p.add_argument("--split", default=None, help="qrels split whose judged queries are perturbed (default: test; dev for MS MARCO folders)")
     p.add_argument("--seed", type=usage_type(seed_type), default=0, help="generation seed (default: 0)")
     p.add_argument("--generators", type=usage_type(name_list), default=None,
@@ -82,40 +85,21 @@ def _write(args, out: Path, final: Path):
         else:
             if not args.name:
                 raise BenchError("--import-rodr needs --name (the variation set's name, e.g. MISSPELL)")
-            from bench.data.collections import load_dataset
-
-            ds = load_dataset(args.dataset, args.split)
-            originals = {q: ds.queries[q].text for q in ds.judged_query_ids()}
+            originals = dict(_queries(args))
             sets = [import_rodr_tsv(args.import_rodr, args.name, originals=originals)]
     else:
-        from bench.data.collections import load_dataset
+        from perturb.io.querylist import generate_for
 
-        ds = load_dataset(args.dataset, args.split)
-        items = [(q, ds.queries[q].text) for q in ds.judged_query_ids()]
+        items = _queries(args)
         originals = dict(items)
-        names = PAPER_ORDER if not args.generators else [GENERATORS.canonical(g.strip()) for g in
-                                                         args.generators.split(",") if g.strip()]
-        sets = generate_all(items, args.seed, names, protocol=args.protocol)  # BACKTRANS overlaps the others
+        sets = generate_for(items, args.generators, args.seed, args.protocol)  # BACKTRANS overlaps the others
         print(describe_protocol(args.protocol))
-    from perturb.checks.substance import substance_of_sets
-
-    rows = applicability_table(sets)
-    subst = substance_of_sets(originals, sets) if originals else {}
-    rows = [r + _substance_cells(subst.get(r[0])) for r in rows]
     written = write_sets(sets, out)  # safe, unique file names inside --out; each read back
-    atomic_write_text(out / "applicability.csv", csv_text(["set", "label", "queries", "applied", "percent",
-                                                           "content_share", "top_words"], rows))
-    from bench.reporting.tables import grid
-
-    print("\n".join(grid(["set", "queries", "applied", "percent", "on content words", "most changed words"],
-                         [[str(r[1]), str(r[2]), str(r[3]), f"{r[4]:.1f}%" if isinstance(r[4], (int, float))
-                           else str(r[4]), "" if r[5] == "" else f"{r[5]:.1f}%", r[6]] for r in rows])))
-    print("on content words: of the changed queries, the share whose change touches a NOUN, PROPN, main VERB or "
-          "ADJ of the query (spaCy); most changed words: their share of the changed queries")
+    _print_applicability(sets, originals, out, args)
     if args.audit is not None:
         from perturb.checks.audit import write_audit
 
-        print(write_audit(sets, originals, out, args.audit, args.seed).replace(str(out), str(final)), end="")
+        print(write_audit(sets, originals, out, args.audit, args.seed, shown=final), end="")
     missing = [vs for vs in sets if vs.status != "ok"]
     for vs in missing:
         print(f"not generated: {vs.name}: {vs.reason}")
@@ -123,6 +107,50 @@ def _write(args, out: Path, final: Path):
         if path.name != f"{vs.name}.tsv":
             print(f"set {vs.name!r} written as {path.name}")
     return (1 if missing else 0), len(written)
+
+
+def _print_applicability(sets, originals: dict, out: Path, args) -> None:
+    """Write applicability.csv and print its table; an imported set whose query ids are not among
+    the originals gets "unknown" for the share changed and the content-word share, with the fix."""
+    from bench.reporting.tables import grid
+    from perturb.checks.substance import substance_of_sets
+
+    subst = substance_of_sets(originals, sets) if originals else {}
+    unmatched = {vs.name: sum(q not in originals for q in vs.qids) for vs in sets if vs.status == "ok"}
+    rows = []
+    for r in applicability_table(sets):
+        if unmatched.get(r[0]) and unmatched[r[0]] == r[2]:  # no original to compare any row with
+            rows.append((r[0], r[1], r[2], "", "unknown", "needs the originals", ""))
+        else:
+            rows.append(r + _substance_cells(subst.get(r[0])))
+    atomic_write_text(out / "applicability.csv", csv_text(["set", "label", "queries", "applied", "percent",
+                                                           "content_share", "top_words"], rows))
+    print("\n".join(grid(["set", "queries", "applied", "percent", "on content words", "most changed words"],
+                         [[str(r[1]), str(r[2]), str(r[3]), f"{r[4]:.1f}%" if isinstance(r[4], (int, float))
+                           else str(r[4]), r[5] if isinstance(r[5], str) else f"{r[5]:.1f}%", r[6]] for r in rows])))
+    print("on content words: of the changed queries, the share whose change touches a NOUN, PROPN, main VERB or "
+          "ADJ of the query (spaCy); most changed words: their share of the changed queries")
+    source = f"--queries {args.queries}" if args.queries else f"--dataset {args.dataset or 'chatterbot'}"
+    for name, n in unmatched.items():
+        if n:
+            print(f"{name}: {n} of its query ids are not among the queries of {source}, so whether those rows "
+                  f"changed and on which words is unknown (counted as applied). Fix: give the --dataset (or "
+                  f"--queries FILE) the set's originals come from")
+
+
+def _queries(args) -> list:
+    """(qid, text) of the queries to perturb or compare with: ``--queries FILE`` or the dataset's judged queries."""
+    if args.queries is not None:
+        if args.dataset is not None or args.split is not None:
+            raise BenchError("--queries FILE perturbs that list; --dataset / --split name a dataset's queries instead. "
+                             "Fix: give one of them")
+        from perturb.io.querylist import read_query_list
+
+        return read_query_list(args.queries)
+    from bench.data.collections import load_dataset
+
+    ds = load_dataset(args.dataset or "chatterbot", args.split)
+    return [(q, ds.queries[q].text) for q in ds.judged_query_ids()]
 
 
 def _substance_cells(sub) -> tuple:

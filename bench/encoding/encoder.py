@@ -26,7 +26,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from bench.models.loading import load_dense, load_encoder, pool
+from bench.models.loading import load_encoder, pool
 from bench.models.spec import ModelSpec, encoder_key, weights_fingerprint
 from bench.core.io import sha256_hex
 from bench.core.progress import plural, progress, stage
@@ -50,7 +50,7 @@ class Encoder:
         self.backend = getattr(spec, "backend", "torch")
         self.spec, self.role, self.batch_size, self.device, self.progress = spec, role, batch_size, device, progress
         self.folder = spec.resolve_path()
-        self.weights_fp = shared.weights_fp if shared is not None else weights_fingerprint(self.folder, spec.dense)
+        self.weights_fp = shared.weights_fp if shared is not None else weights_fingerprint(self.folder, spec.modules)
         # the batch size is part of the key: a vector's last bits depend on the shape of the forward pass;
         # so are the device class and backend (nothing is added for cpu + torch: the keys of before)
         self.key = sha256_hex(encoder_key(spec, self.weights_fp, role), "batching-v2", str(batch_size),
@@ -60,7 +60,7 @@ class Encoder:
         self._shared = shared  # the encoder whose model and tokenizer this one uses (loaded once)
         self._model = None
         self._tokenizer = None
-        self._dense = None  # the spec's sentence-transformers Dense modules (torch), loaded with the model
+        self._dense = None  # a sentence-transformers folder's modules (bench.models.st_folder.STHead), loaded with the model
         self.n_encoded = 0  # texts actually run through the model by this encoder
         # every batch is checked (bench.encoding.contract); the two roles of a model share one contract
         self.contract = contract or (shared.contract if shared is not None else VectorContract(spec.name))
@@ -85,12 +85,15 @@ class Encoder:
                     model, tok = load_onnx(self.folder, self.weights_fp, self.backend)
                 else:
                     model, tok = load_encoder(self.folder, self.spec.dtype, self.device)
-                self._dense = load_dense(self.folder, self.spec.dense, self.spec.dtype, self.device)
+                if self.spec.modules:
+                    from bench.models.st_folder import load_head
+
+                    self._dense = load_head(self.folder, self.spec.pooling, self.spec.dtype, self.device)
             self._model, self._tokenizer = model, tok
         return self._model, self._tokenizer
 
     def dense(self):
-        """The loaded Dense modules (None when the spec has none)."""
+        """The loaded sentence-transformers modules (None when the spec has none)."""
         self.load()
         return self._shared.dense() if self._shared is not None else self._dense
 
@@ -98,17 +101,17 @@ class Encoder:
     def dim(self) -> int:
         model, _ = self.load()
         dense = self.dense()
-        return int(dense[-2].out_features) if dense is not None else int(model.config.hidden_size)
+        return int(dense.dim) if dense is not None else int(model.config.hidden_size)
 
     def _forward(self, texts: Sequence[str], padding, max_length: int) -> np.ndarray:
-        """One forward pass (tokenise, model, pool, Dense): float32 array (len(texts), dim)."""
+        """One forward pass (tokenise, model, pool): float32 array (len(texts), dim)."""
         model, tok = self.load()
         batch = tok([self.prefix + t for t in texts], padding=padding, truncation=True, max_length=max_length,
                     return_tensors="pt")
         return self.forward_batch(batch)
 
     def forward_batch(self, batch) -> np.ndarray:
-        """Model, pool and Dense on a tokenised batch (a dict of CPU tensors): the one forward pass
+        """Model and pool on a tokenised batch (a dict of CPU tensors): the one forward pass
         every path (corpus shards, canonical query batches, :meth:`encode_batch`) goes through."""
         import torch
 

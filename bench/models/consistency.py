@@ -29,16 +29,6 @@ _WEIGHTS = ("model.safetensors", "pytorch_model.bin")
 _known: Optional[Dict[str, Path]] = None
 
 
-def refuse_dangling_links(folder: Path) -> None:
-    """A file of the folder that is a symbolic link to nothing, named with its target."""
-    for p in sorted(Path(folder).iterdir()):
-        if p.is_symlink() and not p.exists():
-            import os
-
-            raise ResourceError(f"{p}: a symbolic link to {os.readlink(p)}, which does not exist. Fix: point it at the "
-                                f"file, or copy the file into {folder}")
-
-
 def _known_weights() -> Dict[str, Path]:
     """SHA-256 of each installed registered model's weights -> its config.json."""
     global _known

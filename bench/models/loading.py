@@ -1,9 +1,9 @@
 """The one place that loads model weights (and attaches a checkpoint's tuned modules).
 
 Every load is local (``local_files_only``), never runs remote code (``trust_remote_code=False``)
-and reads safetensors whenever the folder has them (a sentence-transformers Dense module: only
-safetensors). Pooling of the encoder's last hidden states (CLS or masked mean, Dense modules,
-optional L2 normalisation) lives here too, so inference and training pool the same way.
+and reads safetensors whenever the folder has them. Pooling of the encoder's last hidden states (CLS
+or masked mean and optional L2 normalisation, or a sentence-transformers folder's own modules,
+:mod:`bench.models.st_folder`) lives here too, so inference and training pool the same way.
 """
 from __future__ import annotations
 
@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import Tuple
 
 from bench.core.errors import BenchError, ResourceError
-from bench.models.consistency import (check_config, check_tokenizer, check_tokenizer_config,
-                                      refuse_dangling_links)
-from bench.models.folder_config import dense_config
+from bench.models.consistency import check_config, check_tokenizer, check_tokenizer_config
+from bench.models.folder_config import refuse_dangling_links
 from bench.models.spec import ModelSpec
 
 TORCH_DTYPES = ("float32", "bfloat16", "float16")
@@ -147,45 +146,20 @@ def load_encoder(folder: Path, dtype: str = "float32", device: str = "cpu", quie
     return model.eval().to(device), tok
 
 
-def load_dense(folder: Path, modules, dtype: str = "float32", device: str = "cpu"):
-    """The sentence-transformers Dense modules ``modules`` (folders relative to ``folder``) as one
-    ``torch.nn.Sequential`` of (Linear, Tanh or Identity) pairs, in eval mode; None when there are none.
-    Weights are read from safetensors only; their names and shapes must match the module's config."""
-    import torch
-    from safetensors.torch import load_file
-
-    if not modules:
-        return None
-    folder = Path(folder)
-    layers = []
-    for rel in modules:
-        cfg = dense_config(folder / rel, folder / "modules.json", None)
-        n_in, n_out, path = cfg["in_features"], cfg["out_features"], cfg["weights"]
-        try:
-            state = load_file(str(path))
-        except Exception as exc:  # safetensors raises its own error types
-            raise ResourceError(f"{path}: not a valid safetensors file ({exc}). Fix: copy or save the model again") from None
-        want = {"linear.weight": (n_out, n_in), **({"linear.bias": (n_out,)} if cfg["bias"] else {})}
-        got = {k: tuple(v.shape) for k, v in state.items()}
-        if got != want:
-            raise ResourceError(f"{path}: the Dense weights {got} do not match its config.json (expected {want}). "
-                                f"Fix: put the weights saved with this config in the module folder")
-        linear = torch.nn.Linear(n_in, n_out, bias=cfg["bias"])
-        with torch.no_grad():
-            linear.weight.copy_(state["linear.weight"])
-            if cfg["bias"]:
-                linear.bias.copy_(state["linear.bias"])
-        layers += [linear, torch.nn.Tanh() if cfg["activation"] == "tanh" else torch.nn.Identity()]
-    torch_dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[dtype]
-    return torch.nn.Sequential(*layers).eval().to(device=device, dtype=torch_dtype)
+#: sentence-transformers modules whose effect drbench's own pooling reproduces exactly (training pools
+#: with :func:`pool` on the transformer alone and saves the transformer only)
+_PLAIN_MODULES = ("Pooling", "Normalize", "Dropout")
 
 
 def refuse_dense(spec: ModelSpec, what: str) -> None:
-    """Training writes the encoder only: a model with Dense modules would lose them."""
-    if spec.dense:
-        raise BenchError(f"model {spec.name!r} has sentence-transformers Dense module(s) ({', '.join(spec.dense)}); "
-                         f"{what} trains and saves the transformer only, so its vectors would lose the Dense "
-                         f"layer. Fix: use a model without Dense modules for training")
+    """Training writes the encoder only: a model whose sentence-transformers modules do more than
+    mean or CLS pooling and normalisation (Dense, LayerNorm, other pooling modes) would lose them."""
+    extra = [m for m in spec.modules if m.split(":")[0] not in _PLAIN_MODULES]
+    if extra or (spec.modules and spec.pooling not in ("mean", "cls")):
+        what_lost = ", ".join(extra) or f"{spec.pooling} pooling"
+        raise BenchError(f"model {spec.name!r} has sentence-transformers module(s) drbench's training does not keep "
+                         f"({what_lost}); {what} trains and saves the transformer only, so its vectors would lose "
+                         f"them. Fix: use a model whose modules are mean or CLS Pooling and Normalize only")
 
 
 def load_backbone(spec: ModelSpec):
@@ -238,21 +212,22 @@ def load_plain_encoder(folder: Path):
             output_loading_info=True)).float()
 
 
-def pool(last_hidden, attention_mask, spec: ModelSpec, dense=None):
-    """The spec's pooling (CLS or masked mean), its Dense modules (``dense``, from :func:`load_dense`)
-    and optional L2 normalisation, in that order, on torch tensors."""
+def pool(last_hidden, attention_mask, spec: ModelSpec, head=None):
+    """The spec's pooling on torch tensors: a sentence-transformers folder's modules (``head``, from
+    :func:`bench.models.st_folder.load_head`), or drbench's CLS or masked mean and optional L2
+    normalisation (also for a folder whose modules are only mean or CLS Pooling and Normalize, when
+    no head is given: training, which reproduces them exactly)."""
     import torch
 
+    if spec.modules and head is not None:
+        return head(last_hidden, attention_mask)
+    if spec.modules:
+        refuse_dense(spec, "pooling without the loaded modules")
     if spec.pooling == "cls":
         emb = last_hidden[:, 0]
     else:
         mask = attention_mask.unsqueeze(-1).to(last_hidden.dtype)
         emb = (last_hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-    if spec.dense:
-        if dense is None:
-            raise BenchError(f"model {spec.name!r}: its Dense modules ({', '.join(spec.dense)}) were not loaded; "
-                             f"pool() needs them (bench.models.loading.load_dense)")
-        emb = dense(emb)
     if spec.normalize:
         emb = torch.nn.functional.normalize(emb, p=2, dim=-1)
     return emb

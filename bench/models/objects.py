@@ -129,7 +129,7 @@ class ObjectSpec(ModelSpec):
     def to_dict(self) -> dict:
         d = {f.name: getattr(self, f.name) for f in dataclasses.fields(ModelSpec)}
         d["params"] = dict(sorted(self.params.items()))
-        d["dense"] = tuple(self.dense)
+        d["modules"] = tuple(self.modules)
         return d
 
     def portable_dict(self) -> dict:

@@ -18,8 +18,9 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 from bench.core.errors import BenchError, ResourceError
 from bench.core.io import sha256_hex
 from bench.core.registry import Registry, UnknownName
-from bench.models.folder_config import (check_lowercase, check_tokenizer_files, folder_lengths, position_limit,
-                                        read_json, st_modules, training_lengths)
+from bench.models.folder_config import (backbone_dim, check_lowercase, check_tokenizer_files, folder_lengths,
+                                        position_limit, read_json, refuse_dangling_links, training_lengths)
+from bench.models.st_folder import ST_POOLINGS
 
 __all__ = ["ModelSpec", "position_limit", "spec_from_folder", "resolve_model", "MODELS", "model_fingerprint",
            "encoder_key", "weights_fingerprint"]
@@ -52,19 +53,22 @@ class ModelSpec:
     device: str = "cpu"  # resolved: "cpu", "cuda:N" or "mps" (never "auto")
     backend: str = "torch"  # "torch", "onnx" or "onnx-int8"
     params: Dict[str, Any] = field(default_factory=dict)  # kind-specific (bm25: k1, b, ...)
-    #: sentence-transformers Dense module folders (relative to the model folder), applied in order
-    #: between pooling and normalisation
-    dense: Tuple[str, ...] = ()
+    #: a sentence-transformers folder's modules after the Transformer ("Type:path", path relative to
+    #: the model folder), loaded and applied in order by sentence-transformers (bench.models.st_folder);
+    #: empty: drbench pools (``pooling``) and normalises (``normalize``) itself
+    modules: Tuple[str, ...] = ()
     #: where each maximum length came from ({"query": ..., "passage": ...}; reported, not hashed)
     length_sources: Dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self):
-        if not isinstance(self.dense, tuple):
-            object.__setattr__(self, "dense", tuple(self.dense))
+        if not isinstance(self.modules, tuple):
+            object.__setattr__(self, "modules", tuple(self.modules))
         if self.kind not in ("dense", "bm25"):
             raise BenchError(f"model {self.name!r}: kind must be 'dense' or 'bm25', not {self.kind!r}")
-        if self.pooling not in POOLINGS:
-            raise BenchError(f"model {self.name!r}: pooling must be one of {POOLINGS}, not {self.pooling!r}")
+        allowed = ST_POOLINGS if self.modules else POOLINGS  # a sentence-transformers Pooling module: its modes
+        parts = str(self.pooling).split("+") if self.modules else [self.pooling]  # the library combines modes
+        if not all(part in allowed for part in parts):
+            raise BenchError(f"model {self.name!r}: pooling must be one of {allowed}, not {self.pooling!r}")
         if self.similarity not in SIMILARITIES:
             raise BenchError(f"model {self.name!r}: similarity must be one of {SIMILARITIES}, not {self.similarity!r}")
         if self.dtype not in DTYPES:
@@ -86,15 +90,15 @@ class ModelSpec:
     def portable_dict(self) -> dict:
         """The spec for result files: no machine-specific paths (a packaged model is named by its
         package, a folder by its last component). The length sources are recorded beside it
-        (``model.lengths``); ``dense`` only when the model has Dense modules (so the spec of
+        (``model.lengths``); ``modules`` only for a sentence-transformers folder (so the spec of
         every other model reads as before)."""
         d = self.to_dict()
         d.pop("length_sources")
         d.pop("device"), d.pop("backend")  # the runtime, recorded beside the spec (model.runtime)
-        if not d["dense"]:
-            d.pop("dense")
+        if not d["modules"]:
+            d.pop("modules")
         else:
-            d["dense"] = list(d["dense"])
+            d["modules"] = list(d["modules"])
         if d.get("package"):
             d["path"] = None
         elif d.get("path"):
@@ -108,8 +112,12 @@ class ModelSpec:
         """One line for the console: what turns a text into a vector, and the maximum lengths used."""
         if self.kind != "dense":
             return f"model {self.name}: {self.kind} {json.dumps(self.params, sort_keys=True)}"
-        steps = [f"{self.pooling} pooling"] + [f"Dense {d}" for d in self.dense]
-        steps += ["L2 normalisation"] if self.normalize else []
+        if self.modules:  # the library's modules, the Pooling one with the spec's mode
+            steps = [f"{m.split(':')[0]}({self.pooling})" if m.startswith("Pooling:") else m.split(":")[0]
+                     for m in self.modules]
+            steps[0] = "sentence-transformers " + steps[0]
+        else:
+            steps = [f"{self.pooling} pooling"] + (["L2 normalisation"] if self.normalize else [])
         lengths = (f"max lengths: query {self.max_query_length} ({self.length_source('query')}), "
                    f"passage {self.max_passage_length} ({self.length_source('passage')})")
         return f"model {self.name}: {' -> '.join(steps)}, {self.similarity} similarity, {self.dtype}; {lengths}"
@@ -191,13 +199,8 @@ def file_sha256(path: Path) -> str:
 
 def weights_fingerprint(folder: Path, modules: Sequence[str] = ()) -> str:
     """Hash of every weight and tokenizer file in the folder (sorted by name), and of the files of
-    the given module folders (sentence-transformers Dense modules), in their order."""
-    for p in sorted(folder.iterdir()):
-        if p.is_symlink() and not p.exists():
-            import os
-
-            raise ResourceError(f"{p}: a symbolic link to {os.readlink(p)}, which does not exist. Fix: point it at "
-                                f"the file, or copy the file into {folder}")
+    the given sentence-transformers modules (``"Type:path"``, :attr:`ModelSpec.modules`), in their order."""
+    refuse_dangling_links(folder)
     parts = []
     for p in sorted(folder.iterdir()):
         if p.is_file() and (p.name in _WEIGHT_FILES or p.name in _TOKENIZER_FILES
@@ -205,7 +208,10 @@ def weights_fingerprint(folder: Path, modules: Sequence[str] = ()) -> str:
             parts += [p.name, file_sha256(p)]
     if not any(n in parts for n in _WEIGHT_FILES) and not any(str(n).endswith(".safetensors") for n in parts):
         raise ResourceError(f"no weights (model.safetensors or pytorch_model.bin) in {folder}")
-    for rel in modules:
+    for rel in (m.split(":", 1)[-1] for m in modules):
+        if not rel or not (folder / rel).is_dir():
+            parts += [f"{rel}/"]  # a module without files (Normalize): its place in the order counts
+            continue
         for p in sorted((folder / rel).iterdir()):
             if p.is_file() and (p.name == "config.json" or p.suffix == ".safetensors"):
                 parts += [f"{rel}/{p.name}", file_sha256(p)]
@@ -216,9 +222,9 @@ def encoder_key(spec: ModelSpec, weights_fp: str, role: str) -> str:
     """Everything that changes a vector for one role ("query" or "passage")."""
     prefix = spec.query_prefix if role == "query" else spec.passage_prefix
     max_len = spec.max_query_length if role == "query" else spec.max_passage_length
-    dense = ("dense:" + ",".join(spec.dense),) if spec.dense else ()  # absent: the keys of before stay valid
+    modules = ("st-modules:" + ",".join(spec.modules),) if spec.modules else ()  # absent: the keys of before
     return sha256_hex("encoder-v1", weights_fp, spec.pooling, str(spec.normalize), prefix, str(max_len), spec.dtype, role,
-                      *dense)
+                      *modules)
 
 
 def model_fingerprint(spec: ModelSpec) -> str:
@@ -229,7 +235,7 @@ def model_fingerprint(spec: ModelSpec) -> str:
         import bm25s
 
         return sha256_hex("bm25", json.dumps(spec.params, sort_keys=True), getattr(bm25s, "__version__", "?"))
-    wfp = weights_fingerprint(spec.resolve_path(), spec.dense)
+    wfp = weights_fingerprint(spec.resolve_path(), spec.modules)
     return sha256_hex(wfp, encoder_key(spec, wfp, "query"), encoder_key(spec, wfp, "passage"), spec.similarity)
 
 
@@ -242,8 +248,8 @@ def spec_from_folder(folder: Path, name: Optional[str] = None) -> ModelSpec:
 
     In order: a ``drbench_model.json`` written by drbench (the spec itself; the maximum lengths are
     those the checkpoint was trained with when ``training.json`` records them); else the
-    sentence-transformers files (``modules.json`` and its module folders,
-    ``sentence_bert_config.json``, ``config_sentence_transformers.json``); else a plain Hugging
+    sentence-transformers folder, loaded by the library (:mod:`bench.models.st_folder`: its modules
+    after the Transformer, prompts and similarity); else a plain Hugging
     Face encoder with the usual DR defaults (CLS pooling, dot product, no normalisation). Maximum
     lengths not given by the spec come from the folder (:func:`bench.models.folder_config.folder_lengths`).
     """
@@ -258,7 +264,7 @@ def spec_from_folder(folder: Path, name: Optional[str] = None) -> ModelSpec:
     if own.exists():
         d = read_json(own)
         d.update(name=name, path=str(folder), package=None, subdir="")
-        known = {f.name for f in dataclasses.fields(ModelSpec)} - {"dense", "length_sources"}
+        known = {f.name for f in dataclasses.fields(ModelSpec)} - {"modules", "length_sources"}
         kw = {k: v for k, v in d.items() if k in known}
         trained = training_lengths(folder)
         src = "drbench_model.json"
@@ -270,22 +276,12 @@ def spec_from_folder(folder: Path, name: Optional[str] = None) -> ModelSpec:
     length, source = folder_lengths(folder)
     kw: Dict[str, Any] = {"max_query_length": length, "max_passage_length": length,
                           "length_sources": {"query": source, "passage": source}}
-    if (folder / "modules.json").exists():
-        st_cfg = folder / "config_sentence_transformers.json"
-        c = read_json(st_cfg) if st_cfg.exists() else {}
-        prompts = c.get("prompts") or {}
-        kw["query_prefix"] = prompts.get("query", "")
-        kw["passage_prefix"] = prompts.get("passage", prompts.get("document", ""))
-        kw.update(st_modules(folder, prefixes=bool(kw["query_prefix"] or kw["passage_prefix"])))
+    if (folder / "modules.json").exists():  # read and applied by sentence-transformers itself
+        from bench.models.st_folder import check_head, st_spec_fields
+
+        kw.update(st_spec_fields(folder))
         check_lowercase(folder)
-        sim = c.get("similarity_fn_name")
-        if sim in ("dot", "dot_product"):
-            kw["similarity"] = "dot"
-        elif sim == "cosine" or (sim is None and st_cfg.exists()):
-            kw["similarity"] = "cos"
-        elif sim is not None:
-            raise ResourceError(f"{st_cfg}: similarity {sim!r} is not supported (dot or cosine)")
-        kw.setdefault("similarity", "cos" if kw.get("normalize") else "dot")
+        check_head(folder, backbone_dim(folder))
     else:
         kw.update(pooling="cls", normalize=False, similarity="dot")
     return ModelSpec(name=name, path=str(folder), **kw)
@@ -335,12 +331,16 @@ MODELS.register("bm25-nostem", _bm25_nostem)
 
 
 def resolve_model(spec_or_name: str) -> ModelSpec:
-    """A registered name, or a local model folder."""
+    """A registered name, a local model folder, or a Hugging Face Hub name (:mod:`bench.models.hub`)."""
     if spec_or_name in MODELS:
         return MODELS.get(spec_or_name)()
     path = Path(spec_or_name).expanduser()
     if path.is_dir():
         return spec_from_folder(path)
+    from bench.models.hub import hub_folder, looks_like_hub_name
+
+    if looks_like_hub_name(spec_or_name):  # owner/name: fetched as sentence-transformers fetches it
+        return spec_from_folder(hub_folder(spec_or_name, MODELS.names()), name=spec_or_name.split("/")[1])
     if any(sep in spec_or_name for sep in ("/", "\\")) or spec_or_name.startswith("."):
         raise ResourceError(f"model folder {spec_or_name} does not exist")
     raise UnknownName("model", spec_or_name, MODELS.names())

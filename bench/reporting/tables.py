@@ -13,47 +13,67 @@ def _fmt(v, pct: bool = False) -> str:
     return f"{100 * v:+.1f}%" if pct else f"{v:.4f}"
 
 
-def _ci(ci) -> str:
-    lo, hi = (list(ci) + [None, None])[:2]
-    return "-" if lo is None or hi is None else f"[{100 * lo:+.1f}, {100 * hi:+.1f}]"
+#: the console's width: tables and their notes fit it
+WIDTH = 100
 
 
-def variations_table(result: dict) -> str:
-    """One row per set: applicability, measures and drop rates (a low-applicability set flagged);
-    the average and its applied-only companion; missing sets with their reason."""
-    names: List[str] = result["measures"]
-    stats = (result.get("statistics") or {}).get("comparisons") or {}
+def wrapped(lines: List[str], width: int = WIDTH) -> List[str]:
+    """Prose lines wrapped at ``width`` (a continuation indented by two spaces more than its line)."""
+    import textwrap
 
+    out = []
+    for line in lines:
+        indent = " " * (len(line) - len(line.lstrip(" ")))
+        out += textwrap.wrap(line, width, subsequent_indent=indent + "  ", break_long_words=False,
+                             break_on_hyphens=False) or [line]
+    return out
+
+
+def _set_rows(result: dict, names: List[str], stats: dict) -> Tuple[List[List[str]], List[str]]:
+    """(table rows of the sets, notes of the flagged sets); sets by name, their labels in the footer."""
     def mark(set_name: str, measure: str) -> str:
         c = (stats.get(set_name) or {}).get(measure) or {}
         return "*" if c.get("significant") else ""
-    header = ["set", "applied", "applicability"] + names + [f"drop {n}" for n in names]
+
     rows, flagged = [], []
     for e in result["sets"]:
         if e["status"] != "ok":
             continue
         drops = e.get("drop_rate") or {}
         if e["name"] == "ORIGINAL":
-            rows.append([e["label"], "-", "-"] + [_fmt(e["metrics"][n]) for n in names] + ["-"] * len(names))
+            rows.append([e["name"], "-"] + [_fmt(e["metrics"][n]) for n in names] + ["-"] * len(names))
             continue
         share = _share(e)
         low = AP.LOW_MARK if AP.is_low(share) else ""
         if low:
-            flagged.append(f"  {e['label']}: {AP.low_note(e.get('n_applied'), share)}")
-        rows.append([e["label"], f"{e.get('n_applied', '?')}/{e['n_queries']}", AP.pct(share) + low] +
+            flagged.append(f"  {e['name']}: {AP.low_note(e.get('n_applied'), share)}")
+        rows.append([e["name"], f"{e.get('n_applied', '?')}/{e['n_queries']} {AP.pct(share)}{low}"] +
                     [_fmt(e["metrics"][n]) for n in names] +
                     [_fmt(drops.get(n), pct=True) + mark(e["name"], n) + low for n in names])
+    return rows, flagged
+
+
+def _average_rows(result: dict, names: List[str]) -> List[List[str]]:
+    rows = []
     for key, s in (result.get("summary") or {}).items():
-        rows.append([key, count(len(s['sets']), "set"), ""] + [_fmt(s["metrics"][n]) for n in names] +
+        rows.append([key, count(len(s['sets']), "set")] + [_fmt(s["metrics"][n]) for n in names] +
                     [_fmt(s["drop_rate"][n], pct=True) for n in names])
         ao = s.get("applied_only")
-        if ao:
-            ci = ao.get("drop_rate_ci") or {}
-            rows.append([AP.APPLIED_AVG, count(len(ao.get('sets') or []), "set"), ""] + [""] * len(names) +
+        if ao:  # its interval: in the notes (AP.average_line), which keeps the table narrow
+            rows.append(["  applied-only", count(len(ao.get('sets') or []), "set")] + [""] * len(names) +
                         [_fmt((ao.get("drop_rate") or {}).get(n), pct=True) for n in names])
-            rows.append(["  95% interval", "", ""] + [""] * len(names) +
-                        [_ci((ci.get(n) or [None, None])) for n in names])
-    lines = grid(header, rows)
+    return rows
+
+
+def variations_table(result: dict) -> str:
+    """One row per set: applicability, measures and drop rates (a low-applicability set flagged);
+    the average and its applied-only companion; missing sets with their reason. Fits
+    :data:`WIDTH` columns for the default measures."""
+    names: List[str] = result["measures"]
+    stats = (result.get("statistics") or {}).get("comparisons") or {}
+    header = ["set", "applied"] + names + [f"drop {n}" for n in names]
+    rows, flagged = _set_rows(result, names, stats)
+    lines = grid(header, rows + _average_rows(result, names))
     m = result["model"]["name"]
     d = result["dataset"]
     title = f"{m} on {d['name']} ({d['n_judged_queries']} queries, {d['n_docs']} docs), seed {result['seed']}"
@@ -62,10 +82,20 @@ def variations_table(result: dict) -> str:
     if missing:
         out += ["", "Not run (missing resources):"]
         out += [f"  {e['name']}: {e.get('reason', '')}" for e in missing]
-    drop_def = "drop = (M_orig - M_var) / M_orig; queries a generator could not change keep their original text."
-    out += ["", drop_def, f"applicability = changed queries / judged queries. {AP.low_legend()}:"
-            if flagged else f"applicability = changed queries / judged queries (a set below "
-                            f"{AP.LOW_APPLICABILITY:.0%} would be flagged {AP.LOW_MARK})."] + flagged
+    return "\n".join(out + wrapped([""] + _table_notes(result, names, flagged)))
+
+
+def _table_notes(result: dict, names: List[str], flagged: List[str]) -> List[str]:
+    """The notes under the console table: definitions, flags, labels, the test, training."""
+    m = result["model"]["name"]
+    out = ["drop = (M_orig - M_var) / M_orig (+ = worse); queries a generator could not change keep their original "
+           "text. applied = changed / judged queries, and their share. applied-only: the average of the sets' drop "
+           "rates over their changed queries only.",
+           f"{AP.low_legend()}:" if flagged else f"(a set below {AP.LOW_APPLICABILITY:.0%} applicability would be "
+                                                 f"flagged {AP.LOW_MARK})"] + flagged
+    labels = [f"{e['name']} = {e['label']}" for e in result["sets"] if e.get("label") and e["label"] != e["name"]]
+    if labels:
+        out.append("sets by full label: " + "; ".join(labels))
     for s in (result.get("summary") or {}).values():
         out += AP.average_line(s.get("applied_only"), names)
     header_ = (result.get("statistics") or {}).get("header")
@@ -79,7 +109,7 @@ def variations_table(result: dict) -> str:
         out.append(f"model trained by {tr.get('recipe')} ({tr['case']}), weights "
                    + " / ".join(f"{w.get(k, 0):g}" for k in ("w_nll", "w_query", "w_passage")))
     out += [f"deviation from the paper (training of {m}): {d}" for d in tr.get("deviations") or []]
-    return "\n".join(out)
+    return out
 
 
 def grid(header: List[str], rows: List[List[str]]) -> List[str]:
@@ -105,7 +135,7 @@ def _subset_rows(result: dict, block: dict, names: List[str]) -> List[List[str]]
         s = (block.get("sets") or {}).get(e["name"])
         if s is None:
             continue
-        row = [e["label"], str(s["n"])]
+        row = [e["name"], str(s["n"])]
         low = AP.LOW_MARK if AP.is_low(_share(e)) else ""
         for n in names:
             sig = "*" if ((comps.get(e["name"]) or {}).get(n) or {}).get("significant") else ""
@@ -119,12 +149,18 @@ SUBSETS_INTRO = ("Subsets (extra figures; the headline table keeps the paper's p
                  "keep their text). n = the queries each row rests on.")
 
 
-def subset_tables(result: dict) -> List[Tuple[str, List[str], List[List[str]]]]:
+#: the short header of the console's subset tables, explained under them
+SHORT_HEADER_NOTE = "orig = ORIGINAL on the same queries; drop = the drop rate of the measure to its left"
+
+
+def subset_tables(result: dict, short: bool = False) -> List[Tuple[str, List[str], List[List[str]]]]:
     """(title, header, rows) of each extra table of a variations run: applied-only figures, and with
-    human labels the per-set valid rates and the valid-only figures. Empty for a run without them."""
+    human labels the per-set valid rates and the valid-only figures. Empty for a run without them.
+    ``short``: the console's header (``orig``, the measure, ``drop``; :data:`SHORT_HEADER_NOTE`)."""
     blocks = result.get("subsets") or {}
     names: List[str] = result["measures"]
-    header = ["set", "n"] + [c for n in names for c in (f"{n} orig", n, f"drop {n}")]
+    header = ["set", "n"] + [c for n in names for c in (("orig", n, "drop") if short else
+                                                        (f"{n} orig", n, f"drop {n}"))]
     titles = {"applied_only": "applied-only", "valid_only": "valid-only"}
     labels = result.get("human_labels")
     out = []
@@ -148,20 +184,20 @@ def subsets_footer(result: dict) -> str:
 
 def subsets_table(result: dict) -> str:
     """The extra tables (:func:`subset_tables`) as console text; empty text for a run without them."""
-    tables = subset_tables(result)
+    tables = subset_tables(result, short=True)
     if not tables:
         return ""
-    out = [SUBSETS_INTRO]
+    out = wrapped([SUBSETS_INTRO])
     for title, header, rows in tables:
-        out += ["", title] + grid(header, rows)
+        out += [""] + wrapped([title]) + grid(header, rows)
     foot = subsets_footer(result)
-    return "\n".join(out + (["", foot] if foot else []))
+    return "\n".join(out + wrapped([""] + [SHORT_HEADER_NOTE + "."] + ([foot] if foot else [])))
 
 
 def _low_footer(result: dict) -> str:
     low = [e for e in result["sets"] if e.get("status") == "ok" and e["name"] != "ORIGINAL" and AP.is_low(_share(e))]
     return (f"{AP.LOW_MARK} = applicability below {AP.LOW_APPLICABILITY:.0%}: "
-            + "; ".join(f"{e['label']}: {AP.low_note(e.get('n_applied'), _share(e))}" for e in low)) if low else ""
+            + "; ".join(f"{e['name']}: {AP.low_note(e.get('n_applied'), _share(e))}" for e in low)) if low else ""
 
 
 def _label_table(result: dict, labels: dict) -> Tuple[str, List[str], List[List[str]]]:
@@ -174,7 +210,7 @@ def _label_table(result: dict, labels: dict) -> Tuple[str, List[str], List[List[
         ci = h.get("valid_rate_ci") or [None, None]
         rate = "-" if h["valid_rate"] is None else (f"{100 * h['valid_rate']:.1f}% "
                                                     f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]")
-        rows.append([e["label"], str(h["n_applied"]), str(h["n_labelled"]), str(h["n_valid"]), str(h["n_unlabelled"]),
+        rows.append([e["name"], str(h["n_applied"]), str(h["n_labelled"]), str(h["n_valid"]), str(h["n_unlabelled"]),
                      rate])
     head = ["set", "applied", "labelled", "valid", "unlabelled", "valid% [95% Wilson CI]"]
     return (f"human labels from {files}: the share of this run's labelled pairs judged valid", head, rows)

@@ -188,14 +188,27 @@ def audit_table(sets, originals: Dict[str, str]) -> List[Dict[str, object]]:
     return [proxy_rates(vs, originals) for vs in sets if vs.status == "ok"]
 
 
+#: what the columns of :func:`format_audit` mean (printed under the table)
+AUDIT_LEGEND = (
+    "n: queries; applied%: share of queries changed; subs: one-word substitutions of letter words;\n"
+    "syn% / ant%: of those substitutions, the share whose two words share a WordNet synset / are\n"
+    "WordNet antonyms. Of the changed queries, the share where: stop% a stop word was replaced;\n"
+    "num% a word with a digit was replaced; nonword% a new word is unknown to English (expected for\n"
+    "MISSPELL only); pivot% a new word is more frequent in Spanish or German than in English;\n"
+    "caseonly% the query equals the original up to case and spaces (should be 0); casechg% a word\n"
+    "changed its case only; cut% a token is a cut-down original token; dblsp% a double space was\n"
+    "added. '-': nothing to measure (no substitution, or no query changed)\n")
+
+
 def format_audit(rows: Sequence[Dict[str, object]]) -> str:
+    """The proxy table, one row per set, and :data:`AUDIT_LEGEND` under it."""
     cols = ["set", "queries", "applied_pct", "substitutions", *PROXIES]
     head = ["set", "n", "applied%", "subs", "syn%", "ant%", "stop%", "num%", "nonword%", "pivot%", "caseonly%",
             "casechg%", "cut%", "dblsp%"]
     table = [head] + [["-" if r.get(c) is None else str(r.get(c)) for c in cols] for r in rows]
     widths = [max(len(r[i]) for r in table) for i in range(len(head))]
     return "\n".join("  ".join(r[i].rjust(widths[i]) if i else r[i].ljust(widths[i]) for i in range(len(head)))
-                     for r in table) + "\n"
+                     for r in table) + "\n" + AUDIT_LEGEND
 
 
 def audit_csv(rows: Sequence[Dict[str, object]]) -> str:
@@ -265,15 +278,18 @@ def apply_labels(vs, labels: Dict[Tuple[str, str], bool], originals: Dict[str, s
 
 
 # --------------------------------------------------------------------------- the CLI's two entry points
-def write_audit(sets, originals: Dict[str, str], out: PathLike, n: int, seed: int) -> str:
-    """Proxy table (printed, and ``audit.csv``) and the labelling sample ``audit_sample.tsv`` in ``out``."""
+def write_audit(sets, originals: Dict[str, str], out: PathLike, n: int, seed: int,
+                shown: Optional[PathLike] = None) -> str:
+    """Proxy table (printed, and ``audit.csv``) and the labelling sample ``audit_sample.tsv`` in ``out``;
+    the message names the files in ``shown`` (the folder they end up in, when ``out`` is a staging folder)."""
     out = Path(out)
+    where = Path(shown) if shown is not None else out
     rows = audit_table(sets, originals)
     atomic_write_text(out / "audit.csv", audit_csv(rows))
     sample = sample_pairs(sets, originals, n, seed)
     atomic_write_text(out / "audit_sample.tsv", format_sample(sample))
-    return (format_audit(rows) + f"wrote {out / 'audit.csv'} and {len(sample)} pairs to label in "
-            f"{out / 'audit_sample.tsv'} (fill the 'valid' column with 1/0; then --import-labels)\n")
+    return (format_audit(rows) + f"wrote {where / 'audit.csv'} and {len(sample)} pairs to label in "
+            f"{where / 'audit_sample.tsv'} (fill the 'valid' column with 1/0; then --import-labels)\n")
 
 
 def label_report(path: PathLike, out: Optional[PathLike] = None) -> str:

@@ -76,8 +76,12 @@ def substance_of(originals: Sequence[str], variations: Sequence[str], applied: S
 
 
 def substance_of_sets(originals: Dict[str, str], sets) -> Dict[str, Substance]:
-    """Set name -> :class:`Substance` of every generated set (``originals``: qid -> query text)."""
+    """Set name -> :class:`Substance` of every generated set (``originals``: qid -> query text), over
+    the rows whose query id is among the originals."""
     sets = [vs for vs in sets if vs.status == "ok"]
-    texts = {vs.name: [originals.get(q, t) for q, t in zip(vs.qids, vs.texts)] for vs in sets}
-    docs = parse_originals([t for vs in sets for t, a in zip(texts[vs.name], vs.applied) if a])  # once for every set
-    return {vs.name: substance_of(texts[vs.name], vs.texts, vs.applied, docs) for vs in sets}
+    # only the rows whose original is known (an imported set may name query ids the originals lack)
+    rows = {vs.name: [(originals[q], t, a) for q, t, a in zip(vs.qids, vs.texts, vs.applied) if q in originals]
+            for vs in sets}
+    docs = parse_originals([o for vs in sets for o, _, a in rows[vs.name] if a])  # once for every set
+    return {vs.name: substance_of([r[0] for r in rows[vs.name]], [r[1] for r in rows[vs.name]],
+                                  [r[2] for r in rows[vs.name]], docs) for vs in sets}

@@ -79,7 +79,8 @@ def test_leaderboard_long_and_wide_csv_ranks_and_ties(runs):
     text = board.csv()
     assert text.splitlines()[0] == ",".join(LONG_COLUMNS)
     long = _read_csv(text)
-    a_rows = [r for r in long if r["model"] == "model-a" and r["group"] == "toy-data"]
+    a_rows = [r for r in long if r["model"] == "model-a" and r["group"] == "toy-data" and r["metric"] == "MRR@10"]
+    assert {r["metric"] for r in long if r["group"] == "toy-data"} == {"MRR@10", "nDCG@10"}  # every measure
     assert [(r["set"], r["metric"]) for r in a_rows] == [("ORIGINAL", "MRR@10"), ("MISSPELL", "MRR@10"),
                                                          ("SWAPWORD", "MRR@10"), ("VARIATIONS (AVG.)", "MRR@10"),
                                                          ("VARIATIONS (AVG.) applied-only", "MRR@10")]
@@ -107,7 +108,7 @@ def test_leaderboard_long_and_wide_csv_ranks_and_ties(runs):
 
 
 def test_wide_column_names_do_not_depend_on_the_number_of_metrics_or_labels(runs, tmp_path):
-    one = build([runs["a"]], log=lambda m: None).wide_columns()
+    one = build([runs["a"]], metrics=["MRR@10"], log=lambda m: None).wide_columns()
     two = build([runs["a"]], metrics=["MRR@10", "nDCG@10"], log=lambda m: None).wide_columns()
     assert "MRR@10/ORIGINAL" in one and "MRR@10/VARIATIONS (AVG.)/drop" in one
     assert set(one) < set(two) and "nDCG@10/MISSPELL" in two
@@ -374,3 +375,22 @@ def test_compare_markers_and_wtl(runs, capsys):
 def test_compare_rejects_fewshot(runs):
     with pytest.raises(DataError):
         compare([runs["fs"]])
+
+
+def test_the_long_csv_holds_every_measure_by_default_and_metric_narrows_it(tmp_path):
+    """One row per model x dataset x set x metric, as the README and the table footer say."""
+    import csv
+    from pathlib import Path
+
+    from bench.reporting.leaderboard import build
+
+    runs = [Path("results/runs/minilm-l6__chatterbot__variations__s0"),
+            Path("results/runs/bm25__chatterbot__variations__s0")]
+    board = build(runs, log=lambda m: None)
+    rows = list(csv.DictReader(board.csv().splitlines()))
+    assert {r["metric"] for r in rows} == {"MRR@10", "nDCG@10", "R@100"}
+    assert board.metrics[0] == "MRR@10" and all(r["ranked_on"].startswith("MRR@10/") for r in rows)
+    wide = board.wide_csv().splitlines()[0]
+    assert "nDCG@10/ORIGINAL" in wide and "R@100/ORIGINAL" in wide
+    narrowed = list(csv.DictReader(build(runs, metrics=["nDCG@10"], log=lambda m: None).csv().splitlines()))
+    assert {r["metric"] for r in narrowed} == {"nDCG@10"}

@@ -139,14 +139,15 @@ def _by_hand(folder, texts, max_length, activation, bias):
 
 
 @pytest.mark.parametrize("activation,bias", [("tanh", True), ("identity", False)])
-def test_dense_module_is_applied_between_pooling_and_normalize(tiny_bert, tmp_path, activation, bias):
+def test_dense_module_is_applied_between_pooling_and_normalize(tiny_bert, tiny_bert_plain, tmp_path, activation, bias):
     from tests.conftest import add_dense
 
     act = {"tanh": "torch.nn.modules.activation.Tanh", "identity": "torch.nn.modules.linear.Identity"}[activation]
     folder = add_dense(tmp_path / "st-dense", tiny_bert, out_features=16, bias=bias, activation=act)
     spec = spec_from_folder(folder)
-    assert spec.dense == ("2_Dense",) and spec.normalize and spec.pooling == "mean"
-    assert spec.portable_dict()["dense"] == ["2_Dense"] and "dense" not in spec_from_folder(tiny_bert).portable_dict()
+    assert spec.modules == ("Pooling:1_Pooling", "Dense:2_Dense", "Normalize:3_Normalize")
+    assert spec.normalize and spec.pooling == "mean"
+    assert spec.portable_dict()["modules"][1] == "Dense:2_Dense" and "modules" not in spec_from_folder(tiny_bert_plain).portable_dict()
     enc = Encoder(spec, "passage", progress=False)
     got = enc.encode(TEXTS)
     assert got.shape == (3, 16) and enc.dim == 16

@@ -15,6 +15,7 @@ pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")  # a report nev
 from bench.core.errors import DataError
 from bench.evaluation import stats as S
 from bench.cli.main import main
+from bench.reporting.report import markup as M
 from bench.reporting.report.markup import pval
 from bench.reporting.report import render_markdown, report
 from bench.reporting.report.data import ReportOptions, build
@@ -51,12 +52,12 @@ def test_markdown_values_match_statistics(run_dir):
                                    bootstrap=200)
     c = stats["comparisons"]["MISSPELL"]["MRR@10"]
     detail = md[md.index("### MRR@10"):]
-    row = next(l for l in detail.splitlines() if l.startswith("| MISSPELL&lt;script>"))  # Markdown shows the label as text
+    row = next(l for l in detail.splitlines() if l.startswith("| MISSPELL |"))  # the set's name, its label in Statistics
     cells = [x.strip() for x in row.strip("|").split("|")]
     assert cells[1] == f"{c['n_applied']}/{c['n']} ({100 * c['n_applied'] / c['n']:.1f}%)"
     assert cells[2].startswith(f"{c['mean_variation']:.4f} [")
     assert cells[3] == f"{c['delta']:+.4f} [{c['delta_ci'][0]:.4f}, {c['delta_ci'][1]:.4f}]"  # CI on one line
-    assert cells[4] == f"{100 * c['drop_rate']:.1f}% [{100 * c['drop_rate_ci'][0]:.1f}%, {100 * c['drop_rate_ci'][1]:.1f}%]"
+    assert cells[4] == f"{100 * c['drop_rate']:+.1f}% [{100 * c['drop_rate_ci'][0]:+.1f}%, {100 * c['drop_rate_ci'][1]:+.1f}%]"
     assert cells[7] == "yes \u25bc worse" and cells[9] == f"{c['win']}/{c['tie']}/{c['loss']}"
     same = next(l for l in detail.splitlines() if l.startswith("| SWAPWORD"))
     assert "| 1.0000 | 1.0000 | no |" in same
@@ -220,16 +221,15 @@ def test_committed_sets_runs_headline_sorted_with_real_numbers(run):
     comps = r["statistics"]["comparisons"]
     md = report(run, "md")
     head = _table(md, "### Headline", f"### {m0}")
-    labels = {e["name"]: e.get("label") or e["name"] for e in r["sets"]}
     want = sorted(comps, key=lambda s: -comps[s][m0]["drop_rate"])
-    by_label = {labels[s]: s for s in comps}
-    got = [by_label[row[0]] for row in head]
+    got = [row[0] for row in head]  # the sets by name (the full labels are in the Statistics section)
+    assert not any("[" in s for s in got)
     assert sorted(got) == sorted(want)
     drops = [comps[s][m0]["drop_rate"] for s in got]  # non-increasing; equal drops (ties) in any order
     assert all(a >= b - 1e-12 for a, b in zip(drops, drops[1:])), drops
     for row, s in zip(head, got):
         assert "n/a" not in " ".join(row)
-        assert row[-len(r["measures"])].startswith(f"{100 * comps[s][m0]['drop_rate']:.1f}% [")
+        assert row[-len(r["measures"])].startswith(f"{M.drop(comps[s][m0]['drop_rate'])} [")
 
 
 # --------------------------------------------------------------------------- order and the small-n rule

@@ -28,14 +28,21 @@ def test_headline_is_short_sentences_with_the_average_first(run):
     lines = _headline(md)
     r = json.loads((run / "result.json").read_text())
     avg = r["summary"]["VARIATIONS (AVG.)"]["drop_rate"]
-    assert lines[0] == ("VARIATIONS (AVG.) (the paper's headline number: the mean drop rate of the 2 sets over every "
-                        f"query): MRR@10 {100 * avg['MRR@10']:.1f}%, nDCG@10 {100 * avg['nDCG@10']:.1f}%.")
+    from bench.reporting.report.data import build
+    from bench.results.rundir import load_run
+
+    base = build(load_run(run, per_query=None), ReportOptions(bootstrap=200)).means["ORIGINAL"]
+    assert lines[0] == (f"ORIGINAL (the queries as written, {r['dataset']['n_queries']} queries): "
+                        f"MRR@10 {base['MRR@10']:.4f}, nDCG@10 {base['nDCG@10']:.4f}.")
+    assert lines[1] == ("VARIATIONS (AVG.) (the paper's headline number: the mean drop rate of the 2 sets over every "
+                        f"query; + = worse than ORIGINAL): MRR@10 {100 * avg['MRR@10']:+.1f}%, "
+                        f"nDCG@10 {100 * avg['nDCG@10']:+.1f}%.")
     assert any(l.startswith("MRR@10: significantly worse than ORIGINAL: MISSPELL ") for l in lines)
     assert lines[-1].startswith("Tests: t-test (two-sided)") and "Holm correction" in lines[-1]
     assert all(len(l) < 260 for l in lines)  # one idea per line, no paragraph
     assert "per-comparison 95% skewness-widened t intervals" in md and "markers are Holm-corrected" in md
     html = report(run, "html", ReportOptions(bootstrap=200), plots=False)
-    assert '<ul class="headline"><li>VARIATIONS (AVG.) (the paper' in html and "markers are Holm-corrected" in html
+    assert '<ul class="headline"><li>ORIGINAL (the queries' in html and "markers are Holm-corrected" in html
 
 
 def test_without_correction_the_footnote_says_both_are_uncorrected(run):
@@ -54,7 +61,7 @@ def _data(ci, significant, p_corr):
 
 def test_an_interval_excluding_zero_without_a_marker_is_named():
     text = RH.interval_footnote(_data([0.001, 0.027], False, 0.2236))[0]
-    assert "(here EXTRAPUNC on R@100: 1.4% [0.1%, 2.7%], p corrected 0.2236)" in text
+    assert "(here EXTRAPUNC on R@100: +1.4% [+0.1%, +2.7%], p corrected 0.2236)" in text
     assert "(here" not in RH.interval_footnote(_data([-0.001, 0.027], False, 0.5))[0]
     assert "(here" not in RH.interval_footnote(_data([0.001, 0.027], True, 0.01))[0]
 

@@ -1,12 +1,10 @@
 """The HTML report fits its window: every table sits in a box that scrolls sideways on a narrow
 screen (no column cut, the page itself does not scroll sideways), long set labels may wrap at
-their parts, the page declares a device-width viewport; scatter-panel titles are wrapped so a long
-label does not run into the next panel. (Checked by eye in headless Chromium at 1400 px and 500
+their parts, the page declares a device-width viewport. (Checked by eye in headless Chromium at 1400 px and 500
 px; CHANGELOG.)"""
 import re
 
 from bench.reporting.report import markup as M
-from bench.reporting.report.plots import wrap_label
 
 
 def test_tables_scroll_in_their_own_box_and_labels_may_wrap():
@@ -18,10 +16,3 @@ def test_tables_scroll_in_their_own_box_and_labels_may_wrap():
     assert "div.tw{overflow-x:auto" in M.CSS and "td.text{white-space:nowrap}" not in M.CSS
     page = M.page("t", [html])
     assert re.search(r'<meta name="viewport" content="width=device-width, initial-scale=1">', page)
-
-
-def test_long_scatter_titles_are_wrapped_at_label_parts():
-    text = wrap_label("BACKTRANS[cat+cat-spa+epo+glg+spa,apertium]")
-    assert text == "BACKTRANS[cat+cat-spa+epo+glg+\nspa,apertium]"
-    assert all(len(line) <= 30 for line in text.splitlines())
-    assert wrap_label("MISSPELL") == "MISSPELL"

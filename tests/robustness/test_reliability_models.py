@@ -89,7 +89,7 @@ def test_corrupt_safetensors_is_refused(tiny_bert_plain, tmp_path):
 
 
 # --------------------------------------------------------------------------------------------
-# sentence-transformers modules drbench cannot apply are refused, never skipped (issue 16.6)
+# sentence-transformers folders: the library applies their modules; what it must not be handed is refused
 
 
 def _modules(folder):
@@ -117,15 +117,14 @@ def test_pickle_only_dense_is_refused_with_convert(tiny_bert, tmp_path, beir_dir
 
 
 @pytest.mark.parametrize("change,message", [
-    (lambda m: m.insert(2, {"path": "2_LayerNorm", "type": "sentence_transformers.models.LayerNorm"}),
-     r"modules.json:\d+: module 'sentence_transformers.models.LayerNorm' is not applied by drbench"),
-    (lambda m: m.insert(1, m.pop(3)), r"Normalize must follow Pooling"),
-    (lambda m: m.append(m.pop(2)), r"drbench applies Dense between Pooling and Normalize only"),
-    (lambda m: m.pop(1), r"Dense between Pooling and Normalize only"),
+    (lambda m: m.pop(1), r"0 Pooling modules after the Transformer"),
+    (lambda m: m.insert(0, m.pop(1)), r"modules.json:\d+: drbench reads the encoder from the folder itself"),
+    (lambda m: m[2].update(type="my_package.MyDense"), r"modules.json:\d+: module 'my_package.MyDense' is not a "
+                                                        r"sentence-transformers module"),
     (lambda m: m[2].update(path="../elsewhere"), r"modules.json:\d+: module Dense path '../elsewhere' climbs out"),
     (lambda m: m[2].update(path="/etc"), r"modules.json:\d+: module Dense path '/etc' is an absolute path"),
 ])
-def test_modules_drbench_cannot_apply_are_refused(tiny_bert, tmp_path, change, message):
+def test_modules_drbench_cannot_hand_to_the_library_are_refused(tiny_bert, tmp_path, change, message):
     from tests.conftest import add_dense
 
     folder = add_dense(tmp_path / "m", tiny_bert)
@@ -146,39 +145,47 @@ def test_module_path_through_a_symlink_out_of_the_folder_is_refused(tiny_bert, t
         spec_from_folder(folder)
 
 
-@pytest.mark.parametrize("cfg,message", [
-    ({"activation_function": "torch.nn.modules.activation.ReLU"}, "activation_function .*ReLU.* is not supported"),
-    ({"module_input_name": "token_embeddings"}, "module_input_name 'token_embeddings'"),
-    ({"pooling": {"pooling_mode_max_tokens": True, "pooling_mode_mean_tokens": False}},
-     "pooling pooling_mode_max_tokens: drbench pools with exactly one of"),
-    ({"pooling": {"pooling_mode_cls_token": True}}, "pooling pooling_mode_cls_token, pooling_mode_mean_tokens"),
+@pytest.mark.parametrize("cfg,pooling", [
+    ({"activation_function": "torch.nn.modules.activation.ReLU"}, None),
+    ({}, {"pooling_mode": "max"}),
+    ({}, {"pooling_mode_cls_token": True, "pooling_mode_mean_tokens": False}),
+    ({}, {"pooling_mode_cls_token": True, "pooling_mode_mean_tokens": True}),
 ])
-def test_dense_and_pooling_settings_drbench_cannot_apply_are_refused(tiny_bert, tmp_path, cfg, message):
+def test_modules_the_library_applies_give_its_vectors(tiny_bert, tmp_path, cfg, pooling):
+    """Activations, pooling modes and combined modes drbench's own pooling has not: the library's
+    modules apply them, so the vectors are the library's."""
+    import numpy as np
+    from sentence_transformers import SentenceTransformer
+
+    from bench.encoding.encoder import Encoder
     from tests.conftest import add_dense
 
-    folder = add_dense(tmp_path / "m", tiny_bert)
-    pooling = cfg.pop("pooling", None)
+    if pooling and pooling.get("pooling_mode_mean_tokens"):  # two modes: 64 wide, no Dense of 32 inputs after it
+        folder = tmp_path / "m"
+        shutil.copytree(tiny_bert, folder)
+    else:
+        folder = add_dense(tmp_path / "m", tiny_bert)
+        dense = folder / "2_Dense" / "config.json"
+        dense.write_text(json.dumps({**json.loads(dense.read_text()), **cfg}))
     if pooling:
         path = folder / "1_Pooling" / "config.json"
         path.write_text(json.dumps({**json.loads(path.read_text()), **pooling}))
-    dense = folder / "2_Dense" / "config.json"
-    dense.write_text(json.dumps({**json.loads(dense.read_text()), **cfg}))
-    with pytest.raises(ResourceError, match=message):
-        spec_from_folder(folder)
+    texts = ["a short query", "a somewhat longer passage about dense retrieval and its vectors"]
+    ours = Encoder(spec_from_folder(folder), "passage", progress=False).encode(texts)
+    theirs = SentenceTransformer(str(folder), device="cpu", local_files_only=True).encode(texts, convert_to_numpy=True)
+    np.testing.assert_allclose(ours, theirs, atol=1e-5)
 
 
 def test_dense_weights_that_do_not_fit_the_config_are_refused(tiny_bert, tmp_path):
     import torch
     from safetensors.torch import save_file
 
-    from bench.encoding.encoder import Encoder
     from tests.conftest import add_dense
 
     folder = add_dense(tmp_path / "m", tiny_bert, bias=True)
     save_file({"linear.weight": torch.zeros(16, 32)}, str(folder / "2_Dense" / "model.safetensors"))  # no bias
-    enc = Encoder(spec_from_folder(folder), "query", progress=False)
-    with pytest.raises(ResourceError, match=r"do not match its config.json .*linear.bias"):
-        enc.encode(["a query"])
+    with pytest.raises(ResourceError, match=r"sentence-transformers cannot load this folder .*linear.bias"):
+        spec_from_folder(folder)
 
 
 def test_training_refuses_a_model_with_dense_modules(tiny_bert, tmp_path):
@@ -186,5 +193,5 @@ def test_training_refuses_a_model_with_dense_modules(tiny_bert, tmp_path):
     from tests.conftest import add_dense
 
     spec = spec_from_folder(add_dense(tmp_path / "m", tiny_bert))
-    with pytest.raises(BenchError, match="Dense module.*would lose the Dense layer"):
+    with pytest.raises(BenchError, match=r"module\(s\) drbench's training does not keep \(Dense:2_Dense\)"):
         load_backbone(spec)

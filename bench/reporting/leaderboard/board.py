@@ -215,6 +215,13 @@ def _rank(entries: List[Dict[str, Any]], series: List[Any], group: str, rank_key
             entries[i].update(rank=int(ranks[x]), rank_low=None, rank_high=None, tied=None, _score=float(pts[x]))
 
 
+def _every_measure(runs: Sequence[Run]) -> List[str]:
+    """The default measures: every measure of the first run that every run measured, in its order
+    (the first ranks)."""
+    shared = [m for m in runs[0].measures if all(m in r.measures for r in runs[1:])]
+    return shared or list(runs[0].measures[:1])
+
+
 def _check_options(test: str, correction: str, alpha: float) -> None:
     if test not in S.TESTS:
         raise ValueError(f"unknown test {test!r}; choose one of {', '.join(S.TESTS)}")
@@ -277,7 +284,7 @@ def build(paths: Sequence[Any], *, metrics: Optional[Sequence[str]] = None, rank
     if not runs:
         raise DataError("no run given")
     variations = [r for r in runs if suite_of(r).layout == "sets"]
-    metrics = list(metrics or (variations[0].measures[:1] if variations else runs[0].measures[:1]))
+    metrics = list(metrics or _every_measure(variations or runs[:1]))
     first = metrics[0]
     for r in variations:
         for m in metrics:

@@ -30,13 +30,53 @@ def marked(data: Any, s: str, cell: str) -> str:
     return f"{cell} {AP.LOW_MARK}" if data.low(s) and cell else cell
 
 
+#: the mark of a drop-rate interval resting on too few queries whose score changed
+UNRELIABLE_MARK = "\u2020"
+
+
+def unreliable_mark(c: Any) -> str:
+    """" †" after an interval flagged unreliable (too few queries whose score changed), else ""."""
+    return f" {UNRELIABLE_MARK}" if str((c or {}).get("interval_note") or "").startswith("interval unreliable") else ""
+
+
+def _score_changes(data: Any, s: str) -> List[str]:
+    """"2 (MRR@10)" per measure whose interval is flagged unreliable."""
+    out = []
+    for m in data.measures:
+        c = data.comparison(s, m) or {}
+        if unreliable_mark(c):
+            out.append(f"{c.get('n_changed', '?')} ({m})")
+    return out
+
+
+def set_sentence(data: Any, s: str) -> str:
+    """One sentence on a set's two counts: the queries the generator changed (applicability, the !
+    flag) and, of those, the queries whose score changed (the interval's reliability, the † flag);
+    "" when neither flag applies."""
+    from bench.evaluation.skew import MIN_CHANGED
+
+    f = data.applicability.get(s) or {}
+    changes = _score_changes(data, s)
+    if not f.get("low") and not changes:
+        return ""
+    n_app, n = f.get("n_applied"), f.get("n_evaluated")
+    text = f"{s}: the generator changed {n_app} of {n} queries (applicability {AP.pct(f.get('applicability'))}"
+    text += (f", below {AP.LOW_APPLICABILITY:.0%}: {AP.LOW_MARK}, so its drop rate over all queries is close to 0 "
+             f"by construction)" if f.get("low") else ")")
+    if changes:
+        text += (f"; of those, the retrieval score changed on only {', '.join(changes)}: fewer than {MIN_CHANGED}, "
+                 f"so those intervals ({UNRELIABLE_MARK}) are unreliable")
+    return text + "."
+
+
 def low_lines(data: Any) -> List[str]:
-    """One note per flagged set, after the legend of the flag."""
-    low = [(s, f) for s, f in data.applicability.items() if f["low"]]
-    if not low:
+    """The legend of the flags, then one sentence per flagged set (:func:`set_sentence`)."""
+    lines = [set_sentence(data, s) for s in data.applicability if s != data.baseline]
+    lines = [x for x in lines if x]
+    if not lines:
         return []
-    return [AP.low_legend() + ":"] + [f"{data.run.label(s)}: {AP.low_note(f['n_applied'], f['applicability'])}"
-                                      for s, f in low]
+    return [f"{AP.LOW_MARK} = few queries changed by the generator; {UNRELIABLE_MARK} = few queries whose score "
+            f"changed (see the applied-only figures):"] + lines
 
 
 def average_row(data: Any, measure: str) -> Optional[dict]:
@@ -44,7 +84,7 @@ def average_row(data: Any, measure: str) -> Optional[dict]:
     b = data.applied_average
     if not b:
         return None
-    drop = M.with_ci(M.pct((b.get("drop_rate") or {}).get(measure)), (b.get("drop_rate_ci") or {}).get(measure), M.pct)
+    drop = M.with_ci(M.drop((b.get("drop_rate") or {}).get(measure)), (b.get("drop_rate_ci") or {}).get(measure), M.drop)
     return {"set": AP.APPLIED_AVG, "label": AP.APPLIED_AVG, "applied": count(len(b.get('sets') or []), "set"),
             "mean": "", "drop": drop, "cls": ""}
 
@@ -68,7 +108,7 @@ def edit_types_section(data: Any) -> Any:
         else:
             total = sum(types.values())
             body = [{"type": t, "n": str(k), "share": AP.pct(k / total if total else None)} for t, k in types.items()]
-        tables.append((f"{data.run.label(s)}: {applied_cell(data, s)} queries changed", cols, body))
+        tables.append((f"{s}: {applied_cell(data, s)} queries changed", cols, body))
     if not tables:
         return None
     return ("Edit types", "the edit type of a changed query is its detail's text before the first ':' (a detail "

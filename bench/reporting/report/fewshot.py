@@ -80,13 +80,21 @@ def headline_rows(result: Dict[str, Any]) -> List[M.Row]:
     return rows
 
 
+def _spread(sd: Any, result: Dict[str, Any], k: Any) -> str:
+    """" ± 1.3 (SD over 5 trials)" of the K-shot headline; "" when the SD is undefined (one trial)."""
+    if not M.finite(sd):
+        return ""
+    trials = len(((result.get("plan") or {}).get("trials") or {}).get(str(k)) or [])
+    return f" \u00b1 {x100(sd)} (SD over {trials} trials)" if trials else f" \u00b1 {x100(sd)} (SD over trials)"
+
+
 def summary_lines(result: Dict[str, Any]) -> List[str]:
     h = (result.get("summary") or {}).get("headline") or {}
     out = []
     if h:
         ks = (h.get("k_shot") or {}).get("novel") or {}
-        out.append(f"Headline ({h.get('method')} at K={h.get('k')}, novel classes): R@10 {x100(ks.get('mean'))} "
-                   f"±{x100(ks.get('sd'))} vs zero-shot {x100((h.get('zero_shot') or {}).get('novel'))} "
+        out.append(f"Headline ({h.get('method')} at K={h.get('k')}, novel classes): R@10 {x100(ks.get('mean'))}"
+                   f"{_spread(ks.get('sd'), result, h.get('k'))} vs zero-shot {x100((h.get('zero_shot') or {}).get('novel'))} "
                    f"(delta {100 * h['delta_novel']:+.2f} points)" if M.finite(h.get("delta_novel")) else
                    f"Headline: {h.get('method')} at K={h.get('k')}")
     sig = [(st, s) for st in settings(result) for s in SPLITS

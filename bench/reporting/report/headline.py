@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, List, Tuple
 
 from bench.reporting import interval_words as IW
+from bench.reporting.report import applicability as RA
 from bench.reporting.report import markup as M
 from bench.core.progress import count
 from bench.results.rundir import AVG
@@ -16,7 +17,17 @@ CORRECTION_NAMES = {"holm": "Holm", "bh": "Benjamini-Hochberg", "none": "uncorre
 
 def _ci(data: Any, s: str, m: str) -> str:
     c = data.comparison(s, m) or {}
-    return M.with_ci(M.pct(data.drop(s, m)), c.get("drop_rate_ci"), M.pct, c.get("interval_note"))
+    return M.with_ci(M.drop(data.drop(s, m)), c.get("drop_rate_ci"), M.drop) + RA.unreliable_mark(c)
+
+
+def original_sentence(data: Any) -> List[str]:
+    """The baseline's own scores, the reference of every drop rate."""
+    base = data.means.get(data.baseline) or {}
+    if not base:
+        return []
+    n = (data.run.set_entry(data.baseline) or {}).get("n_evaluated")
+    values = ", ".join(f"{m} {M.f4(base.get(m))}" for m in data.measures)
+    return [f"{data.baseline} (the queries as written{f', {n} queries' if n else ''}): {values}."]
 
 
 def average_sentence(data: Any) -> List[str]:
@@ -25,9 +36,9 @@ def average_sentence(data: Any) -> List[str]:
     if not drops:
         return []
     n_sets = len([s for s in data.sets if s != data.baseline])
-    values = ", ".join(f"{m} {M.pct(drops.get(m))}" for m in data.measures)
+    values = ", ".join(f"{m} {M.drop(drops.get(m))}" for m in data.measures)
     return [f"{AVG} (the paper's headline number: the mean drop rate of the {count(n_sets, 'set')} over every "
-            "query): "
+            "query; + = worse than " + data.baseline + "): "
             f"{values}."]
 
 
@@ -47,7 +58,7 @@ def measure_sentences(data: Any) -> List[str]:
             c = data.comparison(s, m) or {}
             if s == data.baseline or not c.get("significant"):
                 continue
-            (worse if (c.get("delta") or 0) < 0 else better).append(f"{data.run.label(s)} {M.pct(data.drop(s, m))}")
+            (worse if (c.get("delta") or 0) < 0 else better).append(f"{s} {M.drop(data.drop(s, m))}")
         if not worse and not better:
             out.append(f"{m}: no set differs significantly from {data.baseline}.")
             continue
@@ -63,7 +74,7 @@ def largest_sentence(data: Any) -> List[str]:
     if not top or data.drop(top[0], m) is None:
         return []
     c = data.comparison(top[0], m) or {}
-    return [f"Largest drop on {m}: {data.run.label(top[0])}, {_ci(data, top[0], m)}"
+    return [f"Largest drop on {m}: {top[0]}, {_ci(data, top[0], m)}"
             f"{', significant' if c.get('significant') else ', not significant'}."]
 
 
@@ -78,9 +89,10 @@ def headline_lines(data: Any) -> List[str]:
     h = (data.statistics or {}).get("header")
     applied, _ = applied_sentence(data)
     if not h:
-        return (average_sentence(data) + applied
+        return (original_sentence(data) + average_sentence(data) + applied
                 + [f"No paired statistics in this run: drop rates only, sorted by {data.headline}."])
-    return average_sentence(data) + applied + measure_sentences(data) + largest_sentence(data) + [tests_sentence(h)]
+    return (original_sentence(data) + average_sentence(data) + applied + measure_sentences(data)
+            + largest_sentence(data) + [tests_sentence(h)])
 
 
 def interval_footnote(data: Any) -> List[str]:
@@ -115,5 +127,5 @@ def _uncorrected_example(data: Any) -> str:
             if s == data.baseline or c.get("significant") or not ci or None in ci:
                 continue
             if ci[0] > 0 or ci[1] < 0:
-                return f"{data.run.label(s)} on {m}: {_ci(data, s, m)}, p corrected {M.pval(c.get('p_corrected'))}"
+                return f"{s} on {m}: {_ci(data, s, m)}, p corrected {M.pval(c.get('p_corrected'))}"
     return ""

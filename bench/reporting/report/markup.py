@@ -40,6 +40,15 @@ def pct(x: Any, nd: int = 1) -> str:
     return f"{100 * x:.{nd}f}%" if finite(x) else "n/a"
 
 
+def drop(x: Any, nd: int = 1) -> str:
+    """A drop rate (or a change) in percent with its sign: "+5.7%" worse, "-1.2%" better, "0.0%"."""
+    if not finite(x):
+        return "n/a"
+    if round(abs(100 * x), nd) == 0:
+        return f"{0:.{nd}f}%"
+    return f"{100 * x:+.{nd}f}%"
+
+
 def interval(ci: Any, fmt: Callable[[Any], str] = f4) -> str:
     """``[lo, hi]`` on one line, or "" when either end is missing."""
     if not ci or len(ci) != 2 or not all(finite(v) for v in ci):

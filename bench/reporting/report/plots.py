@@ -7,6 +7,7 @@ from typing import Dict, List, Optional
 import numpy as np
 from bench.results.rundir import Run
 from bench.reporting import interval_words as IW
+from bench.reporting.report import markup as M
 from bench.reporting.report.data import ReportData
 
 
@@ -72,7 +73,7 @@ def plot_drop_forest(data: ReportData) -> Optional[str]:
             color = _style(bool(c.get("significant")), c.get("delta"))
             ax.errorbar([100 * v], [yi], xerr=_bar(100 * v, 100 * lo, 100 * hi), fmt="o", color=color, ms=7,
                         mfc=color if color != NEUTRAL else "white", mew=1.5, capsize=3, lw=1.4)
-            ax.annotate(f"{100 * v:.1f}%", (100 * hi, yi), xytext=(5, 0), textcoords="offset points", va="center",
+            ax.annotate(M.drop(v), (100 * hi, yi), xytext=(5, 0), textcoords="offset points", va="center",
                         fontsize=9, color=color)
             xs += [100 * lo, 100 * hi]
         lo_x, hi_x = min(xs), max(xs)
@@ -81,10 +82,10 @@ def plot_drop_forest(data: ReportData) -> Optional[str]:
         ax.axvline(0, color="black", lw=0.8)
         ax.grid(axis="x", alpha=0.3)
         ax.set_title(m, fontsize=11)
-        ax.set_xlabel(f"drop rate vs {data.baseline} (%)", fontsize=10)
+        ax.set_xlabel(f"drop rate vs {data.baseline} (%, + = worse)", fontsize=10)
         ax.tick_params(labelsize=9)
     axes[0][0].set_yticks(y)
-    axes[0][0].set_yticklabels([data.run.label(s) for s in order], fontsize=10)
+    axes[0][0].set_yticklabels(list(order), fontsize=10)
     axes[0][0].set_ylim(-0.7, len(order) - 0.3)
     h = data.statistics["header"]
     fig.suptitle(f"Drop rate per set, 95% CI ({ci_name(data)}); red = significant drop, green = significant gain, "
@@ -125,7 +126,7 @@ def plot_means(data: ReportData) -> Optional[str]:
         ax.set_xlabel(f"mean {m}", fontsize=10)
         ax.tick_params(labelsize=9)
     axes[0][0].set_yticks(y)
-    axes[0][0].set_yticklabels([data.run.label(s) for s in order], fontsize=10)
+    axes[0][0].set_yticklabels(list(order), fontsize=10)
     fig.suptitle(f"Mean per set with 95% CI ({ci_name(data)}); dashed = {data.baseline}", fontsize=10)
     fig.tight_layout()
     return png_base64(fig)
@@ -151,7 +152,7 @@ def plot_scatter(data: ReportData) -> Optional[str]:
         ok = np.isfinite(a) & np.isfinite(b)
         a, b = a[ok], b[ok]
         if not a.size:
-            ax.set_title(f"{data.run.label(s)}: no paired queries", fontsize=9)
+            ax.set_title(f"{s}: no paired queries", fontsize=9)
             continue
         pts, counts = np.unique(np.column_stack([a, b]), axis=0, return_counts=True)
         below = pts[:, 1] < pts[:, 0]
@@ -167,30 +168,13 @@ def plot_scatter(data: ReportData) -> Optional[str]:
         ax.set_ylim(-0.02 * lim, lim)
         ax.set_xlabel(f"{data.baseline} {m}", fontsize=8)
         ax.set_ylabel(f"{s} {m}", fontsize=8)  # the set's short name: a long label would cross the panel above
-        ax.set_title(f"{wrap_label(data.run.label(s))}\nper query (n={a.size})", fontsize=9)
+        ax.set_title(f"{s}\nper query (n={a.size})", fontsize=9)
         ax.legend(fontsize=7, loc="upper left")
     for ax in axes.ravel()[len(var):]:
         ax.axis("off")
     fig.suptitle(f"{m}: {data.baseline} vs other set per query (marker area ~ number of queries)", fontsize=10)
     fig.tight_layout()
     return png_base64(fig)
-
-
-def wrap_label(label: str, width: int = 30) -> str:
-    """A set label on lines of at most about ``width`` characters, broken after ``[``, ``+``, ``,``
-    or a space (``BACKTRANS[cat+cat-spa+epo+glg+spa,apertium]``), so a panel's title stays within
-    its panel and does not run into its neighbour's."""
-    import re
-
-    parts = [p for p in re.split(r"(?<=[\[+, ])", label) if p]
-    lines, line = [], ""
-    for p in parts:
-        if line and len(line) + len(p) > width:
-            lines.append(line.rstrip())
-            line = ""
-        line += p
-    lines.append(line.rstrip())
-    return "\n".join(lines)
 
 
 def loss_curves(run: Run) -> Dict[str, List[float]]:

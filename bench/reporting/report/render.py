@@ -48,7 +48,17 @@ def method_lines(data: ReportData) -> List[str]:
         f"seed = {h['seed']}",
         f"win/tie/loss: {h['win_tie_loss']}; degenerate cases: {h['degenerate']}",
         RULE,
-    ]
+    ] + set_label_lines(data)
+
+
+def set_label_lines(data: ReportData) -> List[str]:
+    """The full label of each set whose label carries its configuration (BACKTRANS: pivot languages
+    and translation engine); the tables name sets by their short names."""
+    labels = [(s, data.run.label(s)) for s in data.sets if data.run.label(s) != s]
+    if not labels:
+        return []
+    return ["sets by full label (the tables use the names before the brackets; BACKTRANS[pivots,engine]: the pivot "
+            "language paths and the translation engine): " + "; ".join(f"{s} = {lab}" for s, lab in labels)]
 
 
 # --------------------------------------------------------------------------- rows
@@ -72,11 +82,11 @@ def headline_rows(data: ReportData) -> List[M.Row]:
     out = []
     for s in [x for x in data.ordered() if x != data.baseline]:
         e = data.run.set_entry(s) or {}
-        r: M.Row = {"set": s, "label": data.run.label(s), "applied": RA.applied_cell(data, s)}
+        r: M.Row = {"set": s, "label": s, "applied": RA.applied_cell(data, s)}
         for m in data.measures:
             c = data.comparison(s, m)
-            cell = M.with_ci(M.pct(data.drop(s, m)), c.get("drop_rate_ci") if c else None, M.pct,
-                             c.get("interval_note") if c else None)
+            cell = M.with_ci(M.drop(data.drop(s, m)), c.get("drop_rate_ci") if c else None, M.drop) \
+                + RA.unreliable_mark(c)
             mark = _mark(data, s, m)
             r[m] = RA.marked(data, s, f"{cell} {mark}" if mark else cell)
             r["_" + m] = "worse" if mark.endswith("worse") else "better" if mark else ""
@@ -100,7 +110,7 @@ def rows(data: ReportData, measure: str) -> List[M.Row]:
         e = data.run.set_entry(s) or {}
         c = data.comparison(s, measure) if s != data.baseline else None
         n = e.get("n_evaluated", e.get("n_queries", ""))
-        r: M.Row = {"set": s, "label": data.run.label(s), "n": str(n),
+        r: M.Row = {"set": s, "label": s, "n": str(n),
                     "applied": RA.applied_cell(data, s) or str(n),
                     "mean": M.with_ci(M.f4(data.means[s][measure]), data.mean_ci[s][measure]), "cls": ""}
         if s == data.baseline:
@@ -108,19 +118,19 @@ def rows(data: ReportData, measure: str) -> List[M.Row]:
         elif c:
             mark = _mark(data, s, measure)
             r.update(delta=M.with_ci(f"{c['delta']:+.4f}" if M.finite(c["delta"]) else "n/a", c["delta_ci"]),
-                     drop=RA.marked(data, s, M.with_ci(M.pct(c["drop_rate"]), c["drop_rate_ci"], M.pct,
-                                                       c.get("interval_note"))),
+                     drop=RA.marked(data, s, M.with_ci(M.drop(c["drop_rate"]), c["drop_rate_ci"], M.drop)
+                                    + RA.unreliable_mark(c)),
                      p=M.pval(c["p_value"]), p_adj=M.pval(c["p_corrected"]),
                      sig=f"yes {mark}" if c["significant"] else "no", dz=M.f4(c["d_z"], 3),
                      wtl=f"{c['win']}/{c['tie']}/{c['loss']}", mde=M.f4((data.mde.get(s) or {}).get(measure)),
                      cls=mark.split()[-1] if mark else "")
         else:
-            r["drop"] = RA.marked(data, s, M.pct(data.drop(s, measure)))
+            r["drop"] = RA.marked(data, s, M.drop(data.drop(s, measure)))
         out.append(r)
     avg = (data.run.result.get("summary") or {}).get(AVG) or {}
     if avg.get("metrics"):
         dr = (avg.get("drop_rate") or {}).get(measure)
-        out.append({"set": AVG, "label": AVG, "mean": M.f4(avg["metrics"].get(measure)), "drop": M.pct(dr), "cls": ""})
+        out.append({"set": AVG, "label": AVG, "mean": M.f4(avg["metrics"].get(measure)), "drop": M.drop(dr), "cls": ""})
     extra = RA.average_row(data, measure)
     return out + ([extra] if extra else [])
 
@@ -130,8 +140,9 @@ def summary_lines(data: ReportData) -> List[str]:
     return RH.headline_lines(data)
 
 
-LEGEND = ("drop = (M_baseline - M_set) / M_baseline, positive = worse; sorted by drop on {m}, largest first; "
-          "{w} worse / {b} better = significant after correction; [..] = 95% per-comparison interval (see below)")
+LEGEND = ("drop = (M_baseline - M_set) / M_baseline: + = worse, - = better than the baseline; sorted by drop on {m}, "
+          "largest first; {w} worse / {b} better = significant after correction; [..] = 95% per-comparison "
+          "interval (see below); ! and \u2020: see the notes below the table")
 
 
 # --------------------------------------------------------------------------- subsets
@@ -236,7 +247,7 @@ def render_markdown(data: ReportData) -> str:
     lines += [f"{M.md_cell(x)}  " for x in RH.interval_footnote(data)] + [""]
     low = RA.low_lines(data)
     if low:
-        lines += [f"> **low applicability:** {M.md_cell(low[0])}"] + [f"> - {M.md_cell(x)}" for x in low[1:]] + [""]
+        lines += [f"> **few changes:** {M.md_cell(low[0])}"] + [f"> - {M.md_cell(x)}" for x in low[1:]] + [""]
     for measure in data.measures:
         lines += [f"### {M.md_cell(measure)}", ""]
         lines += M.md_table(detail_columns(data), rows(data, measure))
@@ -279,7 +290,7 @@ def render_html(data: ReportData, plots: bool = True) -> str:
     body += [f"<p class=\"legend\">{e(x)}</p>" for x in RH.interval_footnote(data)]
     low = RA.low_lines(data)
     if low:
-        body.append(f"<div class=\"warn\"><b>low applicability:</b> {e(low[0])}<ul>"
+        body.append(f"<div class=\"warn\"><b>few changes:</b> {e(low[0])}<ul>"
                     + "".join(f"<li>{e(x)}</li>" for x in low[1:]) + "</ul></div>")
     if plots and data.sets:
         body.append(M.img(plot_drop_forest(data), "drop rates"))
