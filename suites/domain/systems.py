@@ -162,7 +162,10 @@ DEVIATION_TEXT = {
     "DDR-3": "REM size: LoRA rank {rank}, parallel adapter width hidden / {pa} on a {hidden}-wide backbone (DDR: "
              "rank 192 and width 768 / 4 on BERT-base)",
     "DDR-4": "DR and REM start from {model}, {what} (DDR: from the pretrained language model, BERT-base)",
+    "DDR-5": "scores: DR and REM train on the {similarity} of query and passage vectors divided by a temperature of "
+             "{temperature}, and every system retrieves by the {similarity} (DDR: the inner product, temperature 1)",
 }
+SIMILARITY_WORDS = {"cos": "cosine similarity", "dot": "inner product"}
 
 
 def ddr_deviations(spec: ModelSpec, cfg: DomainConfig, source_dam: Optional[dict]) -> list:
@@ -199,7 +202,17 @@ def ddr_deviations(spec: ModelSpec, cfg: DomainConfig, source_dam: Optional[dict
     what = ("a sentence-transformers retriever, already fine-tuned for retrieval"
             if (spec.resolve_path() / "modules.json").exists() else "not checked to be a plain pretrained language model")
     out.append("DDR-4: " + DEVIATION_TEXT["DDR-4"].format(model=spec.name, what=what))
-    return out
+    scoring = _scoring_deviation(spec, cfg)
+    return out + ([scoring] if scoring else [])
+
+
+def _scoring_deviation(spec: ModelSpec, cfg: DomainConfig) -> Optional[str]:
+    """``DDR-5`` when the run scores otherwise than DDR (inner product, temperature 1), else None."""
+    temperature = cfg.train.resolved("full-tune", spec.similarity)["temperature"]
+    if spec.similarity == "dot" and temperature == 1.0:
+        return None
+    return "DDR-5: " + DEVIATION_TEXT["DDR-5"].format(
+        similarity=SIMILARITY_WORDS.get(spec.similarity, spec.similarity), temperature=f"{temperature:g}")
 
 
 def _fmt(x) -> str:

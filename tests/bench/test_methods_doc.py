@@ -231,6 +231,7 @@ def test_every_number_of_the_ddr_table_comes_from_the_code():
         "1e-5": [mlm.lr], "2e-5": [DEFAULT_LR["full-tune"]], "5e-4": [DEFAULT_LR["rem"]],
         "1e-3": [mlm.head_warmup_lr], "0.5": [mlm.head_warmup_target], "25": [mlm.head_warmup_check_every],
         "300": [mlm.head_warmup_max_steps], "64": [mlm.probe_texts],
+        "0.05": [t.resolved("full-tune", "cos")["temperature"]],
     }, {"2": "DDR's training order, step (2)", "100": "released commands: DAM sequence length, short documents",
         "190": "released commands: DAM sequence length, long documents", "512": "released commands: DAM batch, long documents",
         "1024": "released commands: DAM batch, short documents", "1000": "released commands: warm-up steps",
