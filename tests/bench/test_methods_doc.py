@@ -308,6 +308,12 @@ def test_every_fewdr_deviation_has_its_row_and_every_row_is_printed():
                                                           (None, 3)):
         cfg = FewShotConfig(basic_learning=basic, full_shot=full, methods=methods, train=TrainConfig(max_steps=steps))
         names |= {d["name"] for d in active_deviations(cfg, "cos")}
+    from bench.data.collections import load_dataset
+    from suites.fewshot.config import short_class_deviations
+    from suites.fewshot.sampler import build_plan
+
+    names |= {d["name"] for d in short_class_deviations(build_plan(load_dataset("chatterbot"), seed=0, ks=[20],
+                                                                   n_trials=1))}
     text = DOC.read_text(encoding="utf-8")
     body = text[text.index("## FewDR"):]
     body = body[:body.find("\n## ", 3)]
