@@ -4,6 +4,7 @@ evaluated with ``bench evaluate --variations`` on a tiny BEIR folder made from t
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -33,16 +34,23 @@ def sample(tmp_path_factory):
         with open(src / name, encoding="utf-8", newline="") as fh:
             head = [next(fh) for _ in range(N)]
         (files / name).write_text("".join(head), encoding="utf-8")
-    # the originals: the ExtraPunc texts without their trailing marks (shared/data/rodr-msmarco-dev/SOURCE.md)
-    rows = [line.rstrip("\n").split("\t", 1) for line in
-            (files / "queries.dev.small.ExtraPunc.tsv").read_text(encoding="utf-8").splitlines()]
-    originals = {q: t.rstrip(",.?!") for q, t in rows}
+    # the originals: each ExtraPunc text without its trailing marks, plus the trailing marks the query had
+    # itself, which TRANSTENSE keeps (one query in eleven ends with one, e.g. "is cortana smart???"; on all
+    # 6,980 lines ExtraPunc's text is that original + 1 to 3 marks)
+    rows = _rows(files / "queries.dev.small.ExtraPunc.tsv")
+    own = {q: re.search(r"[,.?!]*$", t).group(0) for q, t in _rows(files / "queries.dev.small.TransTense.tsv")}
+    originals = {q: t.rstrip(",.?!") + own[q] for q, t in rows}
+    assert all(t.startswith(originals[q]) and 1 <= len(t) - len(originals[q]) <= 3 for q, t in rows)
     from tests.conftest import write_beir
 
     docs = {f"p{q}": ("", f"{t} is answered in this passage") for q, t in originals.items()}
     beir = write_beir(root / "beir", docs, {q: (t, None) for q, t in originals.items()},
                       [(q, f"p{q}", 1) for q in originals], split="dev")
     return files, beir, [q for q, _ in rows], originals
+
+
+def _rows(path: Path) -> list:
+    return [line.split("\t", 1) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def test_import_measure_and_evaluate_the_authors_sets(sample, tmp_path, capsys):
@@ -76,7 +84,7 @@ def test_import_measure_and_evaluate_the_authors_sets(sample, tmp_path, capsys):
     assert all(s > 0.8 for n, s in shares.items() if n != "TRANSTENSE")
     assert per_changed["EXTRAPUNC"] == 0  # marks only: no word is touched
     # one word per query (a case-only or inserted-word edit touches none), several stop words, swapped pairs
-    assert all(0.8 <= per_changed[n] <= 1.0 for n in ("MISSPELL", "SWAPSYN-GLOVE", "SWAPSYN-WNET", "TRANSTENSE"))
+    assert all(0.8 <= per_changed[n] <= 1.05 for n in ("MISSPELL", "SWAPSYN-GLOVE", "SWAPSYN-WNET", "TRANSTENSE"))
     assert per_changed["NOSTOPWORD"] > 2 and 1 < per_changed["SWAPWORDS"] < 2
     capsys.readouterr()
 
@@ -95,15 +103,15 @@ def test_import_measure_and_evaluate_the_authors_sets(sample, tmp_path, capsys):
     assert min(rr.values()) == rr["MISSPELL"] > 0.9
 
 
-#: measured on the first 200 lines: (queries changed, original words touched); shares and words per changed
-#: query in the comments (on all 6,980 queries: /work/shared data, docs/msmarco.md)
+#: measured on the first 200 lines: (queries changed, original words touched); in the comments the share
+#: changed and the words per changed query
 MEASURED = {
     "MISSPELL": (200, 198),  # 1.000, 0.99
     "EXTRAPUNC": (200, 0),  # 1.000, 0.00
-    "BACKTRANS": (185, 186),  # 0.925, 1.01
-    "SWAPSYN-GLOVE": (170, 168),  # 0.850, 0.99
-    "SWAPSYN-WNET": (183, 160),  # 0.915, 0.87
-    "TRANSTENSE": (74, 63),  # 0.370, 0.85
+    "BACKTRANS": (184, 186),  # 0.920, 1.01
+    "SWAPSYN-GLOVE": (167, 168),  # 0.835, 1.01
+    "SWAPSYN-WNET": (181, 160),  # 0.905, 0.88
+    "TRANSTENSE": (63, 63),  # 0.315, 1.00
     "NOSTOPWORD": (181, 455),  # 0.905, 2.51
     "SWAPWORDS": (200, 307),  # 1.000, 1.53
 }
