@@ -8,9 +8,13 @@ Recipes (:data:`RECIPES`):
 
 - ``rodr``: RoDR, "Towards Robust Dense Retrieval via Local Ranking Alignment" (Chen et al.,
   IJCAI 2022). DR_O = CKPT, frozen, is the teacher. Each training query q is paired with one
-  variation q' drawn uniformly, per (query, epoch), over the variation sets, as the paper samples
-  (a set that left q unchanged contributes q itself); ``variation_sampling="changed"`` (ours, a
-  named deviation, the rule of earlier runs) draws only among the sets that changed q. For a batch of B pairs with passage columns P = B positives + B*h hard negatives:
+  variation q' for the whole run (``variation_sampling="quota"``, the default, as the authors'
+  ``construct_train_query_variations.py``): one of the sets that changed q, the variation types
+  given equal quotas as far as the queries allow (``recipe_data.quota_assignment``); a query no
+  set changed trains on itself, listed under ``deviations``. Two other rules are named
+  deviations: ``"sets"`` draws q' per (query, epoch) uniformly over every set (a set that left q
+  unchanged gives q itself, a (q, q) pair) and ``"changed"`` per (query, epoch) among the sets
+  that changed q. For a batch of B pairs with passage columns P = B positives + B*h hard negatives:
 
   * ``L_nll``  = cross-entropy of q' against its own positive over P (in-batch + hard negatives),
   * ``L_q``    = mean over i of KL( p_O(. | q_i) || p_N(. | q'_i) ), each a softmax over the

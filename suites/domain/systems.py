@@ -162,7 +162,10 @@ DEVIATION_TEXT = {
     "DDR-3": "REM size: LoRA rank {rank}, parallel adapter width hidden / {pa} on a {hidden}-wide backbone (DDR: "
              "rank 192 and width 768 / 4 on BERT-base)",
     "DDR-4": "DR and REM start from {model}, {what} (DDR: from the pretrained language model, BERT-base)",
+    "DDR-5": "scores: DR and REM train on the {similarity} of query and passage vectors divided by a temperature of "
+             "{temperature}, and every system retrieves by the {similarity} (DDR: the inner product, temperature 1)",
 }
+SIMILARITY_WORDS = {"cos": "cosine similarity", "dot": "inner product"}
 
 
 def ddr_deviations(spec: ModelSpec, cfg: DomainConfig, source_dam: Optional[dict]) -> list:
@@ -170,10 +173,13 @@ def ddr_deviations(spec: ModelSpec, cfg: DomainConfig, source_dam: Optional[dict
     ``source_dam``: the source DAM's training record (None when no DDR system was trained)."""
     import json
 
-    out = []
-    if not any(s in cfg.systems for s in ("REM", "REM+DAM")):
-        return out
+    if not any(s != BASELINE for s in cfg.systems):
+        return []
+    if not any(s in cfg.systems for s in ("REM", "REM+DAM")):  # DR only: its start and its scoring
+        return _start_and_scoring(spec, cfg)
     from bench.tuning.config import DEFAULT_LR
+
+    out = []
 
     tr, mlm = cfg.train, cfg.mlm
     target_note = ("--mlm-target-lr" if mlm.target_lr is not None
@@ -196,9 +202,19 @@ def ddr_deviations(spec: ModelSpec, cfg: DomainConfig, source_dam: Optional[dict
     pa = tuning.get("rem_adapter_reduction")
     if (rank, hidden, pa) != (192, 768, 4):
         out.append("DDR-3: " + DEVIATION_TEXT["DDR-3"].format(rank=rank, pa=pa, hidden=hidden))
+    return out + _start_and_scoring(spec, cfg)
+
+
+def _start_and_scoring(spec: ModelSpec, cfg: DomainConfig) -> list:
+    """``DDR-4`` (the model DR and REM start from) and, unless the run scores as DDR does (inner
+    product, temperature 1), ``DDR-5``."""
     what = ("a sentence-transformers retriever, already fine-tuned for retrieval"
             if (spec.resolve_path() / "modules.json").exists() else "not checked to be a plain pretrained language model")
-    out.append("DDR-4: " + DEVIATION_TEXT["DDR-4"].format(model=spec.name, what=what))
+    out = ["DDR-4: " + DEVIATION_TEXT["DDR-4"].format(model=spec.name, what=what)]
+    temperature = cfg.train.resolved("full-tune", spec.similarity)["temperature"]
+    if spec.similarity != "dot" or temperature != 1.0:
+        out.append("DDR-5: " + DEVIATION_TEXT["DDR-5"].format(
+            similarity=SIMILARITY_WORDS.get(spec.similarity, spec.similarity), temperature=f"{temperature:g}"))
     return out
 
 

@@ -172,6 +172,26 @@ def active_deviations(cfg: FewShotConfig, similarity: str = "cos") -> List[dict]
     return out
 
 
+def short_class_deviations(plan) -> List[dict]:
+    """``short classes``: at each K that runs, the classes that give fewer than K training queries
+    and how many each gives (all it has under ``--short-classes all``, none under ``skip``)."""
+    parts = []
+    n_classes = len(plan.classes.base) + len(plan.classes.novel)
+    for k, trials in sorted(plan.trials.items()):
+        taken = {c: 0 for t in trials for c in t.skipped}
+        taken.update({c: n for t in trials for c, n in t.capped.items()})
+        if taken:
+            parts.append(f"K={k}: {len(taken)} of {n_classes} classes give fewer than {k} training queries ("
+                         + ", ".join(f"{c} {n}" for c, n in sorted(taken.items())) + ")")
+    if not parts:
+        return []
+    rule = {"all": "all it has", "skip": "none"}[plan.short_rule]
+    return [{"name": "short classes", "paper": "K training queries sampled from every class at every K",
+             "ours": "; ".join(parts) + f"; a short class gives {rule} (--short-classes {plan.short_rule}), a class "
+                                        "with no training query none; their test queries are still evaluated",
+             "why": "the collection's classes are smaller than K (plan.class_sizes)"}]
+
+
 def similarity_text(similarity: str, train) -> str:
     """The training and retrieval score of a run (recorded; FewDR's scripts: OpenMatch's dot product)."""
     if similarity == "cos":

@@ -73,7 +73,8 @@ from suites.fewshot.sampler import FewShotPlan, build_plan
 from bench.core.paths import checkpoint_home
 from suites.fewshot.progress import Overall, plan_line, training_runs
 from suites.fewshot.basic import BASIC_METHOD, basic_checkpoint
-from suites.fewshot.config import FEWSHOT_OPTIONS, PAPER_SCHEDULE, FewShotConfig, active_deviations, config_from, schedule_text
+from suites.fewshot.config import (FEWSHOT_OPTIONS, PAPER_SCHEDULE, FewShotConfig, active_deviations, config_from,
+                                   schedule_text, short_class_deviations)
 from suites.fewshot.metrics import CHECKPOINT, FULL, MEASURE, MEASURE_DEFINITION, PROTOCOL_NOTES, SPLITS, WIN_RULE, ZERO, boosting_gradient, hits_at, recorded_choices, statistics_block, summarise_setting, summarise_trials, vs_reference
 from suites.fewshot.result import per_query_csv, per_query_rows, summary
 from suites.fewshot.output import announce, render, write_plots
@@ -355,7 +356,7 @@ def _result(spec: ModelSpec, dataset: Dataset, cfg: FewShotConfig, plan: FewShot
         "zero_shot": zero_summary,
         "references": {"zero_shot": "basic-learned" if cfg.basic_learning else "checkpoint",
                        "checkpoint": checkpoint_summary, "basic_learned": basic_out},
-        "deviations": active_deviations(cfg, spec.similarity),
+        "deviations": active_deviations(cfg, spec.similarity) + short_class_deviations(plan),
         "methods": methods_out,
         "sets": [{"name": s, "status": "ok"} for s in set_order],
         "summary": summary(zero_summary, checkpoint_summary if cfg.basic_learning else None, methods_out, plan, cfg),

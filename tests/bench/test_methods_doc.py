@@ -230,6 +230,7 @@ def test_every_number_of_the_ddr_table_comes_from_the_code():
         "1e-5": [mlm.lr], "2e-5": [DEFAULT_LR["full-tune"]], "5e-4": [DEFAULT_LR["rem"]],
         "1e-3": [mlm.head_warmup_lr], "0.5": [mlm.head_warmup_target], "25": [mlm.head_warmup_check_every],
         "300": [mlm.head_warmup_max_steps], "64": [mlm.probe_texts],
+        "0.05": [t.resolved("full-tune", "cos")["temperature"]],
     }, {"2": "DDR's training order, step (2)", "100": "released commands: DAM sequence length, short documents",
         "190": "released commands: DAM sequence length, long documents", "512": "released commands: DAM batch, long documents",
         "1024": "released commands: DAM batch, short documents", "1000": "released commands: warm-up steps",
@@ -306,6 +307,12 @@ def test_every_fewdr_deviation_has_its_row_and_every_row_is_printed():
                                                           (None, 3)):
         cfg = FewShotConfig(basic_learning=basic, full_shot=full, methods=methods, train=TrainConfig(max_steps=steps))
         names |= {d["name"] for d in active_deviations(cfg, "cos")}
+    from bench.data.collections import load_dataset
+    from suites.fewshot.config import short_class_deviations
+    from suites.fewshot.sampler import build_plan
+
+    names |= {d["name"] for d in short_class_deviations(build_plan(load_dataset("chatterbot"), seed=0, ks=[20],
+                                                                   n_trials=1))}
     text = DOC.read_text(encoding="utf-8")
     body = text[text.index("## FewDR"):]
     body = body[:body.find("\n## ", 3)]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -21,6 +22,11 @@ EDGE_CASES = [
     "ÀÉÎÕÜ accented café naïve", "a" * 300, " ".join(["word%d" % i if i % 3 else "the" for i in range(500)]),
 ]
 SECURITY = "what is the percentage of people with security clearance"
+
+
+def shared_folder(name: str) -> Optional[Path]:
+    """``shared/data/<name>`` beside the repository (first of the candidates), or None."""
+    return next((c / "data" / name for c in _SHARED_CANDIDATES if (c / "data" / name).is_dir()), None)
 
 
 def shared_data() -> Path:

@@ -67,7 +67,7 @@ def test_domain_suite_end_to_end(domain_setup, tmp_path):
     assert both["backbone"]["head_warmup"]["steps"] == 0  # a trained head is not warmed up again
     for dam in (both["source_backbone"], both["backbone"]):
         assert set(dam["mlm_loss"]) >= {"initial", "after_warmup", "final", "ln_vocab"}
-    assert [d[:6] for d in r["deviations"]] == ["DDR-1:", "DDR-2:", "DDR-3:", "DDR-4:"]
+    assert [d[:6] for d in r["deviations"]] == ["DDR-1:", "DDR-2:", "DDR-3:", "DDR-4:", "DDR-5:"]
     table = domain_table(r)
     assert "zero-shot" in table
     assert "REM+DAM vs DR" in table and "REM+DAM vs REM" in table
@@ -211,7 +211,8 @@ def test_no_pairs_without_the_ddr_systems(domain_setup, tmp_path):
 
     spec, source, target = domain_setup
     r = run(spec, target, source, _cfg(systems=("zero-shot", "DR")), None)["result"]
-    assert "pairwise" not in r and r["deviations"] == []
+    # DR alone still departs from DDR's DR baseline in its starting model and its scoring
+    assert "pairwise" not in r and [d[:6] for d in r["deviations"]] == ["DDR-4:", "DDR-5:"]
 
 
 def test_target_dam_gets_its_own_lr_and_every_rate_is_reported(domain_setup, tmp_path, monkeypatch):
@@ -237,3 +238,28 @@ def test_target_dam_gets_its_own_lr_and_every_rate_is_reported(domain_setup, tmp
     assert next(d for d in dev if d.startswith("DDR-4:")).startswith("DDR-4: DR and REM start from tiny")
     same = ds_mod.ddr_deviations(spec, base, None)
     assert "one MLM rate for both DAMs" in next(d for d in same if d.startswith("DDR-1:"))
+
+
+def test_scoring_is_a_deviation_unless_inner_product_at_temperature_one(domain_setup):
+    """DDR-5 names the similarity and the training temperature; a dot-product model trained at
+    temperature 1 scores as DDR does and records no DDR-5."""
+    import dataclasses
+
+    from suites.domain.systems import ddr_deviations
+
+    spec, _, _ = domain_setup
+    base = _cfg()
+    cos = dataclasses.replace(spec, similarity="cos")
+    five = [d for d in ddr_deviations(cos, base, None) if d.startswith("DDR-5:")]
+    assert five == ["DDR-5: scores: DR and REM train on the cosine similarity of query and passage vectors divided "
+                    "by a temperature of 0.05, and every system retrieves by the cosine similarity (DDR: the inner "
+                    "product, temperature 1)"]
+    assert ddr_deviations(cos, dataclasses.replace(base, systems=("zero-shot",)), None) == []
+    dot = dataclasses.replace(spec, similarity="dot")
+    assert not [d for d in ddr_deviations(dot, base, None) if d.startswith("DDR-5:")]  # dot trains at 1 by default
+    hot = dataclasses.replace(base, train=dataclasses.replace(base.train, temperature=0.5))
+    assert "inner product of query and passage vectors divided by a temperature of 0.5" in \
+        next(d for d in ddr_deviations(dot, hot, None) if d.startswith("DDR-5:"))
+    one = dataclasses.replace(base, train=dataclasses.replace(base.train, temperature=1.0))
+    assert "cosine similarity of query and passage vectors divided by a temperature of 1," in \
+        next(d for d in ddr_deviations(cos, one, None) if d.startswith("DDR-5:"))

@@ -188,3 +188,34 @@ def test_min_class_test_leaves_small_classes_out_of_every_score():
         from suites.fewshot.config import FewShotConfig
 
         FewShotConfig(min_class_test=0).validate()
+
+
+def test_short_classes_are_a_recorded_deviation():
+    """Classes that give fewer than K training queries are a deviation from FewDR (K from every
+    class), named per K with what each class gives; none when every class has K."""
+    from suites.fewshot.config import short_class_deviations
+
+    ds = make_dataset([40, 40, 6, 6, 1])  # c2, c3: 3 training queries; c4: one query, test-only
+    plan = build_plan(ds, seed=1, ks=[2, 5], n_trials=2)
+    [dev] = short_class_deviations(plan)
+    assert dev["name"] == "short classes" and dev["paper"] == "K training queries sampled from every class at every K"
+    assert dev["ours"] == ("K=2: 1 of 5 classes give fewer than 2 training queries (c4 0); K=5: 3 of 5 classes "
+                           "give fewer than 5 training queries (c2 3, c3 3, c4 0); a short class gives all it has "
+                           "(--short-classes all), a class with no training query none; their test queries are "
+                           "still evaluated")
+    skip = short_class_deviations(build_plan(ds, seed=1, ks=[5], n_trials=1, short_rule="skip"))
+    assert skip[0]["ours"].startswith("K=5: 3 of 5 classes give fewer than 5 training queries (c2 0, c3 0, c4 0); "
+                                      "a short class gives none (--short-classes skip)")
+    assert short_class_deviations(build_plan(make_dataset([40, 40, 6, 6]), seed=1, ks=[2], n_trials=1)) == []
+
+
+def test_chatterbot_at_k20_records_its_capped_classes():
+    from bench.data.collections import load_dataset
+    from suites.fewshot.config import short_class_deviations
+
+    plan = build_plan(load_dataset("chatterbot"), seed=0, ks=[5, 20], n_trials=1)
+    ours = short_class_deviations(plan)[0]["ours"]
+    assert "K=5: 4 of 21 classes give fewer than 5 training queries (gossip 3, health 2, history 4, humor 1)" in ours
+    assert "K=20: 15 of 21 classes give fewer than 20 training queries (botprofile 7, " \
+           "computers 9, food 7, gossip 3, greetings 5, health 2, history 4, humor 1, literature 15, money 8, " \
+           "movies 11, politics 7, science 11, sports 12, tech_support 5)" in ours

@@ -295,3 +295,16 @@ def test_statistics_block_reports_the_headline(tiny_bert, tmp_path):
     assert "unit: test query weighted by 1/(test queries of its class x classes)" in table
     assert "trials averaged per test query" in table and "holm correction" in table
 
+
+
+def test_short_classes_recorded_under_deviations_and_printed(tiny_bert, tmp_path):
+    """A class with fewer than K training queries is a deviation of the run (result.json's
+    ``deviations`` and the console), not only a line of the plan."""
+    ds = load_beir(write_labelled_beir(tmp_path / "short", sizes={"heat": 4}))  # heat: 2 training queries
+    cfg = small_cfg(tmp_path, methods=["qry-tune"], ks=[4], n_trials=1, basic_learning=False, full_shot=False,
+                    plots=False, train=TrainConfig(batch_size=4, max_steps=1, lr=1e-3))
+    res = run(spec_from_folder(tiny_bert), ds, cfg, None)["result"]
+    dev = next(d for d in res["deviations"] if d["name"] == "short classes")
+    assert dev["ours"].startswith("K=4: 1 of 4 classes give fewer than 4 training queries (heat 2); ")
+    assert res["plan"]["trials"]["4"][0]["capped"] == {"heat": 2}
+    assert f"deviation from FewDR: short classes: ours {dev['ours']}" in fewshot_table(res)
