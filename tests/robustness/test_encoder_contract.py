@@ -182,6 +182,7 @@ def test_bm25_refuses_dense_model_options(beir_dir, capsys):
 def test_a_folder_model_batch_is_checked_too(tmp_path, tiny_bert, monkeypatch):
     import bench.encoding.encoder as E
 
+    monkeypatch.setenv("DRBENCH_HOME", str(tmp_path / "home"))  # a cold cache: the batches are encoded here
     monkeypatch.setattr(E, "pool", lambda out, mask, spec, dense: out[:, 0] * 0)
     with pytest.raises(BenchError, match="passage batch returned an all-zero vector"):
         evaluate(tmp_path, str(tiny_bert))
