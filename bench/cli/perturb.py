@@ -98,6 +98,10 @@ def _write(args, out: Path):
                                                          args.generators.split(",") if g.strip()]
         sets = generate_all(items, args.seed, names, protocol=args.protocol)  # BACKTRANS overlaps the others
         print(describe_protocol(args.protocol))
+        if args.protocol == "rodr":
+            from perturb.rodr.protocol import textflint_deviations
+
+            print("\n".join(f"note: {d}" for d in textflint_deviations([vs.name for vs in sets])))
     from perturb.checks.substance import substance_of_sets
 
     rows = applicability_table(sets)

@@ -1,22 +1,22 @@
-"""``--protocol rodr`` synonym swaps, as TextAttack's augmenters define them (see :mod:`perturb.rodr.paper`).
+"""``--protocol rodr`` synonym swaps, as TextFlint's WordSubstitute defines them (see :mod:`perturb.rodr.paper`).
 
-Both follow TextAttack's ``Augmenter`` with ``DEFAULT_CONSTRAINTS`` (``RepeatModification``,
-``StopwordModification``): every word that is not a stop word is a target, the transformation
-lists its candidate replacements, and one (word, candidate) pair is drawn uniformly among all
-the pairs of the query (a word with more candidates is likelier to be swapped). One word is
-swapped per query (the paper's "a random word"; TextAttack's default would swap 10% of the
-words, at least one).
+Both follow TextFlint's ``WordSubstitute`` (the RoDR authors ran TextFlint's ``SwapSynWordNet`` and
+``SwapSynWordEmbedding``): every word that is not one of TextFlint's stop words as written or
+punctuation is a target, the transformation lists its candidate replacements, a word is drawn
+uniformly among the words that have one, then one of its candidates uniformly. One word is swapped
+per query (TextFlint's default share, 10% of the words with at least one, is one word below 20).
 
-* SWAPSYN-WNET, ``WordSwapWordNet``: the candidates of a word are the one-word lemma names of
-  *every* synset of the word, any part of speech and any sense (``wordnet.synsets(word)``, NLTK
-  morphy applied), the word itself excluded. A rare sense may come out ("direction" ->
-  "commission"): that is the protocol.
+* SWAPSYN-WNET, TextFlint's ``SwapSynWordNet``: the candidates of a word are the one-word lemma
+  names of every synset of the word's part of speech (spaCy's tag: noun, verb, adjective without
+  satellites, adverb; a word of another tag keeps every synset; any sense; NLTK morphy applied),
+  as WordNet writes them (no case matching), the word itself excluded (exact form). A rare
+  sense may come out ("direction" -> "commission"): that is the protocol.
 * SWAPSYN-GLOVE, ``WordSwapEmbedding(max_candidates=50)`` + ``WordEmbeddingDistance(min_cos_sim=0.8)``:
   the 50 nearest neighbours of the lower-cased word in the embedding with cosine >= 0.8, taking
   the word's case pattern. TextAttack uses counter-fitted Paragram vectors; we have GloVe 6B 50d
   (:mod:`perturb.resources.vectors`), a named deviation (GloVe neighbours include antonyms and co-hyponyms).
 
-TextAttack's constraints are the specs' constraints: the stop-word skip
+The constraints are the specs' constraints: TextFlint's stop-word skip
 (:data:`perturb.rodr.paper.STOPWORD_SKIP`) for both, the embedding distance (:data:`EMBEDDING_DISTANCE`)
 for GloVe. The candidate lists stay written here, not shared with the validated swaps
 (:mod:`perturb.generators.swapsyn`): those are other transformations (the lemmas of the word's
@@ -30,14 +30,15 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from perturb.resources.words import match_case, stopwords_resource, word_spans
+from perturb.resources import parsing
+from perturb.resources.words import match_case, word_spans
 from perturb.base import Generator, Perturbation, Resource
 from perturb.rodr.protocol import STOPWORD_SKIP, rodr_spec
 from perturb.spec import floor_veto
 from perturb.resources.memo import Memo
 
 _NEIGHBOURS: Dict[Tuple[str, int, float], Tuple[Tuple[str, float], ...]] = Memo()
-_LEMMAS: Dict[str, Tuple[str, ...]] = Memo()
+_LEMMAS: Dict[Tuple[str, Optional[str]], Tuple[str, ...]] = Memo()
 
 
 def _one_word(word: str) -> bool:
@@ -49,82 +50,119 @@ EMBEDDING_DISTANCE = floor_veto("embedding distance", 0.8, key="min_cos", measur
                                 description="TextAttack WordEmbeddingDistance: the neighbour is near the word")
 
 WNET_SPEC = rodr_spec(
-    "SWAPSYN-WNET", "TextAttack WordSwapWordNet: a lemma of any synset of a random word",
-    transformation="one word replaced by a one-word lemma of any of its WordNet synsets (any sense, any POS), "
-                   "in the word's case pattern",
-    constraints=(STOPWORD_SKIP,), picker="uniform over all (word, lemma) pairs of the query (query rng)",
-    senses="all", pos="all (morphy)", multiword="excluded", words_per_query=1,
-    draw="uniform over (word, lemma) pairs", case="the word's case pattern")
+    "SWAPSYN-WNET", "TextFlint SwapSynWordNet: a lemma of a synset of a random word's part of speech",
+    transformation="one word replaced by a one-word lemma of any of its WordNet synsets of its part of speech "
+                   "(spaCy tag: noun, verb, adjective, adverb; another tag: all; any sense), as WordNet writes it",
+    constraints=(STOPWORD_SKIP,), version=2,  # 2: TextFlint's stop list, word then candidate
+    picker="a word uniform among the words with a lemma, then a lemma uniform (query rng)",
+    senses="all", pos="the word's (spaCy Penn tag NN/VB/JJ/RB -> synsets of pos n/v/a/r; other tags: all)",
+    multiword="excluded", words_per_query=1,
+    draw="word, then candidate", case="the lemma as WordNet writes it (a case-only candidate changes nothing)")
 
 GLOVE_SPEC = rodr_spec(
     "SWAPSYN-GLOVE", "TextAttack WordSwapEmbedding + WordEmbeddingDistance: an embedding neighbour of a random word",
     transformation="one word replaced by one of its max_candidates nearest GloVe neighbours (cosine), in the "
                    "word's case pattern",
-    constraints=(STOPWORD_SKIP, EMBEDDING_DISTANCE),
-    picker="uniform over all (word, neighbour) pairs of the query (query rng)",
-    similarity="cosine", words_per_query=1, draw="uniform over (word, neighbour) pairs",
+    constraints=(STOPWORD_SKIP, EMBEDDING_DISTANCE), version=2,  # 2: TextFlint's stop list, word then candidate
+    picker="a word uniform among the words with a neighbour, then a neighbour uniform (query rng)",
+    similarity="cosine", words_per_query=1, draw="word, then candidate",
     case="the word's case pattern")
 
 
 class _PairSwap(Generator):
-    """Uniform over all (target word, candidate) pairs of the query; one swap. A word the
-    stop-word skip refuses (:data:`perturb.rodr.paper.STOPWORD_SKIP`) is no target."""
+    """One swap: a target word uniform among the words with a candidate, then a candidate uniform
+    among its candidates (TextFlint's ``WordSubstitute``). A word the stop-word skip refuses
+    (:data:`perturb.rodr.paper.STOPWORD_SKIP`) is no target."""
 
     stopword_skip = STOPWORD_SKIP
+    #: candidates take the word's case pattern and a candidate equal to the word up to case is none
+    #: (SWAPSYN-GLOVE); False: the candidate as listed, a case-only one drawn like any other (SWAPSYN-WNET)
+    take_case = True
 
-    def candidates(self, word: str) -> Sequence[str]:  # pragma: no cover - abstract
+    def candidates(self, word: str, tag: Optional[str] = None) -> Sequence[str]:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def note(self, word: str, cand: str) -> str:
         return ""
 
     def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
-        pairs = []
+        return self._swap(text, rng)
+
+    def _swap(self, text: str, rng: np.random.Generator, tags: Optional[Dict[int, str]] = None) -> Perturbation:
+        """``tags``: the part-of-speech tag of the token starting at each offset (None: no filter)."""
+        targets = []  # (span, word, [(new, candidate), ...]) for each word with a candidate
         for span in word_spans(text):
             word = text[span[0]:span[1]]
             if self.stopword_skip.skips(word):
                 continue
-            for cand in self.candidates(word):
-                new = match_case(word, cand)
-                if new.lower() != word.lower():
-                    pairs.append((span, word, new, cand))
-        if not pairs:
+            tag = None if tags is None else tags.get(span[0], "")
+            if self.take_case:
+                options = [(match_case(word, c), c) for c in self.candidates(word, tag)]
+                options = [(new, c) for new, c in options if new.lower() != word.lower()]
+            else:
+                options = [(c, c) for c in self.candidates(word, tag)]
+            if options:
+                targets.append((span, word, options))
+        if not targets:
             return Perturbation(text, False, "")
-        (s, e), word, new, cand = pairs[int(rng.integers(len(pairs)))]
+        (s, e), word, options = targets[int(rng.integers(len(targets)))]
+        new, cand = options[int(rng.integers(len(options)))]
         note = self.note(word, cand)
         return Perturbation(text[:s] + new + text[e:], True,
-                            f"swap: {word!r}->{new!r} (1 of {len(pairs)} pairs{', ' + note if note else ''})")
+                            f"swap: {word!r}->{new!r} (word 1 of {len(targets)}, candidate 1 of {len(options)}"
+                            f"{', ' + note if note else ''})")
 
 
-class PaperSwapSynWordNet(_PairSwap):
+#: the WordNet part of speech of a Penn tag's first two letters: TextFlint's SwapSynWordNet keeps the
+#: synsets whose pos() is exactly this (``JJ``: "a", adjective satellites "s" left out); a word of
+#: another tag keeps all its synsets
+WORDNET_POS = {"NN": "n", "VB": "v", "JJ": "a", "RB": "r"}
+
+
+class PaperSwapSynWordNet(parsing.SpacyGenerator, _PairSwap):
+    """TextFlint's ``SwapSynWordNet``: a target word's candidates are the one-word lemma names of
+    its synsets of its part of speech (:data:`WORDNET_POS` of spaCy's Penn tag; another tag: every
+    synset), as WordNet writes them, the word itself (exact form) excluded: a lemma that differs from
+    the word only in case (``daniel`` -> ``Daniel``) is a candidate and, drawn, changes nothing."""
+
     name = "SWAPSYN-WNET"
     spec = WNET_SPEC
+    take_case = False
 
     def config(self) -> dict:
         from perturb.resources.wordnet_reader import find_wordnet, wordnet_meta
 
         found = find_wordnet()
-        return self.spec.config(wordnet=found[0] if found else "missing",
+        return self.spec.config(pos_model=parsing.model_name() or "missing", wordnet=found[0] if found else "missing",
                                 wordnet_sha256=wordnet_meta().get("content_sha256", "")[:16])
 
     def resources(self) -> List[Resource]:
         from perturb.resources.words import module_resource
         from perturb.resources.wordnet_reader import NLTK_INSTALL, wordnet_resource
 
-        return [wordnet_resource(), module_resource("nltk", "nltk", NLTK_INSTALL), stopwords_resource()]
+        return [wordnet_resource(), module_resource("nltk", "nltk", NLTK_INSTALL), *parsing.resources()]
 
-    def candidates(self, word: str) -> Sequence[str]:
+    def _perturb_doc(self, doc, text: str, rng: np.random.Generator) -> Perturbation:
+        return self._swap(text, rng, {t.idx: t.tag_ for t in doc})
+
+    def candidates(self, word: str, tag: Optional[str] = None) -> Sequence[str]:
+        """The lemmas of ``word``'s synsets of the part of speech of ``tag`` (no tag, or one
+        :data:`WORDNET_POS` does not list: every synset)."""
         low = word.lower()
-        if low not in _LEMMAS:
+        pos = WORDNET_POS.get((tag or "")[:2])
+        key = (word, pos)
+        if key not in _LEMMAS:
             from perturb.resources.wordnet_reader import wordnet
 
             names = set()
             for syn in wordnet().synsets(low):
+                if pos is not None and syn.pos() != pos:
+                    continue
                 for name in syn.lemma_names():
-                    if "_" not in name and name.lower() != low and _one_word(name):
+                    if "_" not in name and name != word and _one_word(name):
                         names.add(name)
-            _LEMMAS[low] = tuple(sorted(names))
-        return _LEMMAS[low]
+            _LEMMAS[key] = tuple(sorted(names))
+        return _LEMMAS[key]
 
 
 class PaperSwapSynGlove(_PairSwap):
@@ -156,8 +194,7 @@ class PaperSwapSynGlove(_PairSwap):
 
         folder = glove_dir()
         found = bool(folder and (folder / EMB_FILE).is_file() and (folder / INDEX_FILE).is_file())
-        return [Resource("GloVe 6B 50d", found, where=str(folder) if found else "", install="" if found else GLOVE_INSTALL),
-                stopwords_resource()]
+        return [Resource("GloVe 6B 50d", found, where=str(folder) if found else "", install="" if found else GLOVE_INSTALL)]
 
     def _key(self, low: str):
         return (low, self.max_candidates, self.min_cos)
@@ -192,7 +229,7 @@ class PaperSwapSynGlove(_PairSwap):
             self.prepare([low])
         return _NEIGHBOURS.get(self._key(low), ())
 
-    def candidates(self, word: str) -> Sequence[str]:
+    def candidates(self, word: str, tag: Optional[str] = None) -> Sequence[str]:
         return [nb for nb, _ in self._neighbours(word)]
 
     def note(self, word: str, cand: str) -> str:
