@@ -46,8 +46,10 @@ from perturb.resources import parsing
 from perturb.resources.words import collapse_spaces, match_case, stopwords, stopwords_resource, word_spans
 from bench.core.seeding import rng_for
 from perturb.base import Generator, Perturbation, Resource, ResourceMissing, query_rng, settle
+from perturb.engine import Candidate, first_refusal, judge
+from perturb.spec import Edit, Param
 from perturb.generators.backtrans.generator import round_trip, strip_marks
-from perturb.generators.typos import (TYPO_OPS, TYPES, char_edit, char_positions, pick_misspelling, table_edit,
+from perturb.generators.typos import (CASE_ONLY, TYPO_OPS, TYPES, char_edit, char_positions, pick_misspelling, table_edit,
                                       table_misspellings, table_paths, table_resources, tables, type_order, typo)
 from perturb.generators.punctuation import MARKS, append_marks
 from perturb.generators.swapwords.generator import random_swap, random_swap_perturbation  # noqa: F401 (random_swap: the shared operation)
@@ -71,7 +73,9 @@ MISSPELL_SPEC = rodr_spec(
     picker="one type for the whole set, uniform (seeded by the run seed), as the RoDR authors' script draws it; "
            "a query it cannot change tries ocr, keyboard, spelling, typos in that order; target word uniform among "
            "the words the type applies to, up to 4 draws per type (typos.pick_misspelling)",
-    constraints=(STOPWORD_SKIP,),
+    constraints=(STOPWORD_SKIP, CASE_ONLY),
+    params=(Param("max_attempts", int, 4, "target draws per error type before the next type"),
+            Param("typo_min_chars", int, 3, "the shortest word a typo edits (an interior character is needed)")),
     tables="nlpaug res ocr/en.json, keyboard/en.json, spelling_en.txt (bidirectional, looked up by the exact token)",
     errors_per_query=1, targets="any word not skipped by TextFlint's WordSubstitute (its stop list as written, "
                                 "punctuation); keyboard errors on words of any length",
@@ -102,14 +106,14 @@ class PaperMisspell(Generator):
 
     name = "MISSPELL"
     spec = MISSPELL_SPEC
-    max_attempts = 4
 
-    def __init__(self, types: Sequence[str] = MISSPELL_TYPES, typo_min_chars: int = 3):
+    def __init__(self, types: Sequence[str] = MISSPELL_TYPES, typo_min_chars: Optional[int] = None):
         unknown = [t for t in types if t not in MISSPELL_TYPES]
         if unknown or not types:
             raise ValueError(f"unknown misspelling types {unknown}; choose from {MISSPELL_TYPES}")
         self.types = tuple(types)
-        self.typo_min_chars = int(typo_min_chars)
+        values = self.spec.param_values(typo_min_chars=typo_min_chars)
+        self.typo_min_chars, self.max_attempts = values["typo_min_chars"], values["max_attempts"]
         self._spelling: Dict[str, Tuple[str, ...]] = {}
 
     def config(self) -> dict:
@@ -142,8 +146,7 @@ class PaperMisspell(Generator):
         return [settle(text, self._perturb(text, query_rng(seed, self.name, text), order)) for _, text in items]
 
     def _applicable(self, kind: str, word: str) -> bool:
-        if STOPWORD_SKIP.skips(word):  # TextFlint's WordSubstitute skip
-            return False
+        """Whether the error type ``kind`` can edit ``word`` at all (the transformation's reach)."""
         if kind == "typos":
             return len(word) >= self.typo_min_chars
         if kind == "spelling":
@@ -157,14 +160,18 @@ class PaperMisspell(Generator):
             done = char_edit(word, char_positions(word, tables()[kind]), rng)
         else:
             done = typo(word, rng)
-        return done if done is not None and done[0].lower() != word.lower() else None  # a change, not of case only
+        if done is None:
+            return None
+        edit = Candidate(Edit.replace(0, len(word), done[0]), {"word": word})
+        return None if first_refusal(self.spec.constraints, edit) else done  # the spec's edit constraints
 
     def _perturb(self, text: str, rng: np.random.Generator, order: Optional[Sequence[str]] = None) -> Perturbation:
         spans = word_spans(text)
         words = [text[s:e] for s, e in spans]
         order = list(order) if order is not None else type_order(self.types, rng)  # no set: a per-query type
-        done = pick_misspelling(words, order, rng, lambda kind: [k for k, w in enumerate(words)
-                                                                 if self._applicable(kind, w)],
+        targets = [c.group for c in judge(self.spec.constraints, [Candidate(Edit(()), {"word": w, "group": k})
+                                                                   for k, w in enumerate(words)], "target").passed]
+        done = pick_misspelling(words, order, rng, lambda kind: [k for k in targets if self._applicable(kind, words[k])],
                                 self._apply, self.max_attempts)
         if done is None:
             return Perturbation(text, False, "")
@@ -180,6 +187,8 @@ EXTRAPUNC_SPEC = rodr_spec(
     transformation="k copies of one mark appended after the last non-space character "
                    "(punctuation.append_marks, the validated EXTRAPUNC's operation)",
     picker="mark uniform over the marks, k uniform in 1..max_repeat (words.draw_marks, query rng)",
+    params=(Param("marks", str, "".join(MARKS), "the marks one is drawn from, one character each"),
+            Param("max_repeat", int, 3, "the most copies of the mark appended")),
     position="end")
 
 
@@ -191,8 +200,10 @@ class PaperExtraPunc(Generator):
 
     name = "EXTRAPUNC"
     spec = EXTRAPUNC_SPEC
-    marks = MARKS
-    max_repeat = 3
+
+    def __init__(self):
+        values = self.spec.param_values()
+        self.marks, self.max_repeat = tuple(values["marks"]), values["max_repeat"]
 
     def config(self) -> dict:
         return self.spec.config(marks="".join(self.marks), max_repeat=self.max_repeat)
@@ -326,17 +337,13 @@ class PaperTransTense(parsing.SpacyGenerator, Generator):
     def resources(self) -> List[Resource]:
         return [*parsing.resources(), parsing.lemminflect_resource()]
 
-    @staticmethod
-    def _target(word: str) -> bool:
-        """TextFlint's Tense: not skipped by its WordSubstitute, and in its verb table, which holds
-        lower-case forms and is looked up by the exact token."""
-        return not STOPWORD_SKIP.skips(word) and word.islower()
-
     def _perturb_doc(self, doc, text: str, rng: np.random.Generator) -> Perturbation:
         import lemminflect
 
         verbs = [t for t in doc if t.tag_ in VERB_TAGS and t.pos_ in ("VERB", "AUX") and t.text.isalpha()
-                 and self._target(parsing.original(t, text))]
+                 and parsing.original(t, text).islower()]  # TextFlint's verb table: lower-case entries
+        proposed = [Candidate(Edit(()), {"word": parsing.original(t, text), "group": t}) for t in verbs]
+        verbs = [c.group for c in judge(self.spec.constraints, proposed, "target").passed]
         for k in rng.permutation(len(verbs)).tolist():
             tok = verbs[k]
             word = parsing.original(tok, text)

@@ -33,8 +33,9 @@ import numpy as np
 from perturb.resources import parsing
 from perturb.resources.words import match_case, word_spans
 from perturb.base import Generator, Perturbation, Resource
+from perturb.engine import Candidate, judge, pick_word_then_candidate
 from perturb.rodr.protocol import STOPWORD_SKIP, rodr_spec
-from perturb.spec import floor_veto
+from perturb.spec import Edit, Param, floor_veto
 from perturb.resources.memo import Memo
 
 _NEIGHBOURS: Dict[Tuple[str, int, float], Tuple[Tuple[str, float], ...]] = Memo()
@@ -65,51 +66,53 @@ GLOVE_SPEC = rodr_spec(
                    "word's case pattern",
     constraints=(STOPWORD_SKIP, EMBEDDING_DISTANCE), version=2,  # 2: TextFlint's stop list, word then candidate
     picker="a word uniform among the words with a neighbour, then a neighbour uniform (query rng)",
+    params=(Param("max_candidates", int, 50, "the nearest neighbours proposed per word"),),
     similarity="cosine", words_per_query=1, draw="word, then candidate",
     case="the word's case pattern")
 
 
 class _PairSwap(Generator):
-    """One swap: a target word uniform among the words with a candidate, then a candidate uniform
-    among its candidates (TextFlint's ``WordSubstitute``). A word the stop-word skip refuses
-    (:data:`perturb.rodr.paper.STOPWORD_SKIP`) is no target."""
+    """One swap on the engine (:mod:`perturb.engine`): the transformation proposes every (word,
+    candidate) replacement, the spec's constraints judge them in order (the stop-word skip first),
+    the picker draws a word uniform among the words with a passing candidate, then one of them
+    (TextFlint's ``WordSubstitute``)."""
 
-    stopword_skip = STOPWORD_SKIP
-    #: candidates take the word's case pattern and a candidate equal to the word up to case is none
-    #: (SWAPSYN-GLOVE); False: the candidate as listed, a case-only one drawn like any other (SWAPSYN-WNET)
+    #: candidates take the word's case pattern (SWAPSYN-GLOVE); False: as the resource writes them,
+    #: a case-only one drawn like any other and changing nothing (SWAPSYN-WNET)
     take_case = True
 
-    def candidates(self, word: str, tag: Optional[str] = None) -> Sequence[str]:  # pragma: no cover - abstract
+    @property
+    def constraints(self):
+        return self.spec.constraints
+
+    def scored(self, word: str, tag: Optional[str]) -> Sequence[Tuple[str, dict]]:  # pragma: no cover - abstract
+        """``(candidate, measures its constraints read)`` for ``word`` (``tag``: its part of speech)."""
         raise NotImplementedError
 
-    def note(self, word: str, cand: str) -> str:
+    def note(self, cand: Candidate) -> str:
         return ""
+
+    def proposals(self, text: str, tags: Optional[Dict[int, str]] = None) -> List[Candidate]:
+        """Every replacement of every word (``tags``: the tag of the token starting at each offset)."""
+        out = []
+        for s, e in word_spans(text):
+            word = text[s:e]
+            for cand, measures in self.scored(word, None if tags is None else tags.get(s, "")):
+                new = match_case(word, cand) if self.take_case else cand
+                out.append(Candidate(Edit.replace(s, e, new), {"word": word, "group": (s, e), **measures}))
+        return out
 
     def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
         return self._swap(text, rng)
 
     def _swap(self, text: str, rng: np.random.Generator, tags: Optional[Dict[int, str]] = None) -> Perturbation:
-        """``tags``: the part-of-speech tag of the token starting at each offset (None: no filter)."""
-        targets = []  # (span, word, [(new, candidate), ...]) for each word with a candidate
-        for span in word_spans(text):
-            word = text[span[0]:span[1]]
-            if self.stopword_skip.skips(word):
-                continue
-            tag = None if tags is None else tags.get(span[0], "")
-            if self.take_case:
-                options = [(match_case(word, c), c) for c in self.candidates(word, tag)]
-                options = [(new, c) for new, c in options if new.lower() != word.lower()]
-            else:
-                options = [(c, c) for c in self.candidates(word, tag)]
-            if options:
-                targets.append((span, word, options))
-        if not targets:
+        picked = pick_word_then_candidate(judge(self.constraints, self.proposals(text, tags)).passed, rng)
+        if picked is None:
             return Perturbation(text, False, "")
-        (s, e), word, options = targets[int(rng.integers(len(targets)))]
-        new, cand = options[int(rng.integers(len(options)))]
-        note = self.note(word, cand)
-        return Perturbation(text[:s] + new + text[e:], True,
-                            f"swap: {word!r}->{new!r} (word 1 of {len(targets)}, candidate 1 of {len(options)}"
+        cand, n_words, n_cands = picked
+        word, new, note = cand.context["word"], cand.edit.spans[0][2], self.note(cand)
+        return Perturbation(cand.edit.apply(text), True,
+                            f"swap: {word!r}->{new!r} (word 1 of {n_words}, candidate 1 of {n_cands}"
                             f"{', ' + note if note else ''})")
 
 
@@ -145,6 +148,9 @@ class PaperSwapSynWordNet(parsing.SpacyGenerator, _PairSwap):
     def _perturb_doc(self, doc, text: str, rng: np.random.Generator) -> Perturbation:
         return self._swap(text, rng, {t.idx: t.tag_ for t in doc})
 
+    def scored(self, word: str, tag: Optional[str]) -> Sequence[Tuple[str, dict]]:
+        return [(c, {}) for c in self.candidates(word, tag)]
+
     def candidates(self, word: str, tag: Optional[str] = None) -> Sequence[str]:
         """The lemmas of ``word``'s synsets of the part of speech of ``tag`` (no tag, or one
         :data:`WORDNET_POS` does not list: every synset)."""
@@ -170,11 +176,15 @@ class PaperSwapSynGlove(_PairSwap):
     spec = GLOVE_SPEC
     chunk = 256  # target words scored per matrix product
 
-    def __init__(self, max_candidates: int = 50, min_cos: Optional[float] = None):
-        self.max_candidates = int(max_candidates)
+    def __init__(self, max_candidates: Optional[int] = None, min_cos: Optional[float] = None):
+        self.max_candidates = self.spec.param_values(max_candidates=max_candidates)["max_candidates"]
         self.embedding_distance = EMBEDDING_DISTANCE.with_values(floor=min_cos)
 
     min_cos = property(lambda self: self.embedding_distance.floor)
+
+    @property
+    def constraints(self):
+        return (STOPWORD_SKIP, self.embedding_distance)
 
     def config(self) -> dict:
         from perturb.resources.vectors import EMB_FILE, INDEX_FILE, glove_dir
@@ -186,7 +196,7 @@ class PaperSwapSynGlove(_PairSwap):
             source = "missing"
         if folder is not None and (folder / EMB_FILE).is_file() and source == "missing":
             source = f"folder: {EMB_FILE} {(folder / EMB_FILE).stat().st_size} B, {INDEX_FILE}"
-        return self.spec.config([self.stopword_skip, self.embedding_distance], embedding=f"glove.6B.50d ({source})",
+        return self.spec.config(self.constraints, embedding=f"glove.6B.50d ({source})",
                                 max_candidates=self.max_candidates)
 
     def resources(self) -> List[Resource]:
@@ -197,12 +207,14 @@ class PaperSwapSynGlove(_PairSwap):
         return [Resource("GloVe 6B 50d", found, where=str(folder) if found else "", install="" if found else GLOVE_INSTALL)]
 
     def _key(self, low: str):
-        return (low, self.max_candidates, self.min_cos)
+        return (low, self.max_candidates)
 
     def prepare(self, words: Sequence[str]) -> None:
         """Score the neighbours of ``words`` (lower-cased, in GloVe) in chunks: a matrix product over
         the vocabulary picks a few more than ``max_candidates``; their cosines are then recomputed one
-        by one in float64, so the result of a word never depends on the chunk it was scored in."""
+        by one in float64, so the result of a word never depends on the chunk it was scored in. The
+        ``max_candidates`` nearest other one-word neighbours are kept with their cosines (the
+        embedding distance judges them, :mod:`perturb.engine`)."""
         from perturb.resources.vectors import glove
 
         g = glove()
@@ -219,7 +231,7 @@ class PaperSwapSynGlove(_PairSwap):
                 out = []
                 for neg, i in ranked[: self.max_candidates]:
                     nb = g.words[i]
-                    if not self.embedding_distance.refuses(-neg) and nb != w and _one_word(nb):
+                    if nb != w and _one_word(nb):
                         out.append((nb, -neg))
                 _NEIGHBOURS[self._key(w)] = tuple(out)
 
@@ -229,14 +241,16 @@ class PaperSwapSynGlove(_PairSwap):
             self.prepare([low])
         return _NEIGHBOURS.get(self._key(low), ())
 
-    def candidates(self, word: str, tag: Optional[str] = None) -> Sequence[str]:
-        return [nb for nb, _ in self._neighbours(word)]
+    def scored(self, word: str, tag: Optional[str]) -> Sequence[Tuple[str, dict]]:
+        return [(nb, {EMBEDDING_DISTANCE.name: cos}) for nb, cos in self._neighbours(word)]
 
-    def note(self, word: str, cand: str) -> str:
-        cos = dict(self._neighbours(word)).get(cand)
-        return "" if cos is None else f"cos {cos:.3f}"
+    def candidates(self, word: str, tag: Optional[str] = None) -> Sequence[str]:
+        """The neighbours the embedding distance passes (what the engine leaves of :meth:`scored`)."""
+        return [nb for nb, cos in self._neighbours(word) if not self.embedding_distance.refuses(cos)]
+
+    def note(self, cand: Candidate) -> str:
+        return f"cos {cand.context[EMBEDDING_DISTANCE.name]:.3f}"
 
     def perturb_batch(self, items, seed):
-        self.prepare([w for _, text in items for w in (text[s:e].lower() for s, e in word_spans(text))
-                      if not self.stopword_skip.skips(w)])
+        self.prepare([text[s:e].lower() for _, text in items for s, e in word_spans(text)])
         return super().perturb_batch(items, seed)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Optional, Sequence
 
-from perturb.spec import Constraint, Spec, Veto
+from perturb.spec import Constraint, Param, Spec, Veto
 
 PROTOCOL = "rodr"
 
@@ -57,11 +57,13 @@ def rodr_config(operation: str, **settings) -> dict:
 
 
 def rodr_spec(name: str, operation: str, *, transformation: str, picker: str,
-              constraints: Sequence[Constraint] = (), version: int = 1, **facts: Any) -> Spec:
+              constraints: Sequence[Constraint] = (), version: int = 1, params: Sequence[Param] = (),
+              **facts: Any) -> Spec:
     """A paper-protocol :class:`Spec`: its facts are :func:`rodr_config` (``protocol``, the recorded
-    ``operation``, then ``facts``); ``transformation`` says what it proposes."""
+    ``operation``, then ``facts``); ``transformation`` says what it proposes, ``params`` its parameters."""
     return Spec(name=name, version=version, protocol=PROTOCOL, transformation=transformation,
-                constraints=tuple(constraints), picker=picker, facts=rodr_config(operation, **facts))
+                constraints=tuple(constraints), picker=picker, facts=rodr_config(operation, **facts),
+                params=tuple(params))
 
 
 class StopwordSkip(Veto):
@@ -70,6 +72,7 @@ class StopwordSkip(Veto):
 
     name = "stop word skip"
     description = "a word on TextFlint's 55-token stop list (as written) or punctuation is not a target"
+    judges = "target"
 
     def skips(self, word: str) -> bool:
         return word in TEXTFLINT_STOP_WORDS or not any(c.isalnum() for c in word)
