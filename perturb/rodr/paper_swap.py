@@ -35,7 +35,7 @@ from perturb.resources.words import match_case, word_spans
 from perturb.base import Generator, Perturbation, Resource
 from perturb.engine import Candidate, judge, pick_word_then_candidate
 from perturb.rodr.protocol import STOPWORD_SKIP, rodr_spec
-from perturb.spec import Edit, Param, floor_veto
+from perturb.spec import Edit, Param, floor_veto, veto
 from perturb.resources.memo import Memo
 
 _NEIGHBOURS: Dict[Tuple[str, int, float], Tuple[Tuple[str, float], ...]] = Memo()
@@ -60,11 +60,18 @@ WNET_SPEC = rodr_spec(
     multiword="excluded", words_per_query=1,
     draw="word, then candidate", case="the lemma as WordNet writes it (a case-only candidate changes nothing)")
 
+#: TextFlint's ``filter_candidates_by_pos``: a neighbour is kept when, tagged alone, it has the word's part of speech
+SAME_POS = veto("same part of speech",
+                description="the neighbour, tagged alone, has the word's part of speech (TextFlint's filter_candidates_by_pos)",
+                why=lambda edit, ctx: None if ctx.get("candidate pos") == ctx.get("pos") else
+                f"{ctx.get('candidate pos')} is not {ctx.get('pos')}")
+
 GLOVE_SPEC = rodr_spec(
     "SWAPSYN-GLOVE", "TextAttack WordSwapEmbedding + WordEmbeddingDistance: an embedding neighbour of a random word",
     transformation="one word replaced by one of its max_candidates nearest GloVe neighbours (cosine), in the "
                    "word's case pattern",
-    constraints=(STOPWORD_SKIP, EMBEDDING_DISTANCE), version=2,  # 2: TextFlint's stop list, word then candidate
+    constraints=(STOPWORD_SKIP, EMBEDDING_DISTANCE, SAME_POS),
+    version=3,  # 3: lower-case noun/verb/adjective/adverb targets, neighbours of their part of speech
     picker="a word uniform among the words with a neighbour, then a neighbour uniform (query rng)",
     params=(Param("max_candidates", int, 50, "the nearest neighbours proposed per word"),),
     similarity="cosine", words_per_query=1, draw="word, then candidate",
@@ -171,7 +178,12 @@ class PaperSwapSynWordNet(parsing.SpacyGenerator, _PairSwap):
         return _LEMMAS[key]
 
 
-class PaperSwapSynGlove(_PairSwap):
+class PaperSwapSynGlove(parsing.SpacyGenerator, _PairSwap):
+    """TextFlint's ``SwapSynWordEmbedding`` with GloVe 6B 50d: a target is a word written in lower case
+    (TextFlint looks the exact token up in a lower-case neighbour table) tagged noun, verb, adjective
+    or adverb (:data:`WORDNET_POS`; another tag: no candidate); its candidates are its nearest
+    neighbours, judged by the embedding distance and :data:`SAME_POS`."""
+
     name = "SWAPSYN-GLOVE"
     spec = GLOVE_SPEC
     chunk = 256  # target words scored per matrix product
@@ -184,7 +196,7 @@ class PaperSwapSynGlove(_PairSwap):
 
     @property
     def constraints(self):
-        return (STOPWORD_SKIP, self.embedding_distance)
+        return (STOPWORD_SKIP, self.embedding_distance, SAME_POS)
 
     def config(self) -> dict:
         from perturb.resources.vectors import EMB_FILE, INDEX_FILE, glove_dir
@@ -196,7 +208,8 @@ class PaperSwapSynGlove(_PairSwap):
             source = "missing"
         if folder is not None and (folder / EMB_FILE).is_file() and source == "missing":
             source = f"folder: {EMB_FILE} {(folder / EMB_FILE).stat().st_size} B, {INDEX_FILE}"
-        return self.spec.config(self.constraints, embedding=f"glove.6B.50d ({source})",
+        return self.spec.config(self.constraints, pos_model=parsing.model_name() or "missing",
+                                embedding=f"glove.6B.50d ({source})",
                                 max_candidates=self.max_candidates)
 
     def resources(self) -> List[Resource]:
@@ -204,7 +217,8 @@ class PaperSwapSynGlove(_PairSwap):
 
         folder = glove_dir()
         found = bool(folder and (folder / EMB_FILE).is_file() and (folder / INDEX_FILE).is_file())
-        return [Resource("GloVe 6B 50d", found, where=str(folder) if found else "", install="" if found else GLOVE_INSTALL)]
+        return [Resource("GloVe 6B 50d", found, where=str(folder) if found else "", install="" if found else GLOVE_INSTALL),
+                *parsing.resources()]
 
     def _key(self, low: str):
         return (low, self.max_candidates)
@@ -242,7 +256,15 @@ class PaperSwapSynGlove(_PairSwap):
         return _NEIGHBOURS.get(self._key(low), ())
 
     def scored(self, word: str, tag: Optional[str]) -> Sequence[Tuple[str, dict]]:
-        return [(nb, {EMBEDDING_DISTANCE.name: cos}) for nb, cos in self._neighbours(word)]
+        pos = WORDNET_POS.get((tag or "")[:2])
+        if not word.islower() or pos is None:
+            return []
+        nbrs = self._neighbours(word)
+        lone = lone_pos([nb for nb, _ in nbrs])
+        return [(nb, {EMBEDDING_DISTANCE.name: cos, "pos": pos, "candidate pos": lone[nb]}) for nb, cos in nbrs]
+
+    def _perturb_doc(self, doc, text: str, rng: np.random.Generator) -> Perturbation:
+        return self._swap(text, rng, {t.idx: t.tag_ for t in doc})
 
     def candidates(self, word: str, tag: Optional[str] = None) -> Sequence[str]:
         """The neighbours the embedding distance passes (what the engine leaves of :meth:`scored`)."""
@@ -252,5 +274,22 @@ class PaperSwapSynGlove(_PairSwap):
         return f"cos {cand.context[EMBEDDING_DISTANCE.name]:.3f}"
 
     def perturb_batch(self, items, seed):
-        self.prepare([text[s:e].lower() for _, text in items for s, e in word_spans(text)])
+        words = sorted({text[s:e] for _, text in items for s, e in word_spans(text)})
+        self.prepare([w.lower() for w in words])
+        lone_pos([nb for w in words if w.islower() for nb, _ in self._neighbours(w)])  # one batch
         return super().perturb_batch(items, seed)
+
+
+_LONE: Dict[str, Optional[str]] = Memo()
+
+
+def lone_pos(words: Sequence[str]) -> Dict[str, Optional[str]]:
+    """The part of speech (:data:`WORDNET_POS`, None for another tag) of each word tagged alone
+    (spaCy's tagger on the one-word text), as TextFlint tags a candidate alone."""
+    todo = sorted({w for w in words if w not in _LONE})
+    if todo:
+        keep = ("tok2vec", "tagger")
+        off = [n for n in parsing.nlp().pipe_names if n not in keep]
+        for w, doc in zip(todo, parsing.parse(todo, batch_size=1024, disable=off)):
+            _LONE[w] = WORDNET_POS.get(doc[0].tag_[:2]) if len(doc) else None
+    return {w: _LONE[w] for w in words}

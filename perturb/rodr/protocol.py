@@ -31,8 +31,9 @@ TEXTFLINT_DEVIATIONS = {
     "BACKTRANS": "rodr BACKTRANS: Apertium's Spanish pivot offline instead of TextFlint's FSMT wmt19 en-de/de-en "
                  "(German); its output mixes case (title queries) and can keep untranslated Spanish tokens",
     "SWAPSYN-GLOVE": "rodr SWAPSYN-GLOVE: GloVe 6B 50d neighbours (the 50 nearest with cosine >= 0.8) instead of "
-                     "TextFlint's precomputed neighbour list (sim_words_dic.json), and no part-of-speech filter; one "
-                     "word per query (TextFlint: 10% of the words, at least one)",
+                     "TextFlint's precomputed list (the top 20 of 17,433 common words, sim_words_dic.json); parts of "
+                     "speech from spaCy en_core_web_sm (a neighbour tagged alone) instead of TextFlint's tagger and "
+                     "NLTK's; one word per query (TextFlint: 10% of the words, at least one)",
     "SWAPSYN-WNET": "rodr SWAPSYN-WNET: the part of speech from spaCy en_core_web_sm (title-case and upper-case "
                     "queries tagged lower-cased) instead of TextFlint's en_core_web_lg tags; a candidate drawn "
                     "uniformly (TextFlint takes the first of an unordered set); one-word lemmas only; one word per "
