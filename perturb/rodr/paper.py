@@ -51,7 +51,7 @@ from perturb.spec import Edit, Param
 from perturb.generators.backtrans.generator import round_trip, strip_marks
 from perturb.generators.typos import (CASE_ONLY, TYPO_OPS, TYPES, char_edit, char_positions, pick_misspelling, table_edit,
                                       table_misspellings, table_paths, table_resources, tables, type_order, typo)
-from perturb.generators.punctuation import MARKS, append_marks
+from perturb.generators.punctuation import PARAMS as PUNCTUATION_PARAMS, append_marks
 from perturb.generators.swapwords.generator import random_swap, random_swap_perturbation  # noqa: F401 (random_swap: the shared operation)
 from perturb.rodr.protocol import STOPWORD_SKIP, file_sha256, rodr_spec  # noqa: F401 (STOPWORD_SKIP: re-exported)
 
@@ -187,8 +187,7 @@ EXTRAPUNC_SPEC = rodr_spec(
     transformation="k copies of one mark appended after the last non-space character "
                    "(punctuation.append_marks, the validated EXTRAPUNC's operation)",
     picker="mark uniform over the marks, k uniform in 1..max_repeat (words.draw_marks, query rng)",
-    params=(Param("marks", str, "".join(MARKS), "the marks one is drawn from, one character each"),
-            Param("max_repeat", int, 3, "the most copies of the mark appended")),
+    params=PUNCTUATION_PARAMS,
     position="end")
 
 
