@@ -118,6 +118,9 @@ class Constraint:
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
     params: ClassVar[Tuple[Param, ...]] = ()
+    #: what it judges: "edit" (a proposed edit, the default) or "target" (the word an edit would
+    #: change, before any edit is drawn; :func:`perturb.engine.judge` runs each stage's constraints)
+    judges: ClassVar[str] = "edit"
 
     def __init__(self, **values: Any):
         known = {p.name: p for p in self.params}
@@ -271,6 +274,8 @@ class Spec:
     constraints: Tuple[Constraint, ...] = ()
     picker: str = "uniform among passing candidates (query rng)"
     facts: Mapping[str, Any] = field(default_factory=dict)
+    #: the transformation's and picker's parameters (their defaults: the one place the values live)
+    params: Tuple[Param, ...] = ()
 
     def __post_init__(self):
         names = [c.name for c in self.constraints]
@@ -285,6 +290,17 @@ class Spec:
                 return c
         raise KeyError(f"{self.name} has no constraint {name!r}; its constraints: "
                        f"{', '.join(c.name for c in self.constraints) or 'none'}")
+
+    def param_values(self, **overrides: Any) -> Dict[str, Any]:
+        """Each declared parameter's value: the default, or ``overrides[name]`` when given (not None),
+        coerced to its type; an unknown name is a ValueError naming the spec's parameters."""
+        known = {p.name: p for p in self.params}
+        unknown = sorted(k for k, v in overrides.items() if k not in known and v is not None)
+        if unknown:
+            raise ValueError(f"{self.name} has no parameter {unknown[0]!r}; its parameters: "
+                             f"{', '.join(known) or 'none'}")
+        return {n: p.coerce(p.default if overrides.get(n) is None else overrides[n], self.name)
+                for n, p in known.items()}
 
     def thresholds(self) -> Iterator[Threshold]:
         return (c for c in self.constraints if isinstance(c, Threshold))

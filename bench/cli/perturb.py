@@ -94,6 +94,10 @@ def _write(args, out: Path, final: Path):
         originals = dict(items)
         sets = generate_for(items, args.generators, args.seed, args.protocol)  # BACKTRANS overlaps the others
         print(describe_protocol(args.protocol))
+        if args.protocol == "rodr":
+            from perturb.rodr.protocol import textflint_deviations
+
+            print("\n".join(f"note: {d}" for d in textflint_deviations([vs.name for vs in sets])))
     written = write_sets(sets, out)  # safe, unique file names inside --out; each read back
     _print_applicability(sets, originals, out, args)
     if args.audit is not None:

@@ -144,6 +144,10 @@ SPEC = Spec(
                    "confusion, or a common misspelling from nlpaug's tables; the next type when one cannot apply",
     constraints=(CONTENT_TARGET, SAME_CASE, CASE_ONLY, RealWord(), TableDistance()),
     picker="type uniform, then target word uniform (query rng)",
+    params=(Param("max_attempts", int, 4, "draws per type before the next type (a drawn edit may be refused)"),
+            Param("keyboard_min_chars", int, 4, "the shortest word a keyboard error edits"),
+            Param("ocr_min_chars", int, 1, "the shortest word an OCR error edits"),
+            Param("typo_min_letters", int, 3, "the shortest word a typo edits")),
     facts={"tables": "nlpaug==1.1.11 res (ocr/en.json, keyboard/en.json, spelling_en.txt), bidirectional",
            "errors_per_query": 1,
            "targets": "content words: letters only, no stop word (NLTK 179), no digit",
@@ -153,17 +157,19 @@ SPEC = Spec(
 class Misspell(Generator):
     name = "MISSPELL"
     spec = SPEC
-    max_attempts = 4  # draws per type before falling back to the next type (a drawn edit may be refused)
 
-    def __init__(self, types: Sequence[str] = TYPES, keyboard_min_chars: int = 4, ocr_min_chars: int = 1,
-                 typo_min_letters: int = 3, real_word_zipf: Optional[float] = None):
+    def __init__(self, types: Sequence[str] = TYPES, keyboard_min_chars: Optional[int] = None,
+                 ocr_min_chars: Optional[int] = None, typo_min_letters: Optional[int] = None,
+                 real_word_zipf: Optional[float] = None):
         unknown = [t for t in types if t not in TYPES]
         if unknown or not types:
             raise ValueError(f"unknown misspelling types {unknown}; choose from {TYPES}")
         self.types = tuple(types)
-        self.keyboard_min_chars = int(keyboard_min_chars)
-        self.ocr_min_chars = int(ocr_min_chars)
-        self.typo_min_letters = int(typo_min_letters)
+        values = self.spec.param_values(keyboard_min_chars=keyboard_min_chars, ocr_min_chars=ocr_min_chars,
+                                        typo_min_letters=typo_min_letters)
+        self.max_attempts = values["max_attempts"]
+        self.keyboard_min_chars, self.ocr_min_chars = values["keyboard_min_chars"], values["ocr_min_chars"]
+        self.typo_min_letters = values["typo_min_letters"]
         self.real_word = self.spec.constraint("not a real word").with_values(max_zipf=real_word_zipf)
         self.table_distance = self.spec.constraint("table edit distance")
         self.target = self.spec.constraint("content-word target")

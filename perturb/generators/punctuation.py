@@ -7,7 +7,7 @@ import numpy as np
 
 from perturb.resources.words import draw_marks
 from perturb.base import Generator, Perturbation
-from perturb.spec import Spec, Veto
+from perturb.spec import Param, Spec, Veto
 
 MARKS = (",", ".", "?", "!")
 
@@ -39,12 +39,16 @@ class NotBlank(Veto):
 
 NOT_BLANK = NotBlank()
 
+#: EXTRAPUNC's parameters, both protocols
+PARAMS = (Param("marks", str, "".join(MARKS), "the marks one is drawn from, one character each"),
+          Param("max_repeat", int, 3, "the most copies of the mark appended"))
+
 SPEC = Spec(
     name="EXTRAPUNC", version=1, protocol="validated",
     transformation="k copies of one mark appended after the last non-space character",
     constraints=(NOT_BLANK,),
     picker="mark uniform over the marks, k uniform in 1..max_repeat (query rng)",
-    facts={"position": "end"})
+    facts={"position": "end"}, params=PARAMS)
 
 
 class ExtraPunc(Generator):
@@ -57,11 +61,11 @@ class ExtraPunc(Generator):
     name = "EXTRAPUNC"
     spec = SPEC
 
-    def __init__(self, marks: str = "".join(MARKS), max_repeat: int = 3):
-        if not marks or max_repeat < 1:
+    def __init__(self, marks: Optional[str] = None, max_repeat: Optional[int] = None):
+        values = self.spec.param_values(marks=marks, max_repeat=max_repeat)
+        if not values["marks"] or values["max_repeat"] < 1:
             raise ValueError("ExtraPunc needs at least one mark and max_repeat >= 1")
-        self.marks = tuple(marks)
-        self.max_repeat = int(max_repeat)
+        self.marks, self.max_repeat = tuple(values["marks"]), values["max_repeat"]
 
     def config(self) -> dict:
         return self.spec.config(marks="".join(self.marks), max_repeat=self.max_repeat)

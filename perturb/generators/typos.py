@@ -241,15 +241,15 @@ def char_edit(word: str, positions: CharOptions, rng: np.random.Generator) -> Op
 
 
 def table_misspellings(word: str, keep_case: bool = False) -> Tuple[str, ...]:
-    """TextFlint's ``SpellingError`` candidates of ``word``: its entries in nlpaug's (bidirectional)
-    spelling table, or those of the lower-cased word in ``word``'s case pattern, in table order.
+    """``word``'s entries in nlpaug's (bidirectional) spelling table, in table order.
 
-    The table's entry of a capitalised word may list lower-case misspellings ("Many" -> "meny"); the
-    paper protocol takes them as they are (``keep_case=False``). ``keep_case=True`` (the validated
-    MISSPELL) puts every candidate in ``word``'s case pattern ("Many" -> "Meny"), duplicates dropped."""
+    ``keep_case=False`` (the paper protocol): TextFlint's ``SpellingError``, the exact token's entries
+    as they are ("Many" -> "meny"; a word the table lists only in another case has none).
+    ``keep_case=True`` (the validated MISSPELL): the entries of the word, else of the lower-cased
+    word, each in ``word``'s case pattern ("Many" -> "Meny"), duplicates dropped."""
     sp = tables()["spelling"]
-    if word in sp and not keep_case:
-        return sp[word]
+    if not keep_case:
+        return sp.get(word, ())
     options = sp[word] if word in sp else sp.get(word.lower(), ())
     return tuple(dict.fromkeys(match_case(word, o) for o in options))
 

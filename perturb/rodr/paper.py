@@ -23,14 +23,15 @@ protocols' output, so it bumps both specs' ``version``. Every ``config()`` recor
 Operations (the deviations from the paper are named in ``docs/methods.md`` ("The paper protocol")):
 
 * MISSPELL: one TextFlint error (typos, OCR, keyboard, spelling table; nlpaug 1.1.11's tables) of
-  one type drawn for the whole set, in one random word that is not a stop word or punctuation
-  (numbers, real-word results and case changes of other letters allowed); a query the set's type
+  one type drawn for the whole set, in one random word that is not one of TextFlint's stop words
+  as written or punctuation (numbers, real-word results and case changes of other letters allowed); a query the set's type
   cannot change tries ocr, keyboard, spelling, typos in that order (the RoDR authors' script).
 * EXTRAPUNC: 1-3 identical marks of ``, . ? !`` appended.
 * BACKTRANS: an unchecked round trip English -> pivot -> English (Marian German when its weights
   are on disk, else Apertium Spanish); only apertium's unknown-word marks are removed.
-* TRANSTENSE: one random verb (any VB* tag) that is not a stop word flipped past <-> present by
-  lemminflect, OOV rules allowed, no agreement or auxiliary handling (TextFlint's word-level tense swap).
+* TRANSTENSE: one random verb (any VB* tag) written in lower case and not on TextFlint's stop list
+  flipped past <-> present by lemminflect, OOV rules allowed, no agreement or auxiliary handling
+  (TextFlint's word-level tense swap).
 * NOSTOPWORD: every NLTK stop word as written removed (case-sensitive), as a word (also inside
   ``and/or``, ``(it)``).
 * SWAPWORDS: two random words swap places (TextAttack ``WordInnerSwapRandom``).
@@ -45,12 +46,14 @@ from perturb.resources import parsing
 from perturb.resources.words import collapse_spaces, match_case, stopwords, stopwords_resource, word_spans
 from bench.core.seeding import rng_for
 from perturb.base import Generator, Perturbation, Resource, ResourceMissing, query_rng, settle
+from perturb.engine import Candidate, first_refusal, judge
+from perturb.spec import Edit, Param
 from perturb.generators.backtrans.generator import round_trip, strip_marks
-from perturb.generators.typos import (TYPO_OPS, TYPES, char_edit, char_positions, pick_misspelling, table_edit,
+from perturb.generators.typos import (CASE_ONLY, TYPO_OPS, TYPES, char_edit, char_positions, pick_misspelling, table_edit,
                                       table_misspellings, table_paths, table_resources, tables, type_order, typo)
-from perturb.generators.punctuation import MARKS, append_marks
+from perturb.generators.punctuation import PARAMS as PUNCTUATION_PARAMS, append_marks
 from perturb.generators.swapwords.generator import random_swap_perturbation
-from perturb.rodr.protocol import file_sha256, rodr_spec
+from perturb.rodr.protocol import STOPWORD_SKIP, file_sha256, rodr_spec
 
 MISSPELL_TYPES = TYPES
 
@@ -62,7 +65,7 @@ FALLBACK_ORDER = ("ocr", "keyboard", "spelling", "typos")
 
 MISSPELL_SPEC = rodr_spec(
     "MISSPELL", "TextFlint Typos/Ocr/Keyboard/SpellingError: one error in one random word, one type per set",
-    version=2,  # 2: one type per set, stop words and punctuation skipped (TextFlint's WordSubstitute)
+    version=3,  # 3: TextFlint's stop list, no keyboard minimum, exact-token spelling look-ups
     transformation="one error in one word: a typo (typos.typo), an OCR or keyboard confusion with every "
                    "replacement of nlpaug's table (typos.char_positions without a filter, typos.char_edit), "
                    "or a spelling-table entry (typos.table_misspellings, typos.table_edit); the validated "
@@ -70,8 +73,12 @@ MISSPELL_SPEC = rodr_spec(
     picker="one type for the whole set, uniform (seeded by the run seed), as the RoDR authors' script draws it; "
            "a query it cannot change tries ocr, keyboard, spelling, typos in that order; target word uniform among "
            "the words the type applies to, up to 4 draws per type (typos.pick_misspelling)",
-    tables="nlpaug res ocr/en.json, keyboard/en.json, spelling_en.txt (bidirectional)", errors_per_query=1,
-    targets="any word that is not a stop word (exact form, NLTK's list) or punctuation (TextFlint's skip)",
+    constraints=(STOPWORD_SKIP, CASE_ONLY),
+    params=(Param("max_attempts", int, 4, "target draws per error type before the next type"),
+            Param("typo_min_chars", int, 3, "the shortest word a typo edits (an interior character is needed)")),
+    tables="nlpaug res ocr/en.json, keyboard/en.json, spelling_en.txt (bidirectional, looked up by the exact token)",
+    errors_per_query=1, targets="any word not skipped by TextFlint's WordSubstitute (its stop list as written, "
+                                "punctuation); keyboard errors on words of any length",
     fallback="ocr, keyboard, spelling, typos (the authors' order)")
 
 
@@ -81,11 +88,12 @@ class PaperMisspell(Generator):
     ``typos``: insert / delete / substitute / swap one interior character (TextFlint's
     ``skip_first_char`` and ``skip_last_char``), words of 3+ characters; ``ocr``: one character
     replaced by an nlpaug OCR confusion (bidirectional); ``keyboard``: one character of a word of
-    4+ characters replaced by a QWERTY neighbour from nlpaug's table (digits, specials and the
-    other case included, as TextFlint); ``spelling``: the word replaced by a misspelling from
-    nlpaug's table (both directions). Targets: as TextFlint's ``WordSubstitute`` skip, any word
-    but a stop word (its exact form in the stop list: ``the`` is skipped, ``The`` is not) or
-    punctuation; numbers and results that are real words are allowed. One type is drawn for the
+    any length replaced by a QWERTY neighbour from nlpaug's table (digits, specials and the other
+    case included, as TextFlint); ``spelling``: the word replaced by a misspelling that nlpaug's
+    table lists for the exact token (both directions). Targets: as TextFlint's ``WordSubstitute``
+    skip (:data:`STOPWORD_SKIP`), any word but one of TextFlint's 55 stop words as written (``The``
+    and ``the`` are skipped, ``THE`` is not) or punctuation; numbers and results that are real
+    words are allowed. One type is drawn for the
     whole set from the run seed (the RoDR authors' script draws one per set); a query it cannot
     change tries ocr, keyboard, spelling and typos in that order (theirs). A draw whose result
     equals the word up to case is redrawn (at most 4 times).
@@ -98,15 +106,14 @@ class PaperMisspell(Generator):
 
     name = "MISSPELL"
     spec = MISSPELL_SPEC
-    max_attempts = 4
 
-    def __init__(self, types: Sequence[str] = MISSPELL_TYPES, keyboard_min_chars: int = 4, typo_min_chars: int = 3):
+    def __init__(self, types: Sequence[str] = MISSPELL_TYPES, typo_min_chars: Optional[int] = None):
         unknown = [t for t in types if t not in MISSPELL_TYPES]
         if unknown or not types:
             raise ValueError(f"unknown misspelling types {unknown}; choose from {MISSPELL_TYPES}")
         self.types = tuple(types)
-        self.keyboard_min_chars = int(keyboard_min_chars)
-        self.typo_min_chars = int(typo_min_chars)
+        values = self.spec.param_values(typo_min_chars=typo_min_chars)
+        self.typo_min_chars, self.max_attempts = values["typo_min_chars"], values["max_attempts"]
         self._spelling: Dict[str, Tuple[str, ...]] = {}
 
     def config(self) -> dict:
@@ -116,8 +123,7 @@ class PaperMisspell(Generator):
         return self.spec.config(
             types=list(self.types), tables_sha256=file_sha256(paths),
             typos={"ops": list(TYPO_OPS), "min_chars": self.typo_min_chars,
-                   "skip_first_char": True, "skip_last_char": True},
-            keyboard_min_chars=self.keyboard_min_chars)
+                   "skip_first_char": True, "skip_last_char": True})
 
     def resources(self) -> List[Resource]:
         return table_resources()
@@ -140,14 +146,11 @@ class PaperMisspell(Generator):
         return [settle(text, self._perturb(text, query_rng(seed, self.name, text), order)) for _, text in items]
 
     def _applicable(self, kind: str, word: str) -> bool:
-        if word in stopwords() or not any(c.isalnum() for c in word):  # TextFlint skips these
-            return False
+        """Whether the error type ``kind`` can edit ``word`` at all (the transformation's reach)."""
         if kind == "typos":
             return len(word) >= self.typo_min_chars
         if kind == "spelling":
             return bool(self.spelling_options(word))
-        if kind == "keyboard" and len(word) < self.keyboard_min_chars:
-            return False
         return bool(char_positions(word, tables()[kind]))
 
     def _apply(self, kind: str, word: str, rng: np.random.Generator) -> Optional[Tuple[str, str]]:
@@ -157,14 +160,18 @@ class PaperMisspell(Generator):
             done = char_edit(word, char_positions(word, tables()[kind]), rng)
         else:
             done = typo(word, rng)
-        return done if done is not None and done[0].lower() != word.lower() else None  # a change, not of case only
+        if done is None:
+            return None
+        edit = Candidate(Edit.replace(0, len(word), done[0]), {"word": word})
+        return None if first_refusal(self.spec.constraints, edit) else done  # the spec's edit constraints
 
     def _perturb(self, text: str, rng: np.random.Generator, order: Optional[Sequence[str]] = None) -> Perturbation:
         spans = word_spans(text)
         words = [text[s:e] for s, e in spans]
         order = list(order) if order is not None else type_order(self.types, rng)  # no set: a per-query type
-        done = pick_misspelling(words, order, rng, lambda kind: [k for k, w in enumerate(words)
-                                                                 if self._applicable(kind, w)],
+        targets = [c.group for c in judge(self.spec.constraints, [Candidate(Edit(()), {"word": w, "group": k})
+                                                                   for k, w in enumerate(words)], "target").passed]
+        done = pick_misspelling(words, order, rng, lambda kind: [k for k in targets if self._applicable(kind, words[k])],
                                 self._apply, self.max_attempts)
         if done is None:
             return Perturbation(text, False, "")
@@ -180,6 +187,7 @@ EXTRAPUNC_SPEC = rodr_spec(
     transformation="k copies of one mark appended after the last non-space character "
                    "(punctuation.append_marks, the validated EXTRAPUNC's operation)",
     picker="mark uniform over the marks, k uniform in 1..max_repeat (words.draw_marks, query rng)",
+    params=PUNCTUATION_PARAMS,
     position="end")
 
 
@@ -191,8 +199,10 @@ class PaperExtraPunc(Generator):
 
     name = "EXTRAPUNC"
     spec = EXTRAPUNC_SPEC
-    marks = MARKS
-    max_repeat = 3
+
+    def __init__(self):
+        values = self.spec.param_values()
+        self.marks, self.max_repeat = tuple(values["marks"]), values["max_repeat"]
 
     def config(self) -> dict:
         return self.spec.config(marks="".join(self.marks), max_repeat=self.max_repeat)
@@ -282,21 +292,26 @@ class PaperNoStopword(Generator):
 VERB_TAGS = ("VB", "VBD", "VBG", "VBN", "VBP", "VBZ")
 
 TRANSTENSE_SPEC = rodr_spec(
-    "TRANSTENSE", "TextFlint-style tense swap of one random verb", version=2,  # 2: stop-word verbs skipped
+    "TRANSTENSE", "TextFlint-style tense swap of one random verb",
+    version=3,  # 3: TextFlint's stop list, lower-case verbs only
     transformation="one verb (any VB* tag, POS VERB or AUX) inflected past <-> present by lemminflect's "
                    "getInflection of its lemma, the verb alone",
     picker="verbs in a seeded order (query rng); the first whose form changes",
     verbs=list(VERB_TAGS), flip="VBD/VBN -> VBZ; VB/VBG/VBP/VBZ -> VBD", agreement="none",
-    targets="a verb that is not a stop word as written (TextFlint's WordSubstitute skip: is/are/am/has/have/do...)")
+    constraints=(STOPWORD_SKIP,),
+    targets="a verb written in lower case that is not on TextFlint's stop list (is/are/am/has/have skipped; "
+            "do/does/did/was/were/be are targets)")
 
 
 class PaperTransTense(parsing.SpacyGenerator, Generator):
     """One random verb (spaCy tag VB*, POS VERB or AUX) flipped: past forms (VBD, VBN) to the
     present (VBZ), the others (VB, VBG, VBP, VBZ) to the past (VBD), by lemminflect's
     ``getInflection`` of the spaCy lemma (out-of-vocabulary rules allowed). No agreement, no
-    auxiliary: the verb alone changes, as a word-level tense swap does. A verb that is a stop word
-    as written (``is``, ``are``, ``has``, ``do``, ...) is not a target, as TextFlint's ``Tense`` (a
-    ``WordSubstitute``) skips its stop words. Verbs whose flipped form is
+    auxiliary: the verb alone changes, as a word-level tense swap does. As TextFlint's ``Tense``
+    (a ``WordSubstitute`` looking the exact token up in a lower-case verb table), a target is a
+    verb written in lower case that is not on TextFlint's stop list (:data:`STOPWORD_SKIP`):
+    ``is``, ``are``, ``am``, ``has``, ``have`` are never changed, ``do``, ``does``, ``did``,
+    ``was``, ``were``, ``be`` are. Verbs whose flipped form is
     the same word are skipped (the next verb in a seeded order is tried).
 
     Its own code, not the validated TRANSTENSE's (:mod:`perturb.generators.tense`) without its
@@ -324,9 +339,10 @@ class PaperTransTense(parsing.SpacyGenerator, Generator):
     def _perturb_doc(self, doc, text: str, rng: np.random.Generator) -> Perturbation:
         import lemminflect
 
-        stops = stopwords()  # TextFlint's Tense is a WordSubstitute: stop words are never targets
         verbs = [t for t in doc if t.tag_ in VERB_TAGS and t.pos_ in ("VERB", "AUX") and t.text.isalpha()
-                 and parsing.original(t, text) not in stops]
+                 and parsing.original(t, text).islower()]  # TextFlint's verb table: lower-case entries
+        proposed = [Candidate(Edit(()), {"word": parsing.original(t, text), "group": t}) for t in verbs]
+        verbs = [c.group for c in judge(self.spec.constraints, proposed, "target").passed]
         for k in rng.permutation(len(verbs)).tolist():
             tok = verbs[k]
             word = parsing.original(tok, text)

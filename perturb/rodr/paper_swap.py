@@ -1,22 +1,22 @@
-"""``--protocol rodr`` synonym swaps, as TextAttack's augmenters define them (see :mod:`perturb.rodr.paper`).
+"""``--protocol rodr`` synonym swaps, as TextFlint's WordSubstitute defines them (see :mod:`perturb.rodr.paper`).
 
-Both follow TextAttack's ``Augmenter`` with ``DEFAULT_CONSTRAINTS`` (``RepeatModification``,
-``StopwordModification``): every word that is not a stop word is a target, the transformation
-lists its candidate replacements, and one (word, candidate) pair is drawn uniformly among all
-the pairs of the query (a word with more candidates is likelier to be swapped). One word is
-swapped per query (the paper's "a random word"; TextAttack's default would swap 10% of the
-words, at least one).
+Both follow TextFlint's ``WordSubstitute`` (the RoDR authors ran TextFlint's ``SwapSynWordNet`` and
+``SwapSynWordEmbedding``): every word that is not one of TextFlint's stop words as written or
+punctuation is a target, the transformation lists its candidate replacements, a word is drawn
+uniformly among the words that have one, then one of its candidates uniformly. One word is swapped
+per query (TextFlint's default share, 10% of the words with at least one, is one word below 20).
 
-* SWAPSYN-WNET, ``WordSwapWordNet``: the candidates of a word are the one-word lemma names of
-  *every* synset of the word, any part of speech and any sense (``wordnet.synsets(word)``, NLTK
-  morphy applied), the word itself excluded. A rare sense may come out ("direction" ->
-  "commission"): that is the protocol.
+* SWAPSYN-WNET, TextFlint's ``SwapSynWordNet``: the candidates of a word are the one-word lemma
+  names of every synset of the word's part of speech (spaCy's tag: noun, verb, adjective without
+  satellites, adverb; a word of another tag keeps every synset; any sense; NLTK morphy applied),
+  as WordNet writes them (no case matching), the word itself excluded (exact form). A rare
+  sense may come out ("direction" -> "commission"): that is the protocol.
 * SWAPSYN-GLOVE, ``WordSwapEmbedding(max_candidates=50)`` + ``WordEmbeddingDistance(min_cos_sim=0.8)``:
   the 50 nearest neighbours of the lower-cased word in the embedding with cosine >= 0.8, taking
   the word's case pattern. TextAttack uses counter-fitted Paragram vectors; we have GloVe 6B 50d
   (:mod:`perturb.resources.vectors`), a named deviation (GloVe neighbours include antonyms and co-hyponyms).
 
-TextAttack's constraints are the specs' constraints: the stop-word skip
+The constraints are the specs' constraints: TextFlint's stop-word skip
 (:data:`perturb.rodr.protocol.STOPWORD_SKIP`) for both, the embedding distance (:data:`EMBEDDING_DISTANCE`)
 for GloVe. The candidate lists stay written here, not shared with the validated swaps
 (:mod:`perturb.generators.swapsyn`): those are other transformations (the lemmas of the word's
@@ -30,14 +30,16 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from perturb.resources.words import match_case, stopwords_resource, word_spans
+from perturb.resources import parsing
+from perturb.resources.words import match_case, word_spans
 from perturb.base import Generator, Perturbation, Resource
+from perturb.engine import Candidate, judge, pick_word_then_candidate
 from perturb.rodr.protocol import STOPWORD_SKIP, rodr_spec
-from perturb.spec import floor_veto
+from perturb.spec import Edit, Param, floor_veto, veto
 from perturb.resources.memo import Memo
 
 _NEIGHBOURS: Dict[Tuple[str, int, float], Tuple[Tuple[str, float], ...]] = Memo()
-_LEMMAS: Dict[str, Tuple[str, ...]] = Memo()
+_LEMMAS: Dict[Tuple[str, Optional[str]], Tuple[str, ...]] = Memo()
 
 
 def _one_word(word: str) -> bool:
@@ -49,94 +51,152 @@ EMBEDDING_DISTANCE = floor_veto("embedding distance", 0.8, key="min_cos", measur
                                 description="TextAttack WordEmbeddingDistance: the neighbour is near the word")
 
 WNET_SPEC = rodr_spec(
-    "SWAPSYN-WNET", "TextAttack WordSwapWordNet: a lemma of any synset of a random word",
-    transformation="one word replaced by a one-word lemma of any of its WordNet synsets (any sense, any POS), "
-                   "in the word's case pattern",
-    constraints=(STOPWORD_SKIP,), picker="uniform over all (word, lemma) pairs of the query (query rng)",
-    senses="all", pos="all (morphy)", multiword="excluded", words_per_query=1,
-    draw="uniform over (word, lemma) pairs", case="the word's case pattern")
+    "SWAPSYN-WNET", "TextFlint SwapSynWordNet: a lemma of a synset of a random word's part of speech",
+    transformation="one word replaced by a one-word lemma of any of its WordNet synsets of its part of speech "
+                   "(spaCy tag: noun, verb, adjective, adverb; another tag: all; any sense), as WordNet writes it",
+    constraints=(STOPWORD_SKIP,), version=2,  # 2: TextFlint's stop list, word then candidate
+    picker="a word uniform among the words with a lemma, then a lemma uniform (query rng)",
+    senses="all", pos="the word's (spaCy Penn tag NN/VB/JJ/RB -> synsets of pos n/v/a/r; other tags: all)",
+    multiword="excluded", words_per_query=1,
+    draw="word, then candidate", case="the lemma as WordNet writes it (a case-only candidate changes nothing)")
+
+#: TextFlint's ``filter_candidates_by_pos``: a neighbour is kept when, tagged alone, it has the word's part of speech
+SAME_POS = veto("same part of speech",
+                description="the neighbour, tagged alone, has the word's part of speech (TextFlint's filter_candidates_by_pos)",
+                why=lambda edit, ctx: None if ctx.get("candidate pos") == ctx.get("pos") else
+                f"{ctx.get('candidate pos')} is not {ctx.get('pos')}")
 
 GLOVE_SPEC = rodr_spec(
     "SWAPSYN-GLOVE", "TextAttack WordSwapEmbedding + WordEmbeddingDistance: an embedding neighbour of a random word",
     transformation="one word replaced by one of its max_candidates nearest GloVe neighbours (cosine), in the "
                    "word's case pattern",
-    constraints=(STOPWORD_SKIP, EMBEDDING_DISTANCE),
-    picker="uniform over all (word, neighbour) pairs of the query (query rng)",
-    similarity="cosine", words_per_query=1, draw="uniform over (word, neighbour) pairs",
+    constraints=(STOPWORD_SKIP, EMBEDDING_DISTANCE, SAME_POS),
+    version=3,  # 3: lower-case noun/verb/adjective/adverb targets, neighbours of their part of speech
+    picker="a word uniform among the words with a neighbour, then a neighbour uniform (query rng)",
+    params=(Param("max_candidates", int, 50, "the nearest neighbours proposed per word"),),
+    similarity="cosine", words_per_query=1, draw="word, then candidate",
     case="the word's case pattern")
 
 
 class _PairSwap(Generator):
-    """Uniform over all (target word, candidate) pairs of the query; one swap. A word the
-    stop-word skip refuses (:data:`perturb.rodr.protocol.STOPWORD_SKIP`) is no target."""
+    """One swap on the engine (:mod:`perturb.engine`): the transformation proposes every (word,
+    candidate) replacement, the spec's constraints judge them in order (the stop-word skip first),
+    the picker draws a word uniform among the words with a passing candidate, then one of them
+    (TextFlint's ``WordSubstitute``)."""
 
-    stopword_skip = STOPWORD_SKIP
+    #: candidates take the word's case pattern (SWAPSYN-GLOVE); False: as the resource writes them,
+    #: a case-only one drawn like any other and changing nothing (SWAPSYN-WNET)
+    take_case = True
 
-    def candidates(self, word: str) -> Sequence[str]:  # pragma: no cover - abstract
+    @property
+    def constraints(self):
+        return self.spec.constraints
+
+    def scored(self, word: str, tag: Optional[str]) -> Sequence[Tuple[str, dict]]:  # pragma: no cover - abstract
+        """``(candidate, measures its constraints read)`` for ``word`` (``tag``: its part of speech)."""
         raise NotImplementedError
 
-    def note(self, word: str, cand: str) -> str:
+    def note(self, cand: Candidate) -> str:
         return ""
 
+    def proposals(self, text: str, tags: Optional[Dict[int, str]] = None) -> List[Candidate]:
+        """Every replacement of every word (``tags``: the tag of the token starting at each offset)."""
+        out = []
+        for s, e in word_spans(text):
+            word = text[s:e]
+            for cand, measures in self.scored(word, None if tags is None else tags.get(s, "")):
+                new = match_case(word, cand) if self.take_case else cand
+                out.append(Candidate(Edit.replace(s, e, new), {"word": word, "group": (s, e), **measures}))
+        return out
+
     def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
-        pairs = []
-        for span in word_spans(text):
-            word = text[span[0]:span[1]]
-            if self.stopword_skip.skips(word):
-                continue
-            for cand in self.candidates(word):
-                new = match_case(word, cand)
-                if new.lower() != word.lower():
-                    pairs.append((span, word, new, cand))
-        if not pairs:
+        return self._swap(text, rng)
+
+    def _swap(self, text: str, rng: np.random.Generator, tags: Optional[Dict[int, str]] = None) -> Perturbation:
+        picked = pick_word_then_candidate(judge(self.constraints, self.proposals(text, tags)).passed, rng)
+        if picked is None:
             return Perturbation(text, False, "")
-        (s, e), word, new, cand = pairs[int(rng.integers(len(pairs)))]
-        note = self.note(word, cand)
-        return Perturbation(text[:s] + new + text[e:], True,
-                            f"swap: {word!r}->{new!r} (1 of {len(pairs)} pairs{', ' + note if note else ''})")
+        cand, n_words, n_cands = picked
+        word, new, note = cand.context["word"], cand.edit.spans[0][2], self.note(cand)
+        return Perturbation(cand.edit.apply(text), True,
+                            f"swap: {word!r}->{new!r} (word 1 of {n_words}, candidate 1 of {n_cands}"
+                            f"{', ' + note if note else ''})")
 
 
-class PaperSwapSynWordNet(_PairSwap):
+#: the WordNet part of speech of a Penn tag's first two letters: TextFlint's SwapSynWordNet keeps the
+#: synsets whose pos() is exactly this (``JJ``: "a", adjective satellites "s" left out); a word of
+#: another tag keeps all its synsets
+WORDNET_POS = {"NN": "n", "VB": "v", "JJ": "a", "RB": "r"}
+
+
+class PaperSwapSynWordNet(parsing.SpacyGenerator, _PairSwap):
+    """TextFlint's ``SwapSynWordNet``: a target word's candidates are the one-word lemma names of
+    its synsets of its part of speech (:data:`WORDNET_POS` of spaCy's Penn tag; another tag: every
+    synset), as WordNet writes them, the word itself (exact form) excluded: a lemma that differs from
+    the word only in case (``daniel`` -> ``Daniel``) is a candidate and, drawn, changes nothing."""
+
     name = "SWAPSYN-WNET"
     spec = WNET_SPEC
+    take_case = False
 
     def config(self) -> dict:
         from perturb.resources.wordnet_reader import find_wordnet, wordnet_meta
 
         found = find_wordnet()
-        return self.spec.config(wordnet=found[0] if found else "missing",
+        return self.spec.config(pos_model=parsing.model_name() or "missing", wordnet=found[0] if found else "missing",
                                 wordnet_sha256=wordnet_meta().get("content_sha256", "")[:16])
 
     def resources(self) -> List[Resource]:
         from perturb.resources.words import module_resource
         from perturb.resources.wordnet_reader import NLTK_INSTALL, wordnet_resource
 
-        return [wordnet_resource(), module_resource("nltk", "nltk", NLTK_INSTALL), stopwords_resource()]
+        return [wordnet_resource(), module_resource("nltk", "nltk", NLTK_INSTALL), *parsing.resources()]
 
-    def candidates(self, word: str) -> Sequence[str]:
+    def _perturb_doc(self, doc, text: str, rng: np.random.Generator) -> Perturbation:
+        return self._swap(text, rng, {t.idx: t.tag_ for t in doc})
+
+    def scored(self, word: str, tag: Optional[str]) -> Sequence[Tuple[str, dict]]:
+        return [(c, {}) for c in self.candidates(word, tag)]
+
+    def candidates(self, word: str, tag: Optional[str] = None) -> Sequence[str]:
+        """The lemmas of ``word``'s synsets of the part of speech of ``tag`` (no tag, or one
+        :data:`WORDNET_POS` does not list: every synset)."""
         low = word.lower()
-        if low not in _LEMMAS:
+        pos = WORDNET_POS.get((tag or "")[:2])
+        key = (word, pos)
+        if key not in _LEMMAS:
             from perturb.resources.wordnet_reader import wordnet
 
             names = set()
             for syn in wordnet().synsets(low):
+                if pos is not None and syn.pos() != pos:
+                    continue
                 for name in syn.lemma_names():
-                    if "_" not in name and name.lower() != low and _one_word(name):
+                    if "_" not in name and name != word and _one_word(name):
                         names.add(name)
-            _LEMMAS[low] = tuple(sorted(names))
-        return _LEMMAS[low]
+            _LEMMAS[key] = tuple(sorted(names))
+        return _LEMMAS[key]
 
 
-class PaperSwapSynGlove(_PairSwap):
+class PaperSwapSynGlove(parsing.SpacyGenerator, _PairSwap):
+    """TextFlint's ``SwapSynWordEmbedding`` with GloVe 6B 50d: a target is a word written in lower case
+    (TextFlint looks the exact token up in a lower-case neighbour table) tagged noun, verb, adjective
+    or adverb (:data:`WORDNET_POS`; another tag: no candidate); its candidates are its nearest
+    neighbours, judged by the embedding distance and :data:`SAME_POS`."""
+
     name = "SWAPSYN-GLOVE"
     spec = GLOVE_SPEC
     chunk = 256  # target words scored per matrix product
 
-    def __init__(self, max_candidates: int = 50, min_cos: Optional[float] = None):
-        self.max_candidates = int(max_candidates)
+    def __init__(self, max_candidates: Optional[int] = None, min_cos: Optional[float] = None):
+        self.max_candidates = self.spec.param_values(max_candidates=max_candidates)["max_candidates"]
         self.embedding_distance = EMBEDDING_DISTANCE.with_values(floor=min_cos)
 
     min_cos = property(lambda self: self.embedding_distance.floor)
+
+    @property
+    def constraints(self):
+        return (STOPWORD_SKIP, self.embedding_distance, SAME_POS)
 
     def config(self) -> dict:
         from perturb.resources.vectors import EMB_FILE, INDEX_FILE, glove_dir
@@ -148,7 +208,8 @@ class PaperSwapSynGlove(_PairSwap):
             source = "missing"
         if folder is not None and (folder / EMB_FILE).is_file() and source == "missing":
             source = f"folder: {EMB_FILE} {(folder / EMB_FILE).stat().st_size} B, {INDEX_FILE}"
-        return self.spec.config([self.stopword_skip, self.embedding_distance], embedding=f"glove.6B.50d ({source})",
+        return self.spec.config(self.constraints, pos_model=parsing.model_name() or "missing",
+                                embedding=f"glove.6B.50d ({source})",
                                 max_candidates=self.max_candidates)
 
     def resources(self) -> List[Resource]:
@@ -157,15 +218,17 @@ class PaperSwapSynGlove(_PairSwap):
         folder = glove_dir()
         found = bool(folder and (folder / EMB_FILE).is_file() and (folder / INDEX_FILE).is_file())
         return [Resource("GloVe 6B 50d", found, where=str(folder) if found else "", install="" if found else GLOVE_INSTALL),
-                stopwords_resource()]
+                *parsing.resources()]
 
     def _key(self, low: str):
-        return (low, self.max_candidates, self.min_cos)
+        return (low, self.max_candidates)
 
     def prepare(self, words: Sequence[str]) -> None:
         """Score the neighbours of ``words`` (lower-cased, in GloVe) in chunks: a matrix product over
         the vocabulary picks a few more than ``max_candidates``; their cosines are then recomputed one
-        by one in float64, so the result of a word never depends on the chunk it was scored in."""
+        by one in float64, so the result of a word never depends on the chunk it was scored in. The
+        ``max_candidates`` nearest other one-word neighbours are kept with their cosines (the
+        embedding distance judges them, :mod:`perturb.engine`)."""
         from perturb.resources.vectors import glove
 
         g = glove()
@@ -182,7 +245,7 @@ class PaperSwapSynGlove(_PairSwap):
                 out = []
                 for neg, i in ranked[: self.max_candidates]:
                     nb = g.words[i]
-                    if not self.embedding_distance.refuses(-neg) and nb != w and _one_word(nb):
+                    if nb != w and _one_word(nb):
                         out.append((nb, -neg))
                 _NEIGHBOURS[self._key(w)] = tuple(out)
 
@@ -192,14 +255,41 @@ class PaperSwapSynGlove(_PairSwap):
             self.prepare([low])
         return _NEIGHBOURS.get(self._key(low), ())
 
-    def candidates(self, word: str) -> Sequence[str]:
-        return [nb for nb, _ in self._neighbours(word)]
+    def scored(self, word: str, tag: Optional[str]) -> Sequence[Tuple[str, dict]]:
+        pos = WORDNET_POS.get((tag or "")[:2])
+        if not word.islower() or pos is None:
+            return []
+        nbrs = self._neighbours(word)
+        lone = lone_pos([nb for nb, _ in nbrs])
+        return [(nb, {EMBEDDING_DISTANCE.name: cos, "pos": pos, "candidate pos": lone[nb]}) for nb, cos in nbrs]
 
-    def note(self, word: str, cand: str) -> str:
-        cos = dict(self._neighbours(word)).get(cand)
-        return "" if cos is None else f"cos {cos:.3f}"
+    def _perturb_doc(self, doc, text: str, rng: np.random.Generator) -> Perturbation:
+        return self._swap(text, rng, {t.idx: t.tag_ for t in doc})
+
+    def candidates(self, word: str, tag: Optional[str] = None) -> Sequence[str]:
+        """The neighbours the embedding distance passes (what the engine leaves of :meth:`scored`)."""
+        return [nb for nb, cos in self._neighbours(word) if not self.embedding_distance.refuses(cos)]
+
+    def note(self, cand: Candidate) -> str:
+        return f"cos {cand.context[EMBEDDING_DISTANCE.name]:.3f}"
 
     def perturb_batch(self, items, seed):
-        self.prepare([w for _, text in items for w in (text[s:e].lower() for s, e in word_spans(text))
-                      if not self.stopword_skip.skips(w)])
+        words = sorted({text[s:e] for _, text in items for s, e in word_spans(text)})
+        self.prepare([w.lower() for w in words])
+        lone_pos([nb for w in words if w.islower() for nb, _ in self._neighbours(w)])  # one batch
         return super().perturb_batch(items, seed)
+
+
+_LONE: Dict[str, Optional[str]] = Memo()
+
+
+def lone_pos(words: Sequence[str]) -> Dict[str, Optional[str]]:
+    """The part of speech (:data:`WORDNET_POS`, None for another tag) of each word tagged alone
+    (spaCy's tagger on the one-word text), as TextFlint tags a candidate alone."""
+    todo = sorted({w for w in words if w not in _LONE})
+    if todo:
+        keep = ("tok2vec", "tagger")
+        off = [n for n in parsing.nlp().pipe_names if n not in keep]
+        for w, doc in zip(todo, parsing.parse(todo, batch_size=1024, disable=off)):
+            _LONE[w] = WORDNET_POS.get(doc[0].tag_[:2]) if len(doc) else None
+    return {w: _LONE[w] for w in words}

@@ -1,33 +1,47 @@
 """What every generator of the paper protocol (``--protocol rodr``) shares: its recorded config
 and spec (:func:`rodr_config`, :func:`rodr_spec`), TextAttack's stop-word skip
-(:data:`STOPWORD_SKIP`) and the content hash a config names a resource file by."""
+(:data:`STOPWORD_SKIP`, on :data:`TEXTFLINT_STOP_WORDS`) and the content hash a config names a resource file by."""
 from __future__ import annotations
 
 import hashlib
 from typing import Any, Optional, Sequence
 
-from perturb.resources.words import stopwords
-from perturb.spec import Constraint, Spec, Veto
+from perturb.spec import Constraint, Param, Spec, Veto
 
 PROTOCOL = "rodr"
+
+#: TextFlint's ``STOP_WORDS`` (``textflint/common/settings.py``): 55 tokens, matched as written. Every
+#: ``WordSubstitute`` (Typos, Ocr, Keyboard, SpellingError, Tense, SwapSynWordNet,
+#: SwapSynWordEmbedding) leaves these tokens and punctuation alone; ``IS`` or ``Am`` are not on it.
+TEXTFLINT_STOP_WORDS = frozenset("""
+    I my My mine you your You Your He he him Him His his She she her Her it It they They their Their
+    am Are are Is is And and or nor A a An an the The Have have Has has in In by By on On of Of at At
+    from From""".split())
 
 #: Where ``--protocol rodr`` still differs from the operations the RoDR authors ran (their
 #: query_variation_generation.py: TextFlint's Ocr/Keyboard/SpellingError/Typos, BackTrans,
 #: SwapSynWordEmbedding, SwapSynWordNet and Tense; NLTK for NOSTOPWORD, TextAttack for SWAPWORDS).
-#: A rodr run prints these and records them in result.json's notes; docs/methods.md ("The paper
-#: protocol") lists the same, with counts.
+#: The one list: a rodr run prints these (``bench perturb``, ``bench evaluate``), records them in
+#: result.json's notes, and docs/methods.md ("The paper protocol") lists the same.
 TEXTFLINT_DEVIATIONS = {
-    "MISSPELL": "rodr MISSPELL: the stop words skipped are NLTK's 179 (TextFlint's own STOP_WORDS list may differ); "
-                "nlpaug 1.1.11's OCR/keyboard/spelling tables read directly; the keyboard table's other-case "
-                "neighbours can put a lower-case letter into a capitalised word (CoRCUIT), as its table allows",
+    "MISSPELL": "rodr MISSPELL: one error in one word per query (TextFlint's WordSubstitute changes 20-30% of "
+                "the words, at least one); nlpaug 1.1.11's OCR/keyboard/spelling tables read directly (TextFlint "
+                "downloads its own copies); a draw equal to the word up to case is redrawn (up to 4 times); words "
+                "are TextAttack-style words, not TextFlint's spaCy tokens (which split deen's into deen and 's)",
     "BACKTRANS": "rodr BACKTRANS: Apertium's Spanish pivot offline instead of TextFlint's FSMT wmt19 en-de/de-en "
                  "(German); its output mixes case (title queries) and can keep untranslated Spanish tokens",
-    "SWAPSYN-GLOVE": "rodr SWAPSYN-GLOVE: no part-of-speech filter and GloVe 6B 50d neighbours with cosine >= 0.8 "
-                     "(TextFlint's SwapSynWordEmbedding: a part-of-speech filter and a top-20 GloVe neighbour list)",
-    "SWAPSYN-WNET": "rodr SWAPSYN-WNET: no part-of-speech filter, lemmas of every synset (TextFlint's SwapSynWordNet "
-                    "keeps the lemmas of the word's part of speech)",
-    "TRANSTENSE": "rodr TRANSTENSE: the new form by lemminflect (past <-> present of the spaCy lemma) instead of "
-                  "TextFlint's verb table; spaCy's tagger instead of TextFlint's",
+    "SWAPSYN-GLOVE": "rodr SWAPSYN-GLOVE: GloVe 6B 50d neighbours (the 50 nearest with cosine >= 0.8) instead of "
+                     "TextFlint's precomputed list (the top 20 of 17,433 common words, sim_words_dic.json); parts of "
+                     "speech from spaCy en_core_web_sm (a neighbour tagged alone) instead of TextFlint's tagger and "
+                     "NLTK's; one word per query (TextFlint: 10% of the words, at least one)",
+    "SWAPSYN-WNET": "rodr SWAPSYN-WNET: the part of speech from spaCy en_core_web_sm (title-case and upper-case "
+                    "queries tagged lower-cased) instead of TextFlint's en_core_web_lg tags; a candidate drawn "
+                    "uniformly (TextFlint takes the first of an unordered set); one-word lemmas only; one word per "
+                    "query (TextFlint: 10% of the words, at least one)",
+    "TRANSTENSE": "rodr TRANSTENSE: spaCy's tagger and the past <-> present form by lemminflect instead of "
+                  "TextFlint's tagger and verb table (which gives any tense of the verb); only verbs written in "
+                  "lower case (TextFlint looks the exact token up in its lower-case table); one verb per query "
+                  "(TextFlint: 10% of the words, at least one)",
     "NOSTOPWORD": "rodr NOSTOPWORD: stop words cut out of the text in place (TextAttack words); the authors' "
                   "script joins NLTK's word_tokenize tokens with spaces (punctuation detached)",
 }
@@ -44,29 +58,32 @@ def rodr_config(operation: str, **settings) -> dict:
 
 
 def rodr_spec(name: str, operation: str, *, transformation: str, picker: str,
-              constraints: Sequence[Constraint] = (), version: int = 1, **facts: Any) -> Spec:
+              constraints: Sequence[Constraint] = (), version: int = 1, params: Sequence[Param] = (),
+              **facts: Any) -> Spec:
     """A paper-protocol :class:`Spec`: its facts are :func:`rodr_config` (``protocol``, the recorded
-    ``operation``, then ``facts``); ``transformation`` says what it proposes."""
+    ``operation``, then ``facts``); ``transformation`` says what it proposes, ``params`` its parameters."""
     return Spec(name=name, version=version, protocol=PROTOCOL, transformation=transformation,
-                constraints=tuple(constraints), picker=picker, facts=rodr_config(operation, **facts))
+                constraints=tuple(constraints), picker=picker, facts=rodr_config(operation, **facts),
+                params=tuple(params))
 
 
 class StopwordSkip(Veto):
-    """TextAttack's ``StopwordModification`` (TextFlint's stop-word skip): a stop word is never a
-    target. The one constraint the paper's synonym swaps apply besides the embedding distance."""
+    """TextFlint's ``WordSubstitute`` skip: a token on TextFlint's stop list as written
+    (:data:`TEXTFLINT_STOP_WORDS`) or a token without a letter or digit is never a target."""
 
     name = "stop word skip"
-    description = "a word whose lower-cased form is an NLTK stop word is not a target"
+    description = "a word on TextFlint's 55-token stop list (as written) or punctuation is not a target"
+    judges = "target"
 
     def skips(self, word: str) -> bool:
-        return word.lower() in stopwords()
+        return word in TEXTFLINT_STOP_WORDS or not any(c.isalnum() for c in word)
 
     def reason(self, edit, context=None) -> Optional[str]:
         word = (context or {}).get("word", "")  # the target word, as the swap's context names it
-        return f"{word!r} is a stop word" if self.skips(word) else None
+        return f"{word!r} is a stop word or punctuation" if self.skips(word) else None
 
     def config(self) -> dict:
-        return {"stopwords": "nltk-english-179 (not targets)"}
+        return {"stopwords": "textflint-55 as written (not targets)"}
 
 
 STOPWORD_SKIP = StopwordSkip()

@@ -74,21 +74,60 @@ def test_fingerprints_differ_from_the_validated_set_of_the_same_name(name):
 
 
 def test_misspell_skips_stop_words_as_written_and_targets_numbers():
-    """TextFlint's WordSubstitute skips its stop words (exact form) and punctuation: ``is``,
-    ``there``, ``a`` are never misspelt, ``Is`` may be; numbers are targets (the validated
-    MISSPELL refuses them)."""
+    """TextFlint's WordSubstitute skips its own 55 stop words as written and punctuation: ``is``,
+    ``Is``, ``a`` are never misspelt; ``there`` (an NLTK stop word, not TextFlint's) and ``IS``
+    may be; numbers are targets (the validated MISSPELL refuses them)."""
+    from perturb.rodr.protocol import TEXTFLINT_STOP_WORDS
+
     gen = rodr("MISSPELL")
-    stops = stopwords()
-    hit_number = hit_capital = 0
+    hit_number = hit_there = hit_upper = 0
     for s in range(300):
-        for q in ("is there a 1994 report", "Is there a 1994 report"):
+        for q in ("is there a 1994 report", "Is there a 1994 report", "IS THERE A 1994 REPORT"):
             p = gen.perturb(q, rng_for(s, "MISSPELL", q))
             assert p.applied
-            changed = [a for a, b in zip(words(q), words(p.text)) if a != b] or words(q)
-            assert not any(w in stops for w in changed)
+            changed = [a for a, b in zip(q.split(), p.text.split()) if a != b]  # a misspelling adds no space
+            assert len(changed) == 1 and changed[0] not in TEXTFLINT_STOP_WORDS
             hit_number += "1994" not in p.text
-            hit_capital += "Is" in changed
-    assert hit_number > 0 and hit_capital > 0
+            hit_there += "there" in changed
+            hit_upper += "IS" in changed
+    assert hit_number > 0 and hit_there > 0 and hit_upper > 0
+
+
+# NPL / CISI-style keyword titles (upper case) and sentence-case titles
+TITLES = ["MEASUREMENT OF DIELECTRIC CONSTANT OF LIQUIDS BY THE USE OF MICROWAVE TECHNIQUES",
+          "THE EFFECT OF IONOSPHERIC CONDITIONS ON RADIO WAVES THAT ARE REFLECTED",
+          "Is information retrieval from large collections of documents possible",
+          "How are the users of a library served and what has been done",
+          "Have computers been used in the indexing of documents",
+          "what is the theory that has been applied to the data which are collected",
+          "The cataloguing rules which the libraries have adopted and are using"]
+
+
+def test_misspell_never_edits_textflints_stop_words_in_titles():
+    from perturb.rodr.protocol import TEXTFLINT_STOP_WORDS
+
+    gen = rodr("MISSPELL")
+    items = [(str(i), t) for i, t in enumerate(TITLES)]
+    edited = 0
+    for seed in range(40):
+        for (_, q), p in zip(items, gen.perturb_batch(items, seed)):
+            changed = [x for x, y in zip(q.split(), p.text.split()) if x != y]
+            assert not any(w in TEXTFLINT_STOP_WORDS for w in changed), (q, p.text)
+            edited += bool(changed)
+    assert edited > 100
+
+
+def test_tense_never_edits_is_are_am_has_have_in_titles():
+    gen = rodr("TRANSTENSE")
+    items = [(str(i), t) for i, t in enumerate(TITLES)]
+    edited = set()
+    for seed in range(40):
+        for (_, q), p in zip(items, gen.perturb_batch(items, seed)):
+            for x, y in zip(words(q), words(p.text)):
+                if x != y:
+                    assert x.lower() not in {"is", "are", "am", "has", "have"}, (q, p.text)
+                    edited.add(x)
+    assert {"been", "applied", "collected"} & edited  # other verbs are edited
 
 
 def test_misspell_draws_one_error_type_per_set():
@@ -124,28 +163,61 @@ def test_misspell_typos_keep_first_and_last_character():
         assert p.detail.split(":")[0] == "typos"
 
 
-def test_wordnet_swap_draws_any_sense_of_any_word():
+def test_misspell_keyboard_edits_short_words():
+    """TextFlint's Keyboard has no minimum word length: 2- and 3-letter words are misspelt."""
+    gen = rodr("MISSPELL", types=("keyboard",))
+    for q in ("sc", "tv ads", "car"):
+        outs = [gen.perturb(q, rng_for(s, "MISSPELL", q)) for s in range(30)]
+        assert all(p.applied and len(p.text) == len(q) for p in outs)
+
+
+def test_wordnet_swap_draws_any_sense_of_the_words_part_of_speech():
     gen = rodr("SWAPSYN-WNET")
-    assert {"commission", "steering"} <= set(gen.candidates("direction"))  # rare senses: the protocol
-    assert "gamey" in gen.candidates("high") and "king" in gen.candidates("power")
+    assert {"commission", "steering"} <= set(gen.candidates("direction", "NN"))  # rare senses: the protocol
+    assert "king" in gen.candidates("power", "NN") and "gamey" in gen.candidates("high")
+    assert "gamey" not in gen.candidates("high", "JJ")  # a satellite sense, not an adjective synset
+    assert not gen.candidates("direction", "VB") and gen.candidates("direction", "IN")  # other tags: every synset
+    assert "Daniel" in gen.candidates("daniel", "NN")  # as WordNet writes it: drawn, it changes nothing
     seen = set()
     q = "the direction of power"
     for s in range(200):
         p = gen.perturb(q, rng_for(s, "SWAPSYN-WNET", q))
         diff = [(a, b) for a, b in zip(words(q), words(p.text)) if a != b]
         assert len(diff) == 1 and diff[0][0] in ("direction", "power")  # never a stop word
-        assert diff[0][1] in gen.candidates(diff[0][0])
+        assert diff[0][1] in gen.candidates(diff[0][0], "NN")
         seen.add(diff[0][1])
     assert len(seen) > 10
 
 
+def test_swap_draws_the_word_then_a_candidate():
+    """TextFlint's WordSubstitute draws the word uniformly among the words with a candidate, then
+    a candidate: a polysemous word (many lemmas) is swapped as often as a monosemous one."""
+    gen = rodr("SWAPSYN-WNET")
+    many, one = "direction", "lawyer"
+    assert len(gen.candidates(many, "NN")) >= 10 and len(gen.candidates(one, "NN")) == 1
+    q = f"{one} {many}"
+    n = 2000
+    hits = sum(gen.perturb(q, rng_for(s, "SWAPSYN-WNET", q)).text.startswith(one + " ") for s in range(n))
+    assert abs(hits / n - 0.5) < 0.05  # by (word, candidate) pairs it would be 1 in 15
+
+
 def test_glove_swap_takes_a_near_neighbour_antonyms_included():
+    from perturb.engine import judge
+    from perturb.resources.parsing import parse
+
     gen = rodr("SWAPSYN-GLOVE")
-    nbrs = dict(gen._neighbours("high"))
-    assert "low" in nbrs  # the nearest neighbour is the antonym: the validated set refuses it
-    assert len(nbrs) <= 50 and all(c >= 0.8 for c in nbrs.values())
-    p = gen.perturb("HIGH SPEED FLOW", rng_for(0, "SWAPSYN-GLOVE", "x"))
-    assert p.applied and p.text.isupper()  # the word's case pattern is taken
+    nbrs = dict(gen._neighbours("high"))  # the 50 nearest, judged by the embedding distance in the engine
+    assert "low" in gen.candidates("high")  # the nearest neighbour is the antonym: the validated set refuses it
+    assert len(nbrs) <= 50 and any(c < 0.8 for c in nbrs.values())
+    assert gen.candidates("high") == [w for w, c in nbrs.items() if c >= 0.8]
+    q = "the high speed flow"
+    judged = judge(gen.constraints, gen.proposals(q, {t.idx: t.tag_ for t in parse([q])[0]}))
+    assert judged.passed and set(judged.why()) == {"embedding distance", "same part of speech"}
+    assert all(c.context["candidate pos"] == c.context["pos"] for c in judged.passed)
+    p = gen.perturb(q, rng_for(0, "SWAPSYN-GLOVE", "x"))
+    assert p.applied and "cos" in p.detail
+    # TextFlint looks the exact token up in a lower-case table: capitalised words are no targets
+    assert not any(gen.perturb("HIGH SPEED FLOW", rng_for(s, "SWAPSYN-GLOVE", "x")).applied for s in range(5))
 
 
 def test_glove_neighbours_do_not_depend_on_the_batch():
@@ -164,8 +236,10 @@ def test_tense_changes_a_verb_alone_never_a_stop_word():
     gen = rodr("TRANSTENSE")
     q = "how do the romans build aqueducts ?"
     outs = {gen.perturb(q, rng_for(s, "TRANSTENSE", q)).text for s in range(40)}
-    assert outs == {"how do the romans built aqueducts ?"}  # VB changed without its auxiliary; "do" is skipped
+    # VB changed without its auxiliary; "do" is not on TextFlint's stop list, so it is a target too
+    assert outs == {"how do the romans built aqueducts ?", "how did the romans build aqueducts ?"}
     assert not any(gen.perturb("what is it", rng_for(s, "TRANSTENSE", "x")).applied for s in range(10))
+    assert not any(gen.perturb("Does it Build", rng_for(s, "TRANSTENSE", "x")).applied for s in range(10))
 
 
 def test_nostopword_removes_words_inside_compounds_too():
@@ -214,14 +288,18 @@ def test_each_paper_generator_has_a_rodr_spec_its_config_is_built_from(name):
     assert spec.identity() != make(name).spec.identity()  # never the validated set's cache key
 
 
-def test_the_paper_constraints_are_textattacks():
-    from perturb.rodr import paper, paper_swap, protocol
+def test_the_paper_constraints_are_textflints():
+    from perturb.rodr import paper_swap, protocol
 
     assert [c.name for c in paper_swap.PaperSwapSynWordNet.spec.constraints] == ["stop word skip"]
-    assert [c.name for c in paper_swap.PaperSwapSynGlove.spec.constraints] == ["stop word skip", "embedding distance"]
-    for name in ("MISSPELL", "EXTRAPUNC", "BACKTRANS", "TRANSTENSE", "NOSTOPWORD", "SWAPWORDS"):
+    assert [c.name for c in paper_swap.PaperSwapSynGlove.spec.constraints] == ["stop word skip", "embedding distance",
+                                                                             "same part of speech"]
+    for name in ("MISSPELL", "TRANSTENSE"):
+        assert [c.name for c in PAPER_GENERATORS.get(name).spec.constraints][0] == "stop word skip"
+    for name in ("EXTRAPUNC", "BACKTRANS", "NOSTOPWORD", "SWAPWORDS"):
         assert PAPER_GENERATORS.get(name).spec.constraints == ()  # the validated constraints left out
-    assert protocol.STOPWORD_SKIP.skips("The") and not protocol.STOPWORD_SKIP.skips("aqueducts")
+    assert protocol.STOPWORD_SKIP.skips("The") and protocol.STOPWORD_SKIP.skips("?")
+    assert not protocol.STOPWORD_SKIP.skips("aqueducts") and not protocol.STOPWORD_SKIP.skips("THE")
     glove = rodr("SWAPSYN-GLOVE")
     assert glove.min_cos == 0.8 and glove.config()["min_cos"] == 0.8
     assert make("SWAPSYN-GLOVE", protocol="rodr", min_cos=0.7).config()["min_cos"] == 0.7

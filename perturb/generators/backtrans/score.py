@@ -197,47 +197,57 @@ def score_edit(old: Sequence[str], edit: WordEdit, leaks: Set[str], n_pivots: in
     elif before and not after and edit.start == 0 and set(before) <= AUX:
         why.append("question_form")  # "Do you get mad" -> "you get mad"
     elif len(before) == 1 and len(after) == 1:
-        a, b = before[0], after[0]
-        if a in ev.SIMPLE_PREPOSITIONS and b in ev.SIMPLE_PREPOSITIONS:
-            why.append("preposition")  # "toward"->"to", "between"->"among", "on"->"in"
-            if a in ARGUMENT_PREPOSITIONS:
-                why.append("preposition_argument")  # "designed for" -> "designed by", "100kg to" -> "at"
-        elif a in sw and b in sw:
-            why.append("function_form" if same_lemma(a, b) else "function_word")  # "are" -> "is"
-        elif a in sw or b in sw:
-            why.append("rebuilt")
-        elif ev.spelling_variant(a, b):
-            why.append("name" if edit.start in ctx.near_names else "spelling")
-        elif same_lemma(a, b):
-            why.append("form")
-        elif ev.derived(a, b):
-            why.append("derivation")
-        else:
-            why.append("synonym" if synonym_same_form(a, b) else "related" if _related(a, b) else "other_word")
-            share = ev.shared_sense(a, b)
-            why.append("sense_strong" if share >= 0.3 else "sense_weak" if share < 0.1 else "sense_mid")
-            if edit.start in ctx.terms:
-                why.append("in_term")
-        if a not in sw and b not in sw and not _upos(a) & _upos(b):
-            why.append("pos_changed")
-        if b not in sw and zipf(b) < 3.0:
-            why.append("rare")
+        why += _one_word_evidence(before[0], after[0], edit.start, ctx, sw)
     else:
-        sw = stopwords()
-        ca = [w for w in before if w not in sw]
-        cb = [w for w in after if w not in sw]
-        if not cb and ca:
-            why.append("content_lost")
-        elif not ca and cb:
-            why.append("content_added")
-        elif not ca and not cb:
-            why.append("function_indel" if not before or not after or len(before) != len(after) else "function_word")
-        elif sorted(ca) == sorted(cb) or all(any(same_lemma(x, y) for y in cb) for x in ca) and len(ca) == len(cb):
-            why.append("reordered")
-        else:
-            why.append("rebuilt")
+        why.append(_phrase_evidence(before, after))
     why += ["agreement"] * min(2, max(0, n_pivots - 1))
     return sum(WEIGHTS[w] for w in why), why
+
+
+def _one_word_evidence(a: str, b: str, start: int, ctx: Context, sw) -> List[str]:
+    """The evidence names of a one-word replacement ``a`` -> ``b`` at token ``start``."""
+    why: List[str] = []
+    if a in ev.SIMPLE_PREPOSITIONS and b in ev.SIMPLE_PREPOSITIONS:
+        why.append("preposition")  # "toward"->"to", "between"->"among", "on"->"in"
+        if a in ARGUMENT_PREPOSITIONS:
+            why.append("preposition_argument")  # "designed for" -> "designed by", "100kg to" -> "at"
+    elif a in sw and b in sw:
+        why.append("function_form" if same_lemma(a, b) else "function_word")  # "are" -> "is"
+    elif a in sw or b in sw:
+        why.append("rebuilt")
+    elif ev.spelling_variant(a, b):
+        why.append("name" if start in ctx.near_names else "spelling")
+    elif same_lemma(a, b):
+        why.append("form")
+    elif ev.derived(a, b):
+        why.append("derivation")
+    else:
+        why.append("synonym" if synonym_same_form(a, b) else "related" if _related(a, b) else "other_word")
+        share = ev.shared_sense(a, b)
+        why.append("sense_strong" if share >= 0.3 else "sense_weak" if share < 0.1 else "sense_mid")
+        if start in ctx.terms:
+            why.append("in_term")
+    if a not in sw and b not in sw and not _upos(a) & _upos(b):
+        why.append("pos_changed")
+    if b not in sw and zipf(b) < 3.0:
+        why.append("rare")
+    return why
+
+
+def _phrase_evidence(before: Sequence[str], after: Sequence[str]) -> str:
+    """The evidence name of a replacement of several words (or of an insertion or deletion)."""
+    sw = stopwords()
+    ca = [w for w in before if w not in sw]
+    cb = [w for w in after if w not in sw]
+    if not cb and ca:
+        return "content_lost"
+    if not ca and cb:
+        return "content_added"
+    if not ca and not cb:
+        return "function_indel" if not before or not after or len(before) != len(after) else "function_word"
+    if sorted(ca) == sorted(cb) or all(any(same_lemma(x, y) for y in cb) for x in ca) and len(ca) == len(cb):
+        return "reordered"
+    return "rebuilt"
 
 
 def independent(pivots: Set[str]) -> int:
