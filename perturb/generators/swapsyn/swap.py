@@ -173,6 +173,8 @@ class SynonymSwap(parsing.SpacyGenerator):
         content = [t for t in doc if t.is_alpha and t.lower_ not in stops]
         targets = []
         for tok in doc:
+            if self.__dict__.get("_only") is not None and tok.idx != self._only:
+                continue
             word = parsing.original(tok, text)
             pos = self.target_ok(tok, word, text, style)
             if pos is None:
@@ -240,6 +242,32 @@ class SynonymSwap(parsing.SpacyGenerator):
     def _perturb_doc(self, doc, text, rng):
         return self._resolve([text], [doc], [rng])[0]
 
+    def lexsub(self, targets):
+        """The substitute this generator would put in place of each target (``perturb.checks.lexsub.Target``):
+        the query path with the target restricted to the target's span; None where it abstains."""
+        from lemminflect import getLemma
+        from perturb.checks.lexsub import Pick
+
+        out = []
+        for t in targets:
+            doc = parsing.parse([tagging_copy(t.text)], self.pipe_batch_size)[0]
+            self._only = t.start
+            try:
+                if hasattr(self, "prepare"):
+                    self.prepare([t.text], [doc])
+                res = self._resolve([t.text], [doc], [query_rng(0, self.name, t.text)])[0]
+            finally:
+                self._only = None
+                self.__dict__.pop("_targets", None)
+            if not res.applied:
+                out.append(None)
+                continue
+            new = res.text[t.start:].split()[0].strip(".,;:!?\"')(")
+            tok = next(x for x in doc if x.idx == t.start)
+            lemma = (getLemma(new.lower(), upos=tok.pos_) or (new.lower(),))[0]
+            out.append(Pick(new, lemma, 1.0))
+        return out
+
     def perturb_batch(self, items, seed):
         items = list(items)
         docs = parsing.parse([tagging_copy(t) for _, t in items], self.pipe_batch_size)
@@ -290,6 +318,8 @@ class VerifiedSynonymSwap(SynonymSwap):
             style = case_style(text)
             found = []
             for tok in doc:
+                if self.__dict__.get("_only") is not None and tok.idx != self._only:
+                    continue
                 word = parsing.original(tok, text)
                 pos = self.verified_target(tok, word, text, style)
                 if pos is not None:
