@@ -18,20 +18,10 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from bench.core.errors import DataError
+from perturb.generators.swapsyn.generator import Pick, Target  # noqa: F401 (the names callers use)
 
 FIX = "give a file in SWORDS's JSON format (contexts, targets with context_id/target/offset/pos; see perturb/checks/lexsub.py)"
 POS_NAMES = ("NOUN", "VERB", "ADJ", "ADV")
-
-
-@dataclass(frozen=True)
-class Target:
-    """One place to fill: ``text[start:end]`` is the target word."""
-
-    tid: str
-    text: str
-    start: int
-    end: int
-    pos: str
 
 
 @dataclass
@@ -87,7 +77,7 @@ def _target(path: Path, tid: str, t, contexts) -> Target:
     if not isinstance(word, str) or not isinstance(start, int) or text[start:start + len(word)] != word:
         raise DataError(f"{where}: the context does not hold {word!r} at offset {start!r}", str(path),
                         fix="offset must be the character offset of the target word in its context")
-    return Target(tid, text, start, start + len(word), str(t.get("pos", "")).upper())
+    return Target(tid, text, start, start + len(word), str(t.get("pos", "")).upper(), str(t["context_id"]))
 
 
 def _pool(path: Path, data, tids) -> Dict[str, Dict[str, float]]:
@@ -109,16 +99,6 @@ def _pool(path: Path, data, tids) -> Dict[str, Dict[str, float]]:
         entry = pool.setdefault(s["target_id"], {})
         entry[key] = max(share, entry.get(key, 0.0))
     return pool
-
-
-@dataclass(frozen=True)
-class Pick:
-    """A generator's answer for one target: the substitute as it would appear in the text, its lemma
-    and its score (None: the generator abstains)."""
-
-    substitute: str
-    lemma: str
-    score: float
 
 
 def tsv_text(targets: Sequence[Target], picks: Sequence[Optional[Pick]]) -> str:

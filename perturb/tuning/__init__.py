@@ -3,9 +3,9 @@
 A threshold is written once, in its generator's :class:`perturb.spec.Spec`; its
 :class:`perturb.spec.Tuning` names the labelled set it was chosen on (a file of
 ``perturb/data/validity/``) and the rule that chose it. This package holds those rules
-(:mod:`perturb.tuning.rules`, :func:`rederive`), the logistic fit that writes the synonym verifier's
-weights (:mod:`perturb.tuning.fit`), SWAPWORDS's kind table (:mod:`perturb.tuning.kinds`) and the
-command line ``python -m perturb.tuning`` (``thresholds``, ``fit``, ``curve``, ``kinds``).
+(:mod:`perturb.tuning.rules`, :func:`rederive`), SWAPWORDS's kind table (:mod:`perturb.tuning.kinds`)
+and the command line ``python -m perturb.tuning`` (``thresholds``, ``curve``, ``kinds``). The synonym
+swaps' chooser is fitted outside the package (``benchmarks/lexsub/fit.py``).
 
 The top layer of :mod:`perturb`: it reads the generators and :mod:`perturb.checks`; nothing of the
 product imports it.

@@ -127,15 +127,6 @@ def test_misspell_do_to_DO_is_not_applied():
 
 
 # --------------------------------------------------------------------------- SWAPSYN-GLOVE
-@pytest.mark.parametrize("word,pos,bad", [
-    ("high", "a", "low"), ("internal", "a", "external"), ("white", "a", "black"),
-    ("calculated", "v", "calculation"), ("using", "v", "instead"),
-])
-def test_glove_candidates_are_synonyms_only(word, pos, bad):
-    gen = generator("SWAPSYN-GLOVE")
-    assert bad not in [c[0] for c in gen.candidates(word, pos)]
-
-
 def test_glove_refuses_antonyms_derivations_and_names():
     from perturb.resources.lexicon import antonyms, is_derivation
 
@@ -174,19 +165,6 @@ def test_glove_keeps_pos_in_context(cranfield):
     assert n >= 3  # few: terms, collocations and unusual senses are not swapped
 
 
-def test_glove_pos_check_refuses_a_changed_pos():
-    from perturb.generators.swapsyn.glove import SwapSynGlove
-
-    class Bad(SwapSynGlove):
-        def candidates(self, word, pos):  # offer an adverb for a verb: "using" -> "instead"
-            return [("instead", "test", "x")] if word == "using" else []
-
-    gen = Bad()
-    gen.context_sense = False
-    p = gen.perturb_batch([("q", "flow computed using panels")], 0)[0]
-    assert not p.applied
-
-
 def test_glove_reinflects_to_the_original_form():
     gen = generator("SWAPSYN-GLOVE")
     text = "we watched movies with friends"
@@ -204,16 +182,6 @@ def test_glove_never_replaces_rare_domain_terms():
 
 
 # --------------------------------------------------------------------------- SWAPSYN-WNET
-@pytest.mark.parametrize("word,pos,bad", [
-    ("direction", "n", "commission"), ("power", "n", "king"), ("high", "a", "gamey"),
-    ("frequency", "n", "oftenness"), ("italy", "n", "italia"), ("problem", "n", "job"),
-])
-def test_wordnet_refuses_random_senses_rare_words_and_names(word, pos, bad):
-    gen = generator("SWAPSYN-WNET")
-    assert bad in [s.lower() for s in gen.synonyms(word, pos)] or bad == "italia"  # TextAttack's set had it
-    assert bad not in [c[0].lower() for c in gen.candidates(word, pos)]
-
-
 @pytest.mark.parametrize("text,keep", [
     ("what is the POWER FREQUENCY of the HIGH direction", ("KING", "OFTENNESS", "GAMEY", "COMMISSION")),
     ("trade between Italy and the United States", ("Italia", "Land")),

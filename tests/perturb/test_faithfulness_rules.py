@@ -179,15 +179,8 @@ def test_apertium_translation_does_not_depend_on_the_batch(cranfield, pivot):
 SWAPS = ["SWAPSYN-WNET", "SWAPSYN-GLOVE"]
 
 
-def _all_outputs(name, text, seeds=range(12)):
-    # the rule-based swap (SWAPSYN-WNET's default is the verified swap since round 6: its
-    # refusals are scored, tests/perturb/test_synswap_verified.py)
-    if name == "SWAPSYN-WNET":
-        from perturb.generators.swapsyn.wordnet import SwapSynWordNet
-
-        gen = SwapSynWordNet()
-    else:
-        gen = generator(name)
+def _all_outputs(name, text, seeds=range(3)):
+    gen = generator(name)
     return {gen.perturb_batch([("q", text)], s)[0].text for s in seeds} - {text}
 
 
@@ -227,18 +220,6 @@ def test_swap_refuses_unusual_senses_and_collocations(name, text, bad):
 ])
 def test_swap_valid_synonyms_still_pass(name, text, good):
     assert any(good in out for out in _all_outputs(name, text)), name
-
-
-def test_usual_sense_rule_by_itself():
-    from perturb.resources.lexicon import sense_share
-
-    gen = generator("SWAPSYN-WNET")
-    assert sense_share("material", "n", "material.n.01") >= 0.5 > sense_share("stuff", "n", "material.n.01")
-    assert not gen.usual_sense("material", "stuff", "n", "material.n.01")
-    assert not gen.usual_sense("city", "metropolis", "n", "city.n.01")  # 2 Zipf rarer
-    assert not gen.usual_sense("allow", "let", "v", "let.v.01")  # light verb
-    assert gen.usual_sense("movie", "film", "n", "movie.n.01")
-    assert 0.0 == sense_share("xyzzyfoo", "n", "movie.n.01")
 
 
 def test_sense_share_hand_computed():
