@@ -10,6 +10,9 @@
   the threshold). A threshold's precision is acceptable picks / judged picks; coverage picks / targets.
 * Threshold per source: the lowest grid value whose CV precision is >= 0.90 over at least
   ``MIN_JUDGED`` judged picks.
+* The "not in a term" veto of SWAPSYN-WNET's Spec (:data:`TERM_VETO`) removes the wordnet rows of
+  the targets it refuses from the picks (the generator never scores them); the models are fitted on
+  every candidate.
 * Never-seen split: the contexts are halved (SHA-256 of the context id); the whole procedure (CV,
   threshold, final fit) runs on one half and is measured on the other, both ways.
 
@@ -121,10 +124,11 @@ def score_rows(models: dict, rows) -> None:
         rows[i]["score"] = float(f)
 
 
-def cv_scores(rows, folds: int = FOLDS, seed_tag: str = "") -> None:
-    """Each row scored by models fitted on the other folds (grouped by context)."""
+def cv_scores(rows, folds: int = FOLDS, seed_tag: str = "", fit_rows=None) -> None:
+    """Each row scored by models fitted on the other folds (grouped by context) of ``fit_rows``
+    (default: ``rows``)."""
     for k in range(folds):
-        train = [r for r in rows if bucket(seed_tag + r["ctx"], folds) != k]
+        train = [r for r in (rows if fit_rows is None else fit_rows) if bucket(seed_tag + r["ctx"], folds) != k]
         test = [r for r in rows if bucket(seed_tag + r["ctx"], folds) == k]
         if test:
             score_rows(fit_models(train), test)
@@ -165,6 +169,25 @@ def choose(rows, targets, source) -> float:
     return GRID[-1]
 
 
+TERM_VETO = ("wordnet",)  # the sources whose Spec declares the "not in a term" veto
+
+
+def term_targets(path) -> set:
+    """The targets of the file that :func:`perturb.generators.swapsyn.candidates.in_term` vetoes."""
+    from perturb.checks.lexsub import read_lexsub
+    from perturb.generators.swapsyn.candidates import in_term
+    from perturb.resources import parsing
+    from perturb.resources.words import tagging_copy
+
+    lex = read_lexsub(path)
+    out = set()
+    for t, doc in zip(lex.targets, parsing.parse([tagging_copy(t.text) for t in lex.targets])):
+        tok = next((x for x in doc if x.idx == t.start), None)
+        if tok is not None and in_term(tok):
+            out.add(t.tid)
+    return out
+
+
 def swords_targets(path):
     """target id -> (POS, context id) of every target of the SWORDS-format file."""
     from perturb.checks.lexsub import read_lexsub
@@ -190,17 +213,18 @@ def fmt(p) -> str:
             f"{lo:.2f}-{hi:.2f})")
 
 
-def never_seen(rows, swords, sources):
+def never_seen(rows, swords, sources, all_rows):
     """The procedure fitted on one half of the contexts, measured on the other, both ways."""
     out = {}
     for half in (0, 1):
         fit_rows = [dict(r) for r in rows if bucket("half:" + r["ctx"], 2) != half]
+        fit_all = [r for r in all_rows if bucket("half:" + r["ctx"], 2) != half]
         test_rows = [dict(r) for r in rows if bucket("half:" + r["ctx"], 2) == half]
         fit_targets = {t: p for t, (p, c) in swords.items() if bucket("half:" + c, 2) != half}
         test_targets = {t: p for t, (p, c) in swords.items() if bucket("half:" + c, 2) == half}
-        cv_scores(fit_rows)
+        cv_scores(fit_rows, fit_rows=fit_all)
         thresholds = {s: choose(fit_rows, fit_targets, s) for s in sources}
-        score_rows(fit_models(fit_rows), test_rows)
+        score_rows(fit_models(fit_all), test_rows)
         for s in sources:
             out[(half, s)] = (thresholds[s], {pos: curve_point(test_rows, test_targets, s, thresholds[s], pos)
                                               for pos in (None, "NOUN", "VERB", "ADJ", "ADV")})
@@ -236,15 +260,17 @@ def main(argv=None) -> int:
     ap.add_argument("--model-out", default=str(ROOT / "perturb/generators/swapsyn/chooser.json"))
     ap.add_argument("--report-out", default=str(ROOT / "benchmarks/results/swapsyn_swords.md"))
     args = ap.parse_args(argv)
-    rows = read_rows(args.features)
+    terms = term_targets(args.swords)
+    all_rows = read_rows(args.features)  # the model is fitted on every candidate
+    rows = [r for r in all_rows if not (r["source"] in TERM_VETO and r["tid"] in terms)]
     sources = sorted({r["source"] for r in rows})
     swords = swords_targets(args.swords)
     all_targets = {t: p for t, (p, _) in swords.items()}
-    nested = never_seen(rows, swords, sources)
-    cv_scores(rows)
+    nested = never_seen(rows, swords, sources, all_rows)
+    cv_scores(rows, fit_rows=all_rows)
     chosen = {s: choose(rows, all_targets, s) for s in sources}
     text = report(rows, all_targets, sources, chosen, nested)
-    models = fit_models(rows)
+    models = fit_models(all_rows)
     model = {"command": COMMAND, "features": list(FEATURES), "cheap_features": list(CHEAP), "prune": PRUNE,
              "l2": L2, "rows": models["rows"], "acceptable": models["acceptable"],
              "thresholds": chosen, "rule": f"lowest threshold whose CV precision over >= {MIN_JUDGED} judged picks is >= {MIN_PRECISION}",

@@ -6,7 +6,7 @@ threshold with >= 20 judged picks also >= 0.90), per source.
     python benchmarks/lexsub/rules.py ../shared/data/swords/swords-v1.1_dev.json.gz benchmarks/lexsub/features-swords-v1.tsv
 
 Rules (as the earlier generators stated them): ``in term`` (a noun in a compound or with an adjective;
-an attributive adjective), ``in collocation`` (a verb with a particle or a preposition right after it;
+an attributive adjective: :func:`perturb.generators.swapsyn.candidates.in_term`, kept as SWAPSYN-WNET's veto), ``in collocation`` (a verb with a particle or a preposition right after it;
 an adverb on a past participle or a light verb; a noun in an "X of Y" phrase or before a participle),
 ``light verb`` (make, take, get, ...), ``rare target`` (wordfreq Zipf < 3)."""
 from __future__ import annotations
@@ -20,19 +20,9 @@ sys.path.insert(0, str(HERE))
 
 import fit  # noqa: E402
 from perturb.checks.lexsub import read_lexsub  # noqa: E402
+from perturb.generators.swapsyn.candidates import in_term  # noqa: E402
 from perturb.resources import parsing  # noqa: E402
 from perturb.resources.words import LIGHT_VERBS, tagging_copy, zipf  # noqa: E402
-
-
-def in_term(tok) -> bool:
-    if tok.dep_ == "compound" or any(c.dep_ == "compound" for c in tok.children):
-        return True
-    if tok.pos_ == "NOUN" and any(c.dep_ == "amod" for c in tok.children):
-        return True
-    nxt = tok.doc[tok.i + 1] if tok.i + 1 < len(tok.doc) else None
-    attributive = tok.dep_ == "amod" or (tok.head.pos_ in ("NOUN", "PROPN") and tok.head.i > tok.i) or (
-        nxt is not None and (nxt.pos_ in ("NOUN", "PROPN") or nxt.dep_ == "compound"))
-    return tok.pos_ == "ADJ" and attributive
 
 
 def in_collocation(tok) -> bool:

@@ -61,6 +61,20 @@ def target_pos(tok, word: str, text: str, style: str) -> Optional[str]:
     return pos
 
 
+def in_term(tok) -> bool:
+    """The token is part of a multi-word term, whose words are not interchangeable one by one: a noun
+    in a compound or with an adjective ("unit test", "analytical solution"), an attributive adjective
+    ("turbulent flow"). SWAPSYN-WNET refuses such targets (measured on SWORDS: benchmarks/lexsub/rules.py)."""
+    if tok.dep_ == "compound" or any(c.dep_ == "compound" for c in tok.children):
+        return True
+    if tok.pos_ == "NOUN" and any(c.dep_ == "amod" for c in tok.children):
+        return True
+    nxt = tok.doc[tok.i + 1] if tok.i + 1 < len(tok.doc) else None
+    attributive = tok.dep_ == "amod" or (tok.head.pos_ in ("NOUN", "PROPN") and tok.head.i > tok.i) or (
+        nxt is not None and (nxt.pos_ in ("NOUN", "PROPN") or nxt.dep_ == "compound"))
+    return tok.pos_ == "ADJ" and attributive
+
+
 def _vocab() -> Tuple[np.ndarray, List[str]]:
     if not _VOCAB:
         g = glove()

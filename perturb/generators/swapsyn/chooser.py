@@ -65,12 +65,12 @@ def _pos_onehot(pos: str) -> Tuple[float, ...]:
     return tuple(float(pos == p) for p in PREFERRED)
 
 
-def candidates_of(text: str, doc, source: str, only: Optional[int] = None) -> List[Scored]:
-    """Every candidate swap of a parsed text (``only``: the target starting at that offset),
-    without scores."""
+def candidates_of(text: str, doc, source: str, only: Optional[int] = None, refuse=None) -> List[Scored]:
+    """Every candidate swap of a parsed text (``only``: the target starting at that offset; ``refuse``:
+    a test of the target token that vetoes it), without scores."""
     out = []
     for tok, word, pos in cs.targets_of(doc, text):
-        if only is not None and tok.idx != only:
+        if (only is not None and tok.idx != only) or (refuse is not None and refuse(tok)):
             continue
         for lemma, form, free in cs.candidates(word.lower(), pos, tok.tag_, source):
             out.append(Scored(tok.idx, tok.idx + len(word), word, pos, match_case(word, form), lemma, 0.0, None,
@@ -96,13 +96,13 @@ def with_context(texts: Sequence[str], per_text: Sequence[List[Scored]]) -> List
     return out
 
 
-def score(texts: Sequence[str], docs, source: str, model: dict, only: Optional[Sequence[Optional[int]]] = None
-          ) -> List[List[Scored]]:
+def score(texts: Sequence[str], docs, source: str, model: dict, only: Optional[Sequence[Optional[int]]] = None,
+          refuse=None) -> List[List[Scored]]:
     """Per text, its candidates scored: cheap score for all, full score for the ``model['prune']``
     best by cheap score (ties: text order), in text order."""
     prune, per_text = int(model["prune"]), []
     for i, (text, doc) in enumerate(zip(texts, docs)):
-        cands = candidates_of(text, doc, source, None if only is None else only[i])
+        cands = candidates_of(text, doc, source, None if only is None else only[i], refuse)
         cheap = [Scored(c.start, c.end, c.word, c.pos, c.new, c.lemma, logistic(model["cheap"], c.x), None, c.x)
                  for c in cands]
         keep = sorted(range(len(cheap)), key=lambda j: (-cheap[j].cheap, j))[:prune]

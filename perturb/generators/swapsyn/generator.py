@@ -18,6 +18,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from perturb.base import Generator, Perturbation, Resource, settle
 from perturb.generators.swapsyn import chooser, context
+from perturb.generators.swapsyn.candidates import in_term
 from perturb.resources import parsing
 from perturb.resources.words import stopwords_resource, tagging_copy, with_article, wordfreq_resource
 from perturb.spec import Edit, Param, Threshold, Tuning, Veto
@@ -90,7 +91,21 @@ class WordShareCap(Veto):
         return f"{hit[0]!r} already takes its share of the set's swaps" if hit else None
 
 
+class NotInTerm(Veto):
+    """The target is not part of a multi-word term (:func:`perturb.generators.swapsyn.candidates.in_term`).
+    Kept for SWAPSYN-WNET only: on SWORDS it raises the coverage at >= 0.90 cross-validated precision
+    (benchmarks/lexsub/rules.py); for SWAPSYN-GLOVE it lowers it."""
+
+    name = "not in a term"
+    description = "the target is not a noun in a compound or with an adjective, nor an attributive adjective"
+
+    def reason(self, edit, context=None) -> Optional[str]:
+        tok = (context or {}).get("token")
+        return f"{tok.text!r} is part of a term" if tok is not None and in_term(tok) else None
+
+
 QUERY_WORD = NotAnotherQueryWord()
+IN_TERM = NotInTerm()
 WORD_CAP = WordShareCap()
 
 
@@ -130,7 +145,8 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
         from perturb.resources.wordnet_reader import find_wordnet, wordnet_content_sha
 
         found = find_wordnet()
-        cfg = self.spec.config([self.verifier, QUERY_WORD, self.cap], pos_model=parsing.model_name() or "missing",
+        cfg = self.spec.config([self.verifier, *[c for c in self.spec.constraints if c.name == IN_TERM.name],
+                                QUERY_WORD, self.cap], pos_model=parsing.model_name() or "missing",
                                wordnet=found[0] if found else "missing", chooser_sha256=_model_sha(),
                                features=list(chooser.FEATURES))
         sha = wordnet_content_sha()
@@ -155,7 +171,10 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
     def choose(self, texts: Sequence[str], docs, only: Optional[Sequence[Optional[int]]] = None,
                banned: frozenset = frozenset()) -> List[Optional[chooser.Scored]]:
         """The pick of each text (``only``: restricted to the target at that offset); None: none passes."""
-        scored = chooser.score(texts, docs, self.source, chooser.load_model(), only)
+        refuse = None
+        if any(c.name == IN_TERM.name for c in self.spec.constraints):
+            refuse = lambda tok: not IN_TERM.check(Edit.replace(tok.idx, tok.idx, ""), {"token": tok}).passed  # noqa: E731
+        scored = chooser.score(texts, docs, self.source, chooser.load_model(), only, refuse)
         out = []
         for doc, cands in zip(docs, scored):
             pick = None
