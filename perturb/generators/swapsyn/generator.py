@@ -145,8 +145,7 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
         from perturb.resources.wordnet_reader import find_wordnet, wordnet_content_sha
 
         found = find_wordnet()
-        cfg = self.spec.config([self.verifier, *[c for c in self.spec.constraints if c.name == IN_TERM.name],
-                                QUERY_WORD, self.cap], pos_model=parsing.model_name() or "missing",
+        cfg = self.spec.config([self.verifier, *self.vetoes()], pos_model=parsing.model_name() or "missing",
                                wordnet=found[0] if found else "missing", chooser_sha256=_model_sha(),
                                features=list(chooser.FEATURES))
         sha = wordnet_content_sha()
@@ -170,24 +169,32 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
     # ------------------------------------------------------------------ choosing
     def choose(self, texts: Sequence[str], docs, only: Optional[Sequence[Optional[int]]] = None,
                banned: frozenset = frozenset()) -> List[Optional[chooser.Scored]]:
-        """The pick of each text (``only``: restricted to the target at that offset); None: none passes."""
+        """The pick of each text (``only``: restricted to the target at that offset); None: none passes.
+        A target the spec's target vetoes refuse (the term veto) gets no candidates; every candidate
+        then asks each veto of the spec (:meth:`vetoes`) with the context ``words``, ``lemma``,
+        ``token``, ``banned``, ``keys``."""
+        vetoes = self.vetoes()
         refuse = None
-        if any(c.name == IN_TERM.name for c in self.spec.constraints):
+        if any(v.name == IN_TERM.name for v in vetoes):
             refuse = lambda tok: not IN_TERM.check(Edit.replace(tok.idx, tok.idx, ""), {"token": tok}).passed  # noqa: E731
         scored = chooser.score(texts, docs, self.source, chooser.load_model(), only, refuse)
         out = []
         for doc, cands in zip(docs, scored):
+            tokens = {t.idx: t for t in doc}
             pick = None
             for c in chooser.ranked(cands, self.threshold):
-                edit = Edit.replace(c.start, c.end, c.new)
-                if not QUERY_WORD.check(edit, {"words": query_words(doc, c.start), "lemma": c.lemma}).passed:
-                    continue
-                if not WORD_CAP.check(edit, {"banned": banned, "keys": _keys(c.word, c.lemma)}).passed:
-                    continue
-                pick = c
-                break
+                edit = Edit.replace(c.start, c.end, c.new, score=c.score)
+                ctx = {"words": query_words(doc, c.start), "lemma": c.lemma, "token": tokens.get(c.start),
+                       "banned": banned, "keys": _keys(c.word, c.lemma)}
+                if all(v.check(edit, ctx).passed for v in vetoes):
+                    pick = c
+                    break
             out.append(pick)
         return out
+
+    def vetoes(self) -> List[Veto]:
+        """The spec's vetoes, as this instance sets them (the word cap with its share)."""
+        return [self.cap if v.name == WORD_CAP.name else v for v in self.spec.constraints if isinstance(v, Veto)]
 
     def _perturbations(self, texts: Sequence[str], banned: frozenset = frozenset()) -> List[Perturbation]:
         docs = parsing.parse([tagging_copy(t) for t in texts], self.pipe_batch_size)
