@@ -1,6 +1,5 @@
 """perturb.tuning: each threshold rule on small hand-made rows, a threshold re-derived from its
-labelled set, the `thresholds` command's exit status, and the synonym verifier's weights written
-as the shipped module has them."""
+labelled set, and the `thresholds` command's exit status."""
 from __future__ import annotations
 
 import subprocess
