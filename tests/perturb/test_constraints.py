@@ -330,8 +330,9 @@ def test_backtrans_refuses_lost_persons_and_question_form(orig, back):
     ("can you write a unit test for a function", "test"),
     ("can you write a context manager in Python?", "manager"),
 ])
-def test_swaps_never_split_terms(text, word):
-    for name in ("SWAPSYN-GLOVE", "SWAPSYN-WNET"):
+def test_wnet_never_splits_terms(text, word):
+    # SWAPSYN-WNET's "not in a term" veto (SWAPSYN-GLOVE has none: on SWORDS it lowered GLOVE's coverage)
+    for name in ("SWAPSYN-WNET",):
         for p in generator(name).perturb_batch([(str(s), text) for s in range(15)], 0):
             assert word in p.text.split() or word + "?" in p.text.split(), (name, p)
 
