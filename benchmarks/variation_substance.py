@@ -4,7 +4,8 @@
 
 For each style (keyword titles: Cranfield document titles in capitals; long questions: Cranfield's
 225 queries; chat questions: chatterbot's judged queries; web questions: the original queries of
-Penha et al.'s ANTIQUE and TREC DL 2019 files), at most ``--n`` queries each, every generator of the
+Penha et al.'s ANTIQUE and TREC DL 2019 files; MS MARCO questions: the 6,980 MS MARCO dev (small)
+queries of shared/data/rodr-msmarco-dev), at most ``--n`` queries each, every generator of the
 protocol (`--protocol`, default validated) is run once (seed ``--seed``, no variation cache) and reported:
 
 * **changed**: the share of queries the generator changed (applicability);
@@ -12,7 +13,9 @@ protocol (`--protocol`, default validated) is run once (seed ``--seed``, no vari
   NOUN, PROPN, main VERB or ADJ of the original, spaCy): the word replaced, misspelt, re-tensed or
   moved. The words an edit touches are the query's words in difflib's replace/delete blocks of the
   two word sequences (NOSTOPWORD removes only stop words by design, EXTRAPUNC touches no word);
-* **top**: the most frequently touched words with their share of the changed queries.
+* **top**: the most frequently touched words with their share of the changed queries;
+* **overlap** (when both synonym sets run): of the queries SWAPSYN-GLOVE and SWAPSYN-WNET both
+  change, the share they change to the same text.
 
 Validity is not measured here: it comes from the labelled sets (docs/methods.md). Numbers are
 measurements, never assertions.
@@ -29,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import SHARED, penha_queries  # noqa: E402
+from benchmarks.common import SHARED, msmarco_queries, penha_queries  # noqa: E402
 from perturb.checks.substance import parse_originals, substance_of  # noqa: E402
 
 
@@ -43,9 +46,10 @@ def styles(n: int, seed: int):
     chat_q = [chat.queries[q].text for q in chat.judged_query_ids()]
     web = [t for f in ("variations_antique_labeled.csv", "variations_trec2019_labeled.csv")
            for _, t in penha_queries(f, normalise=True)]
+    msmarco = [t for _, t in msmarco_queries()]
     out = {}
     for name, texts in (("keyword titles", titles), ("long questions", questions), ("chat questions", chat_q),
-                        ("web questions", web)):
+                        ("web questions", web), ("MS MARCO questions", msmarco)):
         texts = list(dict.fromkeys(t for t in texts if t.strip()))
         out[name] = sorted(rng.sample(texts, min(n, len(texts))))
     return out
@@ -84,6 +88,12 @@ def main(argv=None) -> int:
             summary.setdefault(name, {})[style] = row
             print(f"{name:14s} {style:15s} changed {row['changed_pct']:5.1f}% ({changed}/{len(texts)})  content "
                   f"{'-' if row['content_pct'] is None else row['content_pct']:>5}%  top {top}", flush=True)
+        if "SWAPSYN-GLOVE" in sets and "SWAPSYN-WNET" in sets:
+            g, w = sets["SWAPSYN-GLOVE"][0], sets["SWAPSYN-WNET"][0]
+            both = [i for i in range(len(texts)) if g.applied[i] and w.applied[i]]
+            same = sum(g.texts[i] == w.texts[i] for i in both)
+            summary.setdefault("overlap", {})[style] = {"both_changed": len(both), "identical": same}
+            print(f"{'GLOVE = WNET':14s} {style:15s} identical in {same} of the {len(both)} queries both change", flush=True)
     if args.json:
         args.json.write_text(json.dumps(summary, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return 0

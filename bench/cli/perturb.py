@@ -17,7 +17,7 @@ from bench.core.sheet import csv_text
 from bench.core.written import check_folder_replaceable, check_output_files, replace_folder
 from bench.cli.options import out_folder, usage_type
 from bench.core.options import int_in, name_list, seed_type
-from perturb import DEFAULT_PROTOCOL, PROTOCOLS, describe_protocol
+from perturb import DEFAULT_PROTOCOL, GENERATORS, PROTOCOLS, describe_protocol
 from perturb.io.importers import import_penha_csv, import_rodr_tsv
 from perturb.io.sets import applicability_table, write_sets
 
@@ -45,6 +45,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--audit", type=usage_type(int_in("--audit", 1)), default=None, metavar="N",
                    help="also print validity proxy rates per set and write N seeded random pairs per set to "
                         "audit_sample.tsv for human labelling (perturb.checks.audit)")
+    p.add_argument("--lexsub", type=Path, default=None, metavar="FILE",
+                   help="a lexical-substitution file in SWORDS's JSON format: write the substitute each synonym "
+                        "set (--generators, default SWAPSYN-WNET,SWAPSYN-GLOVE) would put in place of each target "
+                        "to lexsub-<SET>.tsv, with coverage and precision when the file has labels, and exit")
     p.add_argument("--import-labels", type=Path, default=None, metavar="FILE",
                    help="report per-set human-valid rates of a labelled audit sample or a Penha CSV "
                         "(writes human_validity.csv to --out) and exit")
@@ -63,11 +67,28 @@ def run(args) -> int:
         print(label_report(args.import_labels, args.out), end="")
         return 0
     check_folder_replaceable(args.out, "--out", args.force, "give --out a new folder")
+    if args.lexsub:
+        return _lexsub(args)
     # written beside the old folder and swapped in when complete: a failed rerun keeps the previous sets
     with replace_folder(args.out, "perturb", args.force) as staging:
         code, n_sets = _write(args, staging, args.out)
     print(f"wrote {count(n_sets, 'set')} to {args.out} (each read back and checked)")
     return code
+
+
+def _lexsub(args) -> int:
+    """``--lexsub FILE``: each synonym set's substitute per target, written to --out."""
+    from perturb.checks.lexsub import run_lexsub
+
+    names = ([GENERATORS.canonical(g.strip()) for g in args.generators.split(",") if g.strip()]
+             if args.generators else ["SWAPSYN-WNET", "SWAPSYN-GLOVE"])
+    printed, files = run_lexsub(args.lexsub, names, args.out)
+    with replace_folder(args.out, "perturb", args.force) as staging:
+        for name, text in files.items():
+            atomic_write_text(staging / name, text)
+    print(printed, end="")
+    print(f"wrote {count(len(files), 'file')} to {args.out}")
+    return 0
 
 
 def _write(args, out: Path, final: Path):

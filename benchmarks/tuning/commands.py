@@ -2,8 +2,6 @@
 
     thresholds                              every spec's threshold beside the value its rule re-derives
                                             from its labelled set; exit 1 when one disagrees
-    fit SWAPSYN-WNET|SWAPSYN-GLOVE [--out PATH] [--version V]
-                                            the verifier's logistic model -> perturb/generators/swapsyn/weights.py
     curve SET [--split tune|held|all] [--provenance P] [--grid 0.1,0.2,...]
                                             the validity/applicability curve of SET's labelled rows
                                             (default: the development samples' tuning half)
@@ -144,15 +142,6 @@ def main(argv: Sequence[str], out: Out = print) -> int:
         if missing:
             out(f"no spec yet (not checked): {', '.join(missing)}")
         return 1 if check_thresholds(specs, out) else 0
-    if cmd == "fit":
-        from benchmarks.tuning import fit
-
-        args, opts = _options(rest, ("out", "version"))
-        if len(args) != 1:
-            raise SystemExit("usage: python -m benchmarks.tuning fit SWAPSYN-WNET|SWAPSYN-GLOVE [--out PATH] [--version V]")
-        model = fit.fit(args[0], Path(opts.get("out") or fit.WEIGHTS), opts.get("version"))
-        out(f"{args[0]}: {model['rows']} rows, {model['valid']} valid -> {opts.get('out') or fit.WEIGHTS}")
-        return 0
     if cmd == "curve":
         args, opts = _options(rest, ("split", "provenance", "grid"))
         if len(args) != 1:

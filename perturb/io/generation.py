@@ -33,6 +33,8 @@ def generate(name: str, queries: Sequence[Tuple[str, str]], seed: int, generator
             done = cached_perturb_batch(gen, items, seed)
         else:
             done = gen.perturb_batch(items, seed)
+        if hasattr(gen, "cap_set"):  # a set-level constraint, applied to the whole set after the cache
+            done = gen.cap_set([t for _, t in items], list(done))
         results = [Perturbation(t, False, "") for t in texts]  # a query over the bound keeps its text
         for i, r in zip(fits, done):
             results[i] = r

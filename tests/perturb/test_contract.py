@@ -52,10 +52,9 @@ def test_deterministic_and_order_independent(any_generator, cranfield):
 
 
 def test_seed_matters_for_random_generators(cranfield):
-    # SWAPSYN-WNET changes few Cranfield queries: texts with two replaceable words as well
     items = cranfield[:40] + [("w1", "which author wrote films quickly"), ("w2", "Which author wrote the movie?"),
              ("w3", "how are dna, rna and proteins similar")]  # SWAPWORDS (verified): three coordinated nouns
-    for name in ("MISSPELL", "SWAPWORDS", "EXTRAPUNC", "SWAPSYN-WNET"):
+    for name in ("MISSPELL", "SWAPWORDS", "EXTRAPUNC"):  # the synonym sets draw nothing: no seed
         gen = generator(name)
         a = [p.text for p in gen.perturb_batch(items, 0)]
         assert any(a != [p.text for p in gen.perturb_batch(items, s)] for s in range(1, 6)), name

@@ -1,6 +1,5 @@
 """benchmarks.tuning: each threshold rule on small hand-made rows, a threshold re-derived from its
-labelled set, the `thresholds` command's exit status, and the synonym verifier's weights written
-as the shipped module has them."""
+labelled set, and the `thresholds` command's exit status."""
 from __future__ import annotations
 
 import subprocess
@@ -10,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.tuning.rules import labelled_path
-from perturb.checks.devset import Candidate, read_devset, split_of, write_devset
+from perturb.checks.devset import Candidate, read_devset, write_devset
 from perturb.spec import Spec, Tuning, threshold_constraint
 from benchmarks.tuning import NoThreshold, rederive, rules
 from benchmarks.tuning.commands import check_thresholds, main
@@ -142,36 +141,6 @@ def test_kinds_command_is_the_swapwords_evidence_table():
     rest = {line.split("\t")[2]: float(line.split("\t")[0]) for line in lines if line.split("\t")[1] == "0/0"}
     assert rest == {k: UNLABELLED for k in KIND_SCORES if k not in labelled}
     assert all("no label" in line for line in lines if line.split("\t")[1] == "0/0")
-
-
-def test_weights_module_is_written_as_shipped():
-    """The fit writes the weights module in its own format: the shipped one re-written unchanged."""
-    from benchmarks.tuning import fit
-
-    head, version, features, models = fit.read_weights()
-    assert fit.weights_text(head, version, features, models) == fit.WEIGHTS.read_text(encoding="utf-8")
-    assert list(models) == ["glove", "wordnet"] and version == "syn6-2"
-
-
-def test_fit_rows_are_the_samples_before_the_pick_sample():
-    from benchmarks.tuning import fit
-
-    rows = fit.fit_rows("SWAPSYN-WNET")
-    assert len(rows) == 1336 and {r["pos"] for r in rows} <= set("nvar")
-    assert all(rows[k]["qid"] <= rows[k + 1]["qid"] or rows[k]["style"] != rows[k + 1]["style"]
-               for k in range(len(rows) - 1))
-    assert split_of(rows[0]["style"], rows[0]["qid"]) == rows[0]["split"]
-
-
-@pytest.mark.slow
-def test_fit_reproduces_the_shipped_weights(tmp_path):
-    """~40 s: both models refitted from the labelled sets give perturb/generators/swapsyn/weights.py byte for byte."""
-    from benchmarks.tuning import fit
-
-    out = tmp_path / "weights.py"
-    for name in ("SWAPSYN-WNET", "SWAPSYN-GLOVE"):
-        fit.fit(name, out)
-    assert out.read_bytes() == fit.WEIGHTS.read_bytes()
 
 
 def test_docs_command_rewrites_only_the_operating_points_block(tmp_path):

@@ -1,0 +1,276 @@
+"""SWAPSYN-GLOVE and SWAPSYN-WNET: one content word of the query replaced by the substitute the
+fitted chooser (:mod:`perturb.generators.swapsyn.chooser`) scores best, if it reaches the set's
+threshold; otherwise the query is left unchanged.
+
+The two sets differ only in where their candidates come from (the paper's definitions): GloVe
+neighbours (SWAPSYN-GLOVE) or WordNet synonyms (SWAPSYN-WNET). The substitute takes the target's
+inflection (lemminflect) and case; an ``a``/``an`` before it follows the new word. A set-level cap
+(:meth:`ChosenSwap.cap_set`) keeps any word to at most ``max_word_share`` of a set's swaps.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from perturb.base import Generator, Perturbation, Resource, settle
+from perturb.generators.swapsyn import chooser, context
+from perturb.generators.swapsyn.candidates import in_term
+from perturb.resources import parsing
+from perturb.resources.words import stopwords_resource, tagging_copy, with_article, wordfreq_resource
+from perturb.spec import Edit, Param, Threshold, Tuning, Veto
+
+MAX_WORD_SHARE = 0.05
+
+
+@dataclass(frozen=True)
+class Target:
+    """One place to fill in a lexical-substitution file: ``text[start:end]`` is the target word."""
+
+    tid: str
+    text: str
+    start: int
+    end: int
+    pos: str
+    context_id: str = ""
+
+
+@dataclass(frozen=True)
+class Pick:
+    """A set's answer for one target: the substitute as it would appear in the text, its lemma and its score."""
+
+    substitute: str
+    lemma: str
+    score: float
+
+CAP_ROUNDS = 4
+
+
+def query_words(doc, skip: int) -> frozenset:
+    """The lower-cased words of the text and their lemmas, the token starting at ``skip`` left out."""
+    out = set()
+    for t in doc:
+        if t.idx != skip and t.is_alpha:
+            out.update((t.lower_, t.lemma_.lower()))
+    return frozenset(out)
+
+
+class NotAnotherQueryWord(Veto):
+    """The replacement must not be a word the query already has, as a form or a lemma
+    ("publishing and printing" -> "publishing and publishing" is refused)."""
+
+    name = "not another query word"
+    description = "the replacement is not a word (or the lemma of a word) the query already has"
+
+    def reason(self, edit, context=None) -> Optional[str]:
+        new = "".join(span[2] for span in edit.spans).lower()
+        words = context.get("words", frozenset()) if context else frozenset()
+        lemma = (context or {}).get("lemma", "")
+        if new in words or (lemma and lemma.lower() in words):
+            return f"{new!r} is already a word of the query"
+        return None
+
+
+class WordShareCap(Veto):
+    """A set-level rule: no word (the replaced word, or the substitute's lemma) takes more than
+    ``max_share`` of a set's swaps (at least one swap each). Where a word has more, its swaps with
+    the lowest scores are re-picked without it (another target or substitute of the query, or none)."""
+
+    name = "word share cap"
+    description = "no word is replaced, or brought in, by more than this share of the set's swaps"
+    params = (Param("max_share", float, MAX_WORD_SHARE, "the largest share of a set's swaps one word may take",
+                    key="max_word_share"),)
+
+    def reason(self, edit, context=None) -> Optional[str]:
+        banned = (context or {}).get("banned", frozenset())
+        keys = (context or {}).get("keys", ())
+        hit = [k for k in keys if k in banned]
+        return f"{hit[0]!r} already takes its share of the set's swaps" if hit else None
+
+
+class NotInTerm(Veto):
+    """The target is not part of a multi-word term (:func:`perturb.generators.swapsyn.candidates.in_term`).
+    Kept for SWAPSYN-WNET only: on SWORDS it raises the coverage at >= 0.90 cross-validated precision
+    (benchmarks/lexsub/rules.py); for SWAPSYN-GLOVE it lowers it."""
+
+    name = "not in a term"
+    description = "the target is not a noun in a compound or with an adjective, nor an attributive adjective"
+
+    def reason(self, edit, context=None) -> Optional[str]:
+        tok = (context or {}).get("token")
+        return f"{tok.text!r} is part of a term" if tok is not None and in_term(tok) else None
+
+
+QUERY_WORD = NotAnotherQueryWord()
+IN_TERM = NotInTerm()
+WORD_CAP = WordShareCap()
+
+
+def chooser_threshold(source: str) -> Threshold:
+    model = chooser.load_model()
+    cls = type(f"Threshold[chooser {source}]", (Threshold,), {
+        "name": "fitted chooser",
+        "description": "the chooser's score of the swap in its context reaches the threshold",
+        "evidence": f"logistic model over context-free and MiniLM in-context features (chooser.json, {model['rows']} "
+                    f"judged SWORDS candidates)",
+        "tuning": Tuning("perturb/generators/swapsyn/chooser.json", "swords_cv",
+                         {"min_precision": 0.9, "source": source},
+                         note="benchmarks/lexsub/fit.py: cross-validated on the SWORDS development split"),
+        "params": (Param("threshold", float, float(model["thresholds"][source]),
+                         "a candidate passes when its score is at least this"),)})
+    return cls()
+
+
+_DETAIL = re.compile(r"^\w:'(?P<word>[^']*)'->'(?P<new>[^']*)' \(score (?P<score>[0-9.]+); lemma (?P<lemma>\w+)\)$")
+
+
+class ChosenSwap(parsing.SpacyGenerator, Generator):
+    """One content word replaced by the chooser's best substitute from ``source``."""
+
+    source = "wordnet"
+    spec = None  # set by the subclasses
+
+    def __init__(self, threshold: Optional[float] = None, max_word_share: Optional[float] = None):
+        self.verifier = self.spec.constraint("fitted chooser").with_values(threshold=threshold)
+        self.cap = WORD_CAP.with_values(max_share=max_word_share)
+
+    @property
+    def threshold(self) -> float:
+        return self.verifier.threshold
+
+    def config(self) -> dict:
+        from perturb.resources.wordnet_reader import find_wordnet, wordnet_content_sha
+
+        found = find_wordnet()
+        cfg = self.spec.config([self.verifier, *self.vetoes()], pos_model=parsing.model_name() or "missing",
+                               wordnet=found[0] if found else "missing", chooser_sha256=_model_sha(),
+                               features=list(chooser.FEATURES))
+        sha = wordnet_content_sha()
+        if sha is not None:
+            cfg["wordnet_sha256"] = sha
+        return cfg
+
+    def resources(self) -> List[Resource]:
+        from perturb.resources.freedict import dictionaries_resource
+        from perturb.resources.thesaurus import moby_resource
+        from perturb.resources.vectors import EMB_FILE, GLOVE_INSTALL, INDEX_FILE, glove_dir
+        from perturb.resources.wordnet_reader import wordnet_resource
+
+        folder = glove_dir()
+        found = bool(folder and (folder / EMB_FILE).is_file() and (folder / INDEX_FILE).is_file())
+        return [Resource("GloVe 6B 50d", found, where=str(folder) if found else "",
+                         install="" if found else GLOVE_INSTALL), wordnet_resource(), *parsing.resources(),
+                parsing.lemminflect_resource(), stopwords_resource(), wordfreq_resource(), context.resource(),
+                moby_resource(), dictionaries_resource()]
+
+    # ------------------------------------------------------------------ choosing
+    def choose(self, texts: Sequence[str], docs, only: Optional[Sequence[Optional[int]]] = None,
+               banned: frozenset = frozenset()) -> List[Optional[chooser.Scored]]:
+        """The pick of each text (``only``: restricted to the target at that offset); None: none passes.
+        A target the spec's target vetoes refuse (the term veto) gets no candidates; every candidate
+        then asks each veto of the spec (:meth:`vetoes`) with the context ``words``, ``lemma``,
+        ``token``, ``banned``, ``keys``."""
+        vetoes = self.vetoes()
+        refuse = None
+        if any(v.name == IN_TERM.name for v in vetoes):
+            refuse = lambda tok: not IN_TERM.check(Edit.replace(tok.idx, tok.idx, ""), {"token": tok}).passed  # noqa: E731
+        scored = chooser.score(texts, docs, self.source, chooser.load_model(), only, refuse)
+        out = []
+        for doc, cands in zip(docs, scored):
+            tokens = {t.idx: t for t in doc}
+            pick = None
+            for c in chooser.ranked(cands, self.threshold):
+                edit = Edit.replace(c.start, c.end, c.new, score=c.score)
+                ctx = {"words": query_words(doc, c.start), "lemma": c.lemma, "token": tokens.get(c.start),
+                       "banned": banned, "keys": _keys(c.word, c.lemma)}
+                if all(v.check(edit, ctx).passed for v in vetoes):
+                    pick = c
+                    break
+            out.append(pick)
+        return out
+
+    def vetoes(self) -> List[Veto]:
+        """The spec's vetoes, as this instance sets them (the word cap with its share)."""
+        return [self.cap if v.name == WORD_CAP.name else v for v in self.spec.constraints if isinstance(v, Veto)]
+
+    def _perturbations(self, texts: Sequence[str], banned: frozenset = frozenset()) -> List[Perturbation]:
+        docs = parsing.parse([tagging_copy(t) for t in texts], self.pipe_batch_size)
+        out = []
+        for text, pick in zip(texts, self.choose(texts, docs, banned=banned)):
+            if pick is None:
+                out.append(Perturbation(text, False, ""))
+                continue
+            detail = f"{pick.pos}:{pick.word!r}->{pick.new!r} (score {pick.score:.4f}; lemma {pick.lemma})"
+            out.append(settle(text, Perturbation(with_article(text, pick.start, pick.end, pick.new), True, detail)))
+        return out
+
+    def perturb_batch(self, items, seed):
+        """Each query's pick (deterministic: no draw, so the seed does not change it)."""
+        return self._perturbations([t for _, t in items])
+
+    def _perturb(self, text, rng):
+        return self._perturbations([text])[0]
+
+    def lexsub(self, targets) -> list:
+        """The substitute this set would put in place of each target (:class:`Target`),
+        through :meth:`choose` restricted to the target's span; None where it abstains."""
+        texts = [t.text for t in targets]
+        docs = parsing.parse([tagging_copy(t) for t in texts], self.pipe_batch_size)
+        picks = self.choose(texts, docs, only=[t.start for t in targets])
+        return [None if p is None else Pick(p.new, p.lemma, p.score) for p in picks]
+
+    # ------------------------------------------------------------------ the set-level cap
+    def cap_set(self, texts: Sequence[str], results: List[Perturbation]) -> List[Perturbation]:
+        """The set with :data:`WORD_CAP` applied over its distinct texts: while a word takes more than
+        ``max_share`` of the swaps (at least one), its lowest-scoring swaps (ties: SHA-256 of the text)
+        are re-picked with the over-cap words banned; after ``CAP_ROUNDS`` rounds the rest are left
+        unchanged. Deterministic: depends on the set's texts, not on their order or ids."""
+        first = {}
+        for t, r in zip(texts, results):
+            first.setdefault(t, r)
+        uniq = sorted(first, key=_sha)
+        done = [first[t] for t in uniq]
+        banned: set = set()
+        for rnd in range(CAP_ROUNDS + 1):
+            redo = self._over_cap(uniq, done, banned)
+            if not redo:
+                break
+            if rnd == CAP_ROUNDS:
+                for i in redo:
+                    done[i] = Perturbation(uniq[i], False, "")
+                break
+            for i, r in zip(redo, self._perturbations([uniq[i] for i in redo], frozenset(banned))):
+                done[i] = r
+        by_text = dict(zip(uniq, done))
+        return [by_text[t] for t in texts]
+
+    def _over_cap(self, texts, results, banned: set) -> List[int]:
+        swaps = {i: _DETAIL.match(r.detail) for i, r in enumerate(results) if r.applied}
+        swaps = {i: m for i, m in swaps.items() if m is not None}
+        limit = max(1, math.floor(self.cap.max_share * len(swaps)))
+        by_key: Dict[str, List[int]] = defaultdict(list)
+        for i, m in swaps.items():
+            for k in _keys(m["word"], m["lemma"]):
+                by_key[k].append(i)
+        redo = set()
+        for k, idx in sorted(by_key.items()):
+            if len(idx) > limit:
+                banned.add(k)
+                ranked = sorted(idx, key=lambda i: (-float(swaps[i]["score"]), _sha(texts[i])))
+                redo.update(ranked[limit:])
+        return sorted(redo)
+
+
+def _keys(word: str, lemma: str) -> Tuple[str, ...]:
+    return tuple(sorted({word.lower(), lemma.lower()}))
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _model_sha() -> str:
+    return hashlib.sha256(chooser.MODEL_FILE.read_bytes()).hexdigest()

@@ -1,0 +1,202 @@
+"""The synonym swaps' fitted chooser (perturb.generators.swapsyn) and `bench perturb --lexsub`
+(perturb.checks.lexsub). docs/methods.md, SWAPSYN."""
+from __future__ import annotations
+
+import gzip
+import json
+import random
+import re
+
+import pytest
+
+from perturb_helpers import generator
+
+TEXTS = ["you are disgusting", "What country has the most vending machines per capita?",
+         "how do i install leds into my car", "I like seeing movies.", "why does it seem that no matter how hard you try",
+         "what is the purpose of running a fever", "do viscous effects seriously modify pressure distributions .",
+         "how can i get rid off my pimples white black heads and oiliness of my face", "12 34 the of"]
+SETS = ("SWAPSYN-WNET", "SWAPSYN-GLOVE")
+
+
+def _lexfile(tmp_path, labelled=True, **broken):
+    ctx = "The children were delighted by the enormous cake."
+    data = {"contexts": {"c1": {"context": ctx}},
+            "targets": {"t1": {"context_id": "c1", "target": "enormous", "offset": ctx.index("enormous"), "pos": "ADJ"},
+                        "t2": {"context_id": "c1", "target": "delighted", "offset": ctx.index("delighted"),
+                               "pos": "VERB"}}}
+    if labelled:
+        data["substitutes"] = {"s1": {"target_id": "t1", "substitute": "huge"},
+                               "s2": {"target_id": "t1", "substitute": "vast"},
+                               "s3": {"target_id": "t2", "substitute": "thrill"}}
+        data["substitute_labels"] = {"s1": ["TRUE", "TRUE", "FALSE"], "s2": ["TRUE", "FALSE", "FALSE"],
+                                     "s3": ["TRUE", "TRUE"]}
+    data.update(broken)
+    path = tmp_path / "lex.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(data).encode()))
+    return path
+
+
+# --------------------------------------------------------------------------- the file and the summary
+def test_lexsub_file_is_read_with_its_pool(tmp_path):
+    from perturb.checks.lexsub import read_lexsub
+
+    lex = read_lexsub(_lexfile(tmp_path))
+    assert [t.tid for t in lex.targets] == ["t1", "t2"]
+    t1 = lex.targets[0]
+    assert t1.text[t1.start:t1.end] == "enormous" and t1.pos == "ADJ"
+    assert lex.pool["t1"] == {"huge": pytest.approx(2 / 3), "vast": pytest.approx(1 / 3)}
+
+
+@pytest.mark.parametrize("broken,needle", [
+    ({"targets": {}}, "has no targets"),
+    ({"targets": {"t1": {"context_id": "c1", "target": "cake", "offset": 3}}}, "does not hold 'cake' at offset 3"),
+    ({"targets": {"t1": {"context_id": "zz", "target": "cake", "offset": 3}}}, "context 'zz' is missing"),
+    ({"contexts": []}, "needs the objects 'contexts' and 'targets'"),
+])
+def test_bad_lexsub_files_name_the_file_and_the_fix(tmp_path, broken, needle):
+    from bench.core.errors import DataError
+    from perturb.checks.lexsub import read_lexsub
+
+    path = _lexfile(tmp_path, **broken)
+    with pytest.raises(DataError) as exc:
+        read_lexsub(path)
+    assert needle in str(exc.value) and str(path) in str(exc.value) and "Fix:" in str(exc.value)
+
+
+def test_not_json_is_a_clear_error(tmp_path):
+    from bench.core.errors import DataError
+    from perturb.checks.lexsub import read_lexsub
+
+    path = tmp_path / "x.json"
+    path.write_text("{not json", encoding="utf-8")
+    with pytest.raises(DataError, match="not a JSON object"):
+        read_lexsub(path)
+
+
+def test_summary_counts_coverage_precision_and_unjudged_picks(tmp_path):
+    from perturb.checks.lexsub import Pick, read_lexsub, summary
+
+    lex = read_lexsub(_lexfile(tmp_path))
+    rows = {r["pos"]: r for r in summary(lex, [Pick("vast", "vast", 0.9), Pick("pleased", "please", 0.9)])}
+    assert rows["all"]["picks"] == 2 and rows["all"]["judged"] == 1 and rows["all"]["acceptable"] == 0
+    assert rows["all"]["outside_pool"] == 0.5 and rows["ADJ"]["precision"] == 0.0
+    rows = {r["pos"]: r for r in summary(lex, [Pick("huge", "huge", 0.9), None])}
+    assert rows["all"]["coverage"] == 0.5 and rows["all"]["precision"] == 1.0 and rows["VERB"]["picks"] == 0
+
+
+def test_bench_perturb_lexsub_writes_one_tsv_per_set(tmp_path):
+    from bench.cli import main
+
+    out = tmp_path / "out"
+    assert main(["perturb", "--lexsub", str(_lexfile(tmp_path)), "--generators", "SWAPSYN-WNET", "--out", str(out)]) == 0
+    lines = (out / "lexsub-SWAPSYN-WNET.tsv").read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "target_id\tsubstitute\tlemma" and [ln.split("\t")[0] for ln in lines[1:]] == ["t1", "t2"]
+    assert (out / "lexsub-summary.tsv").is_file()
+
+
+def test_bench_perturb_lexsub_refuses_a_set_that_does_not_substitute_words(tmp_path):
+    from bench.cli import main
+
+    assert main(["perturb", "--lexsub", str(_lexfile(tmp_path)), "--generators", "MISSPELL",
+                 "--out", str(tmp_path / "o")]) == 2
+
+
+# --------------------------------------------------------------------------- candidates
+@pytest.mark.parametrize("word,pos,bad", [
+    ("high", "a", "low"), ("internal", "a", "external"), ("calculated", "v", "calculation"),
+    ("colour", "n", "color"), ("analyse", "v", "analyze"),
+])
+def test_antonyms_derivations_and_spellings_are_never_candidates(word, pos, bad):
+    from perturb.generators.swapsyn.candidates import candidates
+
+    tag = {"n": "NN", "v": "VB", "a": "JJ"}[pos]
+    for source in ("glove", "wordnet"):
+        assert bad not in [c[0] for c in candidates(word, pos, tag, source)], source
+
+
+def test_candidates_take_the_targets_inflection():
+    from perturb.generators.swapsyn.candidates import candidates
+
+    forms = {lemma: form for lemma, form, _ in candidates("movies", "n", "NNS", "wordnet")}
+    assert forms.get("film") == "films"
+
+
+def test_spelling_variants():
+    from perturb.generators.swapsyn.candidates import spelling_variant
+
+    assert spelling_variant("colour", "color") and spelling_variant("analyse", "analyze")
+    assert not spelling_variant("movie", "film") and not spelling_variant("cat", "dog")
+
+
+# --------------------------------------------------------------------------- the generators
+@pytest.mark.parametrize("name", SETS)
+def test_a_query_gets_the_same_swap_whatever_the_batch(name):
+    gen = generator(name)
+    items = [(f"q{i}", t) for i, t in enumerate(TEXTS)]
+    whole = gen.perturb_batch(items, 3)
+    shuffled = items[:]
+    random.Random(1).shuffle(shuffled)
+    again = dict(zip([q for q, _ in shuffled], gen.perturb_batch(shuffled, 3)))
+    for (q, _), a in zip(items, whole):
+        assert (a.text, a.detail) == (again[q].text, again[q].detail)
+    assert gen.perturb_batch(items, 4) == whole  # no draw: the seed does not change the pick
+    for p in whole:
+        if p.applied:
+            m = re.search(r"score (0\.\d{4})", p.detail)
+            assert m and float(m.group(1)) >= gen.threshold
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_names_and_numbers_are_never_replaced(name):
+    gen = generator(name)
+    for p in gen.perturb_batch([("a", "papers by Wang on flutter"), ("b", "12 34 the of")], 0):
+        assert "Wang" in p.text or not p.text.startswith("papers")
+    assert not gen.perturb_batch([("b", "12 34 the of")], 0)[0].applied
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_threshold_one_changes_nothing(name):
+    from perturb import make
+
+    gen = make(name, threshold=1.0)
+    assert not any(p.applied for p in gen.perturb_batch([(str(i), t) for i, t in enumerate(TEXTS)], 0))
+    assert gen.config() != generator(name).config()  # another threshold is another cache key
+
+
+def test_lexsub_answers_through_the_query_path():
+    from perturb.checks.lexsub import Target
+
+    gen = generator("SWAPSYN-WNET")
+    text = "I like seeing movies."
+    (pick,) = gen.lexsub([Target("t", text, text.index("movies"), text.index("movies") + 6, "NOUN")])
+    query = gen.perturb_batch([("q", text)], 0)[0]
+    if pick is not None and query.applied and "'movies'" in query.detail:
+        assert pick.substitute in query.text
+
+
+# --------------------------------------------------------------------------- the set-level cap
+def test_word_share_cap_is_deterministic_and_holds():
+    from perturb.base import Perturbation
+
+    gen = generator("SWAPSYN-WNET")
+    texts = [f"query number {i} about movies" for i in range(40)] + [f"a film {i} on a lake" for i in range(10)]
+    results = [Perturbation(t.replace("movies", "films"), True, f"n:'movies'->'films' (score 0.{90 + i % 9}00; lemma film)")
+               for i, t in enumerate(texts[:40])] + [Perturbation(t, False, "") for t in texts[40:]]
+    capped = gen.cap_set(texts, results)
+    kept = [p for p in capped if p.applied and "'movies'" in p.detail]
+    n = sum(p.applied for p in capped)
+    assert len(kept) <= max(1, int(0.05 * n)) or len(kept) <= 2
+    order = list(range(len(texts)))
+    random.Random(2).shuffle(order)
+    again = gen.cap_set([texts[i] for i in order], [results[i] for i in order])
+    assert [again[order.index(i)] for i in range(len(texts))] == capped
+
+
+def test_chooser_file_records_its_command_and_thresholds():
+    from perturb.generators.swapsyn import chooser
+
+    model = chooser.load_model()
+    assert "benchmarks/lexsub/fit.py" in model["command"]
+    assert set(model["thresholds"]) == {"glove", "wordnet"}
+    assert model["features"] == list(chooser.FEATURES) and len(model["full"]["weights"]) == len(chooser.FEATURES)
+    assert len(model["cheap"]["weights"]) == len(chooser.CHEAP)
