@@ -1,4 +1,4 @@
-"""The synonym sets' picks on the queries of the labelled files perturb/data/validity/SWAPSYN-*.tsv.
+"""The synonym sets' picks on the queries of the labelled files benchmarks/data/validity/SWAPSYN-*.tsv.
 
     python benchmarks/lexsub/query_labels.py
 
