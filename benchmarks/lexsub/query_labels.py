@@ -34,7 +34,7 @@ def labels():
     """(original, variation) -> [valid, ...] and original -> the samples it appears in."""
     lab, samples = defaultdict(list), defaultdict(set)
     for name in ("SWAPSYN-WNET", "SWAPSYN-GLOVE"):
-        with open(ROOT / "perturb" / "data" / "validity" / f"{name}.tsv", encoding="utf-8", newline="") as fh:
+        with open(ROOT / "benchmarks" / "data" / "validity" / f"{name}.tsv", encoding="utf-8", newline="") as fh:
             for r in csv.DictReader(fh, delimiter="\t"):
                 if r["valid"] in ("0", "1"):
                     lab[(r["original"], r["variation"])].append(int(r["valid"]))
