@@ -219,3 +219,20 @@ def test_chatterbot_at_k20_records_its_capped_classes():
     assert "K=20: 15 of 21 classes give fewer than 20 training queries (botprofile 7, " \
            "computers 9, food 7, gossip 3, greetings 5, health 2, history 4, humor 1, literature 15, money 8, " \
            "movies 11, politics 7, science 11, sports 12, tech_support 5)" in ours
+
+
+def test_the_committed_fewshot_run_records_its_short_classes():
+    """results/runs/minilm-l6__chatterbot__fewshot__s0 lists the classes that give fewer than K
+    training queries under its deviations, as the code words them for that run's plan."""
+    from pathlib import Path
+
+    from bench.data.collections import load_dataset
+    from suites.fewshot.config import short_class_deviations
+
+    run = json.loads((Path(__file__).resolve().parents[2] / "results" / "runs" / "minilm-l6__chatterbot__fewshot__s0"
+                      / "result.json").read_text(encoding="utf-8"))
+    recorded = [d for d in run["deviations"] if d["name"] == "short classes"]
+    plan = build_plan(load_dataset("chatterbot"), seed=run["seed"], ks=run["protocol"]["ks_requested"],
+                      n_trials=run["protocol"]["n_trials"])
+    assert recorded == short_class_deviations(plan)
+    assert "K=20: 15 of 21 classes give fewer than 20 training queries" in recorded[0]["ours"]
