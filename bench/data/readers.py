@@ -10,7 +10,7 @@ from typing import Dict, Iterator, List, Mapping, Optional, Tuple
 
 from bench.core.errors import DataError
 from bench.data.model import Dataset, Doc, Query
-from bench.data.validate import (MAX_GRADE, MIN_GRADE, Seen, check_document, check_grade, check_id,  # noqa: F401
+from bench.data.validate import (Seen, check_document, check_grade, check_id,
                                  check_query, check_references, check_sizes, check_text, refuse_surrogates,
                                  require_fields)
 

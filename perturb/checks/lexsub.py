@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from bench.core.errors import DataError
-from perturb.generators.swapsyn.generator import Pick, Target  # noqa: F401 (the names callers use)
+from perturb.generators.swapsyn.generator import Pick, Target
 
 FIX = "give a file in SWORDS's JSON format (contexts, targets with context_id/target/offset/pos; see perturb/checks/lexsub.py)"
 POS_NAMES = ("NOUN", "VERB", "ADJ", "ADV")

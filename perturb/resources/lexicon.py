@@ -14,7 +14,6 @@ from perturb.resources.vectors import glove, is_inflection
 from perturb.resources.wordnet_reader import wordnet
 from perturb.resources.memo import Memo
 from perturb.resources.senses import base_forms, ranked_synsets, synonymy
-from perturb.resources.senses import sense_share  # noqa: F401 (the synonym swaps read it here too)
 
 INFLECT_TAGS = {"NNS", "NNPS", "VBD", "VBG", "VBN", "VBZ", "JJR", "JJS", "RBR", "RBS"}
 

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from bench.cli.main import main
-from bench.reporting.report.markup import md_cell
+from bench.core.sheet import md_cell
 from runfactory import synthetic_values, write_run
 
 EVIL = "<img src=x onerror=alert(1)>"

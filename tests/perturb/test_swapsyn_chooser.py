@@ -74,7 +74,8 @@ def test_not_json_is_a_clear_error(tmp_path):
 
 
 def test_summary_counts_coverage_precision_and_unjudged_picks(tmp_path):
-    from perturb.checks.lexsub import Pick, read_lexsub, summary
+    from perturb.checks.lexsub import read_lexsub, summary
+    from perturb.generators.swapsyn.generator import Pick
 
     lex = read_lexsub(_lexfile(tmp_path))
     rows = {r["pos"]: r for r in summary(lex, [Pick("vast", "vast", 0.9), Pick("pleased", "please", 0.9)])}
@@ -164,7 +165,7 @@ def test_threshold_one_changes_nothing(name):
 
 
 def test_lexsub_answers_through_the_query_path():
-    from perturb.checks.lexsub import Target
+    from perturb.generators.swapsyn.generator import Target
 
     gen = generator("SWAPSYN-WNET")
     text = "I like seeing movies."

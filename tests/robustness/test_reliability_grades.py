@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bench.core.errors import DataError
-from bench.data.readers import MAX_GRADE, MIN_GRADE, read_qrels
+from bench.data.readers import read_qrels
+from bench.data.validate import MAX_GRADE, MIN_GRADE
 from tests.conftest import QRELS, evaluate_extrapunc, write_beir
 
 

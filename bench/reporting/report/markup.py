@@ -13,7 +13,7 @@ import re
 import math
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from bench.core.sheet import md_cell  # noqa: F401  (the one Markdown escape, re-exported)
+from bench.core.sheet import md_cell
 
 Column = Tuple[str, str, str]  # (key, header, kind): kind "text" (no wrap), "num" (right, no wrap), "wrap"
 Row = Dict[str, str]

@@ -27,7 +27,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from perturb.resources import parsing
-from perturb.resources.lexicon import antonyms, base_forms, inflect_like, is_derivation, is_proper_noun, sense_share
+from perturb.resources.lexicon import antonyms, base_forms, inflect_like, is_derivation, is_proper_noun
+from perturb.resources.senses import sense_share
 from perturb.resources.memo import Memo
 from perturb.resources.senses import ranked_synsets
 from perturb.resources.vectors import cosine, glove, is_inflection
