@@ -11,7 +11,6 @@ judged. Prints, per set and per sample: queries, changed, judged picks, valid, W
 from __future__ import annotations
 
 import csv
-import math
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -20,14 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 
-def wilson(k, n, z=1.959964):
-    if not n:
-        return (0.0, 1.0)
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (c - h, c + h)
+from benchmarks.lexsub.fit import wilson  # noqa: E402 (after the path set-up above)
 
 
 def labels():
