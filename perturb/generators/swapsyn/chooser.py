@@ -18,6 +18,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from perturb.generators.swapsyn import candidates as cs
 from perturb.generators.swapsyn import context
+from perturb.resources.memo import Memo
 from perturb.resources.words import match_case
 
 MODEL_FILE = Path(__file__).with_name("chooser.json")
@@ -27,15 +28,12 @@ FEATURES = cs.FREE + CONTEXT + POS_FEATURES
 CHEAP = cs.FREE + POS_FEATURES
 PREFERRED = ("n", "v", "a")
 
-_LOADED: dict = {}
+_LOADED = Memo(8)
 
 
 def load_model(path: Optional[Path] = None) -> dict:
     path = Path(path or MODEL_FILE)
-    key = str(path)
-    if key not in _LOADED:
-        _LOADED[key] = json.loads(path.read_text(encoding="utf-8"))
-    return _LOADED[key]
+    return _LOADED.get_or_compute(str(path), lambda: json.loads(path.read_text(encoding="utf-8")))
 
 
 @dataclass(frozen=True)
