@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import math
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -38,6 +37,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.evaluation.intervals import wilson_ci  # noqa: E402
 from perturb.generators.swapsyn.chooser import CHEAP, FEATURES  # noqa: E402
 
 PRUNE = 8
@@ -195,20 +195,10 @@ def swords_targets(path):
     return {t.tid: (t.pos, t.context_id) for t in read_lexsub(path).targets}
 
 
-def wilson(k, n, z=1.959964):
-    if not n:
-        return (0.0, 1.0)
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (c - h, c + h)
-
-
 def fmt(p) -> str:
     if p["precision"] is None:
         return f"{100 * p['coverage']:.1f}% / - (0 judged)"
-    lo, hi = wilson(p["acceptable"], p["judged"])
+    lo, hi = wilson_ci(p["acceptable"], p["judged"])
     return (f"{100 * p['coverage']:.1f}% / {p['precision']:.3f} ({p['acceptable']}/{p['judged']}, "
             f"{lo:.2f}-{hi:.2f})")
 

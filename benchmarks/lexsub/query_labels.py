@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 
-from benchmarks.lexsub.fit import wilson  # noqa: E402 (after the path set-up above)
+from bench.evaluation.intervals import wilson_ci  # noqa: E402 (after the path set-up above)
 
 
 def labels():
@@ -52,7 +52,7 @@ def main() -> int:
                     row[2] += 1
                     row[3] += sum(votes) * 2 >= len(votes)  # the majority of the rows labelling the pair
         for g, (n, ch, ju, va) in sorted(groups.items(), key=lambda kv: (kv[0] != "all", kv[0])):
-            lo, hi = wilson(va, ju)
+            lo, hi = wilson_ci(va, ju)
             print(f"{name}\t{g}\tqueries {n}\tchanged {ch} ({100 * ch / n:.1f}%)\tjudged picks {ju}\tvalid {va}"
                   f" ({100 * va / ju if ju else 0:.1f}%, {100 * lo:.1f}-{100 * hi:.1f}%)", flush=True)
     return 0

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import gzip
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from bench.core.errors import DataError
+from bench.evaluation.intervals import wilson_ci
 from perturb.generators.swapsyn.generator import Pick, Target
 
 FIX = "give a file in SWORDS's JSON format (contexts, targets with context_id/target/offset/pos; see perturb/checks/lexsub.py)"
@@ -108,16 +108,6 @@ def tsv_text(targets: Sequence[Target], picks: Sequence[Optional[Pick]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def wilson(k: int, n: int, z: float = 1.959964) -> Tuple[float, float]:
-    if n == 0:
-        return (0.0, 1.0)
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (max(0.0, c - h), min(1.0, c + h))
-
-
 def summary(lex: LexFile, picks: Sequence[Optional[Pick]]) -> List[dict]:
     """One row per POS (and ``all``): targets, picks, coverage, picks in the pool, acceptable picks,
     precision among the picks in the pool, and the picks outside the labelled pool (unjudged)."""
@@ -147,9 +137,10 @@ def summary(lex: LexFile, picks: Sequence[Optional[Pick]]) -> List[dict]:
 def summary_text(name: str, rows: Sequence[dict]) -> str:
     out = [f"{name}: pos targets picks coverage precision (acceptable/judged, Wilson 95%) outside-pool"]
     for r in rows:
-        lo, hi = wilson(r["acceptable"], r["judged"])
-        prec = (f"{r['precision']:.3f} ({r['acceptable']}/{r['judged']}, {lo:.2f}-{hi:.2f})"
-                if r["precision"] is not None else "-")
+        prec = "-"
+        if r["precision"] is not None:
+            lo, hi = wilson_ci(r["acceptable"], r["judged"])
+            prec = f"{r['precision']:.3f} ({r['acceptable']}/{r['judged']}, {lo:.2f}-{hi:.2f})"
         outside = f"{100 * r['outside_pool']:.1f}%" if r["outside_pool"] is not None else "-"
         out.append(f"  {r['pos']:<4} {r['targets']:>5} {r['picks']:>5} {100 * r['coverage']:6.1f}%  {prec}  {outside}")
     return "\n".join(out) + "\n"
