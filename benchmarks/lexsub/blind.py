@@ -138,10 +138,10 @@ def run_style(style, queries, used, seed, pool) -> Tuple[List[Tuple[str, str]], 
     from perturb.io.generation import generate_many
 
     new = fresh(style, queries, used)
+    if not new:
+        return [], {s: [] for s in SETS}
     items = batch(style, queries, new, seed, pool)
     keep = {q for q, _ in new}
-    if not items:
-        return [], {s: [] for s in SETS}
     sets = generate_many(SETS, items, [seed], protocol="validated", cache=False)
     idx = [i for i, (q, _) in enumerate(items) if q in keep]
     out = {}
@@ -341,7 +341,8 @@ def score(labels_path: Path, key_path: Path, validity_dir: Optional[Path], md: O
         for name in SETS:
             merge_into(validity_dir / f"{name}.tsv", devset_rows(key, labels, name))
     if md is not None:
-        shown = os.path.relpath(labels_path, ROOT) if labels_path.is_absolute() else str(labels_path)
+        shown = labels_path.resolve()
+        shown = shown.relative_to(ROOT) if ROOT in shown.parents else shown
         md.write_text(validity_table(rows, shown), encoding="utf-8")
     return 0
 
