@@ -1,6 +1,6 @@
 """A blind validity sample of the shipped SWAPSYN-GLOVE and SWAPSYN-WNET on fresh queries, and its scorer.
 
-    python benchmarks/lexsub/blind.py sample [--seed 4711] [--per-cell 30] [--pool 400] [--out DIR]
+    python benchmarks/lexsub/blind.py sample [--seed 4711] [--per-cell 30] [--pool 400] [--out DIR] [--styles A,B]
     python benchmarks/lexsub/blind.py score LABELS [--key KEY] [--validity-dir DIR] [--md FILE]
 
 ``sample`` takes the queries of six styles (Cranfield document titles in capitals, Cranfield
@@ -213,12 +213,18 @@ def sample_table(stats, overlap, drawn_n, argv: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def sample(seed: int, per_cell: int, pool: int, out: Path, argv: str) -> int:
+def sample(seed: int, per_cell: int, pool: int, out: Path, argv: str, only: Sequence[str] = ()) -> int:
     from perturb.checks.substance import parse_originals
 
     used = used_queries(sorted(VALIDITY.glob("SWAPSYN-*.tsv")))
     drawn, stats, overlap, drawn_n = [], {}, {}, {}
-    for style, queries in collections().items():
+    styles = collections()
+    unknown = sorted(set(only) - set(styles))
+    if unknown:
+        raise SystemExit(f"unknown style(s) {', '.join(unknown)}; the styles: {', '.join(styles)}")
+    for style, queries in styles.items():
+        if only and style not in only:
+            continue
         qs, outs = run_style(style, queries, used, seed, pool)
         docs = parse_originals([t for _, t in qs])
         for name in SETS:
@@ -355,6 +361,7 @@ def main(argv=None) -> int:
     sp.add_argument("--per-cell", type=int, default=30, help="pairs per set and style (at most)")
     sp.add_argument("--pool", type=int, default=400, help="fresh queries of a large collection in its batch")
     sp.add_argument("--out", type=Path, default=OUT)
+    sp.add_argument("--styles", default="", help="comma-separated styles (default: every style)")
     sc = sub.add_parser("score", help="validity of the labelled pairs")
     sc.add_argument("labels", type=Path)
     sc.add_argument("--key", type=Path, default=OUT / "key.tsv")
@@ -365,7 +372,7 @@ def main(argv=None) -> int:
     if args.command == "sample":
         os.environ["DRBENCH_NO_VARIATION_CACHE"] = "1"
         return sample(args.seed, args.per_cell, args.pool, args.out, "python benchmarks/lexsub/blind.py "
-                      + " ".join(sys.argv[1:] if argv is None else argv))
+                      + " ".join(sys.argv[1:] if argv is None else argv), [s for s in args.styles.split(",") if s])
     try:
         return score(args.labels, args.key, None if args.dry_run else args.validity_dir,
                      None if args.dry_run else args.md)
