@@ -1,0 +1,385 @@
+"""A blind validity sample of the shipped SWAPSYN-GLOVE and SWAPSYN-WNET on fresh queries, and its scorer.
+
+    python benchmarks/lexsub/blind.py sample [--seed 4711] [--per-cell 30] [--pool 400] [--out DIR] [--styles A,B]
+    python benchmarks/lexsub/blind.py score LABELS [--key KEY] [--validity-dir DIR] [--md FILE]
+
+``sample`` takes the queries of six styles (Cranfield document titles in capitals, Cranfield
+questions, chatterbot questions, TREC DL 2019 web queries, ANTIQUE community questions, MS MARCO dev
+(small) questions; white space runs made one space) that no row of
+``benchmarks/data/validity/SWAPSYN-*.tsv`` holds: neither the text (case-folded) nor the query id
+under any style name of the same collection. Each style is one batch for the shipped generators
+(validated protocol, ``perturb.io.generation.generate_many``, as ``bench perturb`` runs them; the
+set-level word cap applies over the batch): the whole collection when it has at most 1,000 queries
+(its fresh queries are kept), else a seeded draw of ``--pool`` fresh queries. Per set and style, a
+seeded draw of ``--per-cell`` changed queries. Writes to ``--out`` (default
+``benchmarks/data/validity/blind``):
+
+* ``listing.tsv``: ``item, original, variation``, for the labeller: each distinct pair once, GLOVE
+  and WNET mixed, rows shuffled; no set, style or score;
+* ``key.tsv``: ``item, set, style, qid, original, variation, detail, score``, one row per set
+  that drew the pair;
+* ``sample.md``: per set and style, the fresh queries, the share changed, the share of swaps whose
+  target the chooser tags noun / verb / adjective, the share touching a content word (spaCy NOUN,
+  PROPN, main VERB, ADJ: ``perturb.checks.substance``), the most replaced word's share of the swaps,
+  the pairs drawn; per style, the queries both sets change and how many identically.
+
+``score`` reads a labels file (``item, valid, reason``; tab-separated, valid 1 or 0, empty = not
+labelled), prints per set and style the labelled pairs, the valid ones and the validity with its
+Wilson 95% interval (pooled per set too), writes the labelled rows into ``<SET>.tsv`` of
+``--validity-dir`` with provenance ``blind-chooser`` (the rows of an earlier scoring replaced; the
+other rows kept as they are) and the table to ``--md`` (default
+``benchmarks/results/swapsyn_blind.md``).
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import os
+import random
+import re
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from bench.core.errors import DataError  # noqa: E402 (after the path set-up above)
+from bench.evaluation.intervals import wilson_ci  # noqa: E402
+
+SETS = ("SWAPSYN-GLOVE", "SWAPSYN-WNET")
+SEED = 4711
+PROVENANCE = "blind-chooser"
+VALIDITY = ROOT / "benchmarks" / "data" / "validity"
+OUT = VALIDITY / "blind"
+MD = ROOT / "benchmarks" / "results" / "swapsyn_blind.md"
+WHOLE_UP_TO = 1000  # a collection up to this size is one batch, as `bench perturb` runs it
+KEY_COLUMNS = ("item", "set", "style", "qid", "original", "variation", "detail", "score")
+LABEL_COLUMNS = ("item", "valid", "reason")
+# the style names the labelled files use for the queries of one collection (qids of one scheme)
+FAMILIES = {
+    "keyword-title": "cranfield-titles", "keyword-title-upper": "cranfield-titles",
+    "keyword-title-caps": "cranfield-titles", "title-caps": "cranfield-titles", "caps-title": "cranfield-titles",
+    "long-question": "cranfield-questions", "cranfield-question": "cranfield-questions",
+    "web-query": "penha", "community-question": "penha", "web-question": "penha",
+}
+# the swap a SWAPSYN detail describes (perturb/generators/swapsyn/generator.py writes it)
+SWAP = re.compile(r"^(?P<pos>\w):'(?P<word>[^']*)'->'(?P<new>[^']*)' \(score (?P<score>[0-9.]+)")
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def collections() -> Dict[str, List[Tuple[str, str]]]:
+    """style -> [(qid, text)], white space normalised: the development collections of
+    benchmarks/small_devsets.py (every Cranfield title, in capitals) and the MS MARCO dev questions."""
+    from benchmarks.common import SHARED, msmarco_queries
+    from benchmarks.small_devsets import styles
+
+    st = styles()
+    with open(SHARED / "cranfield" / "corpus.jsonl", encoding="utf-8") as fh:
+        titles = [(r["_id"], r["title"].upper()) for r in map(json.loads, fh) if r.get("title", "").strip()]
+    out = {"keyword-title-upper": titles}
+    for style in ("long-question", "chat-question", "web-query", "community-question"):
+        out[style] = st[style]
+    out["msmarco-question"] = msmarco_queries()
+    return {s: [(q, _norm(t)) for q, t in qs if t.strip()] for s, qs in out.items()}
+
+
+def used_queries(paths: Iterable[Path]) -> Tuple[set, set]:
+    """The case-folded texts and the (collection, qid) of every row of the labelled files."""
+    texts, ids = set(), set()
+    for path in paths:
+        with open(path, encoding="utf-8", newline="") as fh:
+            for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
+                texts.add(_norm(r["original"]).casefold())
+                ids.add((FAMILIES.get(r["style"], r["style"]), r["qid"]))
+    return texts, ids
+
+
+def fresh(style: str, queries: Sequence[Tuple[str, str]], used: Tuple[set, set]) -> List[Tuple[str, str]]:
+    texts, ids = used
+    family = FAMILIES.get(style, style)
+    return [(q, t) for q, t in queries if t.casefold() not in texts and (family, q) not in ids]
+
+
+def batch(style, queries, new, seed: int, pool: int) -> List[Tuple[str, str]]:
+    """The queries one style's generator run sees: the whole collection (ids made unique) when small,
+    else a seeded draw of ``pool`` fresh queries."""
+    if len(queries) <= WHOLE_UP_TO:
+        return list({q: (q, t) for q, t in queries}.values())
+    rng = random.Random(f"{seed}:{style}:pool")
+    return sorted(rng.sample(sorted(new), min(pool, len(new))))
+
+
+@dataclass(frozen=True)
+class Swap:
+    set: str
+    style: str
+    qid: str
+    original: str
+    variation: str
+    detail: str
+
+    @property
+    def score(self) -> float:
+        m = SWAP.match(self.detail)
+        return float(m["score"]) if m else math.nan
+
+
+def run_style(style, queries, used, seed, pool) -> Tuple[List[Tuple[str, str]], Dict[str, list]]:
+    """The fresh queries of one style's batch and, per set, their (text, applied, detail)."""
+    from perturb.io.generation import generate_many
+
+    new = fresh(style, queries, used)
+    if not new:
+        return [], {s: [] for s in SETS}
+    items = batch(style, queries, new, seed, pool)
+    keep = {q for q, _ in new}
+    sets = generate_many(SETS, items, [seed], protocol="validated", cache=False)
+    idx = [i for i, (q, _) in enumerate(items) if q in keep]
+    out = {}
+    for name in SETS:
+        vs = sets[name][0]
+        if vs.status != "ok":
+            raise SystemExit(f"{name} could not run: {vs.reason}")
+        out[name] = [(vs.texts[i], vs.applied[i], vs.details[i]) for i in idx]
+    return [items[i] for i in idx], out
+
+
+def draw(name, style, queries, outputs, seed, per_cell) -> List[Swap]:
+    changed = [Swap(name, style, q, t, v, d) for (q, t), (v, a, d) in zip(queries, outputs) if a]
+    rng = random.Random(f"{seed}:{name}:{style}:draw")
+    return sorted(rng.sample(changed, min(per_cell, len(changed))), key=lambda s: s.qid)
+
+
+def cell_stats(queries, outputs, docs) -> dict:
+    """Applicability and substance of one set on one style's fresh queries."""
+    from perturb.checks.substance import substance_of
+
+    texts = [t for _, t in queries]
+    sub = substance_of(texts, [v for v, _, _ in outputs], [a for _, a, _ in outputs], docs)
+    swaps = [SWAP.match(d) for _, a, d in outputs if a]
+    swaps = [m for m in swaps if m]
+    words = Counter(m["word"].lower() for m in swaps)
+    top = sorted(words.items(), key=lambda kv: (-kv[1], kv[0]))[:1]
+    return {"queries": len(texts), "changed": sub.changed,
+            "nva": sum(m["pos"] in "nva" for m in swaps), "swaps": len(swaps),
+            "content": sub.content, "top": top}
+
+
+def listing(drawn: Sequence[Swap], seed: int) -> Tuple[List[Tuple[str, str, str]], List[tuple]]:
+    """The labeller's rows (each distinct pair once, shuffled) and the key rows."""
+    pairs = sorted({(s.original, s.variation) for s in drawn})
+    random.Random(f"{seed}:listing").shuffle(pairs)
+    width = max(3, len(str(len(pairs))))
+    item = {p: f"b{k + 1:0{width}d}" for k, p in enumerate(pairs)}
+    rows = [(item[p], *p) for p in pairs]
+    key = sorted((item[(s.original, s.variation)], s.set, s.style, s.qid, s.original, s.variation, s.detail,
+                  f"{s.score:.4f}") for s in drawn)
+    return rows, key
+
+
+def write_tsv(path: Path, header: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
+    lines = ["\t".join(header)]
+    for r in rows:
+        if any("\t" in f or "\n" in f for f in r):
+            raise ValueError(f"tab or newline inside a field of {r[0]!r}")
+        lines.append("\t".join(r))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _pct(k, n) -> str:
+    return f"{100 * k / n:.1f}%" if n else "-"
+
+
+def sample_table(stats, overlap, drawn_n, argv: str) -> str:
+    lines = [f"# The blind synonym sample: the fresh queries\n\n`{argv}`\n",
+             "| set | style | fresh queries | changed | swaps on n/v/a (chooser's tag) | content word (spaCy) "
+             "| top replaced word | pairs drawn |", "|---|---|---:|---:|---:|---:|---|---:|"]
+    for (name, style), c in stats.items():
+        top = f"{c['top'][0][0]} {_pct(c['top'][0][1], c['swaps'])}" if c["top"] else "-"
+        lines.append(f"| {name} | {style} | {c['queries']} | {c['changed']} ({_pct(c['changed'], c['queries'])}) "
+                     f"| {_pct(c['nva'], c['swaps'])} | {_pct(c['content'], c['changed'])} | {top} "
+                     f"| {drawn_n[(name, style)]} |")
+    lines += ["", "| style | both sets change | identical |", "|---|---:|---:|"]
+    lines += [f"| {style} | {both} | {same} |" for style, (both, same) in overlap.items()]
+    return "\n".join(lines) + "\n"
+
+
+def sample(seed: int, per_cell: int, pool: int, out: Path, argv: str, only: Sequence[str] = ()) -> int:
+    from perturb.checks.substance import parse_originals
+
+    used = used_queries(sorted(VALIDITY.glob("SWAPSYN-*.tsv")))
+    drawn, stats, overlap, drawn_n = [], {}, {}, {}
+    styles = collections()
+    unknown = sorted(set(only) - set(styles))
+    if unknown:
+        raise SystemExit(f"unknown style(s) {', '.join(unknown)}; the styles: {', '.join(styles)}")
+    for style, queries in styles.items():
+        if only and style not in only:
+            continue
+        qs, outs = run_style(style, queries, used, seed, pool)
+        docs = parse_originals([t for _, t in qs])
+        for name in SETS:
+            stats[(name, style)] = cell_stats(qs, outs[name], docs)
+            got = draw(name, style, qs, outs[name], seed, per_cell)
+            drawn_n[(name, style)] = len(got)
+            drawn += got
+        g, w = outs[SETS[0]], outs[SETS[1]]
+        both = [i for i in range(len(qs)) if g[i][1] and w[i][1]]
+        overlap[style] = (len(both), sum(g[i][0] == w[i][0] for i in both))
+        print(style, {n: stats[(n, style)] for n in SETS}, "both/identical", overlap[style], flush=True)
+    rows, key = listing(drawn, seed)
+    out.mkdir(parents=True, exist_ok=True)
+    write_tsv(out / "listing.tsv", ("item", "original", "variation"), rows)
+    write_tsv(out / "key.tsv", KEY_COLUMNS, key)
+    (out / "sample.md").write_text(sample_table(stats, overlap, drawn_n, argv), encoding="utf-8")
+    print(f"{len(rows)} pairs to label ({len(key)} set rows): {out / 'listing.tsv'}")
+    return 0
+
+
+# --------------------------------------------------------------------------- scoring
+def read_table(path: Path, columns: Sequence[str], fix: str) -> List[Tuple[int, dict]]:
+    """(line, row) of a tab-separated file whose header holds ``columns``; DataError naming the line."""
+    try:
+        fh = open(path, encoding="utf-8", newline="")
+    except OSError as exc:
+        raise DataError(f"cannot read: {exc.strerror or exc}", str(path), None, fix) from None
+    with fh:
+        reader = csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
+        header = next(reader, None) or []
+        missing = [c for c in columns if c not in header]
+        if missing:
+            raise DataError(f"the header lacks {', '.join(missing)} (expected {' '.join(columns)})", str(path), 1, fix)
+        rows = []
+        for line, row in enumerate(reader, start=2):
+            if not row:
+                continue
+            if len(row) != len(header):
+                raise DataError(f"{len(row)} tab-separated fields, expected {len(header)}", str(path), line,
+                                "one row per line, no tab inside a field")
+            rows.append((line, dict(zip(header, row))))
+    return rows
+
+
+def read_labels(path: Path, items: set) -> Dict[str, Tuple[bool, str]]:
+    """item -> (valid, reason) of the labelled rows (empty valid: not labelled, left out)."""
+    fix = "label each listed item 1 (keeps the need) or 0, with a reason"
+    out: Dict[str, Tuple[bool, str]] = {}
+    for line, r in read_table(path, LABEL_COLUMNS, fix):
+        item, valid = r["item"].strip(), r["valid"].strip()
+        if item not in items:
+            raise DataError(f"item {item!r} is not in the key", str(path), line, "use the items of listing.tsv")
+        if item in out:
+            raise DataError(f"item {item!r} labelled twice", str(path), line, "keep one label per item")
+        if valid not in ("0", "1", ""):
+            raise DataError(f"valid is {valid!r}, expected 1, 0 or empty", str(path), line, fix)
+        if valid:
+            out[item] = (valid == "1", r["reason"].strip())
+    return out
+
+
+def tally(key: Sequence[dict], labels: Dict[str, Tuple[bool, str]]) -> Dict[Tuple[str, str], List[int]]:
+    """(set, style) -> [valid, labelled], and (set, "all") pooled over the styles."""
+    counts: Dict[Tuple[str, str], List[int]] = defaultdict(lambda: [0, 0])
+    for r in key:
+        if r["item"] not in labels:
+            continue
+        valid = labels[r["item"]][0]
+        for cell in ((r["set"], r["style"]), (r["set"], "all")):
+            counts[cell][0] += valid
+            counts[cell][1] += 1
+    return dict(counts)
+
+
+def validity_rows(counts: Dict[Tuple[str, str], List[int]]) -> List[Tuple[str, str, int, int, float, float]]:
+    """(set, style, labelled, valid, low, high) in a stable order, each set's pooled row last."""
+    cells = sorted(counts, key=lambda c: (c[0], c[1] == "all", c[1]))
+    return [(s, st, counts[(s, st)][1], counts[(s, st)][0], *wilson_ci(counts[(s, st)][0], counts[(s, st)][1]))
+            for s, st in cells]
+
+
+def validity_table(rows, labels_path: str) -> str:
+    lines = ["# Blind validity of the synonym sets on fresh queries\n",
+             f"`python benchmarks/lexsub/blind.py score {labels_path}`\n",
+             "| set | style | labelled | valid | validity | Wilson 95% |", "|---|---|---:|---:|---:|---|"]
+    for s, st, n, k, lo, hi in rows:
+        name = "**pooled**" if st == "all" else st
+        lines.append(f"| {s} | {name} | {n} | {k} | {_pct(k, n)} | {100 * lo:.1f}-{100 * hi:.1f}% |")
+    return "\n".join(lines) + "\n"
+
+
+def devset_rows(key: Sequence[dict], labels: Dict[str, Tuple[bool, str]], name: str):
+    from perturb.checks.devset import Candidate, split_of
+
+    return [Candidate(name, r["style"], r["qid"], r["original"], r["variation"], r["detail"], float(r["score"]),
+                      split_of(r["style"], r["qid"]), labels[r["item"]][0], labels[r["item"]][1], PROVENANCE)
+            for r in key if r["set"] == name and r["item"] in labels]
+
+
+def merge_into(path: Path, rows) -> None:
+    """``path`` with its ``blind-chooser`` rows replaced by ``rows`` (formatted by write_devset, appended
+    in its order); every other line kept byte for byte."""
+    from perturb.checks.devset import write_devset
+
+    old = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    kept = [old[0]] + [ln for ln in old[1:] if ln.rstrip("\n").split("\t")[-1] != PROVENANCE]
+    with tempfile.TemporaryDirectory() as tmp:
+        write_devset(Path(tmp) / "rows.tsv", rows)
+        new = (Path(tmp) / "rows.tsv").read_text(encoding="utf-8").splitlines(keepends=True)[1:]
+    path.write_text("".join(kept + new), encoding="utf-8")
+
+
+def score(labels_path: Path, key_path: Path, validity_dir: Optional[Path], md: Optional[Path]) -> int:
+    key = [r for _, r in read_table(key_path, KEY_COLUMNS, "use the key.tsv `blind.py sample` wrote")]
+    labels = read_labels(labels_path, {r["item"] for r in key})
+    rows = validity_rows(tally(key, labels))
+    for s, st, n, k, lo, hi in rows:
+        print(f"{s}\t{st}\tlabelled {n}\tvalid {k}\t{_pct(k, n)}\tWilson 95% {100 * lo:.1f}-{100 * hi:.1f}%")
+    if validity_dir is not None:
+        for name in SETS:
+            merge_into(validity_dir / f"{name}.tsv", devset_rows(key, labels, name))
+    if md is not None:
+        shown = labels_path.resolve()
+        shown = shown.relative_to(ROOT) if ROOT in shown.parents else shown
+        md.write_text(validity_table(rows, shown), encoding="utf-8")
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="command", required=True)
+    sp = sub.add_parser("sample", help="draw the listing and the key")
+    sp.add_argument("--seed", type=int, default=SEED)
+    sp.add_argument("--per-cell", type=int, default=30, help="pairs per set and style (at most)")
+    sp.add_argument("--pool", type=int, default=400, help="fresh queries of a large collection in its batch")
+    sp.add_argument("--out", type=Path, default=OUT)
+    sp.add_argument("--styles", default="", help="comma-separated styles (default: every style)")
+    sc = sub.add_parser("score", help="validity of the labelled pairs")
+    sc.add_argument("labels", type=Path)
+    sc.add_argument("--key", type=Path, default=OUT / "key.tsv")
+    sc.add_argument("--validity-dir", type=Path, default=VALIDITY, help="where <SET>.tsv are updated")
+    sc.add_argument("--md", type=Path, default=MD)
+    sc.add_argument("--dry-run", action="store_true", help="print only: write neither the rows nor --md")
+    args = ap.parse_args(argv)
+    if args.command == "sample":
+        os.environ["DRBENCH_NO_VARIATION_CACHE"] = "1"
+        return sample(args.seed, args.per_cell, args.pool, args.out, "python benchmarks/lexsub/blind.py "
+                      + " ".join(sys.argv[1:] if argv is None else argv), [s for s in args.styles.split(",") if s])
+    try:
+        return score(args.labels, args.key, None if args.dry_run else args.validity_dir,
+                     None if args.dry_run else args.md)
+    except DataError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,84 @@
+"""benchmarks/lexsub/blind.py: the scoring arithmetic (tallies per set and style, pooled per set,
+Wilson intervals), the labels file's errors, the listing's blindness and the merge into a labelled set."""
+from __future__ import annotations
+
+import pytest
+
+from bench.core.errors import DataError
+from bench.evaluation.intervals import wilson_ci
+from benchmarks.lexsub import blind
+from perturb.checks.devset import COLUMNS, read_devset
+
+
+def _key(item, name, style, qid="q1"):
+    return {"item": item, "set": name, "style": style, "qid": qid, "original": f"orig {item}",
+            "variation": f"var {item}", "detail": "n:'a'->'b' (score 0.9; lemma b)", "score": "0.9000"}
+
+
+G, W = "SWAPSYN-GLOVE", "SWAPSYN-WNET"
+# b1 is drawn by both sets; b4 is not labelled
+KEY = [_key("b1", G, "chat-question"), _key("b1", W, "chat-question"), _key("b2", G, "chat-question", "q2"),
+       _key("b3", G, "long-question", "7"), _key("b4", W, "long-question", "8"), _key("b5", W, "long-question", "9")]
+LABELS = {"b1": (True, "same need"), "b2": (False, "other sense"), "b3": (True, "ok"), "b5": (False, "broken term")}
+
+
+def test_tally_counts_a_shared_pair_for_each_set_and_pools_per_set():
+    counts = blind.tally(KEY, LABELS)
+    assert counts[(G, "chat-question")] == [1, 2]
+    assert counts[(G, "long-question")] == [1, 1]
+    assert counts[(G, "all")] == [2, 3]
+    assert counts[(W, "chat-question")] == [1, 1]
+    assert counts[(W, "long-question")] == [0, 1]  # b4 not labelled: left out, not counted invalid
+    assert counts[(W, "all")] == [1, 2]
+
+
+def test_validity_rows_order_and_wilson_interval():
+    rows = blind.validity_rows(blind.tally(KEY, LABELS))
+    assert [(s, st) for s, st, *_ in rows] == [(G, "chat-question"), (G, "long-question"), (G, "all"),
+                                               (W, "chat-question"), (W, "long-question"), (W, "all")]
+    s, st, n, k, lo, hi = rows[2]
+    assert (n, k) == (3, 2) and (lo, hi) == wilson_ci(2, 3)
+    assert 0 < lo < 2 / 3 < hi < 1
+    table = blind.validity_table(rows, "labels.tsv")
+    assert "| SWAPSYN-GLOVE | **pooled** | 3 | 2 | 66.7% |" in table
+
+
+def test_labels_errors_name_the_line(tmp_path):
+    bad = tmp_path / "labels.tsv"
+    bad.write_text("item\tvalid\treason\nb1\t1\tok\nb2\tyes\tok\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"labels.tsv:3: valid is 'yes'"):
+        blind.read_labels(bad, {"b1", "b2"})
+    bad.write_text("item\tvalid\treason\nb9\t1\tok\n", encoding="utf-8")
+    with pytest.raises(DataError, match="not in the key"):
+        blind.read_labels(bad, {"b1"})
+    bad.write_text("item\tvalid\treason\nb1\t1\tok\nb1\t0\tno\n", encoding="utf-8")
+    with pytest.raises(DataError, match="labelled twice"):
+        blind.read_labels(bad, {"b1"})
+    bad.write_text("item\treason\nb1\tok\n", encoding="utf-8")
+    with pytest.raises(DataError, match="lacks valid"):
+        blind.read_labels(bad, {"b1"})
+
+
+def test_listing_is_blind_and_lists_a_shared_pair_once():
+    mk = lambda name, style, qid, o, v: blind.Swap(name, style, qid, o, v, f"n:'x'->'y' (score 0.8{qid}; lemma y)")
+    drawn = [mk(G, "chat-question", "1", "a b", "a c"), mk(W, "chat-question", "1", "a b", "a c"),
+             mk(W, "long-question", "2", "d e", "d f")]
+    rows, key = blind.listing(drawn, 4711)
+    assert sorted(r[1:] for r in rows) == [("a b", "a c"), ("d e", "d f")]
+    assert all(len(r) == 3 for r in rows)  # item, original, variation: no set, style or score
+    shared = [k for k in key if k[4] == "a b"]
+    assert {k[1] for k in shared} == {G, W} and len({k[0] for k in shared}) == 1
+    assert blind.listing(drawn, 4711) == (rows, key)
+
+
+def test_merge_replaces_only_the_blind_rows(tmp_path):
+    path = tmp_path / f"{G}.tsv"
+    other = "\t".join([G, "chat-question", "q9", "x", "y", "d", "", "held", "1", "r", "ceiling-sample"])
+    path.write_text("\t".join(COLUMNS) + "\n" + other + "\n", encoding="utf-8")
+    for _ in range(2):  # scoring twice leaves one copy of the blind rows
+        blind.merge_into(path, blind.devset_rows(KEY, LABELS, G))
+    rows = read_devset(path)
+    assert path.read_text(encoding="utf-8").splitlines()[1] == other
+    blinds = [r for r in rows if r.provenance == blind.PROVENANCE]
+    assert sorted((r.qid, r.valid, r.reason) for r in blinds) == [("7", True, "ok"), ("q1", True, "same need"),
+                                                                  ("q2", False, "other sense")]
