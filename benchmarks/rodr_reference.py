@@ -3,7 +3,7 @@
     python benchmarks/rodr_reference.py [--sample N] [--seed 0] [--sets MISSPELL,...] [--out FILE]
 
 Reads the authors' eight sets (``../shared/data/rodr-msmarco-dev``, one variation per query of the
-6,980 dev queries; the originals are the ExtraPunc texts without their trailing ``,.?!`` marks), runs
+6,980 dev queries), takes the originals from them (:func:`originals`), runs
 the paper protocol (``--protocol rodr``, seed ``--seed``, no variation cache) on the same originals
 (all of them, or a seeded sample of ``--sample`` queries: both sides are then measured on that
 sample) and writes one Markdown row per set and side to ``--out`` (default
@@ -15,6 +15,13 @@ sample) and writes one Markdown row per set and side to ``--out`` (default
   words of difflib's word alignment, the larger side of a replacement);
 * of the touched original words: the share that are **stop words** (NLTK's 179, lower-cased), that
   are **capitalised** (first letter upper case), that are the query's **first** or **last** word.
+
+The originals: ExtraPunc appends one run of 1-3 identical marks of ``,.?!`` to the original, and
+622 of the originals end in marks of their own (``?``, ``.``, ``??``, ``.,``). So only the appended
+run is removed: of the texts left by removing 1, 2 or 3 copies of the last mark (as many as it
+repeats), the one whose trailing marks are those of the authors' TransTense text of the query (which
+keeps the original's marks; SwapWords' when TransTense's match none of them, then the longest cut).
+On these files TransTense's decide every query and SwapWords' agree with them.
 
 Measurements, not assertions.
 """
@@ -52,8 +59,31 @@ def read_set(name: str) -> Dict[str, str]:
     return out
 
 
+_MARKS = re.compile(r"[,.?!]*$")
+#: the sets whose texts keep the original's trailing marks, in the order they are asked
+MARK_KEEPERS = ("TRANSTENSE", "SWAPWORDS")
+
+
+def original_of(extrapunc: str, keepers: Sequence[str]) -> str:
+    """The original of an ExtraPunc text (see the module doc): ``keepers`` are the same query's
+    texts in sets that keep the original's own trailing marks, asked in order."""
+    run = re.search(r"([,.?!])\1*$", extrapunc)
+    if run is None:
+        raise ValueError(f"an ExtraPunc text without appended marks: {extrapunc!r}")
+    cuts = [extrapunc[:-k] for k in range(1, min(3, len(run.group(0))) + 1)]
+    for keeper in keepers:
+        want = _MARKS.search(keeper.rstrip()).group(0)
+        fits = [c for c in cuts if _MARKS.search(c).group(0) == want]
+        if fits:
+            return fits[0]
+    return cuts[-1]
+
+
 def originals() -> Dict[str, str]:
-    return {qid: text.rstrip(",.?!") for qid, text in read_set("EXTRAPUNC").items()}
+    """The 6,980 originals, by query id: each ExtraPunc text without the run ExtraPunc appended."""
+    keep = [read_set(name) for name in MARK_KEEPERS]
+    return {qid: original_of(text, [k[qid] for k in keep if qid in k])
+            for qid, text in read_set("EXTRAPUNC").items()}
 
 
 def touched(orig: str, new: str) -> List[Tuple[int, str, int]]:
