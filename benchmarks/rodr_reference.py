@@ -20,7 +20,9 @@ With BACKTRANS among the sets, it also runs through the other Apertium round tri
 (default Catalan, Galician, Esperanto and Catalan then Spanish; rows ``BACKTRANS[cat]`` ...) and a
 second table gives the touched words per changed query by kind (:func:`category`: case only,
 contraction, marked unknown by apertium, article/determiner, morphology, word order, not English,
-else deleted, inserted, substituted) for the authors' BackTrans, ours (Spanish) and each pivot.
+else deleted, inserted, substituted) for the authors' BackTrans, ours (Spanish) and each pivot,
+with the share of changed queries whose words changed in case only (a mark added or removed) and
+the most frequent words of the last three kinds.
 
 The originals: ExtraPunc appends one run of 1-3 identical marks of ``,.?!`` to the original, and
 622 of the originals end in marks of their own (``?``, ``.``, ``??``, ``.,``). So only the appended
@@ -194,31 +196,40 @@ def category(w: str, v: str, a_low: Sequence[str], b_low: Sequence[str], marked:
 
 
 def categories(orig: Dict[str, str], var: Dict[str, str], qids: Sequence[str],
-               marked: Optional[Dict[str, set]] = None) -> Dict[str, float]:
-    """Touched words per changed query by :func:`category`, and ``punctuation only``: the share of
-    changed queries with no touched word."""
+               marked: Optional[Dict[str, set]] = None) -> Tuple[Dict[str, float], Dict[str, list]]:
+    """Touched words per changed query by :func:`category`, with ``marks and case only``: the share
+    of changed queries whose words are the original's up to case; and the three most frequent words
+    of the deleted, inserted and substituted kinds (``[(word, count)]``, lower-cased)."""
+    from collections import Counter
+
     from perturb.base import same_query
 
     changed = [q for q in qids if not same_query(orig[q], var[q])]
     counts = dict.fromkeys(CATEGORIES, 0)
+    words: Dict[str, Counter] = {k: Counter() for k in ("deleted", "inserted", "substituted")}
     bare = 0
     for q in changed:
-        pairs = aligned(orig[q], var[q])
-        bare += not pairs
         a_low = [w.lower() for w in _WORD.findall(orig[q])]
         b_low = [w.lower() for w in _WORD.findall(var[q])]
-        for _, w, v in pairs:
-            counts[category(w, v, a_low, b_low, (marked or {}).get(q, set()))] += 1
+        bare += a_low == b_low
+        for _, w, v in aligned(orig[q], var[q]):
+            kind = category(w, v, a_low, b_low, (marked or {}).get(q, set()))
+            counts[kind] += 1
+            if kind in words:
+                words[kind][(v if kind == "inserted" else w).lower()] += 1
     n = max(1, len(changed))
     out = {k: c / n for k, c in counts.items()}
-    out["punctuation only"] = bare / n
-    return out
+    out["marks and case only"] = bare / n
+    return out, {k: sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))[:3] for k, c in words.items()}
 
 
-def category_table(rows: List[Tuple[str, Dict[str, float]]]) -> str:
-    cols = ("punctuation only",) + CATEGORIES
+def category_table(rows: List[Tuple[str, Tuple[Dict[str, float], Dict[str, list]]]]) -> str:
+    cols = ("marks and case only",) + CATEGORIES
     head = "| BACKTRANS | " + " | ".join(cols) + " |\n|---|" + "---:|" * len(cols) + "\n"
-    return head + "".join(f"| {n} | " + " | ".join(f"{c[k]:.2f}" for k in cols) + " |\n" for n, c in rows)
+    body = "".join(f"| {n} | " + " | ".join(f"{c[k]:.2f}" for k in cols) + " |\n" for n, (c, _) in rows)
+    tops = "".join(f"- {n}: " + "; ".join(f"{k} " + ", ".join(f"{w} {m}" for w, m in top[k]) for k in top) + "\n"
+                   for n, (_, top) in rows)
+    return head + body + "\nMost frequent deleted and substituted original words, inserted new words (count):\n\n" + tops
 
 
 def table(rows: List[Tuple[str, dict, dict]]) -> str:
