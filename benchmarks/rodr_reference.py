@@ -229,7 +229,8 @@ def category_table(rows: List[Tuple[str, Tuple[Dict[str, float], Dict[str, list]
     body = "".join(f"| {n} | " + " | ".join(f"{c[k]:.2f}" for k in cols) + " |\n" for n, (c, _) in rows)
     tops = "".join(f"- {n}: " + "; ".join(f"{k} " + ", ".join(f"{w} {m}" for w, m in top[k]) for k in top) + "\n"
                    for n, (_, top) in rows)
-    return head + body + "\nMost frequent deleted and substituted original words, inserted new words (count):\n\n" + tops
+    title = "Most frequent deleted and substituted original words, inserted new words (count):"
+    return f"{head}{body}\n{title}\n\n{tops}"
 
 
 def table(rows: List[Tuple[str, dict, dict]]) -> str:

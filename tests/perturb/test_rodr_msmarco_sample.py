@@ -140,3 +140,27 @@ MEASURED = {
     "NOSTOPWORD": (181, 455),  # 0.905, 2.51
     "SWAPWORDS": (200, 307),  # 1.000, 1.53
 }
+
+
+def test_touched_word_pairs_and_their_kinds():
+    """benchmarks/rodr_reference.py's word pairs (touched() counts them) and the kind of each."""
+    from benchmarks.rodr_reference import aligned, category, touched
+
+    orig, back = "tension headaches treatment", "Treatment of headaches of tension"
+    pairs = aligned(orig, back)
+    assert [(i, w) for i, w, _ in pairs] == [(i, w) for i, w, _ in touched(orig, back)]
+    assert aligned("what is paula deen's brother", "What is Paula Deen's brother") == \
+        [(0, "what", "What"), (2, "paula", "Paula"), (3, "deen", "Deen")]
+    assert aligned("define x", "It defines x") == [(0, "define", "It"), (0, "", "defines")]
+
+    def kind(w, v, a="", b="", marked=()):
+        return category(w, v, a.split(), b.split(), set(marked))
+
+    assert kind("what", "What") == "case only"
+    assert kind("s", "is") == "contraction"
+    assert kind("hoboken", "hobokn", marked={"hobokn"}) == "marked unknown"
+    assert kind("", "the") == "article/determiner"
+    assert kind("define", "defines") == "morphology"
+    assert kind("tension", "headaches", "tension headaches", "headaches of tension") == "word order"
+    assert kind("", "xqzvbt") == "not English"
+    assert kind("does", "") == "deleted" and kind("", "of") == "inserted" and kind("what", "which") == "substituted"
