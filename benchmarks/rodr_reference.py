@@ -12,7 +12,8 @@ sample) and writes one Markdown row per set and side to ``--out`` (default
 * **changed**: the share of queries whose text changed (case and spacing ignored);
 * **words/changed**: original words touched per changed query (words: runs of letters and digits;
   same number of words: the positions that differ; otherwise the replaced, deleted and inserted
-  words of difflib's word alignment, the larger side of a replacement);
+  words of difflib's word alignment, the larger side of a replacement; a word whose case alone
+  changed counts);
 * of the touched original words: the share that are **stop words** (NLTK's 179, lower-cased), that
   are **capitalised** (first letter upper case), that are the query's **first** or **last** word.
 
