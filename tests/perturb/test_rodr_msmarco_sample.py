@@ -4,7 +4,6 @@ evaluated with ``bench evaluate --variations`` on a tiny BEIR folder made from t
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from pathlib import Path
 
@@ -34,12 +33,14 @@ def sample(tmp_path_factory):
         with open(src / name, encoding="utf-8", newline="") as fh:
             head = [next(fh) for _ in range(N)]
         (files / name).write_text("".join(head), encoding="utf-8")
-    # the originals: each ExtraPunc text without its trailing marks, plus the trailing marks the query had
-    # itself, which TRANSTENSE keeps (one query in eleven ends with one, e.g. "is cortana smart???"; on all
-    # 6,980 lines ExtraPunc's text is that original + 1 to 3 marks)
+    # the originals: each ExtraPunc text without the run of marks ExtraPunc appended, the query's own
+    # trailing marks (one query in eleven ends with some, e.g. "is cortana smart???") told by TRANSTENSE's
+    # text (benchmarks/rodr_reference.py's rule)
+    from benchmarks.rodr_reference import original_of
+
     rows = _rows(files / "queries.dev.small.ExtraPunc.tsv")
-    own = {q: re.search(r"[,.?!]*$", t).group(0) for q, t in _rows(files / "queries.dev.small.TransTense.tsv")}
-    originals = {q: t.rstrip(",.?!") + own[q] for q, t in rows}
+    keep = dict(_rows(files / "queries.dev.small.TransTense.tsv"))
+    originals = {q: original_of(t, [keep[q]]) for q, t in rows}
     assert all(t.startswith(originals[q]) and 1 <= len(t) - len(originals[q]) <= 3 for q, t in rows)
     from tests.conftest import write_beir
 
@@ -47,6 +48,30 @@ def sample(tmp_path_factory):
     beir = write_beir(root / "beir", docs, {q: (t, None) for q, t in originals.items()},
                       [(q, f"p{q}", 1) for q in originals], split="dev")
     return files, beir, [q for q, _ in rows], originals
+
+
+@pytest.mark.parametrize("extrapunc, keeper, want", [
+    ("what is paranoid sc!", "what is paranoid sc", "what is paranoid sc"),
+    ("who starred in movie reckless?,,", "who stars in movie reckless?", "who starred in movie reckless?"),
+    ("what is x????", "what was x?", "what is x?"),  # 3 marks appended to the query's own "?"
+    ("what is x????", "what was x??", "what is x??"),
+    ("what do swans like to eat??!!", "what does swans like to eat??", "what do swans like to eat??"),
+    ("temperature in terryville.?", "temperature in terryville.", "temperature in terryville."),
+    ("a b...", "b a", "a b"),
+    ("a b...", "b a,", "a b"),  # no keeper fits: the longest cut
+])
+def test_original_of_an_extrapunc_text(extrapunc, keeper, want):
+    from benchmarks.rodr_reference import original_of
+
+    assert original_of(extrapunc, [keeper]) == want
+    assert original_of(extrapunc, ["x!", keeper]) == want  # a keeper whose marks fit no cut is passed over
+
+
+def test_original_of_needs_appended_marks():
+    from benchmarks.rodr_reference import original_of
+
+    with pytest.raises(ValueError, match="without appended marks"):
+        original_of("what is x", ["what is x"])
 
 
 def _rows(path: Path) -> list:
@@ -115,3 +140,27 @@ MEASURED = {
     "NOSTOPWORD": (181, 455),  # 0.905, 2.51
     "SWAPWORDS": (200, 307),  # 1.000, 1.53
 }
+
+
+def test_touched_word_pairs_and_their_kinds():
+    """benchmarks/rodr_reference.py's word pairs (touched() counts them) and the kind of each."""
+    from benchmarks.rodr_reference import aligned, category, touched
+
+    orig, back = "tension headaches treatment", "Treatment of headaches of tension"
+    pairs = aligned(orig, back)
+    assert [(i, w) for i, w, _ in pairs] == [(i, w) for i, w, _ in touched(orig, back)]
+    assert aligned("what is paula deen's brother", "What is Paula Deen's brother") == \
+        [(0, "what", "What"), (2, "paula", "Paula"), (3, "deen", "Deen")]
+    assert aligned("define x", "It defines x") == [(0, "define", "It"), (0, "", "defines")]
+
+    def kind(w, v, a="", b="", marked=()):
+        return category(w, v, a.split(), b.split(), set(marked))
+
+    assert kind("what", "What") == "case only"
+    assert kind("s", "is") == "contraction"
+    assert kind("hoboken", "hobokn", marked={"hobokn"}) == "marked unknown"
+    assert kind("", "the") == "article/determiner"
+    assert kind("define", "defines") == "morphology"
+    assert kind("tension", "headaches", "tension headaches", "headaches of tension") == "word order"
+    assert kind("", "xqzvbt") == "not English"
+    assert kind("does", "") == "deleted" and kind("", "of") == "inserted" and kind("what", "which") == "substituted"
