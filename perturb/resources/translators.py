@@ -8,13 +8,9 @@ both deterministic and offline.
   it would be alone (the texts NUL-separated for steps in null-flush mode, so no step keeps
   anything from one text to the next; words of an ambiguity class the HMM tagger does not know keep
   their first reading, so the tagger never changes state), unknown words marked (no ``-u``).
-
-:func:`keep_original_case` puts a source text's own spelling back on the words a round trip
-returned changed in case only.
 """
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import shlex
@@ -25,13 +21,12 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from perturb.base import Resource, ResourceMissing
-from perturb.resources.words import word_spans
 from perturb.resources.apertium_steps import (LU, LU_FULL, MARKS, NEW_CLASS, SENTINEL, RunMemo, debian_version,
                                               filled, first_reading, mode_steps, null_flushed,
                                               null_separated, tagger_at)
 
 __all__ = ["ApertiumTranslator", "MarianTranslator", "RunMemo", "Translator", "route_directions", "route_modes",
-           "filled", "keep_original_case", "mode_steps", "tagger_at"]
+           "filled", "mode_steps", "tagger_at"]
 
 APERTIUM_INSTALL = "apt-get install apertium apertium-eng-cat apertium-eng-spa apertium-en-gl apertium-eo-en apertium-spa-cat"
 
@@ -75,28 +70,6 @@ def route_directions(pivot: str) -> frozenset:
         a, b = mode.split("_")[0].split("-")[:2]
         out.add((norm.get(a, a), norm.get(b, b)))
     return frozenset(out)
-
-
-def keep_original_case(original: str, back: str) -> str:
-    """``back`` with every word that a round trip returned changed in case only written as in
-    ``original`` ("what is x" -> "What is x" -> "what is x"; "What's IBM" keeps "What's" and "IBM").
-    Words (:func:`perturb.resources.words.word_spans`) are aligned lower-cased by difflib's longest
-    matching blocks; a word outside them (translated, moved apart, inserted) keeps the translator's
-    case, and nothing else of ``back`` changes."""
-    a = [original[i:j] for i, j in word_spans(original)]
-    spans = word_spans(back)
-    b = [back[i:j] for i, j in spans]
-    fix: Dict[int, str] = {}
-    matcher = difflib.SequenceMatcher(a=[w.lower() for w in a], b=[w.lower() for w in b], autojunk=False)
-    for i, j, n in matcher.get_matching_blocks():
-        fix.update((j + k, a[i + k]) for k in range(n) if a[i + k] != b[j + k])
-    out, pos = [], 0
-    for k, (i, j) in enumerate(spans):
-        out += [back[pos:i], fix.get(k, back[i:j])]
-        pos = j
-    return "".join(out) + back[pos:]
-
-
 # Characters that would end a line for apertium (or Python's splitlines) inside one query.
 _LINE_BREAKS = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00]")
 
