@@ -24,11 +24,9 @@ def penha_queries(fname: str, normalise: bool = False) -> List[Tuple[str, str]]:
 
 
 def msmarco_queries() -> List[Tuple[str, str]]:
-    """(qid, original query) of the 6,980 MS MARCO passage dev (small) queries: the RoDR authors'
-    ExtraPunc texts with their trailing marks stripped (shared/data/rodr-msmarco-dev/SOURCE.md)."""
-    out = []
-    with open(SHARED / "rodr-msmarco-dev" / "queries.dev.small.ExtraPunc.tsv", encoding="utf-8") as fh:
-        for line in fh:
-            qid, _, text = line.rstrip("\n").partition("\t")
-            out.append((qid, text.rstrip(",.?!")))
-    return out
+    """(qid, original query) of the 6,980 MS MARCO passage dev (small) queries, in file order: the
+    RoDR authors' ExtraPunc texts without the marks ExtraPunc appended
+    (:func:`benchmarks.rodr_reference.originals`)."""
+    from benchmarks.rodr_reference import originals
+
+    return list(originals().items())
