@@ -5,13 +5,16 @@ the context its constraints read: the target word, its measured values); :func:`
 spec's constraints on each candidate in the spec's order, stopping at the first refusal and
 recording it (:class:`Refusal`: which candidate, which constraint, why); a picker then draws among
 the passing candidates with the query's random generator (:func:`pick_word_then_candidate`,
-TextFlint's ``WordSubstitute`` draw). The constraints, their parameters and thresholds are the
-spec's (:class:`perturb.spec.Spec`); nothing here holds a value of its own.
+TextFlint's ``WordSubstitute`` draw; :func:`uniform`; :func:`every`). :func:`run` is the loop a
+generator runs (:meth:`perturb.base.Generator.engine`): propose, judge, pick, then the ``result``
+constraints on the picked edits as one; :func:`draw_passing` is the loop of a transformation that
+draws one edit at a time (a refused draw is drawn again). The constraints, their parameters and
+thresholds are the spec's (:class:`perturb.spec.Spec`); nothing here holds a value of its own.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -40,6 +43,14 @@ class Refusal:
     reason: str
 
 
+def count_refusals(refused: Sequence[Refusal]) -> Dict[str, int]:
+    """How many candidates each constraint refused (constraints in the order they first refused)."""
+    out: Dict[str, int] = {}
+    for r in refused:
+        out[r.constraint] = out.get(r.constraint, 0) + 1
+    return out
+
+
 @dataclass
 class Judged:
     """The outcome of :func:`judge`: the passing candidates in proposal order, and the refusals."""
@@ -49,10 +60,7 @@ class Judged:
 
     def why(self) -> Dict[str, int]:
         """How many candidates each constraint refused."""
-        out: Dict[str, int] = {}
-        for r in self.refused:
-            out[r.constraint] = out.get(r.constraint, 0) + 1
-        return out
+        return count_refusals(self.refused)
 
 
 def first_refusal(constraints: Sequence[Constraint], cand: Candidate, stage: str = "edit") -> Optional[Refusal]:
@@ -67,11 +75,12 @@ def first_refusal(constraints: Sequence[Constraint], cand: Candidate, stage: str
     return None
 
 
-def judge(constraints: Sequence[Constraint], candidates: Sequence[Candidate], stage: str = "edit") -> Judged:
+def judge(constraints: Sequence[Constraint], candidates: Sequence[Candidate],
+          stage: Union[str, Sequence[str]] = "edit") -> Judged:
     """Every candidate through the ``stage`` constraints of ``constraints`` in order (the first
     refusal stops it). A candidate edit is judged by the target constraints too: its context names
-    its target word."""
-    stages = ("target", "edit") if stage == "edit" else (stage,)
+    its target word. ``stage`` may name several stages, judged in that order."""
+    stages = ("target", "edit") if stage == "edit" else (stage,) if isinstance(stage, str) else tuple(stage)
     passed, refused = [], []
     for cand in candidates:
         r = next((x for x in (first_refusal(constraints, cand, st) for st in stages) if x is not None), None)
@@ -100,3 +109,69 @@ def pick_word_then_candidate(cands: Sequence[Candidate], rng: np.random.Generato
         return None
     _, members = grouped[int(rng.integers(len(grouped)))]
     return members[int(rng.integers(len(members)))], len(grouped), len(members)
+
+
+# --------------------------------------------------------------------------- pickers
+#: a picker: the passing candidates (proposal order) and the query rng -> the candidates it picks
+Picker = Callable[[Sequence[Candidate], np.random.Generator], List[Candidate]]
+
+
+def uniform(cands: Sequence[Candidate], rng: np.random.Generator) -> List[Candidate]:
+    """One passing candidate, uniform (one draw of the query rng); none without a candidate."""
+    return [cands[int(rng.integers(len(cands)))]] if cands else []
+
+
+def every(cands: Sequence[Candidate], rng: np.random.Generator) -> List[Candidate]:
+    """Every passing candidate, in proposal order (no draw)."""
+    return list(cands)
+
+
+def word_then_candidate(cands: Sequence[Candidate], rng: np.random.Generator) -> List[Candidate]:
+    """:func:`pick_word_then_candidate` as a picker."""
+    picked = pick_word_then_candidate(cands, rng)
+    return [picked[0]] if picked else []
+
+
+# --------------------------------------------------------------------------- the loops
+@dataclass
+class Outcome:
+    """What :func:`run` or :func:`draw_passing` decided: the picked candidates (none: not applied)
+    and every refusal on the way."""
+
+    chosen: List[Candidate]
+    refused: List[Refusal]
+
+    def why(self) -> Dict[str, int]:
+        return count_refusals(self.refused)
+
+
+def run(constraints: Sequence[Constraint], candidates: Sequence[Candidate], pick: Picker,
+        rng: np.random.Generator, whole: Optional[Callable[[List[Candidate]], Candidate]] = None) -> Outcome:
+    """The engine: ``candidates`` through the target and edit constraints (:func:`judge`), ``pick``
+    among the passing ones, then the ``result`` constraints on ``whole(picked)`` (the picked edits
+    as one candidate; a refusal there leaves nothing picked)."""
+    judged = judge(constraints, candidates)
+    chosen, refused = list(pick(judged.passed, rng)), list(judged.refused)
+    if chosen and whole is not None:
+        r = first_refusal(constraints, whole(chosen), "result")
+        if r is not None:
+            refused.append(r)
+            chosen = []
+    return Outcome(chosen, refused)
+
+
+def draw_passing(constraints: Sequence[Constraint], draw: Callable[[], Optional[Candidate]], attempts: int,
+                 refused: Optional[List[Refusal]] = None) -> Optional[Candidate]:
+    """Up to ``attempts`` calls of ``draw`` (a transformation's seeded draw of one candidate; None:
+    nothing drawn), the first whose candidate passes the edit constraints; each refusal is added to
+    ``refused``. None when no draw passes."""
+    for _ in range(attempts):
+        cand = draw()
+        if cand is None:
+            continue
+        r = first_refusal(constraints, cand)
+        if r is None:
+            return cand
+        if refused is not None:
+            refused.append(r)
+    return None

@@ -24,10 +24,11 @@ of ``benchmarks/data/validity/SWAPWORDS.tsv``) and picks one, seeded.
 """
 from __future__ import annotations
 
-from typing import List, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from perturb.resources.words import is_abbreviation, stopwords
-from perturb.spec import Edit, Veto
+from perturb.engine import Candidate, judge
+from perturb.spec import Constraint, Edit, Veto
 from perturb.resources.wordnet_index import TERM_EVIDENCE, term_evidence
 from perturb.generators.swapwords.phrases import phrase_candidates, phrase_kinds, whole_tokens
 
@@ -133,6 +134,7 @@ class SwappableWords(Veto):
     name = "content words only"
     description = "both words are content words (letters, not a stop word or abbreviation, not half of a " \
                   "hyphenated word)"
+    judges = "target"
 
     def allows(self, tok, text: str) -> bool:
         word = text[tok.idx: tok.idx + len(tok.text)]
@@ -143,7 +145,10 @@ class SwappableWords(Veto):
         return before not in "-/'" and after not in "-/'"  # not half of "high-speed", "and/or", "don't"
 
     def reason(self, edit, context=None):
-        bad = [t.text for t in (context or {}).get("tokens", ()) if not self.allows(t, context["text"])]
+        """Judges the context's ``token`` (a target), or its ``tokens`` (the two words of a pair)."""
+        context = context or {}
+        tokens = (context["token"],) if "token" in context else context.get("tokens", ())
+        bad = [t.text for t in tokens if not self.allows(t, context["text"])]
         return f"not a content word: {', '.join(map(repr, bad))}" if bad else None
 
 
@@ -261,9 +266,17 @@ def evidence(doc, i: int, j: int) -> Tuple[float, str]:
     return score_of(reason), reason
 
 
-def word_candidates(doc, text: str) -> List[Tuple[int, int, float, str]]:
-    """Every pair of swappable tokens with differing words: (i, j, score, reason), i < j."""
-    idx = [t.i for t in doc if CONTENT_WORDS.allows(t, text)]
+def swappable_tokens(doc, text: str, constraints: Sequence[Constraint] = (CONTENT_WORDS,)) -> List[int]:
+    """The indices of the tokens of ``doc`` that pass the ``target`` constraints of ``constraints``
+    (:func:`perturb.engine.judge`; by default :data:`CONTENT_WORDS`)."""
+    cands = [Candidate(Edit(()), {"token": t, "text": text, "group": t.i}) for t in doc]
+    return [c.group for c in judge(constraints, cands, "target").passed]
+
+
+def word_candidates(doc, text: str, targets: Optional[Sequence[int]] = None) -> List[Tuple[int, int, float, str]]:
+    """Every pair of ``targets`` (token indices; by default :func:`swappable_tokens`) with differing
+    words: (i, j, score, reason), i < j."""
+    idx = swappable_tokens(doc, text) if targets is None else list(targets)
     out = []
     for x, i in enumerate(idx):
         for j in idx[x + 1:]:
@@ -274,15 +287,15 @@ def word_candidates(doc, text: str) -> List[Tuple[int, int, float, str]]:
     return out
 
 
-def candidates(doc, text: str) -> List[Edit]:
+def candidates(doc, text: str, targets: Optional[Sequence[int]] = None) -> List[Edit]:
     """Every candidate exchange of two character spans of ``text``, as :class:`perturb.spec.Edit`
     (two spans, the first before the second; ``kind``: the evidence kind, ``score``: its score in the
     kind table): the word pairs above and the phrase reorderings of
     :mod:`perturb.generators.swapwords.phrases`. Each span is whole whitespace tokens
     (:data:`WHOLE_TOKENS`: "10%" moves whole); a candidate whose span would cut a token, or whose
-    two spans would then meet, is dropped."""
+    two spans would then meet, is dropped. ``targets``: the words that may move (:func:`word_candidates`)."""
     raw = []
-    for i, j, score, reason in word_candidates(doc, text):
+    for i, j, score, reason in word_candidates(doc, text, targets):
         a, b = doc[i], doc[j]
         raw.append((a.idx, a.idx + len(a.text), b.idx, b.idx + len(b.text), score, reason))
     for sa, ea, sb, eb, reason in phrase_candidates(doc, text):
