@@ -14,13 +14,12 @@ non-empty ``detail`` naming its edit.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, List, Mapping, Optional, Sequence, Tuple
+from dataclasses import dataclass, field
+from typing import List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
 from bench.core.seeding import rng_for
-from perturb.engine import Candidate, run, uniform
 
 
 def query_rng(seed: int, generator: str, text: str) -> np.random.Generator:
@@ -35,7 +34,7 @@ class Perturbation:
     text: str
     applied: bool
     detail: str = ""  # e.g. "typo:swap 'security'->'secuirty'"; "" when not applied
-    #: how many candidates each constraint refused on the way (:meth:`Generator.engine`); not compared
+    #: how many candidates each constraint refused on the way (:meth:`perturb.engine.SpecGenerator.engine`); not compared
     refused: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
 
 
@@ -74,9 +73,8 @@ def settle(text: str, out: Perturbation) -> Perturbation:
 
 
 class Generator:
-    """Base class. Subclasses set ``name`` and ``spec`` (:class:`perturb.spec.Spec`) and either
-    implement the transformation for the engine (:meth:`propose`, :meth:`realise`, :meth:`whole`)
-    or ``_perturb`` whole.
+    """Base class. Subclasses set ``name`` and implement ``_perturb`` (or, run by the engine,
+    :class:`perturb.engine.SpecGenerator`'s transformation methods).
 
     ``label`` is the name shown wherever the set is named; generators whose output depends on a
     configuration that changes what a number means (e.g. the back-translation pivot) put it
@@ -84,7 +82,6 @@ class Generator:
     """
 
     name: str = ""
-    spec: ClassVar[Any] = None
     #: longest query (characters) this generator is run on; longer ones keep their text and count as not
     #: applied, and the set records how many and why (:func:`perturb.io.generation.generate`). None: no bound
     max_query_chars: Optional[int] = None
@@ -110,42 +107,8 @@ class Generator:
                 f"{self.name}: missing " + "; ".join(f"{r.name} (install: {r.install})" for r in missing)
             )
 
-    # ------------------------------------------------------------------ the engine
-    @property
-    def constraints(self) -> tuple:
-        """The constraints this generator runs: the spec's, or those it was made with
-        (``_constraints``, :meth:`perturb.spec.Spec.constraints_with`)."""
-        return self.__dict__.get("_constraints") or self.spec.constraints
-
-    def param(self, name: str) -> Any:
-        """The value of the spec's parameter ``name`` for this generator (``_params`` when it was
-        made with other values, :meth:`perturb.spec.Spec.param_values`)."""
-        values = self.__dict__.get("_params")
-        return (values if values is not None else self.spec.param_values())[name]
-
-    def propose(self, text: str, rng: np.random.Generator) -> Sequence[Candidate]:
-        """The transformation: every candidate edit of ``text``, in a fixed order."""
-        raise NotImplementedError
-
-    def whole(self, text: str, chosen: List[Candidate]) -> Optional[Candidate]:
-        """The picked edits as one candidate, for the spec's ``result`` constraints (None: none)."""
-        return None
-
-    def realise(self, text: str, chosen: List[Candidate]) -> Perturbation:
-        """``text`` with the picked edits (default: the one picked edit, its ``detail`` recorded)."""
-        edit = chosen[0].edit
-        return Perturbation(edit.apply(text), True, edit.detail)
-
-    def engine(self, text: str, candidates: Sequence[Candidate], rng: np.random.Generator) -> Perturbation:
-        """The one loop (:func:`perturb.engine.run`): ``candidates`` through :attr:`constraints` in
-        order, the spec's picker, the ``result`` constraints; the refusal counts ride along."""
-        out = run(self.constraints, candidates, self.spec.choose or uniform, rng,
-                  lambda chosen: self.whole(text, chosen))
-        done = self.realise(text, out.chosen) if out.chosen else Perturbation(text, False, "")
-        return replace(done, refused=out.why())
-
     def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
-        return self.engine(text, self.propose(text, rng), rng)
+        raise NotImplementedError
 
     def prefetch(self, items: Sequence[Tuple[str, str]]) -> bool:
         """Start, in the background, the seed-independent work a later :meth:`perturb_batch` of

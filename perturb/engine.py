@@ -6,18 +6,19 @@ spec's constraints on each candidate in the spec's order, stopping at the first 
 recording it (:class:`Refusal`: which candidate, which constraint, why); a picker then draws among
 the passing candidates with the query's random generator (:func:`pick_word_then_candidate`,
 TextFlint's ``WordSubstitute`` draw; :func:`uniform`; :func:`every`). :func:`run` is the loop a
-generator runs (:meth:`perturb.base.Generator.engine`): propose, judge, pick, then the ``result``
+generator runs (:meth:`SpecGenerator.engine`): propose, judge, pick, then the ``result``
 constraints on the picked edits as one; :func:`draw_passing` is the loop of a transformation that
 draws one edit at a time (a refused draw is drawn again). The constraints, their parameters and
 thresholds are the spec's (:class:`perturb.spec.Spec`); nothing here holds a value of its own.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from perturb.base import Generator, Perturbation
 from perturb.spec import Constraint, Edit
 
 
@@ -175,3 +176,49 @@ def draw_passing(constraints: Sequence[Constraint], draw: Callable[[], Optional[
         if refused is not None:
             refused.append(r)
     return None
+
+
+# --------------------------------------------------------------------------- the generator
+class SpecGenerator(Generator):
+    """A generator run by the engine: its ``spec`` (:class:`perturb.spec.Spec`) and its
+    transformation (:meth:`propose`, and where the default does not fit :meth:`realise` and
+    :meth:`whole`); :meth:`engine` is the loop."""
+
+    spec: Any = None
+
+    @property
+    def constraints(self) -> tuple:
+        """The constraints this generator runs: the spec's, or those it was made with
+        (``_constraints``, :meth:`perturb.spec.Spec.constraints_with`)."""
+        return self.__dict__.get("_constraints") or self.spec.constraints
+
+    def param(self, name: str) -> Any:
+        """The value of the spec's parameter ``name`` for this generator (``_params`` when it was
+        made with other values, :meth:`perturb.spec.Spec.param_values`)."""
+        values = self.__dict__.get("_params")
+        return (values if values is not None else self.spec.param_values())[name]
+
+    def propose(self, text: str, rng: np.random.Generator) -> Sequence[Candidate]:
+        """The transformation: every candidate edit of ``text``, in a fixed order."""
+        raise NotImplementedError
+
+    def whole(self, text: str, chosen: List[Candidate]) -> Optional[Candidate]:
+        """The picked edits as one candidate, for the spec's ``result`` constraints (None: none)."""
+        return None
+
+    def realise(self, text: str, chosen: List[Candidate]) -> Perturbation:
+        """``text`` with the picked edits (default: the one picked edit, its ``detail`` recorded)."""
+        edit = chosen[0].edit
+        return Perturbation(edit.apply(text), True, edit.detail)
+
+    def engine(self, text: str, candidates: Sequence[Candidate], rng: np.random.Generator) -> Perturbation:
+        """The one loop (:func:`perturb.engine.run`): ``candidates`` through :attr:`constraints` in
+        order, the spec's picker, the ``result`` constraints; the refusal counts ride along."""
+        out = run(self.constraints, candidates, self.spec.choose or uniform, rng,
+                  lambda chosen: self.whole(text, chosen))
+        done = self.realise(text, out.chosen) if out.chosen else Perturbation(text, False, "")
+        return replace(done, refused=out.why())
+
+    def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
+        return self.engine(text, self.propose(text, rng), rng)
+

@@ -278,7 +278,7 @@ class Spec:
     facts: Mapping[str, Any] = field(default_factory=dict)
     #: the transformation's and picker's parameters (their defaults: the one place the values live)
     params: Tuple[Param, ...] = ()
-    #: the picker (:data:`perturb.engine.Picker`) :meth:`perturb.base.Generator.engine` runs; None:
+    #: the picker (:data:`perturb.engine.Picker`) :meth:`perturb.engine.SpecGenerator.engine` runs; None:
     #: :func:`perturb.engine.uniform`. ``picker`` describes it.
     choose: Optional[Callable[..., Any]] = None
 

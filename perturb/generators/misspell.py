@@ -42,8 +42,8 @@ import numpy as np
 
 from perturb.resources.words import has_digit, stopwords, stopwords_resource, word_spans, wordfreq_resource, zipf
 from bench.core.seeding import rng_for
-from perturb.base import Generator, Perturbation, Resource, query_rng, settle
-from perturb.engine import Candidate, count_refusals, judge
+from perturb.base import Perturbation, Resource, query_rng, settle
+from perturb.engine import Candidate, SpecGenerator, count_refusals, judge
 from perturb.spec import Edit, Param, Spec, Veto
 from perturb.resources.memo import Memo
 
@@ -170,7 +170,7 @@ SPEC = Spec(
            "case": "kept (same-case replacement letters; table misspellings in the word's case pattern)"})
 
 
-class Misspell(Generator):
+class Misspell(SpecGenerator):
     """One misspelling in one word, both protocols: the transformation (the four error types'
     draws, :mod:`perturb.generators.typos`) with the spec's constraints and parameters. Targets
     pass the spec's ``target`` constraints; the OCR and keyboard replacements and the table

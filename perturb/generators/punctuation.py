@@ -6,8 +6,7 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from perturb.resources.words import draw_marks
-from perturb.base import Generator
-from perturb.engine import Candidate
+from perturb.engine import Candidate, SpecGenerator
 from perturb.spec import Edit, Param, Spec, Veto
 
 MARKS = (",", ".", "?", "!")
@@ -52,7 +51,7 @@ SPEC = Spec(
     facts={"position": "end"}, params=PARAMS + (Param("label", str, "appended", "the detail's first word"),))
 
 
-class ExtraPunc(Generator):
+class ExtraPunc(SpecGenerator):
     """Append ``k`` copies of one mark (mark uniform over ``, . ? !``; ``k`` uniform in 1..3).
 
     The marks go right after the last non-space character (trailing whitespace is dropped).

@@ -8,8 +8,8 @@ from typing import List, Tuple
 import numpy as np
 
 from perturb.resources.words import NEED_WORDS, collapse_spaces, stopwords, stopwords_resource, word_spans
-from perturb.base import Generator, Perturbation, Resource
-from perturb.engine import Candidate, every, judge
+from perturb.base import Perturbation, Resource
+from perturb.engine import Candidate, SpecGenerator, every, judge
 from perturb.spec import Edit, Param, Spec, Veto
 
 # A whitespace token is "punctuation + core + punctuation"; only a core of word characters and
@@ -150,7 +150,7 @@ SPEC = Spec(
                           "closing mark or sentence end, none after an opening mark); the query's own kept"})
 
 
-class NoStopword(Generator):
+class NoStopword(SpecGenerator):
     """Drop each whole token whose lower-cased form is an NLTK stop word.
 
     Tokens are whitespace-separated; leading and trailing punctuation is not part of the word and

@@ -26,7 +26,7 @@ from perturb.resources import parsing
 from perturb.resources.words import (Span, case_style, draw_word_pair, stopwords_resource, word_spans,
                                      word_spans_keeping_abbreviations)
 from perturb.base import Generator, Perturbation, Resource
-from perturb.engine import Candidate
+from perturb.engine import Candidate, SpecGenerator
 from perturb.spec import Edit, Param, Spec, Threshold, Tuning, Verdict
 from perturb.generators.swapwords.pairs import (CONTENT_WORDS, EVIDENCE, KIND_SCORES, UNLABELLED, WHOLE_TOKENS,
                                                 candidates, is_labelled, score_of, swappable_tokens)
@@ -108,7 +108,7 @@ def random_swap(text: str, spans: Sequence[Span], rng: np.random.Generator) -> O
     return _swap(text, *spans[a], *spans[b]), a, b
 
 
-class RandomSwapWords(Generator):
+class RandomSwapWords(SpecGenerator):
     """The paper's operation: :func:`random_swap` on the query's words (the spec's
     ``abbreviations``: dotted abbreviations one word, or split at their dots as TextAttack does),
     the detail ``{label} #a 'x' <-> #b 'y'``. ``SwapWords(mode="random")`` and ``--protocol
@@ -205,7 +205,7 @@ class SwapWords(parsing.SpacyGenerator, RandomSwapWords):
 
     def _perturb(self, text, rng):
         if self.mode == "random":
-            return Generator._perturb(self, text, rng)
+            return SpecGenerator._perturb(self, text, rng)
         return super()._perturb(text, rng)
 
     def perturb_batch(self, items, seed):
