@@ -1,15 +1,17 @@
 """NOSTOPWORD: every stop word (NLTK's 179-word English list) removed from the query, except the
-words whose removal reverses or changes the need (:data:`KEPT`)."""
+words whose removal reverses or changes the need (:data:`KEPT`). The transformation proposes one
+removal per stop word (:func:`stopword_candidates`), the spec's constraints refuse the kept words
+(:data:`KEPT_WORDS`) and an emptied query (:data:`WORDS_LEFT`), the picker takes every other one."""
 from __future__ import annotations
 
 import re
-from typing import List, Tuple
+from typing import List
 
 import numpy as np
 
 from perturb.resources.words import NEED_WORDS, collapse_spaces, stopwords, stopwords_resource, word_spans
 from perturb.base import Perturbation, Resource
-from perturb.engine import Candidate, SpecGenerator, every, judge
+from perturb.engine import Candidate, SpecGenerator, every
 from perturb.spec import Edit, Param, Spec, Veto
 
 # A whitespace token is "punctuation + core + punctuation"; only a core of word characters and
@@ -95,12 +97,6 @@ def stopword_candidates(text: str, as_written: bool = False) -> List[Candidate]:
     return out
 
 
-def stopword_spans(text: str) -> List[Tuple[int, int]]:
-    """Spans of the whole tokens of ``text`` that are stop words (surrounding punctuation excluded),
-    negations and :data:`KEPT` words left out (:data:`KEPT_WORDS`)."""
-    return [c.edit.spans[0][:2] for c in judge((KEPT_WORDS,), stopword_candidates(text)).passed]
-
-
 # Where a word was removed, the text on its two sides meets at a JOIN mark (a character that
 # cannot occur in a query); separators that then meet across it were doubled by the removal.
 JOIN = "\x00"
@@ -158,7 +154,8 @@ class NoStopword(SpecGenerator):
     keeps its "i", "and/or" stays, "U.S." keeps its "S". Not applicable when the query has no stop
     word, or when no word would remain (e.g. "what is it"). Each removed word takes the
     whitespace before it along (after it, when it opens the token: "(the cat)" -> "(cat)");
-    whitespace runs then collapse to one space.
+    whitespace runs then collapse to one space. With the spec's ``as_written`` (the paper
+    protocol's): TextAttack words that are stop words as written, cut out wherever they are.
     """
 
     name = "NOSTOPWORD"
