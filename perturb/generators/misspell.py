@@ -156,7 +156,8 @@ SPEC = Spec(
                    "confusion, or a common misspelling from nlpaug's tables; the next type when one cannot apply",
     constraints=(CONTENT_TARGET, SAME_CASE, CASE_ONLY, RealWord(), TableDistance()),
     picker="type uniform, then target word uniform (query rng)",
-    params=(Param("max_attempts", int, 4, "draws per type before the next type (a drawn edit may be refused)"),
+    params=(Param("types", str, ",".join(TYPES), "the error types drawn from, comma-separated"),
+            Param("max_attempts", int, 4, "draws per type before the next type (a drawn edit may be refused)"),
             Param("keyboard_min_chars", int, 4, "the shortest word a keyboard error edits"),
             Param("ocr_min_chars", int, 1, "the shortest word an OCR error edits"),
             Param("typo_min_letters", int, 3, "the shortest word a typo edits"),
@@ -180,15 +181,16 @@ class Misspell(SpecGenerator):
     name = "MISSPELL"
     spec = SPEC
 
-    def __init__(self, types: Sequence[str] = TYPES, keyboard_min_chars: Optional[int] = None,
+    def __init__(self, types: Optional[Sequence[str]] = None, keyboard_min_chars: Optional[int] = None,
                  ocr_min_chars: Optional[int] = None, typo_min_letters: Optional[int] = None,
                  real_word_zipf: Optional[float] = None):
-        unknown = [t for t in types if t not in TYPES]
-        if unknown or not types:
-            raise ValueError(f"unknown misspelling types {unknown}; choose from {TYPES}")
-        self.types = tuple(types)
         self._params = self.spec.param_values(keyboard_min_chars=keyboard_min_chars, ocr_min_chars=ocr_min_chars,
-                                              typo_min_letters=typo_min_letters)
+                                              typo_min_letters=typo_min_letters,
+                                              types=None if types is None else ",".join(types))
+        self.types = tuple(t for t in self._params["types"].split(",") if t)
+        unknown = [t for t in self.types if t not in TYPES]
+        if unknown or not self.types:
+            raise ValueError(f"unknown misspelling types {unknown}; choose from {TYPES}")
         self._constraints = self.spec.constraints_with(
             **({"not a real word": {"max_zipf": real_word_zipf}} if real_word_zipf is not None else {}))
         self._options: Dict[Tuple[str, str], CharOptions] = Memo()

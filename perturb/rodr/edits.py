@@ -27,7 +27,8 @@ MISSPELL_SPEC = rodr_spec(
            "a query it cannot change tries ocr, keyboard, spelling, typos in that order; target word uniform among "
            "the words the type applies to, up to 4 draws per type (typos.pick_misspelling)",
     constraints=(STOPWORD_SKIP, CASE_ONLY),
-    params=(Param("max_attempts", int, 4, "target draws per error type before the next type"),
+    params=(Param("types", str, ",".join(TYPES), "the error types drawn from, comma-separated"),
+            Param("max_attempts", int, 4, "target draws per error type before the next type"),
             Param("typo_min_letters", int, 3, "the shortest word a typo edits (an interior character is needed)"),
             Param("keyboard_min_chars", int, 1, "the shortest word a keyboard error edits"),
             Param("ocr_min_chars", int, 1, "the shortest word an OCR error edits"),
@@ -45,7 +46,7 @@ class PaperMisspell(Misspell):
 
     spec = MISSPELL_SPEC
 
-    def __init__(self, types: Sequence[str] = TYPES, typo_min_chars: Optional[int] = None):
+    def __init__(self, types: Optional[Sequence[str]] = None, typo_min_chars: Optional[int] = None):
         super().__init__(types, typo_min_letters=typo_min_chars)
 
     def config(self) -> dict:

@@ -29,8 +29,7 @@ from perturb.base import Generator, Perturbation, Resource
 from perturb.engine import Candidate, SpecGenerator
 from perturb.spec import Edit, Param, Spec, Threshold, Tuning, Verdict
 from perturb.generators.swapwords.pairs import (CONTENT_WORDS, EVIDENCE, KIND_SCORES, UNLABELLED, WHOLE_TOKENS,
-                                                candidates, is_labelled, score_of, swappable_tokens)
-from perturb.resources.wordnet_index import TERM_FORMING
+                                                TERM_FORMING_MIN, candidates, is_labelled, score_of, swappable_tokens)
 from perturb.resources.wordnet_reader import find_wordnet, wordnet_content_sha, wordnet_resource
 
 MODES = ("verified", "random")
@@ -79,7 +78,8 @@ SPEC = Spec(
            "evidence": {reason: score for score, reason in EVIDENCE}, "unlisted_kind_score": UNLABELLED,
            "pick": "uniform among passing pairs", "case": "ALL-CAPS/Title Case tagged lower-cased",
            "spans": "whole whitespace tokens: symbols and quotes glued to a word move with it (10%, $5), "
-                    "sentence punctuation and brackets stay; a span that would cut a token is dropped"})
+                    "sentence punctuation and brackets stay; a span that would cut a token is dropped"},
+    params=(TERM_FORMING_MIN,))
 
 # the paper's operation (TextAttack's WordInnerSwapRandom), the transformation of --protocol rodr too
 RANDOM_SPEC = Spec(
@@ -160,7 +160,7 @@ class SwapWords(parsing.SpacyGenerator, RandomSwapWords):
         if self.mode == "random":
             return self.spec.config()
         term = {"lexicon": "WordNet index.adj + index.noun (perturb.resources.wordnet_index)",
-                "wordnet": (find_wordnet() or ("missing",))[0], "term_forming_min": TERM_FORMING}
+                "wordnet": (find_wordnet() or ("missing",))[0], "term_forming_min": self.param("term_forming_min")}
         sha = wordnet_content_sha()  # of the files found, as SWAPSYN-WNET records it
         if sha is not None:
             term["wordnet_sha256"] = sha
@@ -175,7 +175,7 @@ class SwapWords(parsing.SpacyGenerator, RandomSwapWords):
     def scored(self, doc, text: str) -> List[Edit]:
         """Every candidate exchange of two character spans of ``text`` (:func:`pairs.candidates`) among
         the words that pass the spec's target constraints, its ``kind`` and ``score`` from the kind table."""
-        return candidates(doc, text, swappable_tokens(doc, text, self.constraints))
+        return candidates(doc, text, swappable_tokens(doc, text, self.constraints), self.param("term_forming_min"))
 
     def apply(self, doc, text: str, edit: Edit) -> str:
         """``text`` with the two spans of ``edit`` exchanged; a sentence-initial capital stays at the

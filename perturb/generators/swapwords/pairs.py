@@ -28,7 +28,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from perturb.resources.words import is_abbreviation, stopwords
 from perturb.engine import Candidate, judge
-from perturb.spec import Constraint, Edit, Veto
+from perturb.spec import Constraint, Edit, Param, Veto
 from perturb.resources.wordnet_index import TERM_EVIDENCE, term_evidence
 from perturb.generators.swapwords.phrases import phrase_candidates, phrase_kinds, whole_tokens
 
@@ -105,6 +105,12 @@ def kinds() -> Tuple[str, ...]:
 
 #: the kind table: every kind the parse can give, with its score (a kind without labels: UNLABELLED)
 KIND_SCORES = {kind: SCORE_OF.get(kind, UNLABELLED) for kind in kinds()}
+
+
+#: the transformation's one parameter (SWAPWORDS' spec holds it): from how many multi-word WordNet
+#: nouns an adjective starts on it counts as term-forming (:func:`perturb.resources.wordnet_index.term_evidence`)
+TERM_FORMING_MIN = Param("term_forming_min", int, 10, "multi-word noun lemmas an adjective starts, from which it "
+                                                      "counts as term-forming")
 
 
 class UnlistedKind(ValueError):
@@ -216,7 +222,7 @@ def _verb_and_bare_argument(a, b) -> bool:
             and not any(c.dep_ in LEFT_MODIFIERS for c in noun.children))
 
 
-def _term_suffix(adj, noun) -> str:
+def _term_suffix(adj, noun, term_forming_min: int) -> str:
     """The kind's suffix from WordNet's term evidence for ``adj noun``
     (:func:`perturb.resources.wordnet_index.term_evidence`): ``""`` when nothing says it is a fixed
     term, else the evidence in brackets (" (multi-word lemma)": "leading edge", " (noun modifier)":
@@ -224,7 +230,7 @@ def _term_suffix(adj, noun) -> str:
     Without term evidence, a noun that is a verb's direct object gets " (verb object)": the moved
     adjective can read as the object's complement ("rendering solutions approximate", "remove the
     patch nude"; chosen on the tuning half, docs/methods.md)."""
-    why = term_evidence(adj.lower_, noun.lower_, noun.lemma_)
+    why = term_evidence(adj.lower_, noun.lower_, noun.lemma_, term_forming_min=term_forming_min)
     if why is None:
         return " (no lexicon)"
     if not why and noun.dep_ == "dobj":
@@ -232,7 +238,7 @@ def _term_suffix(adj, noun) -> str:
     return f" ({why})" if why else ""
 
 
-def evidence(doc, i: int, j: int) -> Tuple[float, str]:
+def evidence(doc, i: int, j: int, term_forming_min: int = TERM_FORMING_MIN.default) -> Tuple[float, str]:
     """(score, reason) for swapping tokens ``i < j`` of ``doc`` (see the module table)."""
     a, b = doc[i], doc[j]
     same = CLASSES[a.pos_] == CLASSES[b.pos_]
@@ -252,7 +258,8 @@ def evidence(doc, i: int, j: int) -> Tuple[float, str]:
         # "most popular food" -> "most food popular", "widely different structures": the adjective's own
         # modifier stays behind
         reason = "adjective and its noun (modified adjective)" if any(True for _ in adj.children) or \
-            adj.lower_ in QUANTITY else "adjective and its noun" + _term_suffix(adj, a if adj is b else b)
+            adj.lower_ in QUANTITY else "adjective and its noun" + _term_suffix(adj, a if adj is b else b,
+                                                                                  term_forming_min)
     elif not between and _verb_and_bare_argument(a, b):
         verb, noun = (a, b) if a.pos_ == "VERB" else (b, a)
         # a gerund and the bare object after it ("calculating pressure" -> "pressure calculating") keeps
@@ -273,7 +280,8 @@ def swappable_tokens(doc, text: str, constraints: Sequence[Constraint] = (CONTEN
     return [c.group for c in judge(constraints, cands, "target").passed]
 
 
-def word_candidates(doc, text: str, targets: Optional[Sequence[int]] = None) -> List[Tuple[int, int, float, str]]:
+def word_candidates(doc, text: str, targets: Optional[Sequence[int]] = None,
+                    term_forming_min: int = TERM_FORMING_MIN.default) -> List[Tuple[int, int, float, str]]:
     """Every pair of ``targets`` (token indices; by default :func:`swappable_tokens`) with differing
     words: (i, j, score, reason), i < j."""
     idx = swappable_tokens(doc, text) if targets is None else list(targets)
@@ -283,11 +291,12 @@ def word_candidates(doc, text: str, targets: Optional[Sequence[int]] = None) -> 
             wi = text[doc[i].idx: doc[i].idx + len(doc[i].text)]
             wj = text[doc[j].idx: doc[j].idx + len(doc[j].text)]
             if wi.lower() != wj.lower():
-                out.append((i, j, *evidence(doc, i, j)))
+                out.append((i, j, *evidence(doc, i, j, term_forming_min)))
     return out
 
 
-def candidates(doc, text: str, targets: Optional[Sequence[int]] = None) -> List[Edit]:
+def candidates(doc, text: str, targets: Optional[Sequence[int]] = None,
+               term_forming_min: int = TERM_FORMING_MIN.default) -> List[Edit]:
     """Every candidate exchange of two character spans of ``text``, as :class:`perturb.spec.Edit`
     (two spans, the first before the second; ``kind``: the evidence kind, ``score``: its score in the
     kind table): the word pairs above and the phrase reorderings of
@@ -295,7 +304,7 @@ def candidates(doc, text: str, targets: Optional[Sequence[int]] = None) -> List[
     (:data:`WHOLE_TOKENS`: "10%" moves whole); a candidate whose span would cut a token, or whose
     two spans would then meet, is dropped. ``targets``: the words that may move (:func:`word_candidates`)."""
     raw = []
-    for i, j, score, reason in word_candidates(doc, text, targets):
+    for i, j, score, reason in word_candidates(doc, text, targets, term_forming_min):
         a, b = doc[i], doc[j]
         raw.append((a.idx, a.idx + len(a.text), b.idx, b.idx + len(b.text), score, reason))
     for sa, ea, sb, eb, reason in phrase_candidates(doc, text):
