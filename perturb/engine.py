@@ -187,6 +187,12 @@ class SpecGenerator(Generator):
     spec: Any = None
 
     @property
+    def max_query_chars(self) -> Optional[int]:  # type: ignore[override]
+        """The spec's ``max_query_chars`` parameter where it declares one (:attr:`perturb.base.Generator.max_query_chars`)."""
+        declared = any(p.name == "max_query_chars" for p in self.spec.params)
+        return self.param("max_query_chars") if declared else None
+
+    @property
     def constraints(self) -> tuple:
         """The constraints this generator runs: the spec's, or those it was made with
         (``_constraints``, :meth:`perturb.spec.Spec.constraints_with`)."""

@@ -79,7 +79,7 @@ SPEC = Spec(
            "pick": "uniform among passing pairs", "case": "ALL-CAPS/Title Case tagged lower-cased",
            "spans": "whole whitespace tokens: symbols and quotes glued to a word move with it (10%, $5), "
                     "sentence punctuation and brackets stay; a span that would cut a token is dropped"},
-    params=(TERM_FORMING_MIN,))
+    params=(TERM_FORMING_MIN, Param("max_query_chars", int, 1000, "longer queries keep their text (not applied)")))
 
 # the paper's operation (TextAttack's WordInnerSwapRandom), the transformation of --protocol rodr too
 RANDOM_SPEC = Spec(
@@ -89,6 +89,7 @@ RANDOM_SPEC = Spec(
     facts={"mode": "random", "words": "textattack-words, dotted abbreviations whole",
            "pairs": "uniform i, uniform j != i"},
     params=(Param("abbreviations", bool, True, "a dotted abbreviation (i.e., U.S.) is one word"),
+            Param("max_query_chars", int, 1000, "longer queries keep their text (not applied)"),
             Param("label", str, "swapped", "the detail's first word")))
 
 
@@ -133,7 +134,6 @@ class RandomSwapWords(SpecGenerator):
 
 class SwapWords(parsing.SpacyGenerator, RandomSwapWords):
     name = "SWAPWORDS"
-    max_query_chars = 1000
     max_query_reason = ("its candidates are every exchange of two words or phrases, a number that grows with the "
                         "square of the query's length (4,340 characters: 26 s; 100,000: minutes)")
 
