@@ -150,7 +150,8 @@ class SwapWords(parsing.SpacyGenerator, RandomSwapWords):
 
     @property
     def kind_table(self) -> KindTable:
-        return next(c for c in self.constraints if c.name == KIND_TABLE.name)
+        """The kind table this generator runs (the spec's; the random mode runs none)."""
+        return next((c for c in self.constraints if c.name == KIND_TABLE.name), KIND_TABLE)
 
     @property
     def min_score(self) -> float:
