@@ -82,13 +82,16 @@ def judge(constraints: Sequence[Constraint], candidates: Sequence[Candidate],
     refusal stops it). A candidate edit is judged by the target constraints too: its context names
     its target word. ``stage`` may name several stages, judged in that order."""
     stages = ("target", "edit") if stage == "edit" else (stage,) if isinstance(stage, str) else tuple(stage)
+    ordered = [c for st in stages for c in constraints if c.judges == st]
     passed, refused = [], []
     for cand in candidates:
-        r = next((x for x in (first_refusal(constraints, cand, st) for st in stages) if x is not None), None)
-        if r is None:
-            passed.append(cand)
+        for c in ordered:
+            verdict = c.check(cand.edit, cand.context)
+            if not verdict.passed:
+                refused.append(Refusal(cand, c.name, verdict.reason))
+                break
         else:
-            refused.append(r)
+            passed.append(cand)
     return Judged(passed, refused)
 
 

@@ -145,6 +145,8 @@ class TableDistance(Veto):
                     key="table_max_edit_distance"),)
 
     def reason(self, edit, context=None):
+        if edit.kind not in ("", "spelling"):
+            return None  # a typo, OCR or keyboard error: one edit
         word, new = context["word"], edit.spans[0][2]
         too_far = edit_distance(new.lower(), word.lower()) > self.values["max_distance"]
         return f"{new!r} is {edit_distance(new.lower(), word.lower())} edits from {word!r}" if too_far else None
