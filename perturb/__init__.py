@@ -33,14 +33,14 @@ GENERATORS.register("SWAPWORDS", "perturb.generators.swapwords.generator:SwapWor
 # The paper protocol (--protocol rodr): the same eight set names, run as RoDR's TextFlint /
 # TextAttack operations define them, without the validity constraints (perturb/rodr/paper*.py).
 PAPER_GENERATORS: Registry = Registry("rodr-protocol generator")
-PAPER_GENERATORS.register("MISSPELL", "perturb.rodr.paper:PaperMisspell")
-PAPER_GENERATORS.register("EXTRAPUNC", "perturb.rodr.paper:PaperExtraPunc")
+PAPER_GENERATORS.register("MISSPELL", "perturb.rodr.edits:PaperMisspell")
+PAPER_GENERATORS.register("EXTRAPUNC", "perturb.rodr.edits:PaperExtraPunc")
 PAPER_GENERATORS.register("BACKTRANS", "perturb.rodr.paper:PaperBackTranslate")
 PAPER_GENERATORS.register("SWAPSYN-GLOVE", "perturb.rodr.paper_swap:PaperSwapSynGlove")
 PAPER_GENERATORS.register("SWAPSYN-WNET", "perturb.rodr.paper_swap:PaperSwapSynWordNet")
 PAPER_GENERATORS.register("TRANSTENSE", "perturb.rodr.paper:PaperTransTense")
-PAPER_GENERATORS.register("NOSTOPWORD", "perturb.rodr.paper:PaperNoStopword")
-PAPER_GENERATORS.register("SWAPWORDS", "perturb.rodr.paper:PaperSwapWords")
+PAPER_GENERATORS.register("NOSTOPWORD", "perturb.rodr.edits:PaperNoStopword")
+PAPER_GENERATORS.register("SWAPWORDS", "perturb.rodr.edits:PaperSwapWords")
 
 #: protocol -> the registry of its generators (``validated`` is the default everywhere)
 PROTOCOLS = {"validated": GENERATORS, "rodr": PAPER_GENERATORS}

@@ -14,8 +14,8 @@ non-empty ``detail`` naming its edit.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from dataclasses import dataclass, field
+from typing import List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -34,6 +34,8 @@ class Perturbation:
     text: str
     applied: bool
     detail: str = ""  # e.g. "typo:swap 'security'->'secuirty'"; "" when not applied
+    #: how many candidates each constraint refused on the way (:meth:`perturb.engine.SpecGenerator.engine`); not compared
+    refused: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -66,12 +68,13 @@ def same_query(a: str, b: str) -> bool:
 def settle(text: str, out: Perturbation) -> Perturbation:
     """Enforce the invariant: applied iff the normalised text changed (detail only when applied)."""
     if out.text == text or same_query(out.text, text):
-        return Perturbation(text, False, "")
-    return Perturbation(out.text, True, out.detail or "changed")
+        return Perturbation(text, False, "", out.refused)
+    return Perturbation(out.text, True, out.detail or "changed", out.refused)
 
 
 class Generator:
-    """Base class. Subclasses set ``name`` and implement ``_perturb``.
+    """Base class. Subclasses set ``name`` and implement ``_perturb`` (or, run by the engine,
+    :class:`perturb.engine.SpecGenerator`'s transformation methods).
 
     ``label`` is the name shown wherever the set is named; generators whose output depends on a
     configuration that changes what a number means (e.g. the back-translation pivot) put it

@@ -118,8 +118,10 @@ class Constraint:
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
     params: ClassVar[Tuple[Param, ...]] = ()
-    #: what it judges: "edit" (a proposed edit, the default) or "target" (the word an edit would
-    #: change, before any edit is drawn; :func:`perturb.engine.judge` runs each stage's constraints)
+    #: what it judges: "edit" (a proposed edit, the default), "target" (the word an edit would
+    #: change, before any edit is drawn), "option" (one replacement a transformation may draw from,
+    #: before the draw) or "result" (the picked edits as one); :mod:`perturb.engine` runs each
+    #: stage's constraints
     judges: ClassVar[str] = "edit"
 
     def __init__(self, **values: Any):
@@ -276,6 +278,9 @@ class Spec:
     facts: Mapping[str, Any] = field(default_factory=dict)
     #: the transformation's and picker's parameters (their defaults: the one place the values live)
     params: Tuple[Param, ...] = ()
+    #: the picker (:data:`perturb.engine.Picker`) :meth:`perturb.engine.SpecGenerator.engine` runs; None:
+    #: :func:`perturb.engine.uniform`. ``picker`` describes it.
+    choose: Optional[Callable[..., Any]] = None
 
     def __post_init__(self):
         names = [c.name for c in self.constraints]
@@ -301,6 +306,14 @@ class Spec:
                              f"{', '.join(known) or 'none'}")
         return {n: p.coerce(p.default if overrides.get(n) is None else overrides[n], self.name)
                 for n, p in known.items()}
+
+    def constraints_with(self, **values: Mapping[str, Any]) -> Tuple[Constraint, ...]:
+        """The constraints with some parameters changed: ``values[name]`` the parameter values of the
+        constraint called ``name`` (:meth:`Constraint.with_values`; None values keep the spec's)."""
+        unknown = sorted(set(values) - {c.name for c in self.constraints})
+        if unknown:
+            self.constraint(unknown[0])
+        return tuple(c.with_values(**values[c.name]) if c.name in values else c for c in self.constraints)
 
     def thresholds(self) -> Iterator[Threshold]:
         return (c for c in self.constraints if isinstance(c, Threshold))

@@ -41,11 +41,15 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from perturb.resources.words import has_digit, stopwords, stopwords_resource, word_spans, wordfreq_resource, zipf
-from perturb.base import Generator, Perturbation, Resource
+from bench.core.seeding import rng_for
+from perturb.base import Perturbation, Resource, query_rng, settle
+from perturb.engine import Candidate, SpecGenerator, count_refusals, judge
 from perturb.spec import Edit, Param, Spec, Veto
 from perturb.resources.memo import Memo
 
-from perturb.generators.typos import (TYPO_OPS, CASE_ONLY, CharOptions, TYPES, char_edit, char_positions, edit_distance, is_latin_word, pick_misspelling, table_edit, table_misspellings, table_resources, tables, type_order, typo)
+from perturb.generators.typos import (CASE_ONLY, TYPES, TYPO_OPS, CharOptions, char_edit, char_positions, edit_distance,
+                                      is_latin_word, pick_misspelling, table_edit, table_misspellings, table_resources,
+                                      tables, type_order, typo)
 
 _SPELLING_CACHE: Dict[tuple, Tuple[str, ...]] = Memo()
 
@@ -70,6 +74,7 @@ class ContentTarget(Veto):
 
     name = "content-word target"
     description = "the misspelt word is a content word: Latin letters only, no stop word, no digit"
+    judges = "target"
 
     def allows(self, word: str) -> bool:
         return bool(word) and is_latin_word(word) and not has_digit(word) and word.lower() not in stopwords()
@@ -81,10 +86,13 @@ class ContentTarget(Veto):
 
 class SameCase(Veto):
     """An OCR or keyboard replacement is a letter of the replaced letter's case (or, for OCR, a
-    digit): "do" never becomes "dO" (a deviation from TextFlint's keyboard table)."""
+    digit): "do" never becomes "dO" (a deviation from TextFlint's keyboard table). A table
+    misspelling, put in the word's case pattern, is letters only. It judges the options a draw is
+    made from, before the draw."""
 
     name = "same case"
     description = "an OCR or keyboard replacement is a letter of the replaced letter's case (OCR: or a digit)"
+    judges = "option"
 
     def keeps(self, ch: str, options: Sequence[str], allow_digits: bool) -> Tuple[str, ...]:
         """The replacements of ``ch`` among ``options`` that pass, in their order."""
@@ -97,6 +105,9 @@ class SameCase(Veto):
         return tuple(out)
 
     def reason(self, edit, context=None):
+        if "char" not in context:  # a whole-word replacement: a table misspelling
+            new = edit.spans[0][2]
+            return None if new.isalpha() else f"{new!r} is not letters only"
         ch, new = context["char"], context["new"]
         ok = self.keeps(ch, (new,), context.get("allow_digits", False))
         return None if ok else f"{ch!r}->{new!r} changes the letter's case"
@@ -125,7 +136,8 @@ class RealWord(Veto):
 
 
 class TableDistance(Veto):
-    """Refuses a table misspelling of *another* word ("sharp" -> "shrply", of "sharply")."""
+    """Refuses a table misspelling of *another* word ("sharp" -> "shrply", of "sharply"); a typo,
+    OCR or keyboard error is one edit away and always passes."""
 
     name = "table edit distance"
     description = "a misspelling from nlpaug's table is close to the word it replaces"
@@ -133,6 +145,8 @@ class TableDistance(Veto):
                     key="table_max_edit_distance"),)
 
     def reason(self, edit, context=None):
+        if edit.kind not in ("", "spelling"):
+            return None  # a typo, OCR or keyboard error: one edit
         word, new = context["word"], edit.spans[0][2]
         too_far = edit_distance(new.lower(), word.lower()) > self.values["max_distance"]
         return f"{new!r} is {edit_distance(new.lower(), word.lower())} edits from {word!r}" if too_far else None
@@ -144,46 +158,58 @@ SPEC = Spec(
                    "confusion, or a common misspelling from nlpaug's tables; the next type when one cannot apply",
     constraints=(CONTENT_TARGET, SAME_CASE, CASE_ONLY, RealWord(), TableDistance()),
     picker="type uniform, then target word uniform (query rng)",
-    params=(Param("max_attempts", int, 4, "draws per type before the next type (a drawn edit may be refused)"),
+    params=(Param("types", str, ",".join(TYPES), "the error types drawn from, comma-separated"),
+            Param("max_attempts", int, 4, "draws per type before the next type (a drawn edit may be refused)"),
             Param("keyboard_min_chars", int, 4, "the shortest word a keyboard error edits"),
             Param("ocr_min_chars", int, 1, "the shortest word an OCR error edits"),
-            Param("typo_min_letters", int, 3, "the shortest word a typo edits")),
+            Param("typo_min_letters", int, 3, "the shortest word a typo edits"),
+            Param("keep_case", bool, True, "spelling-table look-ups of the word or its lower case, put in the "
+                                           "word's case pattern (False: the exact token's entries as they are)"),
+            Param("set_fallback", str, "", "empty: the type order drawn per query; else one type drawn per set "
+                                           "(run seed), then these types, comma-separated, in this order")),
     facts={"tables": "nlpaug==1.1.11 res (ocr/en.json, keyboard/en.json, spelling_en.txt), bidirectional",
            "errors_per_query": 1,
            "targets": "content words: letters only, no stop word (NLTK 179), no digit",
            "case": "kept (same-case replacement letters; table misspellings in the word's case pattern)"})
 
 
-class Misspell(Generator):
+class Misspell(SpecGenerator):
+    """One misspelling in one word, both protocols: the transformation (the four error types'
+    draws, :mod:`perturb.generators.typos`) with the spec's constraints and parameters. Targets
+    pass the spec's ``target`` constraints; the OCR and keyboard replacements and the table
+    misspellings a draw is made from pass its ``option`` constraints (a table entry its ``edit``
+    constraints too); each drawn edit passes its ``edit`` constraints or is drawn again."""
+
     name = "MISSPELL"
     spec = SPEC
 
-    def __init__(self, types: Sequence[str] = TYPES, keyboard_min_chars: Optional[int] = None,
+    def __init__(self, types: Optional[Sequence[str]] = None, keyboard_min_chars: Optional[int] = None,
                  ocr_min_chars: Optional[int] = None, typo_min_letters: Optional[int] = None,
                  real_word_zipf: Optional[float] = None):
-        unknown = [t for t in types if t not in TYPES]
-        if unknown or not types:
+        self._params = self.spec.param_values(keyboard_min_chars=keyboard_min_chars, ocr_min_chars=ocr_min_chars,
+                                              typo_min_letters=typo_min_letters,
+                                              types=None if types is None else ",".join(types))
+        self.types = tuple(t for t in self._params["types"].split(",") if t)
+        unknown = [t for t in self.types if t not in TYPES]
+        if unknown or not self.types:
             raise ValueError(f"unknown misspelling types {unknown}; choose from {TYPES}")
-        self.types = tuple(types)
-        values = self.spec.param_values(keyboard_min_chars=keyboard_min_chars, ocr_min_chars=ocr_min_chars,
-                                        typo_min_letters=typo_min_letters)
-        self.max_attempts = values["max_attempts"]
-        self.keyboard_min_chars, self.ocr_min_chars = values["keyboard_min_chars"], values["ocr_min_chars"]
-        self.typo_min_letters = values["typo_min_letters"]
-        self.real_word = self.spec.constraint("not a real word").with_values(max_zipf=real_word_zipf)
-        self.table_distance = self.spec.constraint("table edit distance")
-        self.target = self.spec.constraint("content-word target")
-        self.case_only = self.spec.constraint("more than case")
+        self._constraints = self.spec.constraints_with(
+            **({"not a real word": {"max_zipf": real_word_zipf}} if real_word_zipf is not None else {}))
+        self._options: Dict[Tuple[str, str], CharOptions] = Memo()
 
-    real_word_zipf = property(lambda self: self.real_word.max_zipf)
-    max_table_distance = property(lambda self: self.table_distance.max_distance)
+    real_word_zipf = property(lambda self: self.spec_constraint("not a real word").max_zipf)
+    max_table_distance = property(lambda self: self.spec_constraint("table edit distance").max_distance)
+
+    def spec_constraint(self, name: str):
+        """The constraint ``name`` this generator runs (the spec's, or the one it was made with)."""
+        return next(c for c in self.constraints if c.name == name)
 
     def config(self) -> dict:
         return self.spec.config(
-            [self.real_word, self.table_distance], types=list(self.types),
-            typos={"ops": list(TYPO_OPS), "min_letters": self.typo_min_letters,
+            self.constraints, types=list(self.types),
+            typos={"ops": list(TYPO_OPS), "min_letters": self.param("typo_min_letters"),
                    "skip_first_char": True, "skip_last_char": True},
-            keyboard_min_chars=self.keyboard_min_chars, ocr_min_chars=self.ocr_min_chars)
+            keyboard_min_chars=self.param("keyboard_min_chars"), ocr_min_chars=self.param("ocr_min_chars"))
 
     def resources(self) -> List[Resource]:
         return table_resources() + [stopwords_resource(), wordfreq_resource()]
@@ -197,67 +223,89 @@ class Misspell(Generator):
         return SAME_CASE.keeps(ch, options, allow_digits)
 
     def _char_options(self, kind: str, word: str) -> CharOptions:
-        """The table's replacements of ``word``'s characters, narrowed to the same case (:meth:`_same_case`)."""
-        return char_positions(word, tables()[kind],
-                              keep=lambda c, opts: self._same_case(c, opts, allow_digits=(kind == "ocr")))
+        """The table's replacements of ``word``'s characters that pass the ``option`` constraints."""
+        key = (kind, word)
+        if key not in self._options:
+            self._options[key] = char_positions(word, tables()[kind], keep=self._keep(kind, word))
+        return self._options[key]
 
-    def _char_table(self, kind: str, word: str, rng: np.random.Generator) -> Optional[Tuple[str, str]]:
-        return char_edit(word, self._char_options(kind, word), rng)
+    def _keep(self, kind: str, word: str):
+        if not any(c.judges == "option" for c in self.constraints):
+            return None  # every replacement of the table
+
+        def keep(ch: str, options: Sequence[str]) -> List[str]:
+            cands = [Candidate(Edit.replace(0, 1, o), {"char": ch, "new": o, "allow_digits": kind == "ocr",
+                                                       "word": word}) for o in options]
+            return [c.edit.spans[0][2] for c in judge(self.constraints, cands, "option").passed]
+        return keep
 
     def target_ok(self, word: str) -> bool:
-        """A word a misspelling may be injected into: letters only, no stop word, no digit."""
-        return self.target.allows(word)
+        """A word a misspelling may be injected into (the ``target`` constraints)."""
+        return bool(judge(self.constraints, [Candidate(Edit(()), {"word": word})], "target").passed)
 
     def is_real_word(self, word: str) -> bool:
         """A frequent English word (:class:`RealWord`): not a misspelling."""
-        return self.real_word.is_real_word(word)
+        return self.spec_constraint("not a real word").is_real_word(word)
 
     def _spelling_options(self, word: str) -> Tuple[str, ...]:
-        key = (word, self.real_word_zipf, self.max_table_distance)
+        """The table's misspellings of ``word`` that pass the ``option`` and ``edit`` constraints."""
+        key = (word, self.constraints, self.param("keep_case"))
         cached = _SPELLING_CACHE.get(key)
         if cached is None:
-            cached = _SPELLING_CACHE[key] = self._compute_spelling_options(word)
+            cands = [Candidate(Edit.replace(0, len(word), new, kind="spelling"), {"word": word})
+                     for new in table_misspellings(word, keep_case=self.param("keep_case"))]
+            passed = judge(self.constraints, cands, ("option", "target", "edit")).passed
+            cached = _SPELLING_CACHE[key] = tuple(c.edit.spans[0][2] for c in passed)
         return cached
 
-    def _compute_spelling_options(self, word: str) -> Tuple[str, ...]:
-        out = []
-        for new in table_misspellings(word, keep_case=True):  # match_case keeps letters letters
-            if new.isalpha() and not self.case_only.refuses(word, new) and not self.is_real_word(new) and \
-                    self.table_distance.check(Edit.replace(0, len(word), new), {"word": word}).passed:
-                out.append(new)
-        return tuple(out)
-
-    def _candidates(self, kind: str, words: List[str]) -> List[int]:
-        ok = [k for k, w in enumerate(words) if self.target_ok(w)]
+    def _reach(self, kind: str, words: Sequence[str], targets: Sequence[int]) -> List[int]:
+        """The targets the error type ``kind`` can edit."""
         if kind == "typos":
-            return [k for k in ok if len(words[k]) >= self.typo_min_letters]
+            return [k for k in targets if len(words[k]) >= self.param("typo_min_letters")]
         if kind in ("ocr", "keyboard"):
-            least = self.ocr_min_chars if kind == "ocr" else self.keyboard_min_chars
-            return [k for k in ok if len(words[k]) >= least and self._char_options(kind, words[k])]
-        return [k for k in ok if self._spelling_options(words[k])]
+            least = self.param(f"{kind}_min_chars")
+            return [k for k in targets if len(words[k]) >= least and self._char_options(kind, words[k])]
+        return [k for k in targets if self._spelling_options(words[k])]
 
-    def _apply(self, kind: str, word: str, rng: np.random.Generator) -> Optional[Tuple[str, str]]:
+    def _draw(self, kind: str, word: str, rng: np.random.Generator) -> Optional[Tuple[str, str]]:
+        """The transformation's draw of one error of type ``kind`` in ``word``: ``(new word, how)``."""
         if kind == "typos":
-            done = self._typos(word, rng)
-        elif kind in ("ocr", "keyboard"):
-            done = self._char_table(kind, word, rng)
-        else:
-            done = table_edit(self._spelling_options(word), rng)
-        if done is None or self.case_only.refuses(word, done[0]) or self.is_real_word(done[0]):
-            return None  # no change, a case-only change, or a real word: not a misspelling
-        return done
+            return self._typos(word, rng)
+        if kind in ("ocr", "keyboard"):
+            return char_edit(word, self._char_options(kind, word), rng)
+        return table_edit(self._spelling_options(word), rng)
 
-    def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
+    # ------------------------------------------------------------------ the picker
+    def set_type(self, seed: int) -> str:
+        """The set's one error type: uniform over ``types``, from the run seed."""
+        return self.types[int(rng_for(seed, self.name, "set type").integers(len(self.types)))]
+
+    def order_for(self, seed: int) -> List[str]:
+        """The set's type order (spec's ``set_fallback``): its type, then the fallback types."""
+        first = self.set_type(seed)
+        return [first] + [t for t in self.param("set_fallback").split(",") if t != first and t in self.types]
+
+    def perturb_batch(self, items, seed: int) -> List[Perturbation]:
+        if not self.param("set_fallback"):
+            return super().perturb_batch(items, seed)
+        order = self.order_for(seed)
+        return [settle(text, self._perturb(text, query_rng(seed, self.name, text), order)) for _, text in items]
+
+    def describe(self, kind: str, how: str, word: str, new: str, first: str) -> str:
+        return describe(kind, how, word, new, fallback_from="" if kind == first else first)
+
+    def _perturb(self, text: str, rng: np.random.Generator, order: Optional[Sequence[str]] = None) -> Perturbation:
         spans = word_spans(text)
-        if not spans:
-            return Perturbation(text, False, "")
         words = [text[s:e] for s, e in spans]
-        order = type_order(self.types, rng)
-        done = pick_misspelling(words, order, rng, lambda kind: self._candidates(kind, words), self._apply,
-                                self.max_attempts)
+        order = list(order) if order is not None else type_order(self.types, rng)  # no set order: a per-query type
+        judged = judge(self.constraints, [Candidate(Edit(()), {"word": w, "group": k}) for k, w in enumerate(words)],
+                       "target")
+        targets, refused = [c.group for c in judged.passed], list(judged.refused)
+        done = pick_misspelling(words, order, rng, lambda kind: self._reach(kind, words, targets), self._draw,
+                                self.param("max_attempts"), self.constraints, refused)
         if done is None:
-            return Perturbation(text, False, "")
+            return Perturbation(text, False, "", count_refusals(refused))
         kind, k, new, how = done
         s, e = spans[k]
-        return Perturbation(text[:s] + new + text[e:], True,
-                            describe(kind, how, words[k], new, fallback_from="" if kind == order[0] else order[0]))
+        return Perturbation(text[:s] + new + text[e:], True, self.describe(kind, how, words[k], new, order[0]),
+                            count_refusals(refused))

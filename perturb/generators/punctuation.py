@@ -1,13 +1,13 @@
 """EXTRAPUNC: one to three identical successive marks from ``, . ? !`` appended at the end."""
 from __future__ import annotations
 
-from typing import Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from perturb.resources.words import draw_marks
-from perturb.base import Generator, Perturbation
-from perturb.spec import Param, Spec, Veto
+from perturb.engine import Candidate, SpecGenerator
+from perturb.spec import Edit, Param, Spec, Veto
 
 MARKS = (",", ".", "?", "!")
 
@@ -39,7 +39,7 @@ class NotBlank(Veto):
 
 NOT_BLANK = NotBlank()
 
-#: EXTRAPUNC's parameters, both protocols
+#: EXTRAPUNC's parameters, both protocols (``label``: the detail's first word, before the marks)
 PARAMS = (Param("marks", str, "".join(MARKS), "the marks one is drawn from, one character each"),
           Param("max_repeat", int, 3, "the most copies of the mark appended"))
 
@@ -48,10 +48,10 @@ SPEC = Spec(
     transformation="k copies of one mark appended after the last non-space character",
     constraints=(NOT_BLANK,),
     picker="mark uniform over the marks, k uniform in 1..max_repeat (query rng)",
-    facts={"position": "end"}, params=PARAMS)
+    facts={"position": "end"}, params=PARAMS + (Param("label", str, "appended", "the detail's first word"),))
 
 
-class ExtraPunc(Generator):
+class ExtraPunc(SpecGenerator):
     """Append ``k`` copies of one mark (mark uniform over ``, . ? !``; ``k`` uniform in 1..3).
 
     The marks go right after the last non-space character (trailing whitespace is dropped).
@@ -62,19 +62,19 @@ class ExtraPunc(Generator):
     spec = SPEC
 
     def __init__(self, marks: Optional[str] = None, max_repeat: Optional[int] = None):
-        values = self.spec.param_values(marks=marks, max_repeat=max_repeat)
-        if not values["marks"] or values["max_repeat"] < 1:
+        self._params = self.spec.param_values(marks=marks, max_repeat=max_repeat)
+        if not self._params["marks"] or self._params["max_repeat"] < 1:
             raise ValueError("ExtraPunc needs at least one mark and max_repeat >= 1")
-        self.marks, self.max_repeat = tuple(values["marks"]), values["max_repeat"]
+
+    marks = property(lambda self: tuple(self.param("marks")))
+    max_repeat = property(lambda self: self.param("max_repeat"))
 
     def config(self) -> dict:
         return self.spec.config(marks="".join(self.marks), max_repeat=self.max_repeat)
 
-    def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
-        if NOT_BLANK.refuses(text):
-            return Perturbation(text, False, "")
+    def propose(self, text: str, rng: np.random.Generator) -> List[Candidate]:
+        """The one edit: the drawn marks in place of the trailing whitespace (none for a blank query)."""
         done = append_marks(text, self.marks, self.max_repeat, rng)
-        if done is None:
-            return Perturbation(text, False, "")
-        out, marks = done
-        return Perturbation(out, True, f"appended {marks!r}")
+        base = len(text.rstrip())
+        edit = Edit.replace(base, len(text), done[1], detail=f"{self.param('label')} {done[1]!r}") if done else Edit(())
+        return [Candidate(edit, {"text": text})]

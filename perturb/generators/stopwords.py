@@ -1,15 +1,18 @@
 """NOSTOPWORD: every stop word (NLTK's 179-word English list) removed from the query, except the
-words whose removal reverses or changes the need (:data:`KEPT`)."""
+words whose removal reverses or changes the need (:data:`KEPT`). The transformation proposes one
+removal per stop word (:func:`stopword_candidates`), the spec's constraints refuse the kept words
+(:data:`KEPT_WORDS`) and an emptied query (:data:`WORDS_LEFT`), the picker takes every other one."""
 from __future__ import annotations
 
 import re
-from typing import List, Tuple
+from typing import List
 
 import numpy as np
 
-from perturb.resources.words import NEED_WORDS, collapse_spaces, stopwords, stopwords_resource
-from perturb.base import Generator, Perturbation, Resource
-from perturb.spec import Spec, Veto
+from perturb.resources.words import NEED_WORDS, collapse_spaces, stopwords, stopwords_resource, word_spans
+from perturb.base import Perturbation, Resource
+from perturb.engine import Candidate, SpecGenerator, every
+from perturb.spec import Edit, Param, Spec, Veto
 
 # A whitespace token is "punctuation + core + punctuation"; only a core of word characters and
 # apostrophes ("don't") can be a stop word. "(i.e.," (core "i.e"), "and/or", "U.S." are kept whole.
@@ -61,6 +64,7 @@ class WordsLeft(Veto):
 
     name = "a word left"
     description = "at least one word of the query remains"
+    judges = "result"
 
     def refuses(self, removed: int, words: int) -> bool:
         return removed >= words
@@ -73,10 +77,14 @@ KEPT_WORDS = KeptWords()
 WORDS_LEFT = WordsLeft()
 
 
-def stopword_spans(text: str) -> List[Tuple[int, int]]:
-    """Spans of the whole tokens of ``text`` that are stop words (surrounding punctuation excluded),
-    negations and :data:`KEPT` words left out."""
+def stopword_candidates(text: str, as_written: bool = False) -> List[Candidate]:
+    """The transformation: one removal per whole token of ``text`` whose word is a stop word
+    (surrounding punctuation excluded), its context the lower-cased cores of the whitespace tokens
+    and its token's index (what :data:`KEPT_WORDS` reads). ``as_written``: the paper's, one per
+    TextAttack word (:func:`~perturb.resources.words.word_spans`) that is a stop word as written."""
     stops = stopwords()
+    if as_written:
+        return [Candidate(Edit.replace(s, e, "")) for s, e in word_spans(text) if text[s:e] in stops]
     out = []
     tokens = list(_TOKEN.finditer(text))
     cores = [((c.group(2) if c else "") or "").lower() for c in (_CORE.match(m.group(0)) for m in tokens)]
@@ -84,10 +92,8 @@ def stopword_spans(text: str) -> List[Tuple[int, int]]:
         core = _CORE.match(m.group(0))
         if core is None or core.group(2).lower().strip("'") not in stops and core.group(2).lower() not in stops:
             continue
-        if KEPT_WORDS.keeps(cores, k):
-            continue
         start = m.start() + len(core.group(1))
-        out.append((start, start + len(core.group(2))))
+        out.append(Candidate(Edit.replace(start, start + len(core.group(2)), ""), {"cores": cores, "k": k}))
     return out
 
 
@@ -131,14 +137,16 @@ SPEC = Spec(
     name="NOSTOPWORD", version=2, protocol="validated",
     transformation="every whole token whose lower-cased form is an NLTK stop word removed",
     constraints=(KEPT_WORDS, WORDS_LEFT),
-    picker="deterministic (every stop word outside KEPT)",
+    picker="deterministic (every stop word outside KEPT)", choose=every,
+    params=(Param("as_written", bool, False, "TextAttack words matched as written and cut out in place (the "
+                                             "paper's); False: whole whitespace tokens matched lower-cased"),),
     facts={"stopwords": "nltk-english-179", "match": "lowercased whole token (punctuation around it kept)",
            "kept": sorted(KEPT) + ["negated auxiliaries (n't, split 'don t')"],
            "punctuation": "separators doubled by a removal made one (',,' ', ,' ';;' -> one; none before a "
                           "closing mark or sentence end, none after an opening mark); the query's own kept"})
 
 
-class NoStopword(Generator):
+class NoStopword(SpecGenerator):
     """Drop each whole token whose lower-cased form is an NLTK stop word.
 
     Tokens are whitespace-separated; leading and trailing punctuation is not part of the word and
@@ -146,7 +154,8 @@ class NoStopword(Generator):
     keeps its "i", "and/or" stays, "U.S." keeps its "S". Not applicable when the query has no stop
     word, or when no word would remain (e.g. "what is it"). Each removed word takes the
     whitespace before it along (after it, when it opens the token: "(the cat)" -> "(cat)");
-    whitespace runs then collapse to one space.
+    whitespace runs then collapse to one space. With the spec's ``as_written`` (the paper
+    protocol's): TextAttack words that are stop words as written, cut out wherever they are.
     """
 
     name = "NOSTOPWORD"
@@ -158,11 +167,25 @@ class NoStopword(Generator):
     def resources(self) -> List[Resource]:
         return [stopwords_resource()]
 
-    def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
-        removed = stopword_spans(text)
-        n_tokens = sum(1 for m in _TOKEN.finditer(text) if any(c.isalnum() for c in m.group(0)))
-        if not removed or WORDS_LEFT.refuses(len(removed), n_tokens):
-            return Perturbation(text, False, "")
+    def propose(self, text: str, rng: np.random.Generator) -> List[Candidate]:
+        return stopword_candidates(text, self.param("as_written"))
+
+    def whole(self, text: str, chosen: List[Candidate]) -> Candidate:
+        if self.param("as_written"):
+            words = len(word_spans(text))
+        else:
+            words = sum(1 for m in _TOKEN.finditer(text) if any(c.isalnum() for c in m.group(0)))
+        return Candidate(Edit(tuple(c.edit.spans[0] for c in chosen)), {"removed": len(chosen), "words": words})
+
+    def realise(self, text: str, chosen: List[Candidate]) -> Perturbation:
+        """Each removed word takes the whitespace before it along (after it when it opens the
+        token), then :func:`_tidy` mends the punctuation; ``as_written``: the words cut out,
+        whitespace collapsed."""
+        removed = [c.edit.spans[0][:2] for c in chosen]
+        words = [text[s:e] for s, e in removed]
+        detail = f"removed {len(words)}: " + " ".join(words)
+        if self.param("as_written"):
+            return Perturbation(collapse_spaces(Edit(tuple(c.edit.spans[0] for c in chosen)).apply(text)), True, detail)
         pieces, last = [], 0
         for s, e in removed:
             if s > 0 and not text[s - 1].isspace() and e < len(text) and not text[e].isspace():
@@ -176,6 +199,4 @@ class NoStopword(Generator):
             pieces.append(text[last:s])
             last = e
         pieces.append(text[last:])
-        out = _tidy(JOIN.join(pieces))
-        words = [text[s:e] for s, e in removed]
-        return Perturbation(out, True, f"removed {len(words)}: " + " ".join(words))
+        return Perturbation(_tidy(JOIN.join(pieces)), True, detail)

@@ -2,8 +2,7 @@
 
 The draws (a typo, an OCR or keyboard confusion, a spelling-table entry, the type order and the
 picker) are the transformation; what a generator allows (targets, same-case letters, real words)
-is decided around them: :mod:`perturb.generators.misspell` (validated) and
-:class:`perturb.rodr.paper.PaperMisspell` (the paper's, unconstrained)."""
+is decided by the spec's constraints (:class:`perturb.generators.misspell.Misspell`, both protocols)."""
 from __future__ import annotations
 
 import json
@@ -18,7 +17,8 @@ import numpy as np
 
 from perturb.resources.words import match_case, package_folders
 from perturb.base import Resource, ResourceMissing
-from perturb.spec import Veto
+from perturb.engine import Candidate, Refusal, draw_passing
+from perturb.spec import Constraint, Edit, Veto
 
 
 TYPES = ("typos", "ocr", "keyboard", "spelling")
@@ -175,8 +175,8 @@ CASE_ONLY = CaseOnlyChange()
 
 
 # --------------------------------------------------------------------------- the operations
-# Shared with --protocol rodr (perturb.rodr.paper.PaperMisspell): the draws are the transformation;
-# what a generator allows (targets, same-case letters, real words) is decided around them.
+# Both protocols' MISSPELL: the draws are the transformation; what a generator allows (targets,
+# same-case letters, real words) is its spec's constraints.
 def random_like(ch: str, rng: np.random.Generator, exclude: str = "") -> str:
     """A random character of the same kind as ``ch`` (digit, upper or lower letter), != exclude."""
     pool = string.digits if ch.isdigit() else string.ascii_uppercase if ch.isupper() else string.ascii_lowercase
@@ -270,16 +270,26 @@ def type_order(types: Sequence[str], rng: np.random.Generator) -> List[str]:
 def pick_misspelling(words: Sequence[str], order: Sequence[str], rng: np.random.Generator,
                      candidates: Callable[[str], Sequence[int]],
                      apply: Callable[[str, str, np.random.Generator], Optional[Tuple[str, str]]],
-                     max_attempts: int) -> Optional[Tuple[str, int, str, str]]:
+                     max_attempts: int, constraints: Sequence[Constraint] = (),
+                     refused: Optional[List[Refusal]] = None) -> Optional[Tuple[str, int, str, str]]:
     """The picker: for each type of ``order``, up to ``max_attempts`` draws of a target word
     (uniform among ``candidates(type)``, indices into ``words``), each given to
-    ``apply(type, word, rng)`` (None: refused or no change, draw again). The first edit made, as
-    ``(type, word index, new word, how)``, or None when no type gives one."""
+    ``apply(type, word, rng)`` (None: no change, draw again) and its edit judged by the edit
+    constraints of ``constraints`` (:func:`perturb.engine.draw_passing`: a refused edit is drawn
+    again, its refusal added to ``refused``). The first edit that passes, as ``(type, word index,
+    new word, how)``, or None when no type gives one."""
     for kind in order:
         cands = candidates(kind)
-        for _ in range(max_attempts if cands else 0):
+        if not cands:
+            continue
+
+        def draw(kind: str = kind, cands: Sequence[int] = cands) -> Optional[Candidate]:
             k = cands[int(rng.integers(len(cands)))]
             done = apply(kind, words[k], rng)
-            if done is not None:
-                return kind, k, done[0], done[1]
+            return None if done is None else Candidate(
+                Edit.replace(0, len(words[k]), done[0], kind=kind, detail=done[1]), {"word": words[k], "group": k})
+
+        cand = draw_passing(constraints, draw, max_attempts, refused)
+        if cand is not None:
+            return kind, cand.group, cand.edit.spans[0][2], cand.edit.detail
     return None

@@ -15,8 +15,6 @@ from typing import Dict, FrozenSet, Optional, Tuple
 
 from perturb.resources.wordnet_reader import find_wordnet
 
-TERM_FORMING = 10  # multi-word noun lemmas an adjective starts, from which it counts as term-forming
-
 _INDEX: Optional[Tuple[FrozenSet[str], FrozenSet[str], Dict[str, int]]] = None
 _LOCK = threading.Lock()
 
@@ -50,7 +48,7 @@ def index() -> Optional[Tuple[FrozenSet[str], FrozenSet[str], Dict[str, int]]]:
 TERM_EVIDENCE = ("noun modifier", "not a noun", "multi-word lemma", "term-forming adjective")
 
 
-def term_evidence(adjective: str, noun: str, noun_lemma: str = "") -> Optional[str]:
+def term_evidence(adjective: str, noun: str, noun_lemma: str = "", *, term_forming_min: int) -> Optional[str]:
     """Why ``adjective noun`` may be a fixed term, or ``""`` when nothing says so; None without
     WordNet. Lower-cased words; ``noun_lemma`` the singular ("frequencies" -> "frequency").
 
@@ -59,8 +57,8 @@ def term_evidence(adjective: str, noun: str, noun_lemma: str = "") -> Optional[s
       does not know at all ("hypersonic", "yawed", "magnetohydrodynamic") is no evidence;
     * ``"not a noun"``: the noun has no noun entry ("warm blooded");
     * ``"multi-word lemma"``: "adjective_noun" is a WordNet noun ("leading edge", "polar bear");
-    * ``"term-forming adjective"``: the adjective starts at least :data:`TERM_FORMING` multi-word
-      nouns ("natural", "free", "social", "military", "double")."""
+    * ``"term-forming adjective"``: the adjective starts at least ``term_forming_min`` multi-word
+      nouns ("natural", "free", "social", "military", "double"; SWAPWORDS' spec holds the value)."""
     idx = index()
     if idx is None:
         return None
@@ -72,6 +70,6 @@ def term_evidence(adjective: str, noun: str, noun_lemma: str = "") -> Optional[s
         return "not a noun"
     if f"{a}_{lemma}" in nouns or f"{a}_{n}" in nouns:
         return "multi-word lemma"
-    if first.get(a, 0) >= TERM_FORMING:
+    if first.get(a, 0) >= term_forming_min:
         return "term-forming adjective"
     return ""

@@ -41,7 +41,7 @@ def test_registry_has_the_eight_sets_under_the_same_names():
     for name in PAPER_ORDER:
         gen = make(name, protocol="rodr")
         assert gen.name == name
-        assert type(gen).__module__ in ("perturb.rodr.paper", "perturb.rodr.paper_swap")
+        assert type(gen).__module__ in ("perturb.rodr.paper", "perturb.rodr.paper_swap", "perturb.rodr.edits")
         assert gen.config()["protocol"] == "rodr" and "protocol" not in make(name).config()
     assert make("BACKTRANS", protocol="rodr").label.startswith("BACKTRANS[")
     with pytest.raises(ValueError, match="unknown protocol"):
@@ -296,8 +296,10 @@ def test_the_paper_constraints_are_textflints():
                                                                              "same part of speech"]
     for name in ("MISSPELL", "TRANSTENSE"):
         assert [c.name for c in PAPER_GENERATORS.get(name).spec.constraints][0] == "stop word skip"
-    for name in ("EXTRAPUNC", "BACKTRANS", "NOSTOPWORD", "SWAPWORDS"):
+    for name in ("EXTRAPUNC", "BACKTRANS", "SWAPWORDS"):
         assert PAPER_GENERATORS.get(name).spec.constraints == ()  # the validated constraints left out
+    # the protocol's one rule of its own: a query is never emptied (nothing could be searched)
+    assert [c.name for c in PAPER_GENERATORS.get("NOSTOPWORD").spec.constraints] == ["a word left"]
     assert protocol.STOPWORD_SKIP.skips("The") and protocol.STOPWORD_SKIP.skips("?")
     assert not protocol.STOPWORD_SKIP.skips("aqueducts") and not protocol.STOPWORD_SKIP.skips("THE")
     glove = rodr("SWAPSYN-GLOVE")
@@ -306,41 +308,42 @@ def test_the_paper_constraints_are_textflints():
 
 
 def test_shared_operations_are_the_validated_generators_functions():
-    """One implementation per operation: the paper protocol calls the validated generators' own
-    functions (a parallel copy in perturb/rodr fails here)."""
-    from perturb.generators import misspell, punctuation, typos
+    """One implementation per operation: the paper's MISSPELL, EXTRAPUNC, NOSTOPWORD and SWAPWORDS
+    are the validated generators with the paper's specs (no transformation, draw or constraint
+    call of their own); BACKTRANS calls the validated round trip. A parallel copy in perturb/rodr
+    fails here."""
+    import inspect
+
+    from perturb.generators import misspell, punctuation, stopwords as nostop, typos
     from perturb.generators.backtrans import generator as backtrans
     from perturb.generators.swapwords import generator as swapwords
     from perturb.resources import words as wordlib
-    from perturb.rodr import paper, paper_swap, protocol
+    from perturb.rodr import edits, paper, paper_swap, protocol
 
-    shared = {
-        # MISSPELL: the typo, OCR/keyboard and spelling draws, the tables, the type order and the picker
-        "typo": typos, "char_positions": typos, "char_edit": typos, "table_misspellings": typos,
-        "table_edit": typos, "tables": typos, "table_paths": typos, "table_resources": typos,
-        "type_order": typos, "pick_misspelling": typos,
-        "append_marks": punctuation,  # EXTRAPUNC
-        "random_swap_perturbation": swapwords,  # SWAPWORDS (the random mode's operation)
-        "round_trip": backtrans, "strip_marks": backtrans,  # BACKTRANS
-        "stopwords": wordlib, "collapse_spaces": wordlib, "word_spans": wordlib, "match_case": wordlib,
-    }
-    for fname, home in shared.items():
+    declared = {edits.PaperMisspell: misspell.Misspell, edits.PaperExtraPunc: punctuation.ExtraPunc,
+                edits.PaperNoStopword: nostop.NoStopword, edits.PaperSwapWords: swapwords.RandomSwapWords}
+    for cls, validated in declared.items():
+        assert issubclass(cls, validated) and cls.spec.protocol == "rodr" and validated.spec.protocol == "validated"
+        own = set(vars(cls)) & {"propose", "realise", "whole", "_perturb", "perturb_batch", "_draw", "_reach",
+                                "_spelling_options", "_char_options", "engine"}
+        assert not own, (cls.__name__, own)  # the transformation, the picker and the loop are the validated ones
+        src = inspect.getsource(cls)
+        assert "rng." not in src and ".check(" not in src and "judge(" not in src, cls.__name__
+    for fname, home in {"round_trip": backtrans, "strip_marks": backtrans, "collapse_spaces": wordlib,
+                        "match_case": wordlib}.items():
         assert getattr(paper, fname) is getattr(home, fname), fname
         assert getattr(home, fname).__module__ == home.__name__, fname
-    assert paper.MISSPELL_TYPES is typos.TYPES
-    # the validated generators call the same functions
+    # the validated generators call the shared operations
     assert misspell.Misspell._typos is typos.typo
     assert punctuation.draw_marks is wordlib.draw_marks and swapwords.draw_word_pair is wordlib.draw_word_pair
     assert typos.random_like.__module__ == typos.__name__
-    # no draw of its own in the paper classes whose operations are shared
-    import inspect
-
-    for cls in (paper.PaperMisspell, paper.PaperExtraPunc, paper.PaperSwapWords, paper.PaperBackTranslate):
-        src = inspect.getsource(cls)
-        assert "rng.integers" not in src and "rng.permutation" not in src, cls.__name__
-    for fname in ("_random_char", "_MARKED", "draw_marks", "draw_word_pair", "NLPAUG_FILES"):
-        assert not hasattr(paper, fname), fname  # the parallel copies this module once had
-    assert paper_swap.rodr_spec is paper.rodr_spec is protocol.rodr_spec and paper_swap.STOPWORD_SKIP is protocol.STOPWORD_SKIP
+    src = inspect.getsource(paper.PaperBackTranslate)
+    assert "rng.integers" not in src and "rng.permutation" not in src
+    for module in (paper, edits):
+        for fname in ("_random_char", "_MARKED", "draw_marks", "draw_word_pair", "NLPAUG_FILES", "typo", "char_edit"):
+            assert not hasattr(module, fname), fname  # the parallel copies this protocol once had
+    assert paper_swap.rodr_spec is paper.rodr_spec is edits.rodr_spec is protocol.rodr_spec
+    assert paper_swap.STOPWORD_SKIP is edits.STOPWORD_SKIP is protocol.STOPWORD_SKIP
 
 
 def test_shared_misspell_operations_are_the_paper_ones_on_any_word():

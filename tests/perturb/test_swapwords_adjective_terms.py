@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from perturb import make
+from perturb.generators.swapwords.pairs import TERM_FORMING_MIN
 from perturb.resources import parsing, wordnet_index
 from perturb_helpers import swapwords_candidates
 
@@ -32,7 +33,7 @@ _kinds = swapwords_candidates  # every candidate at any score: variation -> (sco
     ("hypersonic", "flow", "flow", ""),  # a word WordNet does not know is no evidence
 ])
 def test_term_evidence(adjective, noun, lemma, why):
-    assert wordnet_index.term_evidence(adjective, noun, lemma) == why
+    assert wordnet_index.term_evidence(adjective, noun, lemma, term_forming_min=TERM_FORMING_MIN.default) == why
 
 
 @pytest.mark.parametrize("text,variation,kind", [
@@ -69,14 +70,15 @@ def test_index_reads_crlf_and_lf(tmp_path, monkeypatch):
     monkeypatch.setattr(wordnet_index, "find_wordnet", lambda: ("test", tmp_path))
     adjectives, nouns, first = wordnet_index.index()
     assert adjectives == {"polar"} and "polar_bear" in nouns and first == {"polar": 2}
-    assert wordnet_index.term_evidence("polar", "bears", "bear") == "multi-word lemma"
+    assert wordnet_index.term_evidence("polar", "bears", "bear", term_forming_min=10) == "multi-word lemma"
     monkeypatch.undo()
     wordnet_index._INDEX = None
 
 
 def test_config_records_the_term_evidence():
     cfg = make("SWAPWORDS").config()["term_evidence"]
-    assert cfg["term_forming_min"] == wordnet_index.TERM_FORMING and cfg["wordnet"] != "missing"
+    assert cfg["term_forming_min"] == TERM_FORMING_MIN.default == 10 and cfg["wordnet"] != "missing"
+    assert make("SWAPWORDS").spec.param_values()["term_forming_min"] == 10  # the spec holds it
 
 
 def test_confirmation_sample_is_the_generators_output():

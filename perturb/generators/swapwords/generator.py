@@ -23,13 +23,13 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from perturb.resources import parsing
-from perturb.resources.words import (Span, case_style, draw_word_pair, stopwords_resource,
+from perturb.resources.words import (Span, case_style, draw_word_pair, stopwords_resource, word_spans,
                                      word_spans_keeping_abbreviations)
 from perturb.base import Generator, Perturbation, Resource
+from perturb.engine import Candidate, SpecGenerator
 from perturb.spec import Edit, Param, Spec, Threshold, Tuning, Verdict
 from perturb.generators.swapwords.pairs import (CONTENT_WORDS, EVIDENCE, KIND_SCORES, UNLABELLED, WHOLE_TOKENS,
-                                                candidates, is_labelled, score_of)
-from perturb.resources.wordnet_index import TERM_FORMING
+                                                TERM_FORMING_MIN, candidates, is_labelled, score_of, swappable_tokens)
 from perturb.resources.wordnet_reader import find_wordnet, wordnet_content_sha, wordnet_resource
 
 MODES = ("verified", "random")
@@ -78,7 +78,8 @@ SPEC = Spec(
            "evidence": {reason: score for score, reason in EVIDENCE}, "unlisted_kind_score": UNLABELLED,
            "pick": "uniform among passing pairs", "case": "ALL-CAPS/Title Case tagged lower-cased",
            "spans": "whole whitespace tokens: symbols and quotes glued to a word move with it (10%, $5), "
-                    "sentence punctuation and brackets stay; a span that would cut a token is dropped"})
+                    "sentence punctuation and brackets stay; a span that would cut a token is dropped"},
+    params=(TERM_FORMING_MIN, Param("max_query_chars", int, 1000, "longer queries keep their text (not applied)")))
 
 # the paper's operation (TextAttack's WordInnerSwapRandom), the transformation of --protocol rodr too
 RANDOM_SPEC = Spec(
@@ -86,7 +87,10 @@ RANDOM_SPEC = Spec(
     transformation="two words at uniform positions i != j exchange places (textattack-words)",
     picker="uniform i, uniform j != i",
     facts={"mode": "random", "words": "textattack-words, dotted abbreviations whole",
-           "pairs": "uniform i, uniform j != i"})
+           "pairs": "uniform i, uniform j != i"},
+    params=(Param("abbreviations", bool, True, "a dotted abbreviation (i.e., U.S.) is one word"),
+            Param("max_query_chars", int, 1000, "longer queries keep their text (not applied)"),
+            Param("label", str, "swapped", "the detail's first word")))
 
 
 def _swap(text: str, sa: int, ea: int, sb: int, eb: int) -> str:
@@ -97,8 +101,7 @@ def random_swap(text: str, spans: Sequence[Span], rng: np.random.Generator) -> O
     """The paper's operation (TextAttack's ``WordInnerSwapRandom``) on the words at ``spans``: a
     pair drawn by :func:`perturb.resources.words.draw_word_pair` exchanges places, the text
     between them untouched. ``(new text, a, b)`` with the two word indices ``a < b``, or None when
-    no two different words exist. The random mode here and ``--protocol rodr``'s SWAPWORDS
-    (:class:`perturb.rodr.paper.PaperSwapWords`) both call it; they differ only in ``spans``."""
+    no two different words exist."""
     pair = draw_word_pair([text[s:e] for s, e in spans], rng)
     if pair is None:
         return None
@@ -106,20 +109,31 @@ def random_swap(text: str, spans: Sequence[Span], rng: np.random.Generator) -> O
     return _swap(text, *spans[a], *spans[b]), a, b
 
 
-def random_swap_perturbation(text: str, spans: Sequence[Span], rng: np.random.Generator,
-                             label: str = "swapped") -> Perturbation:
-    """:func:`random_swap` as a :class:`Perturbation`, its detail ``{label} #a 'x' <-> #b 'y'``."""
-    done = random_swap(text, spans, rng)
-    if done is None:
-        return Perturbation(text, False, "")
-    out, a, b = done
-    wa, wb = text[slice(*spans[a])], text[slice(*spans[b])]
-    return Perturbation(out, True, f"{label} #{a} {wa!r} <-> #{b} {wb!r}")
+class RandomSwapWords(SpecGenerator):
+    """The paper's operation: :func:`random_swap` on the query's words (the spec's
+    ``abbreviations``: dotted abbreviations one word, or split at their dots as TextAttack does),
+    the detail ``{label} #a 'x' <-> #b 'y'``. ``SwapWords(mode="random")`` and ``--protocol
+    rodr``'s SWAPWORDS (:class:`perturb.rodr.edits.PaperSwapWords`) run it with their specs."""
 
-
-class SwapWords(parsing.SpacyGenerator, Generator):
     name = "SWAPWORDS"
-    max_query_chars = 1000
+    spec = RANDOM_SPEC
+
+    def config(self) -> dict:
+        return self.spec.config()
+
+    def propose(self, text: str, rng: np.random.Generator) -> List[Candidate]:
+        spans = (word_spans_keeping_abbreviations if self.param("abbreviations") else word_spans)(text)
+        done = random_swap(text, spans, rng)
+        if done is None:
+            return []
+        _, a, b = done
+        wa, wb = text[slice(*spans[a])], text[slice(*spans[b])]
+        return [Candidate(Edit.exchange(text, *spans[a], *spans[b],
+                                        detail=f"{self.param('label')} #{a} {wa!r} <-> #{b} {wb!r}"))]
+
+
+class SwapWords(parsing.SpacyGenerator, RandomSwapWords):
+    name = "SWAPWORDS"
     max_query_reason = ("its candidates are every exchange of two words or phrases, a number that grows with the "
                         "square of the query's length (4,340 characters: 26 s; 100,000: minutes)")
 
@@ -131,7 +145,13 @@ class SwapWords(parsing.SpacyGenerator, Generator):
         self.mode = mode
         if mode == "random":
             self.spec = RANDOM_SPEC
-        self.kind_table = KIND_TABLE.with_values(threshold=min_score)
+        else:
+            self._constraints = self.spec.constraints_with(**{KIND_TABLE.name: {"threshold": min_score}})
+
+    @property
+    def kind_table(self) -> KindTable:
+        """The kind table this generator runs (the spec's; the random mode runs none)."""
+        return next((c for c in self.constraints if c.name == KIND_TABLE.name), KIND_TABLE)
 
     @property
     def min_score(self) -> float:
@@ -141,26 +161,22 @@ class SwapWords(parsing.SpacyGenerator, Generator):
         if self.mode == "random":
             return self.spec.config()
         term = {"lexicon": "WordNet index.adj + index.noun (perturb.resources.wordnet_index)",
-                "wordnet": (find_wordnet() or ("missing",))[0], "term_forming_min": TERM_FORMING}
+                "wordnet": (find_wordnet() or ("missing",))[0], "term_forming_min": self.param("term_forming_min")}
         sha = wordnet_content_sha()  # of the files found, as SWAPSYN-WNET records it
         if sha is not None:
             term["wordnet_sha256"] = sha
-        return self.spec.config([self.kind_table], pos_model=parsing.model_name() or "missing", term_evidence=term)
+        return self.spec.config(self.constraints, pos_model=parsing.model_name() or "missing", term_evidence=term)
 
     def resources(self) -> List[Resource]:
         if self.mode == "random":
             return []
         return [*parsing.resources(), stopwords_resource(), wordnet_resource()]
 
-    # ------------------------------------------------------------------ the paper's operation
-    def _random(self, text: str, rng: np.random.Generator) -> Perturbation:
-        return random_swap_perturbation(text, word_spans_keeping_abbreviations(text), rng)
-
     # ------------------------------------------------------------------ generate, then verify
     def scored(self, doc, text: str) -> List[Edit]:
-        """Every candidate exchange of two character spans of ``text`` (:func:`pairs.candidates`),
-        its ``kind`` and ``score`` from the kind table."""
-        return candidates(doc, text)
+        """Every candidate exchange of two character spans of ``text`` (:func:`pairs.candidates`) among
+        the words that pass the spec's target constraints, its ``kind`` and ``score`` from the kind table."""
+        return candidates(doc, text, swappable_tokens(doc, text, self.constraints), self.param("term_forming_min"))
 
     def apply(self, doc, text: str, edit: Edit) -> str:
         """``text`` with the two spans of ``edit`` exchanged; a sentence-initial capital stays at the
@@ -177,18 +193,20 @@ class SwapWords(parsing.SpacyGenerator, Generator):
             out = out[:1].upper() + out[1:pos] + out[pos].lower() + out[pos + 1:]
         return out
 
-    def _perturb_doc(self, doc, text: str, rng: np.random.Generator) -> Perturbation:
-        passing = [e for e in self.scored(doc, text) if self.kind_table.passes(e.score)]
-        if not passing:
-            return Perturbation(text, False, "")
-        pick = passing[int(rng.integers(len(passing)))]
+    def realise(self, text: str, chosen: List[Candidate]) -> Perturbation:
+        pick = chosen[0].edit
+        if self.mode == "random":
+            return super().realise(text, chosen)
         (sa, ea, _), (sb, eb, _) = pick.spans
-        return Perturbation(self.apply(doc, text, pick), True,
+        return Perturbation(self.apply(chosen[0].context["doc"], text, pick), True,
                             f"swapped {text[sa:ea]!r} <-> {text[sb:eb]!r} ({pick.kind}, score {pick.score:g})")
+
+    def _perturb_doc(self, doc, text: str, rng: np.random.Generator) -> Perturbation:
+        return self.engine(text, [Candidate(e, {"text": text, "doc": doc}) for e in self.scored(doc, text)], rng)
 
     def _perturb(self, text, rng):
         if self.mode == "random":
-            return self._random(text, rng)
+            return SpecGenerator._perturb(self, text, rng)
         return super()._perturb(text, rng)
 
     def perturb_batch(self, items, seed):

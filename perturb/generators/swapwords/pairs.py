@@ -24,10 +24,11 @@ of ``benchmarks/data/validity/SWAPWORDS.tsv``) and picks one, seeded.
 """
 from __future__ import annotations
 
-from typing import List, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from perturb.resources.words import is_abbreviation, stopwords
-from perturb.spec import Edit, Veto
+from perturb.engine import Candidate, judge
+from perturb.spec import Constraint, Edit, Param, Veto
 from perturb.resources.wordnet_index import TERM_EVIDENCE, term_evidence
 from perturb.generators.swapwords.phrases import phrase_candidates, phrase_kinds, whole_tokens
 
@@ -106,6 +107,12 @@ def kinds() -> Tuple[str, ...]:
 KIND_SCORES = {kind: SCORE_OF.get(kind, UNLABELLED) for kind in kinds()}
 
 
+#: the transformation's one parameter (SWAPWORDS' spec holds it): from how many multi-word WordNet
+#: nouns an adjective starts on it counts as term-forming (:func:`perturb.resources.wordnet_index.term_evidence`)
+TERM_FORMING_MIN = Param("term_forming_min", int, 10, "multi-word noun lemmas an adjective starts, from which it "
+                                                      "counts as term-forming")
+
+
 class UnlistedKind(ValueError):
     """A candidate of a kind the kind table does not list: the kind grammar (:func:`kinds`) misses it."""
 
@@ -133,6 +140,7 @@ class SwappableWords(Veto):
     name = "content words only"
     description = "both words are content words (letters, not a stop word or abbreviation, not half of a " \
                   "hyphenated word)"
+    judges = "target"
 
     def allows(self, tok, text: str) -> bool:
         word = text[tok.idx: tok.idx + len(tok.text)]
@@ -143,7 +151,10 @@ class SwappableWords(Veto):
         return before not in "-/'" and after not in "-/'"  # not half of "high-speed", "and/or", "don't"
 
     def reason(self, edit, context=None):
-        bad = [t.text for t in (context or {}).get("tokens", ()) if not self.allows(t, context["text"])]
+        """Judges the context's ``token`` (a target), or its ``tokens`` (the two words of a pair)."""
+        context = context or {}
+        tokens = (context["token"],) if "token" in context else context.get("tokens", ())
+        bad = [t.text for t in tokens if not self.allows(t, context["text"])]
         return f"not a content word: {', '.join(map(repr, bad))}" if bad else None
 
 
@@ -211,7 +222,7 @@ def _verb_and_bare_argument(a, b) -> bool:
             and not any(c.dep_ in LEFT_MODIFIERS for c in noun.children))
 
 
-def _term_suffix(adj, noun) -> str:
+def _term_suffix(adj, noun, term_forming_min: int) -> str:
     """The kind's suffix from WordNet's term evidence for ``adj noun``
     (:func:`perturb.resources.wordnet_index.term_evidence`): ``""`` when nothing says it is a fixed
     term, else the evidence in brackets (" (multi-word lemma)": "leading edge", " (noun modifier)":
@@ -219,7 +230,7 @@ def _term_suffix(adj, noun) -> str:
     Without term evidence, a noun that is a verb's direct object gets " (verb object)": the moved
     adjective can read as the object's complement ("rendering solutions approximate", "remove the
     patch nude"; chosen on the tuning half, docs/methods.md)."""
-    why = term_evidence(adj.lower_, noun.lower_, noun.lemma_)
+    why = term_evidence(adj.lower_, noun.lower_, noun.lemma_, term_forming_min=term_forming_min)
     if why is None:
         return " (no lexicon)"
     if not why and noun.dep_ == "dobj":
@@ -227,7 +238,7 @@ def _term_suffix(adj, noun) -> str:
     return f" ({why})" if why else ""
 
 
-def evidence(doc, i: int, j: int) -> Tuple[float, str]:
+def evidence(doc, i: int, j: int, term_forming_min: int = TERM_FORMING_MIN.default) -> Tuple[float, str]:
     """(score, reason) for swapping tokens ``i < j`` of ``doc`` (see the module table)."""
     a, b = doc[i], doc[j]
     same = CLASSES[a.pos_] == CLASSES[b.pos_]
@@ -247,7 +258,8 @@ def evidence(doc, i: int, j: int) -> Tuple[float, str]:
         # "most popular food" -> "most food popular", "widely different structures": the adjective's own
         # modifier stays behind
         reason = "adjective and its noun (modified adjective)" if any(True for _ in adj.children) or \
-            adj.lower_ in QUANTITY else "adjective and its noun" + _term_suffix(adj, a if adj is b else b)
+            adj.lower_ in QUANTITY else "adjective and its noun" + _term_suffix(adj, a if adj is b else b,
+                                                                                  term_forming_min)
     elif not between and _verb_and_bare_argument(a, b):
         verb, noun = (a, b) if a.pos_ == "VERB" else (b, a)
         # a gerund and the bare object after it ("calculating pressure" -> "pressure calculating") keeps
@@ -261,28 +273,38 @@ def evidence(doc, i: int, j: int) -> Tuple[float, str]:
     return score_of(reason), reason
 
 
-def word_candidates(doc, text: str) -> List[Tuple[int, int, float, str]]:
-    """Every pair of swappable tokens with differing words: (i, j, score, reason), i < j."""
-    idx = [t.i for t in doc if CONTENT_WORDS.allows(t, text)]
+def swappable_tokens(doc, text: str, constraints: Sequence[Constraint] = (CONTENT_WORDS,)) -> List[int]:
+    """The indices of the tokens of ``doc`` that pass the ``target`` constraints of ``constraints``
+    (:func:`perturb.engine.judge`; by default :data:`CONTENT_WORDS`)."""
+    cands = [Candidate(Edit(()), {"token": t, "text": text, "group": t.i}) for t in doc]
+    return [c.group for c in judge(constraints, cands, "target").passed]
+
+
+def word_candidates(doc, text: str, targets: Optional[Sequence[int]] = None,
+                    term_forming_min: int = TERM_FORMING_MIN.default) -> List[Tuple[int, int, float, str]]:
+    """Every pair of ``targets`` (token indices; by default :func:`swappable_tokens`) with differing
+    words: (i, j, score, reason), i < j."""
+    idx = swappable_tokens(doc, text) if targets is None else list(targets)
     out = []
     for x, i in enumerate(idx):
         for j in idx[x + 1:]:
             wi = text[doc[i].idx: doc[i].idx + len(doc[i].text)]
             wj = text[doc[j].idx: doc[j].idx + len(doc[j].text)]
             if wi.lower() != wj.lower():
-                out.append((i, j, *evidence(doc, i, j)))
+                out.append((i, j, *evidence(doc, i, j, term_forming_min)))
     return out
 
 
-def candidates(doc, text: str) -> List[Edit]:
+def candidates(doc, text: str, targets: Optional[Sequence[int]] = None,
+               term_forming_min: int = TERM_FORMING_MIN.default) -> List[Edit]:
     """Every candidate exchange of two character spans of ``text``, as :class:`perturb.spec.Edit`
     (two spans, the first before the second; ``kind``: the evidence kind, ``score``: its score in the
     kind table): the word pairs above and the phrase reorderings of
     :mod:`perturb.generators.swapwords.phrases`. Each span is whole whitespace tokens
     (:data:`WHOLE_TOKENS`: "10%" moves whole); a candidate whose span would cut a token, or whose
-    two spans would then meet, is dropped."""
+    two spans would then meet, is dropped. ``targets``: the words that may move (:func:`word_candidates`)."""
     raw = []
-    for i, j, score, reason in word_candidates(doc, text):
+    for i, j, score, reason in word_candidates(doc, text, targets, term_forming_min):
         a, b = doc[i], doc[j]
         raw.append((a.idx, a.idx + len(a.text), b.idx, b.idx + len(b.text), score, reason))
     for sa, ea, sb, eb, reason in phrase_candidates(doc, text):
