@@ -37,11 +37,13 @@ import numpy as np
 from perturb.resources import parsing
 from perturb.resources.words import FINITE_TAGS, WH_WORDS, match_case, wordfreq_resource
 from perturb.base import Generator, Perturbation, Resource
+from perturb.engine import Candidate, judge
 from perturb.spec import Edit, Spec, Tuning, threshold_constraint
 from perturb.generators.verb_forms import (DICTIONARY_NEW_FORM, DICTIONARY_VERB_FORM, NEGATED_FUTURE, dictionary_form,
                                            verb_lemma)
 
 FINITE = ("VBD", "VBZ", "VBP")
+VERB_TAGS = ("VB", "VBD", "VBG", "VBN", "VBP", "VBZ")  # every verb tag (the word-level swap's targets)
 PLURAL_PRONOUNS = {"we", "they", "you", "these", "those", "us", "them", "ye", "both", "many", "few", "several"}
 SUBJECT_DEPS = ("nsubj", "nsubjpass", "expl", "csubj")
 
@@ -383,3 +385,44 @@ class TransTense(parsing.SpacyGenerator, Generator):
             return Perturbation(text, False, "")
         pick = cands[int(rng.integers(len(cands)))]
         return Perturbation(pick.apply(text), True, pick.detail)
+
+
+class WordTenseSwap(parsing.SpacyGenerator, Generator):
+    """A word-level tense swap (TextFlint's ``Tense``): one verb (spaCy tag in :data:`VERB_TAGS`,
+    POS VERB or AUX) written in lower case flipped alone, past forms (VBD, VBN) to the present
+    (VBZ), the others to the past (VBD), by lemminflect's ``getInflection`` of its spaCy lemma (OOV
+    rules allowed); no agreement, no auxiliary. The verbs the spec's target constraints pass are
+    tried in a seeded order (query rng), the first whose form changes is taken. A subclass names its
+    spec (:class:`perturb.rodr.paper.PaperTransTense`)."""
+
+    def config(self) -> dict:
+        from importlib import metadata
+
+        try:
+            lem = metadata.version("lemminflect")
+        except metadata.PackageNotFoundError:
+            lem = "missing"
+        return self.spec.config(pos_model=parsing.model_name() or "missing",
+                                inflector=f"lemminflect=={lem} getInflection (OOV rules allowed)")
+
+    def resources(self) -> List[Resource]:
+        return [*parsing.resources(), parsing.lemminflect_resource()]
+
+    def _perturb_doc(self, doc, text: str, rng: np.random.Generator) -> Perturbation:
+        lm = _lemminflect()
+        verbs = [t for t in doc if t.tag_ in VERB_TAGS and t.pos_ in ("VERB", "AUX") and t.text.isalpha()
+                 and parsing.original(t, text).islower()]  # TextFlint's verb table: lower-case entries
+        proposed = [Candidate(Edit(()), {"word": parsing.original(t, text), "group": t}) for t in verbs]
+        verbs = [c.group for c in judge(self.spec.constraints, proposed, "target").passed]
+        for k in rng.permutation(len(verbs)).tolist():
+            tok = verbs[k]
+            word = parsing.original(tok, text)
+            target = "VBZ" if tok.tag_ in ("VBD", "VBN") else "VBD"
+            forms = lm.getInflection(tok.lemma_.lower() or word.lower(), tag=target)
+            if not forms or forms[0].lower() == word.lower():
+                continue
+            new = match_case(word, forms[0])
+            how = "past->present" if target == "VBZ" else "present->past"
+            return Perturbation(text[:tok.idx] + new + text[tok.idx + len(word):], True,
+                                f"{how}: {tok.tag_} {word!r}->{new!r}")
+        return Perturbation(text, False, "")

@@ -57,6 +57,7 @@ from perturb.resources.senses import synonymy
 from perturb.generators.backtrans.rules import structure_changes
 from perturb.generators.backtrans import score as backtrans_score
 from perturb.base import query_rng
+from perturb.engine import Candidate, first_refusal
 
 _MARKED = re.compile(r"(?<![\w*#@])([*#@])(\w[\w'-]*)")
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
@@ -407,3 +408,60 @@ class BackTranslate(Generator):
         if self.verified:
             return self._verified_batch(texts, seed)
         return [settle(t, self._result(t, m, b)) for t, (m, b) in zip(texts, self.translate_round_trip(texts))]
+
+
+class RoundTrip(Generator):
+    """One round trip English -> pivot -> English through one translator (:func:`round_trip`), kept as
+    translated: apertium's unknown-word marks removed (:func:`strip_marks`), whitespace collapsed, no
+    case restoration. The spec's constraints judge it (context: the query ``text``, the ``back``
+    translation, the ``pivot``, whether the translator ``marked`` unknown words); a query the
+    translator cannot translate as it would alone, or an empty result, is left unchanged.
+    ``backend``: "marian", "apertium" or None (Marian when its weights are on disk, else Apertium's
+    default pivot). A subclass names its spec (:class:`perturb.rodr.paper.PaperBackTranslate`)."""
+
+    max_query_chars = 1000
+    max_query_reason = "a round trip translates the whole query: a 100,000-character query takes about a minute"
+
+    def __init__(self, backend: Optional[str] = None):
+        if backend not in (None, "marian", "apertium"):
+            raise ValueError(f"unknown back-translation backend {backend!r}; choose marian or apertium")
+        marian = MarianTranslator() if backend in (None, "marian") else None
+        if backend == "apertium" or (backend is None and not marian.available()):
+            self.translator: Translator = ApertiumTranslator()
+        else:
+            self.translator = marian
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}[{self.translator.pivot},{self.translator.backend}]"
+
+    def config(self) -> dict:
+        runtime = self.translator.config()
+        if self.translator.marks:  # the translator keeps them; this generator removes them
+            runtime["unknown_marks"] = "removed from the output (nothing is refused)"
+        return self.spec.config(**runtime)
+
+    def resources(self) -> List[Resource]:
+        return self.translator.resources()
+
+    def round_trip(self, texts: Sequence[str]) -> List[tuple]:
+        """(pivot text, back-translation or None when it could not be made alone) per text."""
+        marks = self.translator.marks
+        return [(mid, None if back is None else collapse_spaces(strip_marks(back) if marks else back))
+                for mid, back in round_trip(self.translator, texts)]
+
+    def _result(self, text: str, mid: str, back: Optional[str]) -> Perturbation:
+        if back is None or not back.strip():
+            return Perturbation(text, False, "")
+        context = {"text": text, "back": back, "pivot": self.translator.pivot, "marked": self.translator.marks}
+        if first_refusal(self.spec.constraints, Candidate(Edit.replace(0, len(text), back), context)):
+            return Perturbation(text, False, "")
+        return Perturbation(back, True, f"via {self.translator.pivot} ({self.translator.backend}): {mid!r}")
+
+    def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
+        (mid, back), = self.round_trip([text])
+        return self._result(text, mid, back)
+
+    def perturb_batch(self, items, seed):
+        texts = [t for _, t in items]
+        return [settle(t, self._result(t, m, b)) for t, (m, b) in zip(texts, self.round_trip(texts))]
