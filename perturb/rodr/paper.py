@@ -1,41 +1,7 @@
-"""``--protocol rodr``: the paper's own operations (RoDR, IJCAI 2022, Sec. 2.1), with the paper's constraints.
-
-The default generators (``perturb/generators/misspell.py`` ...) are *validated* versions of RoDR's eight sets:
-they refuse an edit that would change the information need. Users who compare with the paper's
-tables need the operations as TextFlint / TextAttack define them, without those constraints. This
-module (and :mod:`perturb.rodr.paper_swap` for the two synonym swaps) holds them, registered in
-``perturb.PAPER_GENERATORS`` under the same set names so tables line up.
-
-Each generator carries a :class:`perturb.spec.Spec` (protocol ``rodr``): a transformation, the
-paper's constraints (none, or TextAttack's stop-word skip and embedding distance for the synonym
-swaps: :data:`perturb.rodr.protocol.STOPWORD_SKIP`) and a seeded picker. Where the paper's operation is one a validated
-generator also has, both call the one implementation (MISSPELL's typo, OCR/keyboard and spelling
-draws, type order and picker in :mod:`perturb.generators.typos`; EXTRAPUNC's
-:func:`perturb.generators.punctuation.append_marks`; SWAPWORDS'
-:func:`perturb.generators.swapwords.generator.random_swap`; BACKTRANS'
-:func:`perturb.generators.backtrans.generator.round_trip` and ``strip_marks``): the paper protocol
-is that transformation with the validated constraints left out. What stays written here is what
-the paper does differently (TextAttack words instead of whitespace tokens, every verb tag, every
-WordNet sense, ...), each class's docstring says why. A change to a shared operation changes both
-protocols' output, so it bumps both specs' ``version``. Every ``config()`` records ``"protocol":
-"rodr"``, so a rodr set never has a validated set's fingerprint and a gate never compares the two.
-
-Operations (the deviations from the paper are named in ``docs/methods.md`` ("The paper protocol")):
-
-* MISSPELL: one TextFlint error (typos, OCR, keyboard, spelling table; nlpaug 1.1.11's tables) of
-  one type drawn for the whole set, in one random word that is not one of TextFlint's stop words
-  as written or punctuation (numbers, real-word results and case changes of other letters allowed); a query the set's type
-  cannot change tries ocr, keyboard, spelling, typos in that order (the RoDR authors' script).
-* EXTRAPUNC: 1-3 identical marks of ``, . ? !`` appended.
-* BACKTRANS: an unchecked round trip English -> pivot -> English (Marian German when its weights
-  are on disk, else Apertium Spanish); only apertium's unknown-word marks are removed.
-* TRANSTENSE: one random verb (any VB* tag) written in lower case and not on TextFlint's stop list
-  flipped past <-> present by lemminflect, OOV rules allowed, no agreement or auxiliary handling
-  (TextFlint's word-level tense swap).
-* NOSTOPWORD: every NLTK stop word as written removed (case-sensitive), as a word (also inside
-  ``and/or``, ``(it)``).
-* SWAPWORDS: two random words swap places (TextAttack ``WordInnerSwapRandom``).
-"""
+"""``--protocol rodr``: RoDR's operations (IJCAI 2022, Sec. 2.1) as TextFlint / TextAttack define them, each a
+:class:`perturb.spec.Spec` of protocol ``rodr`` naming a transformation (the validated generators' own where the
+operation is shared; a change to it changes both protocols and bumps both specs' versions) with TextFlint's
+constraints and picker. What each does and where it departs from the paper: docs/methods.md, "The paper protocol"."""
 from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence, Tuple

@@ -221,13 +221,13 @@ def test_glove_swap_takes_a_near_neighbour_antonyms_included():
 
 
 def test_glove_neighbours_do_not_depend_on_the_batch():
-    from perturb.rodr import paper_swap
+    from perturb.generators import substitute
 
     gen = rodr("SWAPSYN-GLOVE")
-    paper_swap._NEIGHBOURS.clear()
+    substitute._NEIGHBOURS.clear()
     gen.prepare(["flow"])
     alone = gen._neighbours("flow")
-    paper_swap._NEIGHBOURS.clear()
+    substitute._NEIGHBOURS.clear()
     gen.prepare(["speed", "heat", "wave", "flow", "report", "security", "people"])
     assert gen._neighbours("flow") == alone
 
@@ -321,8 +321,7 @@ def test_shared_operations_are_the_validated_generators_functions():
         "type_order": typos, "pick_misspelling": typos,
         "append_marks": punctuation,  # EXTRAPUNC
         "random_swap_perturbation": swapwords,  # SWAPWORDS (the random mode's operation)
-        "round_trip": backtrans, "strip_marks": backtrans,  # BACKTRANS
-        "stopwords": wordlib, "collapse_spaces": wordlib, "word_spans": wordlib, "match_case": wordlib,
+        "stopwords": wordlib, "collapse_spaces": wordlib, "word_spans": wordlib,
     }
     for fname, home in shared.items():
         assert getattr(paper, fname) is getattr(home, fname), fname
@@ -341,6 +340,20 @@ def test_shared_operations_are_the_validated_generators_functions():
     for fname in ("_random_char", "_MARKED", "draw_marks", "draw_word_pair", "NLPAUG_FILES"):
         assert not hasattr(paper, fname), fname  # the parallel copies this module once had
     assert paper_swap.rodr_spec is paper.rodr_spec is protocol.rodr_spec and paper_swap.STOPWORD_SKIP is protocol.STOPWORD_SKIP
+
+
+def test_paper_generators_are_declarations_on_the_generators_transformations():
+    """TRANSTENSE, BACKTRANS and the two synonym swaps of the paper protocol are a spec and a name on
+    a transformation of perturb.generators: no method of their own in perturb/rodr."""
+    from perturb.generators import substitute, tense
+    from perturb.generators.backtrans import generator as backtrans
+    from perturb.rodr import paper, paper_swap
+
+    for cls, base in ((paper.PaperTransTense, tense.WordTenseSwap), (paper.PaperBackTranslate, backtrans.RoundTrip),
+                      (paper_swap.PaperSwapSynWordNet, substitute.WordNetLemmaSwap),
+                      (paper_swap.PaperSwapSynGlove, substitute.GloveNeighbourSwap)):
+        assert cls.__bases__ == (base,) and {k for k in vars(cls) if not k.startswith("__")} == {"name", "spec"}
+        assert base.__module__.startswith("perturb.generators.")
 
 
 def test_shared_misspell_operations_are_the_paper_ones_on_any_word():
