@@ -43,7 +43,6 @@ from perturb.generators.verb_forms import (DICTIONARY_NEW_FORM, DICTIONARY_VERB_
                                            dictionary_forms, verb_lemma)
 
 FINITE = ("VBD", "VBZ", "VBP")
-VERB_TAGS = ("VB", "VBD", "VBG", "VBN", "VBP", "VBZ")  # every verb tag (the word-level swap's targets)
 PLURAL_PRONOUNS = {"we", "they", "you", "these", "those", "us", "them", "ye", "both", "many", "few", "several"}
 SUBJECT_DEPS = ("nsubj", "nsubjpass", "expl", "csubj")
 
@@ -430,7 +429,7 @@ class TransTense(parsing.SpacyGenerator, Generator):
 
 
 class WordTenseSwap(parsing.SpacyGenerator, Generator):
-    """A word-level tense swap (TextFlint's ``Tense``): one verb (spaCy tag in :data:`VERB_TAGS`,
+    """A word-level tense swap (TextFlint's ``Tense``): one verb (a spaCy tag the spec's ``verbs`` list,
     POS VERB or AUX) written in lower case flipped alone, past forms (VBD, VBN) to the present
     (VBZ), the others to the past (VBD), by lemminflect's ``getInflection`` of its spaCy lemma (OOV
     rules allowed); no agreement, no auxiliary. The verbs the spec's target constraints pass are
@@ -451,8 +450,8 @@ class WordTenseSwap(parsing.SpacyGenerator, Generator):
         return [*parsing.resources(), parsing.lemminflect_resource()]
 
     def _perturb_doc(self, doc, text: str, rng: np.random.Generator) -> Perturbation:
-        lm = _lemminflect()
-        verbs = [t for t in doc if t.tag_ in VERB_TAGS and t.pos_ in ("VERB", "AUX") and t.text.isalpha()
+        lm, tags = _lemminflect(), frozenset(self.spec.facts["verbs"])
+        verbs = [t for t in doc if t.tag_ in tags and t.pos_ in ("VERB", "AUX") and t.text.isalpha()
                  and parsing.original(t, text).islower()]  # TextFlint's verb table: lower-case entries
         proposed = [Candidate(Edit(()), {"word": parsing.original(t, text), "group": t}) for t in verbs]
         verbs = [c.group for c in judge(self.spec.constraints, proposed, "target").passed]

@@ -14,7 +14,7 @@ from perturb.base import Generator, Perturbation, Resource, ResourceMissing, que
 from perturb.engine import Candidate, first_refusal, judge
 from perturb.spec import Edit, Param
 from perturb.generators.backtrans.generator import RoundTrip
-from perturb.generators.tense import VERB_TAGS, WordTenseSwap
+from perturb.generators.tense import WordTenseSwap
 from perturb.generators.typos import (CASE_ONLY, TYPO_OPS, TYPES, char_edit, char_positions, pick_misspelling, table_edit,
                                       table_misspellings, table_paths, table_resources, tables, type_order, typo)
 from perturb.generators.punctuation import PARAMS as PUNCTUATION_PARAMS, append_marks
@@ -261,7 +261,7 @@ TRANSTENSE_SPEC = rodr_spec(
     transformation="one verb (any VB* tag, POS VERB or AUX) inflected past <-> present by lemminflect's "
                    "getInflection of its lemma, the verb alone",
     picker="verbs in a seeded order (query rng); the first whose form changes",
-    verbs=list(VERB_TAGS), flip="VBD/VBN -> VBZ; VB/VBG/VBP/VBZ -> VBD", agreement="none",
+    verbs=["VB", "VBD", "VBG", "VBN", "VBP", "VBZ"], flip="VBD/VBN -> VBZ; VB/VBG/VBP/VBZ -> VBD", agreement="none",
     constraints=(STOPWORD_SKIP,),
     targets="a verb written in lower case that is not on TextFlint's stop list (is/are/am/has/have skipped; "
             "do/does/did/was/were/be are targets)")
