@@ -37,9 +37,10 @@ import numpy as np
 from perturb.resources import parsing
 from perturb.resources.words import FINITE_TAGS, WH_WORDS, match_case, wordfreq_resource
 from perturb.base import Generator, Perturbation, Resource
-from perturb.spec import Edit, Spec, Tuning, threshold_constraint
-from perturb.generators.verb_forms import (DICTIONARY_NEW_FORM, DICTIONARY_VERB_FORM, NEGATED_FUTURE, dictionary_form,
-                                           verb_lemma)
+from perturb.engine import Candidate, judge
+from perturb.spec import Edit, Spec, Threshold, Tuning, threshold_constraint
+from perturb.generators.verb_forms import (DICTIONARY_NEW_FORM, DICTIONARY_VERB_FORM, NEGATED_FUTURE,
+                                           dictionary_forms, verb_lemma)
 
 FINITE = ("VBD", "VBZ", "VBP")
 PLURAL_PRONOUNS = {"we", "they", "you", "these", "those", "us", "them", "ye", "both", "many", "few", "several"}
@@ -77,79 +78,75 @@ def subject_person(subj) -> str:
     return "3sg"
 
 
-def flip(tok, word: Optional[str] = None) -> Optional[Tuple[str, str]]:
-    """(new form, description) for a finite verb token, or None when it cannot be flipped.
-    ``word`` is the token's text in the original query (its case is restored)."""
-    word = tok.text if word is None else word
+def flip_forms(tok, word: str, lemma: str) -> List[Tuple[Optional[str], str, str]]:
+    """The flips of the finite verb ``tok`` (``word``: its text in the query, ``lemma``: its
+    dictionary lemma), in the dictionary's order: (the dictionary form :data:`DICTIONARY_NEW_FORM`
+    judges, None for a form of "be", which a table gives; the new form; the description)."""
     low = word.lower()
-    lemma = verb_lemma(low, tok.tag_)
-    if lemma is None:
-        return None
     if tok.tag_ in ("VBZ", "VBP"):
         if lemma == "be":
             new = {"is": "was", "am": "was", "are": "were"}.get(low)
-        else:
-            new = dictionary_form(lemma, "VBD")
-        how = "present->past"
-    else:  # VBD
-        subj = subject_of(tok)
-        person = subject_person(subj)
-        if lemma == "be":
-            if low not in ("was", "were"):
-                new = None
-            elif subj is None:  # the past form itself agreed with the subject
-                new = "is" if low == "was" else "are"
-            else:
-                new = {"1sg": "am", "pl": "are", "3sg": "is"}[person]
-        else:
-            new = dictionary_form(lemma, "VBZ" if person == "3sg" else "VBP")
-        how = f"past->present ({person})"
-    if not new or new.lower() == low:
-        return None
-    return match_case(word, new), how
+            return [(None, new, "present->past")] if new else []
+        return [(f, f, "present->past") for f in dictionary_forms(lemma, "VBD")]
+    subj = subject_of(tok)  # VBD
+    person = subject_person(subj)
+    how = f"past->present ({person})"
+    if lemma != "be":
+        return [(f, f, how) for f in dictionary_forms(lemma, "VBZ" if person == "3sg" else "VBP")]
+    if low not in ("was", "were"):
+        return []
+    if subj is None:  # the past form itself agreed with the subject
+        return [(None, "is" if low == "was" else "are", how)]
+    return [(None, {"1sg": "am", "pl": "are", "3sg": "is"}[person], how)]
 
 
 MODAL_SWAP = {"can": "could", "could": "can", "would": "will"}
 
 
-def modal_edit(tok, text: str) -> Optional[Tuple[int, int, str, str]]:
-    """(start, end, replacement, description) for "can"/"could" and "will + VB", or None."""
+def modal_swap(tok, text: str) -> Optional[Tuple[int, int, str, str]]:
+    """(start, end, replacement, description) for "can" <-> "could" and "would" -> "will", or None."""
     word = parsing.original(tok, text)
     low = word.lower()
-    if low == "will" and (tok.head.tag_ != "VB" or tok.head.i <= tok.i):
+    if low not in MODAL_SWAP:
         return None
-    if low in MODAL_SWAP:
-        return tok.idx, tok.idx + len(word), match_case(word, MODAL_SWAP[low]), f"modal {low}->{MODAL_SWAP[low]}"
-    if low != "will" or tok.dep_ != "aux" or tok.head.tag_ != "VB" or tok.head.i <= tok.i:
+    return tok.idx, tok.idx + len(word), match_case(word, MODAL_SWAP[low]), f"modal {low}->{MODAL_SWAP[low]}"
+
+
+def future_verb(tok, text: str):
+    """The verb of the ``will`` + VB future whose auxiliary is ``tok``, or None."""
+    if parsing.original(tok, text).lower() != "will" or tok.dep_ != "aux" or tok.head.tag_ != "VB" or \
+            tok.head.i <= tok.i:
         return None
-    verb = tok.head
-    if NEGATED_FUTURE.refuses(verb):  # "will not go": leave negation alone
-        return None
+    return tok.head
+
+
+def future_forms(tok, text: str, lemma: str) -> List[Tuple[Optional[str], Tuple[int, int, str, str]]]:
+    """The present of the ``will`` + VB future whose auxiliary is ``tok`` (``lemma``: the verb's
+    dictionary lemma), one per dictionary form: (the form :data:`DICTIONARY_NEW_FORM` judges, None
+    for "be"; (start, end, replacement, description)). "will the wing stall" -> "does the wing
+    stall"; "X will fail" -> "X fails" ("will" and the space after it dropped)."""
+    word, verb = parsing.original(tok, text), tok.head
     vword = parsing.original(verb, text)
-    lemma = verb_lemma(vword.lower(), "VB")
-    if lemma is None:
-        return None
     subj = subject_of(verb)
     person = subject_person(subj)
     if lemma == "be":
-        new = {"1sg": "am", "pl": "are", "3sg": "is"}[person]
+        forms = [(None, {"1sg": "am", "pl": "are", "3sg": "is"}[person])]
     else:
-        new = dictionary_form(lemma, "VBZ" if person == "3sg" else "VBP")
-    if not new:
-        return None
-    if subj is not None and tok.i < subj.i < verb.i:  # "will the wing stall" -> "does the wing stall"
-        if lemma == "be":
-            return tok.idx, tok.idx + len(word), match_case(word, new), f"future->present ({person}) {word!r}->{new!r}"
-        do = "does" if person == "3sg" else "do"
-        return tok.idx, tok.idx + len(word), match_case(word, do), f"future->present ({person}) {word!r}->{do!r}"
-    # "X will fail" -> "X fails": drop "will" (and the space after it), inflect the verb
+        forms = [(f, f) for f in dictionary_forms(lemma, "VBZ" if person == "3sg" else "VBP")]
     between = text[tok.idx + len(word): verb.idx]
-    if between.strip():
-        return None
-    return (tok.idx, verb.idx + len(vword), match_case(vword, new),
-            f"future->present ({person}) {word + between + vword!r}->{new!r}")
-
-
+    inverted = subj is not None and tok.i < subj.i < verb.i
+    if not inverted and between.strip():
+        return []
+    out = []
+    for judged, new in forms:
+        if inverted:
+            new = new if lemma == "be" else "does" if person == "3sg" else "do"
+            edit = tok.idx, tok.idx + len(word), match_case(word, new), f"future->present ({person}) {word!r}->{new!r}"
+        else:
+            edit = (tok.idx, verb.idx + len(vword), match_case(vword, new),
+                    f"future->present ({person}) {word + between + vword!r}->{new!r}")
+        out.append((judged, edit))
+    return out
 
 
 def _is_question(doc) -> bool:
@@ -347,39 +344,126 @@ class TransTense(parsing.SpacyGenerator, Generator):
     def resources(self) -> List[Resource]:
         return [*parsing.resources(), parsing.lemminflect_resource(), wordfreq_resource()]
 
-    def scored(self, doc, text: str) -> List[Edit]:
-        """Every candidate edit (:class:`perturb.spec.Edit`: one span replaced, ``detail`` its
-        description, ``score`` its finite-verb evidence)."""
-        cands = []
+    @property
+    def constraints(self) -> tuple:
+        """The spec's constraints, the finite-verb threshold as this instance sets it."""
+        return tuple(self.finite_verb if c.name == self.finite_verb.name else c for c in self.spec.constraints)
+
+    def targets(self, doc, text: str) -> List[Candidate]:
+        """The verb forms the transformation would re-inflect, before any edit (what the spec's
+        target constraints judge): each finite verb (``word``, ``tag``) and the verb of each ``will`` +
+        VB future (tag VB; ``verb``: its token), grouped by the index of the token that changes."""
+        out = []
+        for tok in doc:
+            word = parsing.original(tok, text)
+            if not word.isalpha():
+                continue
+            verb = future_verb(tok, text) if tok.tag_ == "MD" else None
+            if verb is not None:
+                out.append(Candidate(Edit(()), {"word": parsing.original(verb, text), "tag": "VB", "verb": verb,
+                                                "group": tok.i}))
+            elif tok.tag_ in FINITE and tok.pos_ in ("VERB", "AUX"):
+                out.append(Candidate(Edit(()), {"word": word, "tag": tok.tag_, "group": tok.i}))
+        return out
+
+    def proposals(self, doc, text: str, verbs) -> List[Candidate]:
+        """Every candidate edit, in token order: a contracted "be" to its past, a modal swap, and one
+        per dictionary form of each verb of ``verbs`` (the targets that passed, by token index: a
+        finite verb's flip, a future's present), each scored on the evidence that the word is finite
+        (:func:`finite_evidence`); ``unchanged``: a flip that gives the word back."""
+        out = []
         for tok in doc:
             word = parsing.original(tok, text)
             low = word.lower()
             if low in CONTRACTED_BE and tok.lemma_ == "be" and tok.tag_ == CONTRACTED_BE[low][0] and tok.i > 0:
                 new = match_case(word[1:], CONTRACTED_BE[low][1].strip())
-                start = tok.idx
-                cands.append(Edit.replace(start, start + len(word), " " + new, score=1.0,
-                                          detail=f"present->past {word!r}->{new!r}"))
+                out.append(Candidate(Edit.replace(tok.idx, tok.idx + len(word), " " + new, score=1.0,
+                                                  detail=f"present->past {word!r}->{new!r}"), {"group": tok.i}))
                 continue
-            if not word.isalpha():
+            if not word.isalpha() or (tok.i not in verbs and (tok.tag_ != "MD" or modal_swap(tok, text) is None)):
                 continue
+            score, why = finite_evidence(tok, low)
             if tok.tag_ == "MD":
-                edit = modal_edit(tok, text)
-                if edit is not None:
-                    score, why = finite_evidence(tok, low)
-                    cands.append(Edit.replace(*edit[:3], score=score,
-                                              detail=edit[3] if score == 1.0 else f"{edit[3]} ({why})"))
-            elif tok.tag_ in FINITE and tok.pos_ in ("VERB", "AUX"):
-                done = flip(tok, word)
-                if done is not None:
-                    new, how = done
-                    score, why = finite_evidence(tok, low)
-                    cands.append(Edit.replace(tok.idx, tok.idx + len(word), new, score=score,
-                                              detail=f"{how} {word!r}->{new!r} ({why})"))
-        return cands
+                swap = modal_swap(tok, text)
+                forms = [(None, swap)] if swap is not None else \
+                    future_forms(tok, text, verb_lemma(verbs[tok.i].context["word"].lower(), "VB"))
+                for form, (start, end, new, desc) in forms:
+                    out.append(Candidate(Edit.replace(start, end, new, score=score,
+                                                      detail=desc if score == 1.0 else f"{desc} ({why})"),
+                                         {"group": tok.i, "form": form}))
+                continue
+            for form, new, how in flip_forms(tok, word, verb_lemma(low, tok.tag_)):
+                new = match_case(word, new)
+                out.append(Candidate(Edit.replace(tok.idx, tok.idx + len(word), new, score=score,
+                                                  detail=f"{how} {word!r}->{new!r} ({why})"),
+                                     {"group": tok.i, "form": form, "unchanged": new.lower() == low}))
+        return out
+
+    def judged(self, doc, text: str) -> List[Tuple[Edit, bool]]:
+        """The spec's constraints in order (:func:`perturb.engine.judge`) on the targets, then on the
+        proposals: per token its first form no veto refuses (the dictionary's first known word), with
+        whether it also reaches the threshold; a flip that gives the word back is left out."""
+        verbs = {c.group: c for c in judge(self.constraints, self.targets(doc, text), "target").passed}
+        cands = self.proposals(doc, text, verbs)
+        outcome = judge(self.constraints, cands)
+        thresholds = {c.name for c in self.constraints if isinstance(c, Threshold)}
+        kept = {id(c): True for c in outcome.passed}
+        kept.update({id(r.candidate): False for r in outcome.refused if r.constraint in thresholds})
+        first: dict = {}
+        for c in cands:
+            if id(c) in kept:
+                first.setdefault(c.group, c)
+        return [(c.edit, kept[id(c)]) for c in first.values() if not c.context.get("unchanged")]
+
+    def scored(self, doc, text: str) -> List[Edit]:
+        """Every candidate edit the vetoes pass (:class:`perturb.spec.Edit`: one span replaced,
+        ``detail`` its description, ``score`` its finite-verb evidence), threshold not asked."""
+        return [e for e, _ in self.judged(doc, text)]
 
     def _perturb_doc(self, doc, text: str, rng: np.random.Generator) -> Perturbation:
-        cands = [e for e in self.scored(doc, text) if self.finite_verb.passes(e.score)]
+        cands = [e for e, passed in self.judged(doc, text) if passed]
         if not cands:
             return Perturbation(text, False, "")
-        pick = cands[int(rng.integers(len(cands)))]
+        pick = cands[int(rng.integers(len(cands)))]  # the spec's picker: uniform among the passing
         return Perturbation(pick.apply(text), True, pick.detail)
+
+
+class WordTenseSwap(parsing.SpacyGenerator, Generator):
+    """A word-level tense swap (TextFlint's ``Tense``): one verb (a spaCy tag the spec's ``verbs`` list,
+    POS VERB or AUX) written in lower case flipped alone, past forms (VBD, VBN) to the present
+    (VBZ), the others to the past (VBD), by lemminflect's ``getInflection`` of its spaCy lemma (OOV
+    rules allowed); no agreement, no auxiliary. The verbs the spec's target constraints pass are
+    tried in a seeded order (query rng), the first whose form changes is taken. A subclass names its
+    spec (:class:`perturb.rodr.paper.PaperTransTense`)."""
+
+    def config(self) -> dict:
+        from importlib import metadata
+
+        try:
+            lem = metadata.version("lemminflect")
+        except metadata.PackageNotFoundError:
+            lem = "missing"
+        return self.spec.config(pos_model=parsing.model_name() or "missing",
+                                inflector=f"lemminflect=={lem} getInflection (OOV rules allowed)")
+
+    def resources(self) -> List[Resource]:
+        return [*parsing.resources(), parsing.lemminflect_resource()]
+
+    def _perturb_doc(self, doc, text: str, rng: np.random.Generator) -> Perturbation:
+        lm, tags = _lemminflect(), frozenset(self.spec.facts["verbs"])
+        verbs = [t for t in doc if t.tag_ in tags and t.pos_ in ("VERB", "AUX") and t.text.isalpha()
+                 and parsing.original(t, text).islower()]  # TextFlint's verb table: lower-case entries
+        proposed = [Candidate(Edit(()), {"word": parsing.original(t, text), "group": t}) for t in verbs]
+        verbs = [c.group for c in judge(self.spec.constraints, proposed, "target").passed]
+        for k in rng.permutation(len(verbs)).tolist():
+            tok = verbs[k]
+            word = parsing.original(tok, text)
+            target = "VBZ" if tok.tag_ in ("VBD", "VBN") else "VBD"
+            forms = lm.getInflection(tok.lemma_.lower() or word.lower(), tag=target)
+            if not forms or forms[0].lower() == word.lower():
+                continue
+            new = match_case(word, forms[0])
+            how = "past->present" if target == "VBZ" else "present->past"
+            return Perturbation(text[:tok.idx] + new + text[tok.idx + len(word):], True,
+                                f"{how}: {tok.tag_} {word!r}->{new!r}")
+        return Perturbation(text, False, "")

@@ -1,10 +1,13 @@
 """TRANSTENSE's constraints on the verb forms it reads and writes, from lemminflect's dictionary:
 the edited word is a verb form the dictionary lists under its tag (:data:`DICTIONARY_VERB_FORM`),
 the new form is a dictionary form that is a known English word (:data:`DICTIONARY_NEW_FORM`), and
-a negated future stays (:data:`NEGATED_FUTURE`). :mod:`perturb.generators.tense` asks them."""
+a negated future stays (:data:`NEGATED_FUTURE`). The engine runs them in the spec's order on what
+:class:`perturb.generators.tense.TransTense` proposes: the first and the last judge the verb (a
+target: context ``word``, ``tag`` and, for a ``will`` future, its ``verb``), the second each
+dictionary form proposed for it (context ``form``); a candidate without those keys is not theirs."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Tuple
 
 from perturb.resources.words import zipf
 from perturb.spec import Veto
@@ -22,6 +25,7 @@ class DictionaryVerbForm(Veto):
 
     name = "dictionary verb form"
     description = "the edited word is the tagged form of a verb in lemminflect's dictionary"
+    judges = "target"
 
     def lemma(self, low: str, tag: str) -> Optional[str]:
         """The dictionary lemma of which ``low`` is the ``tag`` form, or None (refused)."""
@@ -35,6 +39,8 @@ class DictionaryVerbForm(Veto):
         return None
 
     def reason(self, edit, context=None):
+        if "tag" not in (context or {}):
+            return None
         low, tag = context["word"].lower(), context["tag"]
         return None if self.lemma(low, tag) else f"{low!r} is no {tag} form in lemminflect's dictionary"
 
@@ -46,17 +52,12 @@ class DictionaryNewForm(Veto):
     name = "dictionary new form"
     description = "the new form comes from lemminflect's dictionary and is a known English word (Zipf > 0)"
 
-    def form(self, lemma: str, tag: str) -> Optional[str]:
-        """The ``tag`` form of ``lemma`` that passes, or None (refused)."""
-        forms = _lemminflect().getAllInflections(lemma, upos="VERB").get(tag, ())
-        for form in forms:
-            if form.isalpha() and zipf(form) > 0:
-                return form
-        return None
+    def refuses(self, form: str) -> bool:
+        return not (form.isalpha() and zipf(form) > 0)
 
     def reason(self, edit, context=None):
-        lemma, tag = context["lemma"], context["tag"]
-        return None if self.form(lemma, tag) else f"no dictionary {tag} form of {lemma!r} is a known word"
+        form = (context or {}).get("form")
+        return f"{form!r} is not a known word" if form is not None and self.refuses(form) else None
 
 
 class NegatedFuture(Veto):
@@ -64,12 +65,14 @@ class NegatedFuture(Veto):
 
     name = "no negated future"
     description = "a will + VB future with a negation is left alone"
+    judges = "target"
 
     def refuses(self, verb) -> bool:
         return any(c.dep_ == "neg" for c in verb.children)
 
     def reason(self, edit, context=None):
-        return "a negated future" if self.refuses(context["verb"]) else None
+        verb = (context or {}).get("verb")
+        return "a negated future" if verb is not None and self.refuses(verb) else None
 
 
 DICTIONARY_VERB_FORM = DictionaryVerbForm()
@@ -83,7 +86,7 @@ def verb_lemma(low: str, tag: str) -> Optional[str]:
     return DICTIONARY_VERB_FORM.lemma(low, tag)
 
 
-def dictionary_form(lemma: str, tag: str) -> Optional[str]:
-    """The ``tag`` form of ``lemma`` from lemminflect's dictionary (no OOV rules), if it is a real
-    word: :data:`DICTIONARY_NEW_FORM`."""
-    return DICTIONARY_NEW_FORM.form(lemma, tag)
+def dictionary_forms(lemma: str, tag: str) -> Tuple[str, ...]:
+    """The ``tag`` forms of ``lemma`` in lemminflect's dictionary (no OOV rules), in its order: the
+    forms TRANSTENSE proposes (:data:`DICTIONARY_NEW_FORM` judges each)."""
+    return tuple(_lemminflect().getAllInflections(lemma, upos="VERB").get(tag, ()))

@@ -1,6 +1,5 @@
-"""What every generator of the paper protocol (``--protocol rodr``) shares: its recorded config
-and spec (:func:`rodr_config`, :func:`rodr_spec`), TextAttack's stop-word skip
-(:data:`STOPWORD_SKIP`, on :data:`TEXTFLINT_STOP_WORDS`) and the content hash a config names a resource file by."""
+"""What the paper protocol's generators share: spec and config (:func:`rodr_spec`), TextFlint's
+stop-word skip (:data:`STOPWORD_SKIP`), the deviations list, a resource file's content hash."""
 from __future__ import annotations
 
 import hashlib
@@ -10,19 +9,14 @@ from perturb.spec import Constraint, Param, Spec, Veto
 
 PROTOCOL = "rodr"
 
-#: TextFlint's ``STOP_WORDS`` (``textflint/common/settings.py``): 55 tokens, matched as written. Every
-#: ``WordSubstitute`` (Typos, Ocr, Keyboard, SpellingError, Tense, SwapSynWordNet,
-#: SwapSynWordEmbedding) leaves these tokens and punctuation alone; ``IS`` or ``Am`` are not on it.
+#: TextFlint's ``STOP_WORDS`` (``textflint/common/settings.py``): 55 tokens, matched as written
 TEXTFLINT_STOP_WORDS = frozenset("""
     I my My mine you your You Your He he him Him His his She she her Her it It they They their Their
     am Are are Is is And and or nor A a An an the The Have have Has has in In by By on On of Of at At
     from From""".split())
 
-#: Where ``--protocol rodr`` still differs from the operations the RoDR authors ran (their
-#: query_variation_generation.py: TextFlint's Ocr/Keyboard/SpellingError/Typos, BackTrans,
-#: SwapSynWordEmbedding, SwapSynWordNet and Tense; NLTK for NOSTOPWORD, TextAttack for SWAPWORDS).
-#: The one list: a rodr run prints these (``bench perturb``, ``bench evaluate``), records them in
-#: result.json's notes, and docs/methods.md ("The paper protocol") lists the same.
+#: Where ``--protocol rodr`` differs from the RoDR authors' operations: the one list, printed by a rodr
+#: run, recorded in result.json's notes, listed in docs/methods.md ("The paper protocol")
 TEXTFLINT_DEVIATIONS = {
     "MISSPELL": "rodr MISSPELL: one error in one word per query (TextFlint's WordSubstitute changes 20-30% of "
                 "the words, at least one); nlpaug 1.1.11's OCR/keyboard/spelling tables read directly (TextFlint "
@@ -52,24 +46,17 @@ def textflint_deviations(names: Sequence[str]) -> list:
     return [TEXTFLINT_DEVIATIONS[n] for n in names if n in TEXTFLINT_DEVIATIONS]
 
 
-def rodr_config(operation: str, **settings) -> dict:
-    """A paper-protocol config: ``protocol`` and the operation named first, then the settings."""
-    return {"protocol": PROTOCOL, "operation": operation, **settings}
-
-
 def rodr_spec(name: str, operation: str, *, transformation: str, picker: str,
               constraints: Sequence[Constraint] = (), version: int = 1, params: Sequence[Param] = (),
               **facts: Any) -> Spec:
-    """A paper-protocol :class:`Spec`: its facts are :func:`rodr_config` (``protocol``, the recorded
-    ``operation``, then ``facts``); ``transformation`` says what it proposes, ``params`` its parameters."""
+    """A paper-protocol :class:`Spec`: its facts are ``protocol``, the recorded ``operation``, then ``facts``."""
     return Spec(name=name, version=version, protocol=PROTOCOL, transformation=transformation,
-                constraints=tuple(constraints), picker=picker, facts=rodr_config(operation, **facts),
-                params=tuple(params))
+                constraints=tuple(constraints), picker=picker,
+                facts={"protocol": PROTOCOL, "operation": operation, **facts}, params=tuple(params))
 
 
 class StopwordSkip(Veto):
-    """TextFlint's ``WordSubstitute`` skip: a token on TextFlint's stop list as written
-    (:data:`TEXTFLINT_STOP_WORDS`) or a token without a letter or digit is never a target."""
+    """TextFlint's ``WordSubstitute`` skip: a token of :data:`TEXTFLINT_STOP_WORDS` or punctuation is no target."""
 
     name = "stop word skip"
     description = "a word on TextFlint's 55-token stop list (as written) or punctuation is not a target"

@@ -221,13 +221,13 @@ def test_glove_swap_takes_a_near_neighbour_antonyms_included():
 
 
 def test_glove_neighbours_do_not_depend_on_the_batch():
-    from perturb.rodr import paper_swap
+    from perturb.generators import substitute
 
     gen = rodr("SWAPSYN-GLOVE")
-    paper_swap._NEIGHBOURS.clear()
+    substitute._NEIGHBOURS.clear()
     gen.prepare(["flow"])
     alone = gen._neighbours("flow")
-    paper_swap._NEIGHBOURS.clear()
+    substitute._NEIGHBOURS.clear()
     gen.prepare(["speed", "heat", "wave", "flow", "report", "security", "people"])
     assert gen._neighbours("flow") == alone
 
@@ -329,10 +329,6 @@ def test_shared_operations_are_the_validated_generators_functions():
         assert not own, (cls.__name__, own)  # the transformation, the picker and the loop are the validated ones
         src = inspect.getsource(cls)
         assert "rng." not in src and ".check(" not in src and "judge(" not in src, cls.__name__
-    for fname, home in {"round_trip": backtrans, "strip_marks": backtrans, "collapse_spaces": wordlib,
-                        "match_case": wordlib}.items():
-        assert getattr(paper, fname) is getattr(home, fname), fname
-        assert getattr(home, fname).__module__ == home.__name__, fname
     # the validated generators call the shared operations
     assert misspell.Misspell._typos is typos.typo
     assert punctuation.draw_marks is wordlib.draw_marks and swapwords.draw_word_pair is wordlib.draw_word_pair
@@ -344,6 +340,20 @@ def test_shared_operations_are_the_validated_generators_functions():
             assert not hasattr(module, fname), fname  # the parallel copies this protocol once had
     assert paper_swap.rodr_spec is paper.rodr_spec is edits.rodr_spec is protocol.rodr_spec
     assert paper_swap.STOPWORD_SKIP is edits.STOPWORD_SKIP is protocol.STOPWORD_SKIP
+
+
+def test_paper_generators_are_declarations_on_the_generators_transformations():
+    """TRANSTENSE, BACKTRANS and the two synonym swaps of the paper protocol are a spec and a name on
+    a transformation of perturb.generators: no method of their own in perturb/rodr."""
+    from perturb.generators import substitute, tense
+    from perturb.generators.backtrans import generator as backtrans
+    from perturb.rodr import paper, paper_swap
+
+    for cls, base in ((paper.PaperTransTense, tense.WordTenseSwap), (paper.PaperBackTranslate, backtrans.RoundTrip),
+                      (paper_swap.PaperSwapSynWordNet, substitute.WordNetLemmaSwap),
+                      (paper_swap.PaperSwapSynGlove, substitute.GloveNeighbourSwap)):
+        assert cls.__bases__ == (base,) and {k for k in vars(cls) if not k.startswith("__")} == {"name", "spec"}
+        assert base.__module__.startswith("perturb.generators.")
 
 
 def test_shared_misspell_operations_are_the_paper_ones_on_any_word():

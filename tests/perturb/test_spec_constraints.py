@@ -194,3 +194,21 @@ def test_the_shared_word_lists_are_written_once():
         for line, ws in _word_lists(ast.parse(path.read_text(encoding="utf-8"))):
             found += [f"{path.relative_to(ROOT)}:{line} copies words.{name}" for name, v in shared.items() if ws == v]
     assert not found, "; ".join(found) + " (import it from perturb.resources.words)"
+
+
+def test_transtense_runs_its_spec_constraints_on_the_engine():
+    """TRANSTENSE's vetoes are the engine's: targets judged by the dictionary verb form and the
+    negated future, each proposed dictionary form by the new-form veto, then the threshold."""
+    from perturb.engine import Candidate, judge
+
+    gen = perturb.make("TRANSTENSE")
+    assert [c.name for c in gen.constraints] == [c.name for c in gen.spec.constraints]
+    targets = [Candidate(Edit(()), {"word": "diabetes", "tag": "VBZ", "group": 0}),
+               Candidate(Edit(()), {"word": "causes", "tag": "VBZ", "group": 1})]
+    judged = judge(gen.constraints, targets, "target")
+    assert [c.group for c in judged.passed] == [1] and judged.why() == {"dictionary verb form": 1}
+    forms = [Candidate(Edit.replace(0, 6, f, score=s), {"group": 1, "form": f})
+             for f, s in (("xqzvvq", 1.0), ("caused", 1.0), ("caused", 0.1))]
+    judged = judge(gen.constraints, forms)
+    assert [c.edit.score for c in judged.passed] == [1.0]
+    assert judged.why() == {"dictionary new form": 1, "finite-verb evidence": 1}

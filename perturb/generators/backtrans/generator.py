@@ -48,7 +48,7 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 
 from perturb.resources.words import apply_case_style, case_style, collapse_spaces, wordfreq_resource, zipf
-from perturb.spec import Edit, Spec, Veto, veto
+from perturb.spec import Edit, Param, Spec, Veto, veto
 from perturb.base import Generator, Perturbation, Resource, ResourceMissing, settle
 from perturb.resources.translators import APERTIUM_INSTALL, MARIAN_INSTALL, ApertiumTranslator, MarianTranslator, RunMemo, Translator
 from perturb.resources.words import AUXILIARIES, PERSONAL_PRONOUNS, stopwords
@@ -57,15 +57,13 @@ from perturb.resources.senses import synonymy
 from perturb.generators.backtrans.rules import structure_changes
 from perturb.generators.backtrans import score as backtrans_score
 from perturb.base import query_rng
+from perturb.engine import Candidate, first_refusal, judge
 
 _MARKED = re.compile(r"(?<![\w*#@])([*#@])(\w[\w'-]*)")
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _SPACE = re.compile(r"\s+")
 PIVOT_WFLANG = {"spa": "es", "deu": "de", "cat": "ca", "hbs": "sh", "glg": "pt",
                 "spa-cat": "ca", "spa-glg": "pt", "cat-spa": "es", "glg-spa": "es"}  # a chain: its last language
-# the default Apertium pivots (docs/methods.md, BACKTRANS): four pairs with English and one chain
-# through the Spanish-Catalan pair ("cat-spa": English -> Catalan -> Spanish -> English)
-APERTIUM_PIVOTS = ("cat", "cat-spa", "epo", "glg", "spa")
 
 
 def unmatched_content(original: str, back: str) -> List[str]:
@@ -146,8 +144,12 @@ def pivot_leaks(original: str, back: str, pivot: str, marked: bool) -> List[str]
 
 
 # --------------------------------------------------------------------------- constraints of one round trip
-# (the one-translator path, Marian: the round trip is the one candidate; context: the query ``text``,
-# the ``back`` translation, the ``pivot`` and whether the translator ``marked`` unknown words)
+# (the one-translator path, Marian: the round trip is the one candidate, judged at the stage
+# ROUND_TRIP; context: the query ``text``, the ``back`` translation, the ``pivot`` and whether the
+# translator ``marked`` unknown words)
+ROUND_TRIP = "round trip"
+
+
 def _named(what: str, found) -> Optional[str]:
     return f"{what}: {found}" if found else None
 
@@ -165,6 +167,8 @@ CONTENT_KEPT = veto("content kept", why=lambda e, c: _named(
     description="(one-translator path) every content word has a counterpart (same lemma or top-2-sense synonym: "
                 "unmatched_content); no personal pronoun lost or added, an auxiliary-first question stays one "
                 "(form_changes)")
+for _veto in (NO_PIVOT_LEAK, STRUCTURE_KEPT, CONTENT_KEPT):
+    type(_veto).judges = ROUND_TRIP
 
 
 # --------------------------------------------------------------------------- generator
@@ -174,6 +178,10 @@ SPEC = Spec(
                    "every subset of one round trip's edits is a candidate",
     constraints=(backtrans_score.WORD_LEFT, backtrans_score.WEAKEST_EDIT, NO_PIVOT_LEAK, STRUCTURE_KEPT, CONTENT_KEPT),
     picker="uniform among passing (query_rng)",
+    params=(backtrans_score.MAX_SUBSETS,
+            # the default Apertium pivots (docs/methods.md, BACKTRANS): four pairs with English and one chain
+            # through the Spanish-Catalan pair ("cat-spa": English -> Catalan -> Spanish -> English)
+            Param("pivots", str, "cat cat-spa epo glg spa", "the Apertium pivots round-tripped through")),
     facts={"source": "eng", "backend": "apertium",
            "candidates": "each edit (difflib) of a round trip alone and every subset of one round trip's edits",
            "score": "weakest edit's evidence sum", "weights": dict(backtrans_score.WEIGHTS),
@@ -183,6 +191,7 @@ SPEC = Spec(
                             "old one lower-cased unless a name, an acronym or I (words.capitalised_as_first); "
                             "the pronoun i written I outside lower-case queries",
            "punctuation": "a bare punctuation token a round trip adds is dropped from its edit"})
+APERTIUM_PIVOTS = tuple(SPEC.param_values()["pivots"].split())
 
 
 class BackTranslate(Generator):
@@ -195,16 +204,16 @@ class BackTranslate(Generator):
     max_query_chars = 1000
     max_query_reason = ("every pivot's round trip translates the whole query and each edit is aligned and scored "
                         "against it: a 100,000-character query runs for minutes")
-    weakest_edit = backtrans_score.WEAKEST_EDIT
-    keep_content = True  # refuse round trips that lose, add or mistranslate a content word
-    keep_structure = True  # refuse round trips that change a term, a function word or a word form
 
     def __init__(self, backend: Optional[str] = None, pivot: Optional[str] = None,
                  pivots: Optional[Sequence[str]] = None, **translator_kwargs):
         """``backend`` is "marian", "apertium" or None (Marian German if its weights exist, else Apertium).
         Apertium round-trips through every pivot of ``pivots`` (default :data:`APERTIUM_PIVOTS`, or
         ``pivot`` alone) and verifies the candidates (:mod:`perturb.generators.backtrans.score`)."""
-        self.pivots: List[str] = list(pivots) if pivots else [pivot] if pivot else list(APERTIUM_PIVOTS)
+        values = self.spec.param_values()
+        self.max_subsets = values["max_subsets"]
+        self.pivots: List[str] = list(pivots) if pivots else [pivot] if pivot else values["pivots"].split()
+        self.weakest_edit = self.spec.constraint(backtrans_score.WEAKEST_EDIT.name)
         if backend is None:
             marian = MarianTranslator(**({"pivot": pivot} if pivot else {}), **translator_kwargs)
             if marian.available():
@@ -240,10 +249,11 @@ class BackTranslate(Generator):
             return self.spec.config(pivots={t.pivot: t.config() for t in self._translators})
         return {"source": "eng", **self.translator.config(),
                 "reject": "pivot-language leaks (apertium marks, wordfreq en/pivot)",
-                "content_words": "each kept (same lemma or WordNet synonym in the top-2 senses)" if self.keep_content
-                else "unchecked",
+                "content_words": "each kept (same lemma or WordNet synonym in the top-2 senses)"
+                if CONTENT_KEPT in self.spec.constraints else "unchecked",
                 "structure": "words kept in place (articles, which/what, a leading 'it' free; synonyms in the "
-                             "same inflection; adjacent words stay adjacent)" if self.keep_structure else "unchecked",
+                             "same inflection; adjacent words stay adjacent)"
+                if STRUCTURE_KEPT in self.spec.constraints else "unchecked",
                 "whitespace": "collapsed",
                 "case": "query case style restored"}
 
@@ -270,17 +280,20 @@ class BackTranslate(Generator):
         if not text.strip() or _SPACE.sub("", back).lower() == _SPACE.sub("", text).lower():
             return Perturbation(text, False, "")  # unchanged up to case and spacing ("lie." -> "lie .")
         context = {"text": text, "back": back, "pivot": self.translator.pivot, "marked": self.translator.marks}
-        edit = Edit.replace(0, len(text), back)
-        if any(v.reason(edit, context) for v in self.round_trip_vetoes()):
+        if first_refusal(self.constraints, Candidate(Edit.replace(0, len(text), back), context), ROUND_TRIP):
             return Perturbation(text, False, "")  # a pivot leak, a term, function word, word form, content word,
             # person or the question form changed: refused
         out = apply_case_style(collapse_spaces(strip_marks(back)), case_style(text))
         return Perturbation(out, True, f"via {self.translator.pivot} ({self.translator.backend}): {mid!r}")
 
+    @property
+    def constraints(self) -> tuple:
+        """The spec's constraints, the weakest-edit threshold as this instance holds it."""
+        return tuple(self.weakest_edit if c.name == self.weakest_edit.name else c for c in self.spec.constraints)
+
     def round_trip_vetoes(self) -> List[Veto]:
-        """The one-translator path's vetoes, in the order they are asked: a pivot leak, then (unless
-        switched off) the structure, then the content words and form."""
-        return [NO_PIVOT_LEAK] + [STRUCTURE_KEPT] * self.keep_structure + [CONTENT_KEPT] * self.keep_content
+        """The spec's constraints on a whole round trip (the one-translator path), in its order."""
+        return [c for c in self.constraints if c.judges == ROUND_TRIP]
 
     def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
         if self.verified:  # the pick draws from ``rng``, as the batch draws from query_rng(seed, name, text)
@@ -383,7 +396,7 @@ class BackTranslate(Generator):
             back = trip[1]
             leaks[p] = {w.lower().lstrip("*#@") for w in pivot_leaks(sent, back, p, True)}
             backs[p] = collapse_spaces(strip_marks(back))
-        return backtrans_score.candidates(sent, backs, leaks, original=text)
+        return backtrans_score.candidates(sent, backs, leaks, original=text, max_subsets=self.max_subsets)
 
     def _verified_batch(self, texts: Sequence[str], seed: int,
                         rngs: Optional[Sequence[np.random.Generator]] = None) -> List[Perturbation]:
@@ -391,8 +404,8 @@ class BackTranslate(Generator):
         trips = self._trips_for(sent)
         out = []
         for i, (text, s) in enumerate(zip(texts, sent)):
-            cands = self.verified_candidates(text, s, trips[s])
-            passing = [c for c in cands if self.weakest_edit.passes(c.score)]
+            proposed = [Candidate(c, {"text": s}) for c in self.verified_candidates(text, s, trips[s])]
+            passing = [c.edit for c in judge(self.constraints, proposed).passed]  # a word left, the threshold
             if not passing:
                 out.append(Perturbation(text, False, ""))
                 continue
@@ -407,3 +420,60 @@ class BackTranslate(Generator):
         if self.verified:
             return self._verified_batch(texts, seed)
         return [settle(t, self._result(t, m, b)) for t, (m, b) in zip(texts, self.translate_round_trip(texts))]
+
+
+class RoundTrip(Generator):
+    """One round trip English -> pivot -> English through one translator (:func:`round_trip`), kept as
+    translated: apertium's unknown-word marks removed (:func:`strip_marks`), whitespace collapsed, no
+    case restoration. The spec's :data:`ROUND_TRIP` constraints judge it, as on the validated
+    one-translator path (context: ``text``, ``back``, ``pivot``, ``marked``); a query the
+    translator cannot translate as it would alone, or an empty result, is left unchanged.
+    ``backend``: "marian", "apertium" or None (Marian when its weights are on disk, else Apertium's
+    default pivot). A subclass names its spec (:class:`perturb.rodr.paper.PaperBackTranslate`)."""
+
+    max_query_chars = 1000
+    max_query_reason = "a round trip translates the whole query: a 100,000-character query takes about a minute"
+
+    def __init__(self, backend: Optional[str] = None):
+        if backend not in (None, "marian", "apertium"):
+            raise ValueError(f"unknown back-translation backend {backend!r}; choose marian or apertium")
+        marian = MarianTranslator() if backend in (None, "marian") else None
+        if backend == "apertium" or (backend is None and not marian.available()):
+            self.translator: Translator = ApertiumTranslator()
+        else:
+            self.translator = marian
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}[{self.translator.pivot},{self.translator.backend}]"
+
+    def config(self) -> dict:
+        runtime = self.translator.config()
+        if self.translator.marks:  # the translator keeps them; this generator removes them
+            runtime["unknown_marks"] = "removed from the output (nothing is refused)"
+        return self.spec.config(**runtime)
+
+    def resources(self) -> List[Resource]:
+        return self.translator.resources()
+
+    def round_trip(self, texts: Sequence[str]) -> List[tuple]:
+        """(pivot text, back-translation or None when it could not be made alone) per text."""
+        marks = self.translator.marks
+        return [(mid, None if back is None else collapse_spaces(strip_marks(back) if marks else back))
+                for mid, back in round_trip(self.translator, texts)]
+
+    def _result(self, text: str, mid: str, back: Optional[str]) -> Perturbation:
+        if back is None or not back.strip():
+            return Perturbation(text, False, "")
+        context = {"text": text, "back": back, "pivot": self.translator.pivot, "marked": self.translator.marks}
+        if first_refusal(self.spec.constraints, Candidate(Edit.replace(0, len(text), back), context), ROUND_TRIP):
+            return Perturbation(text, False, "")
+        return Perturbation(back, True, f"via {self.translator.pivot} ({self.translator.backend}): {mid!r}")
+
+    def _perturb(self, text: str, rng: np.random.Generator) -> Perturbation:
+        (mid, back), = self.round_trip([text])
+        return self._result(text, mid, back)
+
+    def perturb_batch(self, items, seed):
+        texts = [t for _, t in items]
+        return [settle(t, self._result(t, m, b)) for t, (m, b) in zip(texts, self.round_trip(texts))]

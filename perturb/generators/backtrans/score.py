@@ -3,7 +3,7 @@
 **Candidates** of one query: the word-level edits of each pivot's round trip (the ``difflib``
 opcodes between the query's and the round trip's token sequences, case-folded), each applied
 alone, and every subset of two or more of one round trip's edits (the whole round trip included;
-pairs only beyond :data:`MAX_SUBSETS` edits), since a round trip often has one bad edit among good
+pairs only beyond ``max_subsets`` edits, :data:`MAX_SUBSETS`), since a round trip often has one bad edit among good
 ones. Candidates with the same text are one candidate proposed by several pivots.
 
 **Score** of a candidate: the score of its *weakest* edit, each edit scored on explicit evidence
@@ -48,7 +48,7 @@ from perturb.generators.backtrans.rules import same_lemma, synonym_same_form
 from perturb.resources.lexicon import is_proper_noun
 from perturb.resources.senses import forms_of, ranked_synsets, synonymy
 from perturb.generators.backtrans import evidence as ev
-from perturb.spec import Tuning, Veto, threshold_constraint
+from perturb.spec import Param, Tuning, Veto, threshold_constraint
 from perturb.generators.backtrans.edits import Candidate, WordEdit, apply_edits, edits_of, sentence_case, tokens
 
 WEIGHTS: Dict[str, float] = {
@@ -274,25 +274,31 @@ def _independent(pivots: Tuple[str, ...]) -> int:  # the pivots sorted; memoised
     return best
 
 
-MAX_SUBSETS = 5  # a round trip of at most this many edits gives every subset of them as a candidate
+#: the transformation's parameter (listed in the spec, :data:`perturb.generators.backtrans.generator.SPEC`)
+MAX_SUBSETS = Param("max_subsets", int, 5, "a round trip of at most this many edits gives every subset of them "
+                                           "as a candidate; a longer one its pairs and the whole round trip")
 
 
-def combinations_of(edits: Sequence[WordEdit]) -> List[Tuple[WordEdit, ...]]:
+def combinations_of(edits: Sequence[WordEdit], max_subsets: int) -> List[Tuple[WordEdit, ...]]:
     """The multi-edit candidates of one round trip: every subset of two or more of its edits (the
-    whole round trip included) when it has at most :data:`MAX_SUBSETS` edits, else the whole round
+    whole round trip included) when it has at most ``max_subsets`` edits, else the whole round
     trip and every pair. A subset passes when all its edits pass, so a round trip with one bad edit
     among good ones still offers the good ones together."""
     eds = tuple(edits)
-    sizes = range(2, len(eds) + 1) if len(eds) <= MAX_SUBSETS else (2,)
+    sizes = range(2, len(eds) + 1) if len(eds) <= max_subsets else (2,)
     out = [c for k in sizes for c in itertools.combinations(eds, k)]
-    if len(eds) > MAX_SUBSETS or len(eds) == 1:
+    if len(eds) > max_subsets or len(eds) == 1:
         out.append(eds)
     return out
 
 
-def candidates(query: str, backs: Dict[str, str], leaks: Dict[str, Set[str]], original: str = "") -> List[Candidate]:
+def candidates(query: str, backs: Dict[str, str], leaks: Dict[str, Set[str]], original: str = "",
+               max_subsets: Optional[int] = None) -> List[Candidate]:
     """Scored candidates of ``query`` from the round trips ``backs`` (pivot -> back text, marks
-    stripped, whitespace collapsed) and each pivot's leaked words (case-folded)."""
+    stripped, whitespace collapsed) and each pivot's leaked words (case-folded), as the
+    transformation proposes them: the spec's constraints judge them (:data:`WORD_LEFT`,
+    :data:`WEAKEST_EDIT`; :mod:`perturb.engine`). ``max_subsets``: :data:`MAX_SUBSETS` when None."""
+    max_subsets = MAX_SUBSETS.default if max_subsets is None else max_subsets
     old = [t.lower() for t, _, _ in tokens(query)]
     per_pivot = {p: edits_of(query, b, old) for p, b in sorted(backs.items())}
     proposers: Dict[WordEdit, Set[str]] = {}
@@ -319,8 +325,8 @@ def candidates(query: str, backs: Dict[str, str], leaks: Dict[str, Set[str]], or
         text = texts.get(edits)
         if text is None:
             text = texts[edits] = sentence_case(query, apply_edits(query, edits, toks, cased), edits, is_proper_noun)
-        if " ".join(text.lower().split()) == same or WORD_LEFT.refuses(text):
-            return  # unchanged, or nothing left to search for ("a" -> "")
+        if " ".join(text.lower().split()) == same:
+            return  # unchanged
         have = out.get(text)
         if have is None:
             low = min(scored[e][0] for e in edits)
@@ -329,7 +335,7 @@ def candidates(query: str, backs: Dict[str, str], leaks: Dict[str, Set[str]], or
         else:
             out[text] = dataclasses.replace(have, pivots=have.pivots | pivots)
     for p, eds in per_pivot.items():
-        for combo in combinations_of(eds):
+        for combo in combinations_of(eds, max_subsets):
             add(combo, {p})
     for e, ps in sorted(proposers.items(), key=lambda kv: (kv[0].start, kv[0].end, kv[0].new)):
         add((e,), ps)
