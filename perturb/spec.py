@@ -281,6 +281,10 @@ class Spec:
     #: the picker (:data:`perturb.engine.Picker`) :meth:`perturb.engine.SpecGenerator.engine` runs; None:
     #: :func:`perturb.engine.uniform`. ``picker`` describes it.
     choose: Optional[Callable[..., Any]] = None
+    #: what a reader of the set's figures must know that its operating point does not say (a measured
+    #: validity below 0.90 on human labels of queries, with its source); not part of the configuration,
+    #: printed as a note by every run with the set (:func:`perturb.set_notes`)
+    caveat: str = ""
 
     def __post_init__(self):
         names = [c.name for c in self.constraints]

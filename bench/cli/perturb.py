@@ -115,10 +115,10 @@ def _write(args, out: Path, final: Path):
         originals = dict(items)
         sets = generate_for(items, args.generators, args.seed, args.protocol)  # BACKTRANS overlaps the others
         print(describe_protocol(args.protocol))
-        if args.protocol == "rodr":
-            from perturb.rodr.protocol import textflint_deviations
+        from perturb import set_notes
 
-            print("\n".join(f"note: {d}" for d in textflint_deviations([vs.name for vs in sets])))
+        for note in set_notes([vs.name for vs in sets], args.protocol):
+            print(f"note: {note}")
     written = write_sets(sets, out)  # safe, unique file names inside --out; each read back
     _print_applicability(sets, originals, out, args)
     if args.audit is not None:

@@ -8,7 +8,6 @@ and names them.
 """
 from __future__ import annotations
 
-from perturb.rodr.protocol import textflint_deviations
 
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -35,7 +34,7 @@ from bench.results import applicability as AP
 from bench.results.writer import per_query_csv, result_header, write_run
 from bench.search.ann import IndexConfig
 from bench.search.exact import trec_id_problem
-from perturb import DEFAULT_PROTOCOL, GENERATORS, PAPER_ORDER, PROTOCOLS
+from perturb import DEFAULT_PROTOCOL, GENERATORS, PAPER_ORDER, PROTOCOLS, set_notes
 from perturb.checks.labels import check_match, match_labels, read_label_files
 from perturb.io.sets import VariationSet, check_set_names
 from perturb.io.generation import generate_many
@@ -176,8 +175,7 @@ def _result(spec: ModelSpec, dataset: Dataset, cfg: VariationsConfig, retriever,
                           "low_sets": [e["name"] for e in var_ok if AP.is_low(e["applicability"])]},
         "missing_sets": [e["name"] for e in set_entries if e["status"] != "ok"],
         "summary": summary,
-        "notes": notes + (textflint_deviations([vs.name for vs in sets[1:]])
-                          if cfg.variations_dir is None and cfg.protocol == "rodr" else []),
+        "notes": notes + (set_notes([vs.name for vs in sets[1:]], cfg.protocol) if cfg.variations_dir is None else []),
         "per_query_file": "per_query.csv",
         **({"generation_seeds": gen_seeds} if gen_seeds is not None else {}),
     }

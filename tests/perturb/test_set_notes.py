@@ -1,0 +1,39 @@
+"""perturb.set_notes: the lines a run prints and records about its generated sets: the paper
+protocol's deviations, and a validated set's measured shortfall (its spec's caveat), whose figures
+are the committed blind measurement's."""
+import re
+from pathlib import Path
+
+import perturb
+from perturb.rodr.protocol import TEXTFLINT_DEVIATIONS
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _pooled_rows():
+    """set -> 'k of n = v% (Wilson 95% lo-hi)' from benchmarks/results/swapsyn_blind.md's pooled rows."""
+    out = {}
+    text = (ROOT / "benchmarks" / "results" / "swapsyn_blind.md").read_text(encoding="utf-8")
+    for m in re.finditer(r"^\| (SWAPSYN-\w+) \| \*\*pooled\*\* \| (\d+) \| (\d+) \| ([\d.]+%) \| ([\d.]+-[\d.]+%) \|$",
+                         text, re.M):
+        name, n, k, v, ci = m.groups()
+        out[name] = f"{k} of {n} = {v} (Wilson 95% {ci})"
+    return out
+
+
+def test_synonym_caveats_carry_the_committed_blind_measurement():
+    rows = _pooled_rows()
+    assert set(rows) == {"SWAPSYN-GLOVE", "SWAPSYN-WNET"}
+    notes = perturb.set_notes(["MISSPELL", "SWAPSYN-GLOVE", "SWAPSYN-WNET", "TRANSTENSE"])
+    assert len(notes) == 2
+    for name, note in zip(("SWAPSYN-GLOVE", "SWAPSYN-WNET"), notes):
+        assert note.startswith(f"{name}: ") and rows[name] in note
+
+
+def test_sets_without_a_caveat_and_unknown_names_add_nothing():
+    assert perturb.set_notes(["ORIGINAL", "MISSPELL", "EXTRAPUNC", "NOSTOPWORD", "SWAPWORDS", "MY-OWN-SET"]) == []
+
+
+def test_the_paper_protocol_notes_are_its_deviations():
+    names = ["MISSPELL", "EXTRAPUNC", "SWAPSYN-GLOVE"]
+    assert perturb.set_notes(names, "rodr") == [TEXTFLINT_DEVIATIONS["MISSPELL"], TEXTFLINT_DEVIATIONS["SWAPSYN-GLOVE"]]
