@@ -5,7 +5,10 @@ texts' sentence embeddings (mean pooling of layer 6, as sentence-transformers po
 
 Texts go through the encoder in length-sorted batches, each distinct text once per call; a text
 longer than ``MAX_TOKENS`` word pieces is cut to a window around the word. Cosines are summed with
-``math.fsum`` in float64 and rounded to 4 decimals, so a score does not depend on the batch."""
+``math.fsum`` in float64 and rounded to 4 decimals. The encoder's own float32 arithmetic depends on
+the batch it runs in (which texts, how much padding): a state moves by up to about 4e-6 (measured on
+300 MS MARCO queries, each alone against in batches of 64), which changes a rounded cosine only
+when it lies that close to a rounding boundary."""
 from __future__ import annotations
 
 import copy
