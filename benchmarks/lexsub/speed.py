@@ -30,18 +30,18 @@ def once(n: int) -> None:
     from perturb.io.generation import generate_many
 
     items = msmarco_queries()[:n]
-    encoded, choose = [0], context.encode
+    encoded, choose = {}, context.encode
 
-    def counting(batch):
-        encoded[0] += len(set(batch))
-        return choose(batch)
+    def counting(batch, upto=context.LAYERS[-1]):
+        encoded[upto] = encoded.get(upto, 0) + len(set(batch))
+        return choose(batch, upto=upto)
 
     context.encode = counting
     t0, c0 = time.time(), time.process_time()
     sets = generate_many(["SWAPSYN-GLOVE", "SWAPSYN-WNET"], items, [0])
     wall, cpu = time.time() - t0, time.process_time() - c0
     changed = {k: sum(v[0].applied) for k, v in sets.items()}
-    print(f"{len(items)} queries: wall {wall:.1f} s, CPU {cpu:.1f} s, texts through MiniLM {encoded[0]}, changed {changed}, "
+    print(f"{len(items)} queries: wall {wall:.1f} s, CPU {cpu:.1f} s, texts through MiniLM (layers: count) {encoded}, changed {changed}, "
           f"max RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} MiB, load {os.getloadavg()}",
           flush=True)
 
