@@ -117,16 +117,41 @@ def _is_derivation(a: str, b: str) -> bool:
         prefix += 1
     if prefix >= max(4, short - 3):
         return True
-    wn = wordnet()
-    for pos in WORDNET_POS:
-        for syn in wn.synsets(a, pos=pos):
-            for lemma in syn.lemmas():
-                if lemma.name().lower() != a and not _lemma_matches(lemma.name(), a, pos):
-                    continue
-                for rel in lemma.derivationally_related_forms() + lemma.pertainyms():
-                    if rel.name().lower() in (b,) or _lemma_matches(rel.name(), b, None):
-                        return True
-    return False
+    return not _derived_names(a).isdisjoint(_readings(b))
+
+
+_DERIVED: Dict[str, frozenset] = Memo()
+_READINGS: Dict[str, frozenset] = Memo()
+
+
+def _derived_names(word: str) -> frozenset:
+    """The lower-cased names of the derivationally related forms and pertainyms of ``word``'s own
+    lemmas in any of its WordNet senses (a lemma is its own when it is ``word`` or the base form
+    morphy gives ``word`` for the sense's POS)."""
+    if word not in _DERIVED:
+        wn, out = wordnet(), set()
+        for pos in WORDNET_POS:
+            for syn in wn.synsets(word, pos=pos):
+                for lemma in syn.lemmas():
+                    if lemma.name().lower() != word and not _lemma_matches(lemma.name(), word, pos):
+                        continue
+                    out.update(rel.name().lower() for rel in lemma.derivationally_related_forms() + lemma.pertainyms())
+        _DERIVED[word] = frozenset(out)
+    return _DERIVED[word]
+
+
+def _readings(word: str) -> frozenset:
+    """``word`` and its morphy base form for each POS: the lemma names it matches (:func:`_lemma_matches`)."""
+    if word not in _READINGS:
+        wn, out = wordnet(), {word}
+        for pos in WORDNET_POS:
+            try:
+                out.add(wn.morphy(word, pos))
+            except Exception:  # noqa: BLE001 - as _lemma_matches: the POS after a failing one are not asked
+                break
+        out.discard(None)
+        _READINGS[word] = frozenset(out)
+    return _READINGS[word]
 
 
 def _lemma_matches(name: str, word: str, pos) -> bool:

