@@ -195,3 +195,25 @@ def cached_perturb_batch(gen, items: Sequence[Tuple[str, str]], seed: int, stats
         stats.update(hits=len(items) - len(todo_idx), misses=len(first))
     table = {**entries, **new}
     return [Perturbation(*table[k][:3]) for k in keys]
+
+
+def cached_cap_set(gen, items: Sequence[Tuple[str, str]], seed: int, done: Sequence[Perturbation]
+                   ) -> List[Perturbation]:
+    """``gen.cap_set`` (a set-level constraint over the whole set's variations) through the cache. The
+    capped set depends on the set's distinct texts and their cached variations only, so it is stored
+    under the generator's shard key and the SHA-256 of the sorted distinct text keys: a warm rerun of
+    the same set reads it, another set computes its own."""
+    texts = [t for _, t in items]
+    key = _shard(gen, seed)
+    if key is None:
+        return gen.cap_set(texts, list(done))
+    keys = [text_key(t) for t in texts]
+    set_key = hashlib.sha256("\n".join(sorted(set(keys))).encode("ascii")).hexdigest()
+    path = cache_root() / gen.name.replace("/", "_") / "sets" / f"{key}-{set_key}.json"
+    entries = _load(path, warn=True)
+    if all(k in entries for k in keys):
+        return [Perturbation(*entries[k][:3]) for k in keys]
+    capped = gen.cap_set(texts, list(done))
+    _save(path, key, gen, {k: [p.text, bool(p.applied), p.detail, entry_sum(k, p.text, bool(p.applied), p.detail)]
+                           for k, p in zip(keys, capped)})
+    return capped

@@ -28,13 +28,15 @@ def generate(name: str, queries: Sequence[Tuple[str, str]], seed: int, generator
         gen.check()
         items = [(qids[i], texts[i]) for i in fits]
         if cache:
-            from perturb.io.cache import cached_perturb_batch
+            from perturb.io.cache import cached_cap_set, cached_perturb_batch
 
             done = cached_perturb_batch(gen, items, seed)
+            if hasattr(gen, "cap_set"):  # a set-level constraint over the whole set, cached per set
+                done = cached_cap_set(gen, items, seed, done)
         else:
             done = gen.perturb_batch(items, seed)
-        if hasattr(gen, "cap_set"):  # a set-level constraint, applied to the whole set after the cache
-            done = gen.cap_set([t for _, t in items], list(done))
+            if hasattr(gen, "cap_set"):
+                done = gen.cap_set([t for _, t in items], list(done))
         results = [Perturbation(t, False, "") for t in texts]  # a query over the bound keeps its text
         for i, r in zip(fits, done):
             results[i] = r

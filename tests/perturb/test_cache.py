@@ -83,3 +83,27 @@ def test_cache_can_be_turned_off(monkeypatch):
     cached_perturb_batch(make("SWAPWORDS"), ITEMS, 0, stats)
     cached_perturb_batch(make("SWAPWORDS"), ITEMS, 0, stats)
     assert stats["hits"] == 0
+
+
+def test_a_set_level_constraint_is_cached_per_set(monkeypatch, tmp_path):
+    """A generator's cap_set (the synonym sets' word-share cap) runs once per distinct set of texts: a
+    warm rerun of the same set reads its capped variations, another set computes its own."""
+    monkeypatch.setenv("DRBENCH_HOME", str(tmp_path))
+    gen = make("EXTRAPUNC")
+    calls = []
+
+    def cap_set(texts, results):  # a stand-in set-level rule: the set's first text left unchanged
+        calls.append(len(texts))
+        first = sorted(texts)[0]
+        return [r if t != first else type(r)(t, False, "") for t, r in zip(texts, results)]
+
+    monkeypatch.setattr(gen, "cap_set", cap_set, raising=False)
+    cold = generate("EXTRAPUNC", ITEMS, 0, generator=gen)
+    assert calls == [4] and not cold.applied[2] and cold.applied[0] and cold.applied[1] and cold.applied[3]
+    warm = generate("EXTRAPUNC", list(reversed(ITEMS)), 0, generator=gen)  # same texts, other order
+    assert calls == [4] and format_tsv(warm) == format_tsv(generate("EXTRAPUNC", list(reversed(ITEMS)), 0,
+                                                                    generator=gen))
+    assert dict(zip(warm.qids, warm.texts)) == dict(zip(cold.qids, cold.texts))
+    generate("EXTRAPUNC", ITEMS[:3], 0, generator=gen)  # another set of texts (the repeat dropped: same set)
+    generate("EXTRAPUNC", ITEMS[:2], 0, generator=gen)  # another set
+    assert calls == [4, 2]
