@@ -68,16 +68,3 @@ def make(name: str, protocol: str = DEFAULT_PROTOCOL, **kwargs):
     """Instantiate the generator registered under ``name`` in ``protocol``'s registry."""
     return registry_of(protocol).get(name)(**kwargs)
 
-
-def set_notes(names, protocol: str = DEFAULT_PROTOCOL) -> list:
-    """What a reader of the figures of the generated sets ``names`` must know, one line each: the
-    paper protocol's remaining deviations from the authors' operations (``rodr``), or each set's
-    measured shortfall (its spec's ``caveat``). Printed by ``bench perturb`` and recorded in a
-    variations run's ``result.json`` ``notes``."""
-    if protocol == "rodr":
-        from perturb.rodr.protocol import textflint_deviations
-
-        return textflint_deviations(names)
-    registry = registry_of(protocol)
-    specs = [getattr(registry.get(n), "spec", None) for n in names if n in registry]
-    return [f"{s.name}: {s.caveat}" for s in specs if s is not None and s.caveat]

@@ -283,7 +283,7 @@ class Spec:
     choose: Optional[Callable[..., Any]] = None
     #: what a reader of the set's figures must know that its operating point does not say (a measured
     #: validity below 0.90 on human labels of queries, with its source); not part of the configuration,
-    #: printed as a note by every run with the set (:func:`perturb.set_notes`)
+    #: printed as a note by every run with the set (:func:`perturb.io.generation.set_notes`)
     caveat: str = ""
 
     def __post_init__(self):

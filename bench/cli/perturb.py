@@ -115,7 +115,7 @@ def _write(args, out: Path, final: Path):
         originals = dict(items)
         sets = generate_for(items, args.generators, args.seed, args.protocol)  # BACKTRANS overlaps the others
         print(describe_protocol(args.protocol))
-        from perturb import set_notes
+        from perturb.io.generation import set_notes
 
         for note in set_notes([vs.name for vs in sets], args.protocol):
             print(f"note: {note}")

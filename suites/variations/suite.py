@@ -34,10 +34,10 @@ from bench.results import applicability as AP
 from bench.results.writer import per_query_csv, result_header, write_run
 from bench.search.ann import IndexConfig
 from bench.search.exact import trec_id_problem
-from perturb import DEFAULT_PROTOCOL, GENERATORS, PAPER_ORDER, PROTOCOLS, set_notes
+from perturb import DEFAULT_PROTOCOL, GENERATORS, PAPER_ORDER, PROTOCOLS
 from perturb.checks.labels import check_match, match_labels, read_label_files
 from perturb.io.sets import VariationSet, check_set_names
-from perturb.io.generation import generate_many
+from perturb.io.generation import generate_many, set_notes
 from suites.variations.subsets import human_labels, label_column, subsets
 from suites.variations.frozen import read_frozen
 from suites.variations.protocol import protocol_report, run_protocol

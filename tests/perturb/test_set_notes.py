@@ -1,10 +1,10 @@
-"""perturb.set_notes: the lines a run prints and records about its generated sets: the paper
+"""perturb.io.generation.set_notes: the lines a run prints and records about its generated sets: the paper
 protocol's deviations, and a validated set's measured shortfall (its spec's caveat), whose figures
 are the committed blind measurement's."""
 import re
 from pathlib import Path
 
-import perturb
+from perturb.io.generation import set_notes
 from perturb.rodr.protocol import TEXTFLINT_DEVIATIONS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,16 +24,16 @@ def _pooled_rows():
 def test_synonym_caveats_carry_the_committed_blind_measurement():
     rows = _pooled_rows()
     assert set(rows) == {"SWAPSYN-GLOVE", "SWAPSYN-WNET"}
-    notes = perturb.set_notes(["MISSPELL", "SWAPSYN-GLOVE", "SWAPSYN-WNET", "TRANSTENSE"])
+    notes = set_notes(["MISSPELL", "SWAPSYN-GLOVE", "SWAPSYN-WNET", "TRANSTENSE"])
     assert len(notes) == 2
     for name, note in zip(("SWAPSYN-GLOVE", "SWAPSYN-WNET"), notes):
         assert note.startswith(f"{name}: ") and rows[name] in note
 
 
 def test_sets_without_a_caveat_and_unknown_names_add_nothing():
-    assert perturb.set_notes(["ORIGINAL", "MISSPELL", "EXTRAPUNC", "NOSTOPWORD", "SWAPWORDS", "MY-OWN-SET"]) == []
+    assert set_notes(["ORIGINAL", "MISSPELL", "EXTRAPUNC", "NOSTOPWORD", "SWAPWORDS", "MY-OWN-SET"]) == []
 
 
 def test_the_paper_protocol_notes_are_its_deviations():
     names = ["MISSPELL", "EXTRAPUNC", "SWAPSYN-GLOVE"]
-    assert perturb.set_notes(names, "rodr") == [TEXTFLINT_DEVIATIONS["MISSPELL"], TEXTFLINT_DEVIATIONS["SWAPSYN-GLOVE"]]
+    assert set_notes(names, "rodr") == [TEXTFLINT_DEVIATIONS["MISSPELL"], TEXTFLINT_DEVIATIONS["SWAPSYN-GLOVE"]]

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from perturb.base import Generator, Perturbation, Resource, settle
+from perturb.engine import Candidate, first_refusal
 from perturb.generators.swapsyn import chooser, context
 from perturb.generators.swapsyn.candidates import in_term
 from perturb.resources import parsing
@@ -181,7 +182,8 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
         vetoes = self.vetoes()
         refuse = None
         if any(v.name == IN_TERM.name for v in vetoes):
-            refuse = lambda tok: not IN_TERM.check(Edit.replace(tok.idx, tok.idx, ""), {"token": tok}).passed  # noqa: E731
+            refuse = lambda tok: first_refusal((IN_TERM,), Candidate(Edit.replace(tok.idx, tok.idx, ""),  # noqa: E731
+                                                                    {"token": tok})) is not None
         model = chooser.load_model()
         allowed = []
         for doc, cands in zip(docs, chooser.pruned(texts, docs, self.source, model, only, refuse)):
@@ -194,7 +196,7 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
         edit = Edit.replace(c.start, c.end, c.new)
         ctx = {"words": query_words(doc, c.start), "lemma": c.lemma, "token": tokens.get(c.start),
                "banned": banned, "keys": _keys(c.word, c.lemma)}
-        return all(v.check(edit, ctx).passed for v in vetoes)
+        return first_refusal(vetoes, Candidate(edit, ctx)) is None
 
     def vetoes(self) -> List[Veto]:
         """The spec's vetoes, as this instance sets them (the word cap with its share)."""
