@@ -30,7 +30,7 @@ def test_generation_seeds_still_parse_and_refuse_repeats():
 def test_a_long_query_is_left_unchanged_by_swapwords_with_the_reason():
     from perturb import GENERATORS
 
-    limit = GENERATORS.get("SWAPWORDS").max_query_chars
+    limit = GENERATORS.get("SWAPWORDS")().max_query_chars  # its spec parameter, read by the instance
     long = " ".join(["wing lift at high angles of attack"] * (limit // 30 + 5))  # over the bound
     short = "what is the lift of a wing in a slipstream"
     vs = generate("SWAPWORDS", [("1", long), ("2", short)], 0, cache=False)

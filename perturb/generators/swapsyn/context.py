@@ -67,7 +67,7 @@ def _model(layers: Optional[int] = None):
     return _MODEL[0], _FIRST[layers]
 
 
-_FIRST: Dict[int, object] = {}
+_FIRST: Dict[int, object] = Memo(maxsize=4)  # the truncated copies of the model, by depth
 
 
 def _first_layers(model, layers: int):
