@@ -115,10 +115,11 @@ def _write(args, out: Path, final: Path):
         originals = dict(items)
         sets = generate_for(items, args.generators, args.seed, args.protocol)  # BACKTRANS overlaps the others
         print(describe_protocol(args.protocol))
+        from bench.reporting.tables import wrapped
         from perturb.io.generation import set_notes
 
-        for note in set_notes([vs.name for vs in sets], args.protocol):
-            print(f"note: {note}")
+        for line in wrapped([f"note: {n}" for n in set_notes([vs.name for vs in sets], args.protocol)]):
+            print(line)
     written = write_sets(sets, out)  # safe, unique file names inside --out; each read back
     _print_applicability(sets, originals, out, args)
     if args.audit is not None:
@@ -153,14 +154,15 @@ def _print_applicability(sets, originals: dict, out: Path, args) -> None:
     print("\n".join(grid(["set", "queries", "applied", "percent", "on content words", "most changed words"],
                          [[str(r[1]), str(r[2]), str(r[3]), f"{r[4]:.1f}%" if isinstance(r[4], (int, float))
                            else str(r[4]), r[5] if isinstance(r[5], str) else f"{r[5]:.1f}%", r[6]] for r in rows])))
-    print("on content words: of the changed queries, the share whose change touches a NOUN, PROPN, main VERB or "
-          "ADJ of the query (spaCy); most changed words: their share of the changed queries")
+    from bench.reporting.tables import wrapped
+
+    legend = ["on content words: of the changed queries, the share whose change touches a NOUN, PROPN, main VERB or "
+              "ADJ of the query (spaCy); most changed words: their share of the changed queries"]
     source = f"--queries {args.queries}" if args.queries else f"--dataset {args.dataset or 'chatterbot'}"
-    for name, n in unmatched.items():
-        if n:
-            print(f"{name}: {n} of its query ids are not among the queries of {source}, so whether those rows "
-                  f"changed and on which words is unknown (counted as applied). Fix: give the --dataset (or "
-                  f"--queries FILE) the set's originals come from")
+    legend += [f"{name}: {n} of its query ids are not among the queries of {source}, so whether those rows changed "
+               f"and on which words is unknown (counted as applied). Fix: give the --dataset (or --queries FILE) the "
+               f"set's originals come from" for name, n in unmatched.items() if n]
+    print("\n".join(wrapped(legend)))
 
 
 def _queries(args) -> list:

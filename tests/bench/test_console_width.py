@@ -19,3 +19,16 @@ def test_console_tables_fit_100_columns(run):
     table = variations_table(result)
     assert "BACKTRANS[" not in table.split("sets by full label")[0]  # the name in the table, the label below
     assert "sets by full label: BACKTRANS = BACKTRANS[" in table
+
+
+def test_bench_perturb_notes_fit_100_columns(tmp_path, capsys):
+    """The paper protocol's deviation notes (long lines) are wrapped by `bench perturb` too."""
+    from bench.cli.main import main
+    from tests.conftest import write_beir
+
+    ds = write_beir(tmp_path / "ds")
+    assert main(["perturb", "--dataset", str(ds), "--generators", "MISSPELL,SWAPWORDS", "--protocol", "rodr",
+                 "--out", str(tmp_path / "sets")]) == 0
+    out = capsys.readouterr().out
+    assert "note: rodr MISSPELL:" in out
+    assert max(len(line) for line in out.splitlines()) <= WIDTH
