@@ -89,6 +89,11 @@ def entry_sum(key: str, text: str, applied: bool, detail: str) -> str:
                           ).hexdigest()[:16]
 
 
+def _entry(key: str, p: Perturbation) -> list:
+    """One stored entry: ``[text, applied, detail, checksum]``."""
+    return [p.text, bool(p.applied), p.detail, entry_sum(key, p.text, bool(p.applied), p.detail)]
+
+
 def _entry_ok(key: str, value) -> bool:
     if not (isinstance(value, list) and len(value) == 4):
         return False
@@ -189,7 +194,7 @@ def cached_perturb_batch(gen, items: Sequence[Tuple[str, str]], seed: int, stats
         idx = sorted(first.values())
         results = gen.perturb_batch([items[i] for i in idx], seed)
         for i, p in zip(idx, results):
-            new[keys[i]] = [p.text, bool(p.applied), p.detail, entry_sum(keys[i], p.text, bool(p.applied), p.detail)]
+            new[keys[i]] = _entry(keys[i], p)
         _save(path, key, gen, new)
     if stats is not None:
         stats.update(hits=len(items) - len(todo_idx), misses=len(first))
@@ -214,6 +219,5 @@ def cached_cap_set(gen, items: Sequence[Tuple[str, str]], seed: int, done: Seque
     if all(k in entries for k in keys):
         return [Perturbation(*entries[k][:3]) for k in keys]
     capped = gen.cap_set(texts, list(done))
-    _save(path, key, gen, {k: [p.text, bool(p.applied), p.detail, entry_sum(k, p.text, bool(p.applied), p.detail)]
-                           for k, p in zip(keys, capped)})
+    _save(path, key, gen, {k: _entry(k, p) for k, p in zip(keys, capped)})
     return capped
