@@ -359,11 +359,11 @@ def operating_points(specs: Optional[Sequence[Spec]] = None) -> List[Dict[str, A
 
 
 def operating_points_markdown(specs: Optional[Sequence[Spec]] = None) -> str:
-    lines = ["| set | spec version | constraint | threshold | score from | chosen by |",
-             "|---|---:|---|---:|---|---|"]
+    lines = ["| set | protocol | spec version | constraint | threshold | score from | chosen by |",
+             "|---|---|---:|---|---:|---|---|"]
     for r in operating_points(specs):
-        lines.append(f"| {r['set']} | {r['version']} | {r['constraint']} | {r['threshold']:g} | {r['evidence']} "
-                     f"| {r['chosen']} |")
+        lines.append(f"| {r['set']} | {r['protocol']} | {r['version']} | {r['constraint']} | {r['threshold']:g} "
+                     f"| {r['evidence']} | {r['chosen']} |")
     return "\n".join(lines) + "\n"
 
 

@@ -94,8 +94,19 @@ def swords_cv(fitted: dict, min_precision: float = 0.9, source: str = "") -> flo
     return float(fitted["thresholds"][source])
 
 
+def closest_share(curve: dict, half: str = "fit") -> float:
+    """The grid threshold whose changed share on ``half`` comes closest to the reference set's (ties:
+    the lower threshold); ``curve``: ``{"authors": {half: share}, "ours": {threshold: {half: share}}}``
+    (``benchmarks/rodr_tense_table.py``)."""
+    if half not in curve.get("authors", {}) or not curve.get("ours"):
+        raise NoThreshold(f"closest_share: the curve has no {half!r} half")
+    target = curve["authors"][half]
+    points = sorted((float(z), shares[half]) for z, shares in curve["ours"].items())
+    return min(points, key=lambda p: (round(abs(p[1] - target), 12), p[0]))[0]
+
+
 RULES: Dict[str, Rule] = {"choose": choose, "choose_by_kind": choose_by_kind, "pooled_validity": pooled_validity,
-                          "swords_cv": swords_cv}
+                          "swords_cv": swords_cv, "closest_share": closest_share}
 
 
 def labelled_path(name: str, purpose: str = "") -> Path:

@@ -37,7 +37,7 @@ import numpy as np
 from perturb.resources import parsing
 from perturb.resources.words import FINITE_TAGS, WH_WORDS, match_case, wordfreq_resource
 from perturb.base import Generator, Perturbation, Resource
-from perturb.engine import Candidate, judge
+from perturb.engine import Candidate, SpecGenerator, judge
 from perturb.spec import Edit, Spec, Threshold, Tuning, threshold_constraint
 from perturb.generators.verb_forms import (DICTIONARY_NEW_FORM, DICTIONARY_VERB_FORM, NEGATED_FUTURE,
                                            dictionary_forms, verb_lemma)
@@ -45,6 +45,11 @@ from perturb.generators.verb_forms import (DICTIONARY_NEW_FORM, DICTIONARY_VERB_
 FINITE = ("VBD", "VBZ", "VBP")
 PLURAL_PRONOUNS = {"we", "they", "you", "these", "those", "us", "them", "ye", "both", "many", "few", "several"}
 SUBJECT_DEPS = ("nsubj", "nsubjpass", "expl", "csubj")
+
+
+def tense_resources() -> List[Resource]:
+    """What both tense swaps read: spaCy's model, lemminflect, wordfreq."""
+    return [*parsing.resources(), parsing.lemminflect_resource(), wordfreq_resource()]
 
 
 def _lemminflect():
@@ -342,7 +347,7 @@ class TransTense(parsing.SpacyGenerator, Generator):
         return self.spec.config([self.finite_verb], pos_model=parsing.model_name() or "missing")
 
     def resources(self) -> List[Resource]:
-        return [*parsing.resources(), parsing.lemminflect_resource(), wordfreq_resource()]
+        return tense_resources()
 
     @property
     def constraints(self) -> tuple:
@@ -428,7 +433,7 @@ class TransTense(parsing.SpacyGenerator, Generator):
         return Perturbation(pick.apply(text), True, pick.detail)
 
 
-class WordTenseSwap(parsing.SpacyGenerator, Generator):
+class WordTenseSwap(parsing.SpacyGenerator, SpecGenerator):
     """A word-level tense swap (TextFlint's ``Tense``): one verb (a spaCy tag the spec's ``verbs`` list,
     POS VERB or AUX) written in lower case flipped alone, past forms (VBD, VBN) to the present
     (VBZ), the others to the past (VBD), by lemminflect's ``getInflection`` of its spaCy lemma (OOV
@@ -447,14 +452,16 @@ class WordTenseSwap(parsing.SpacyGenerator, Generator):
                                 inflector=f"lemminflect=={lem} getInflection (OOV rules allowed)")
 
     def resources(self) -> List[Resource]:
-        return [*parsing.resources(), parsing.lemminflect_resource()]
+        return tense_resources()
 
     def _perturb_doc(self, doc, text: str, rng: np.random.Generator) -> Perturbation:
         lm, tags = _lemminflect(), frozenset(self.spec.facts["verbs"])
         verbs = [t for t in doc if t.tag_ in tags and t.pos_ in ("VERB", "AUX") and t.text.isalpha()
                  and parsing.original(t, text).islower()]  # TextFlint's verb table: lower-case entries
-        proposed = [Candidate(Edit(()), {"word": parsing.original(t, text), "group": t}) for t in verbs]
-        verbs = [c.group for c in judge(self.spec.constraints, proposed, "target").passed]
+        proposed = [Candidate(Edit(()), {"word": parsing.original(t, text), "lemma": t.lemma_.lower(), "group": t})
+                    for t in verbs]  # the lemma: for a spec's lemma constraint (the paper's verb table proxy)
+        judged = judge(self.constraints, proposed, "target")
+        verbs = [c.group for c in judged.passed]
         for k in rng.permutation(len(verbs)).tolist():
             tok = verbs[k]
             word = parsing.original(tok, text)
@@ -465,5 +472,5 @@ class WordTenseSwap(parsing.SpacyGenerator, Generator):
             new = match_case(word, forms[0])
             how = "past->present" if target == "VBZ" else "present->past"
             return Perturbation(text[:tok.idx] + new + text[tok.idx + len(word):], True,
-                                f"{how}: {tok.tag_} {word!r}->{new!r}")
-        return Perturbation(text, False, "")
+                                f"{how}: {tok.tag_} {word!r}->{new!r}", judged.why())
+        return Perturbation(text, False, "", judged.why())
