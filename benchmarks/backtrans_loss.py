@@ -52,7 +52,7 @@ def classify(gen, table, text):
         cands = gen.verified_candidates(text, s, trips)
     finally:
         bs.score_edit = orig
-    passing = [c for c in cands if c.score >= bs.THRESHOLD]
+    passing = [c for c in cands if bs.WEAKEST_EDIT.passes(c.score)]
     if passing:
         ok = [c for c in passing if settle(text, Perturbation(apply_case_style(c.text, case_style(text)), True, "")).applied]
         return ("applied", None) if ok else ("c", ("passing but settled unchanged", None, passing[0]))

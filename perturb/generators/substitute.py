@@ -26,7 +26,7 @@ from perturb.base import Generator, Perturbation, Resource
 from perturb.engine import Candidate, judge, pick_word_then_candidate
 from perturb.resources import parsing
 from perturb.resources.memo import Memo
-from perturb.resources.words import match_case, word_spans
+from perturb.resources.words import PENN_WORDNET, match_case, word_spans
 from perturb.spec import Edit, Floor
 
 _NEIGHBOURS: Dict[Tuple[str, int], Tuple[Tuple[str, float], ...]] = Memo()
@@ -35,7 +35,6 @@ _LONE: Dict[str, Optional[str]] = Memo()
 
 #: the WordNet part of speech of a Penn tag's first two letters: the synsets whose pos() is exactly
 #: this (``JJ``: "a", adjective satellites "s" left out); a word of another tag keeps all its synsets
-PENN_WORDNET = {"NN": "n", "VB": "v", "JJ": "a", "RB": "r"}
 
 
 def _one_word(word: str) -> bool:

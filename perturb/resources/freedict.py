@@ -14,7 +14,7 @@ from typing import Dict, FrozenSet, Iterator, List, Set, Tuple
 
 from perturb.base import Resource, ResourceMissing
 from perturb.resources.memo import Memo
-from perturb.resources.words import WORDNET_POS
+from perturb.resources.words import PENN_WORDNET, WORDNET_POS
 
 DICT_DIR = Path("/usr/share/dictd")  # where Debian puts the dictd files (tests point elsewhere)
 ENG_DEU, DEU_ENG = "freedict-eng-deu", "freedict-deu-eng"
@@ -28,7 +28,6 @@ _B64 = {c: i for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqr
 _MARK_POS = {"n": "n", "masc": "n", "fem": "n", "neut": "n", "v": "v", "adj": "a", "adv": "r",
              "prep": "x", "conj": "x", "int": "x", "pron": "x", "num": "x", "art": "x"}  # x: other
 _NUMBER = {"pl", "sg", "sg only"}  # a noun's number, unless a pronoun's, numeral's, article's
-_TAG_POS = {"NN": "n", "VB": "v", "JJ": "a", "RB": "r"}  # Penn tag prefix -> coarse pos
 # Ding's object placeholders, always with their dot (sb. sth. sb.'s sb./sth. etw. jdm. jdn./etw.)
 _PLACEHOLDER = re.compile(r"^(?:(?:sb|sth|etw|jd|jdm|jdn|jds|jdr)\.(?:'s)?/?)+$")
 _LOOSE_PLACEHOLDER = re.compile(r"^(?:sbs?|sths?|etw|jd[mnsr]?)+$")  # in index keys (letters, digits)
@@ -226,8 +225,8 @@ class _Builder:
             near = (r for r in refs if r[:1].lower() == head[0] and (" " not in r or "." in r and r.count(" ") < 3))
             form_of: Dict[str, Set[str]] = defaultdict(set)
             for target in sorted({t for t in (_clean(r, True) for r in near) if t != head and SINGLE_WORD.match(t)}):
-                tag_pos = {_TAG_POS[tag[:2]] for tag, forms in self.inflections(target).items()
-                           if head in forms and tag[:2] in _TAG_POS}
+                tag_pos = {PENN_WORDNET[tag[:2]] for tag, forms in self.inflections(target).items()
+                           if head in forms and tag[:2] in PENN_WORDNET}
                 for p in (tag_pos & entry_pos if entry_pos else tag_pos):
                     form_of[p].add(target)
             if form_of:

@@ -302,6 +302,8 @@ WORDNET_UPOS = {wn: upos for upos, wn in UPOS_WORDNET.items()}
 WORDNET_POS = tuple(UPOS_WORDNET.values())
 # Penn tags of a finite verb or auxiliary (past, present, modal): TRANSTENSE's and SWAPWORDS's
 FINITE_TAGS = frozenset({"VBD", "VBZ", "VBP", "MD"})
+#: a Penn tag's first two letters -> WordNet's part of speech (noun, verb, adjective, adverb)
+PENN_WORDNET = {"NN": "n", "VB": "v", "JJ": "a", "RB": "r"}
 #: personal pronouns, subject and object forms: BACKTRANS refuses a round trip or an edit that loses
 #: or adds one (Spanish drops subjects)
 PERSONAL_PRONOUNS = ("i", "you", "we", "they", "he", "she", "me", "us", "them", "him", "her")
