@@ -1,4 +1,4 @@
-"""Where BACKTRANS's applicability is lost (docs/methods.md, BACKTRANS, round 7): for every query of
+"""Where BACKTRANS's applicability is lost (docs/methods.md, BACKTRANS): for every query of
 the dev collections that the generator leaves unchanged, whether
 
 (a) the resource gives nothing: every pivot's round trip equals the query after the scorer's
