@@ -67,7 +67,8 @@ def bucket(ctx: str, n: int) -> int:
     return int(hashlib.sha256(ctx.encode()).hexdigest(), 16) % n
 
 
-def fit_logistic(X: np.ndarray, y: np.ndarray, l2: float = L2) -> dict:
+def fit_logistic(X: np.ndarray, y: np.ndarray, l2: float = L2, weight=None) -> dict:
+    """``weight``: one weight per row of the log-likelihood (None: all 1)."""
     mu = X.mean(axis=0)
     sd = X.std(axis=0)
     sd[sd == 0] = 1.0
@@ -77,8 +78,9 @@ def fit_logistic(X: np.ndarray, y: np.ndarray, l2: float = L2) -> dict:
     reg[0] = 0.0
     for _ in range(50):
         p = 1.0 / (1.0 + np.exp(-np.clip(Z @ w, -50, 50)))
-        grad = Z.T @ (p - y) + reg * w
-        H = (Z * (p * (1 - p))[:, None]).T @ Z + np.diag(reg)
+        r, v = (p - y, p * (1 - p)) if weight is None else (weight * (p - y), weight * p * (1 - p))
+        grad = Z.T @ r + reg * w
+        H = (Z * v[:, None]).T @ Z + np.diag(reg)
         step = np.linalg.solve(H, grad)
         w -= step
         if np.abs(step).max() < 1e-9:
@@ -95,16 +97,18 @@ def apply(part: dict, X: np.ndarray) -> np.ndarray:
 CHEAP_IDX = [FEATURES.index(n) for n in CHEAP]
 
 
-def judged(rows, full: bool):
-    """(X, y) of the judged rows, each (target, lemma) once; ``full``: only rows with every feature."""
-    seen, X, y = set(), [], []
+def judged(rows, full: bool, weights: bool = False):
+    """(X, y) of the judged rows, each (target, lemma) once; ``full``: only rows with every feature;
+    ``weights``: (X, y, w), w the rows' ``weight`` (default 1)."""
+    seen, X, y, w = set(), [], [], []
     for r in rows:
         if r["label"] is None or (r["tid"], r["lemma"]) in seen or (full and None in r["x"]):
             continue
         seen.add((r["tid"], r["lemma"]))
         X.append(r["x"] if full else [r["x"][i] for i in CHEAP_IDX])
         y.append(float(r["label"] >= 0.5))
-    return np.array(X), np.array(y)
+        w.append(float(r.get("weight", 1.0)))
+    return (np.array(X), np.array(y), np.array(w)) if weights else (np.array(X), np.array(y))
 
 
 def fit_models(rows) -> dict:
