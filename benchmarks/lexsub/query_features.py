@@ -2,7 +2,7 @@
 benchmarks/data/validity/SWAPSYN-*.tsv, through the generators' own code (perturb.generators.swapsyn.chooser:
 targets, candidates, MiniLM features), for fitting the chooser on queries (benchmarks/lexsub/query_fit.py).
 
-    python benchmarks/lexsub/query_features.py [--out benchmarks/lexsub/features-queries-v1.tsv]
+    python benchmarks/lexsub/query_features.py [--out benchmarks/lexsub/features-queries-v1.tsv.gz]
 
 * Labels: every row with ``valid`` 0/1 of both files. Its (target, substitute) is recovered by a word
   diff of ``original`` and ``variation``: exactly one word replaced by one word (an "a"/"an" right
@@ -19,12 +19,14 @@ targets, candidates, MiniLM features), for fitting the chooser on queries (bench
 
 One row per (query, source, candidate): columns as features-swords-v1.tsv (``target_id`` = query
 number:offset, ``context`` = query number) plus ``label`` (1/0, empty when unlabelled), ``query``,
-``style``, ``provenance``, ``case``, ``in_term``, ``query_word``.
+``style``, ``provenance``, ``case``, ``in_term``, ``query_word``; gzip-compressed (no time stamp).
+About 8 minutes on two busy cores (1,035 queries, 50,757 candidates through MiniLM).
 """
 from __future__ import annotations
 
 import argparse
 import csv
+import gzip
 import re
 import sys
 import time
@@ -101,7 +103,7 @@ def _to_encode(cands, labelled, model) -> list:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", default=str(HERE / "features-queries-v1.tsv"))
+    ap.add_argument("--out", default=str(HERE / "features-queries-v1.tsv.gz"))
     args = ap.parse_args(argv)
     t0 = time.time()
     pairs, skipped = read_labels()
@@ -134,7 +136,8 @@ def main(argv=None) -> int:
         skipped[f"labelled pair not a {source} candidate"] = missing
         print(f"{source}: {sum(len(r) for r in full)} candidates encoded, {len(found)} labelled pairs found, "
               f"{missing} not candidates, {time.time() - t0:.0f} s", flush=True)
-    Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with open(args.out, "wb") as fh, gzip.GzipFile(fileobj=fh, mode="wb", mtime=0) as gz:
+        gz.write(("\n".join(lines) + "\n").encode("utf-8"))
     print(f"{len(queries)} queries, {sum(len(v) for v in pairs.values())} labelled one-word pairs; skipped: "
           + ", ".join(f"{k} {v}" for k, v in sorted(skipped.items())))
     print(f"wrote {args.out} ({len(lines) - 1} rows) in {time.time() - t0:.0f} s")

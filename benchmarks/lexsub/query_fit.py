@@ -1,7 +1,7 @@
 """Fit the synonym swaps' chooser on SWORDS and on the labelled queries, and measure it on the queries.
 
     python benchmarks/lexsub/query_fit.py benchmarks/lexsub/features-swords-v1.tsv \\
-        benchmarks/lexsub/features-queries-v1.tsv [--write]
+        benchmarks/lexsub/features-queries-v1.tsv.gz [--write]
 
 Inputs: the SWORDS feature table of features.py and the query table of query_features.py. The
 queries any ``blind-chooser`` row labels (the blind sample of the shipped chooser) are held out of
@@ -24,6 +24,8 @@ goes to perturb/generators/swapsyn/chooser.json; the report to benchmarks/result
 from __future__ import annotations
 
 import argparse
+import csv
+import gzip
 import json
 import sys
 from collections import defaultdict
@@ -45,13 +47,14 @@ SOURCES = ("glove", "wordnet")
 EXTRA = ("caps", "in_term")  # query-aware features tried in CV: the query is ALL-CAPS or Title Case; the target is in a term
 FOLDS = 5
 COMMAND = ("python benchmarks/lexsub/query_features.py && python benchmarks/lexsub/query_fit.py "
-           "benchmarks/lexsub/features-swords-v1.tsv benchmarks/lexsub/features-queries-v1.tsv --write")
+           "benchmarks/lexsub/features-swords-v1.tsv benchmarks/lexsub/features-queries-v1.tsv.gz --write")
 
 
 def read_queries(path):
     """The query table's rows as fit.read_rows gives them, plus query, start, style, provenance, case,
     in_term, query_word."""
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        lines = fh.read().splitlines()
     head = lines[0].split("\t")
     rows = []
     for line in lines[1:]:
@@ -180,11 +183,14 @@ VARIANTS = (("swords", (), 0), ("queries", (), None), ("swords+queries x1", (), 
 CHOICE = ("queries", "swords+queries x1", "swords+queries x3", "swords+queries x10")
 
 
-def styles_of(qrows) -> dict:
+def styles_of() -> dict:
+    """query -> the style of its first labelled row (GLOVE's file, then WNET's)."""
     out = {}
-    for r in qrows:
-        if r["style"]:
-            out.setdefault(r["query"], r["style"].split(",")[0])
+    for name in ("SWAPSYN-GLOVE", "SWAPSYN-WNET"):
+        with open(ROOT / "benchmarks" / "data" / "validity" / f"{name}.tsv", encoding="utf-8", newline="") as fh:
+            for r in csv.DictReader(fh, delimiter="\t"):
+                if r["valid"] in ("0", "1"):
+                    out.setdefault(r["original"], r["style"])
     return out
 
 
@@ -203,12 +209,14 @@ def evaluate(name, qrows, queries, styles) -> dict:
     return res
 
 
-def run_variants(swords, qrows, queries, styles) -> list:
+def run_variants(swords, qrows, queries, styles, only=None) -> list:
     out = []
     shipped = [dict(r) for r in qrows]
     score_rows(load_model(), shipped)
     out.append(evaluate("shipped", shipped, queries, styles))
     for name, extra, weight in VARIANTS:
+        if only is not None and name != only:
+            continue
         rows = [dict(r) for r in qrows]
         cv_queries(swords, rows, extra, weight)
         out.append(evaluate(name, rows, queries, styles))
@@ -220,8 +228,6 @@ def run_variants(swords, qrows, queries, styles) -> list:
 
 def blind_pairs() -> dict:
     """source -> {(query, offset, new lower)} of the ``blind-chooser`` rows of its set's file."""
-    import csv
-
     from query_features import one_word_swap
 
     out = {}
@@ -250,14 +256,26 @@ def blind_check(models, thresholds, brows) -> dict:
         keys = sorted(k for k in pairs if k in n and n[k]["label"] is not None and n[k]["score"] is not None)
         y = [n[k]["label"] for k in keys]
         above = [n[k]["label"] for k in keys if n[k]["score"] >= thresholds[s]]
+        top_old = sorted(keys, key=lambda k: (-o[k]["score"], k))[:len(above)]
         g = by_query(new, s)
         chosen = [pick(g.get(q, []), thresholds[s], 8) for q in sorted({k[0] for k in keys})]
         same = sum(p is not None and (p["query"], p["start"], p["new_key"].lower()) in pairs for p in chosen)
         out[s] = {"pairs": len(pairs), "found": len(keys), "valid": int(sum(y)),
                   "auc_old": auc([o[k]["score"] for k in keys], y), "auc_new": auc([n[k]["score"] for k in keys], y),
-                  "above": len(above), "above_valid": int(sum(above)), "queries": len(chosen),
+                  "above": len(above), "above_valid": int(sum(above)),
+                  "top_old_valid": int(sum(o[k]["label"] for k in top_old)), "queries": len(chosen),
                   "new_picks": sum(p is not None for p in chosen), "same_pick": same}
     return out
+
+
+def swords_check(models, thresholds, swords, path) -> dict:
+    """Per source, the SWORDS development split answered by ``models`` at ``thresholds`` (fit.py's
+    picks and precision: acceptable = at least half of the annotators)."""
+    terms = fit.term_targets(path)
+    rows = [dict(r) for r in swords if not (r["source"] in fit.TERM_VETO and r["tid"] in terms)]
+    score_rows(models, rows)
+    targets = {t: p for t, (p, _) in fit.swords_targets(path).items()}
+    return {s: fit.curve_point(rows, targets, s, thresholds[s]) for s in SOURCES}
 
 
 def _ci(k: int, n: int) -> str:
@@ -267,7 +285,7 @@ def _ci(k: int, n: int) -> str:
     return f"{k / n:.2f} ({k}/{n}, {lo:.2f}-{hi:.2f})"
 
 
-def report(results, best, blind, n_queries, n_blind) -> str:
+def report(results, best, blind, n_queries, n_blind, on_swords) -> str:
     old = results[0]
     lines = ["# The synonym swaps' chooser fitted on labelled queries", "", f"`{COMMAND}`", "",
              f"{n_queries} labelled queries of benchmarks/data/validity/SWAPSYN-*.tsv ({n_blind} more, the "
@@ -282,23 +300,31 @@ def report(results, best, blind, n_queries, n_blind) -> str:
     for s in SOURCES:
         lines += ["", f"## {s}: shipped vs {best['name']} (CV curve)", "",
                   "| threshold | shipped | " + best["name"] + " |", "|---|---|---|"]
-        for t in sorted(set(fit.GRID[::5]) | {old[s]["threshold"], best[s]["threshold"]}):
-            mark = " (chosen)" if t == best[s]["threshold"] else ""
+        shipped_t = float(load_model()["thresholds"][s])
+        for t in sorted(set(fit.GRID[::5]) | {old[s]["threshold"], best[s]["threshold"], shipped_t}):
+            mark = " (chosen)" if t == best[s]["threshold"] else " (shipped's threshold)" if t == shipped_t else ""
             lines.append(f"| {t:.2f}{mark} | {fmt(old[s]['curve'][t])} | {fmt(best[s]['curve'][t])} |")
         lines += ["", f"Per style at each model's threshold (shipped {old[s]['threshold']:.2f} on the query CV rule; "
                   f"new {best[s]['threshold']:.2f}):", "", "| style | shipped | new |", "|---|---|---|"]
         for st in best[s]["styles"]:
             lines.append(f"| {st} | {fmt(old[s]['styles'][st])} | {fmt(best[s]['styles'][st])} |")
     lines += ["", "## Held out: the blind-chooser rows", "",
-              "The pairs the blind sample of the shipped chooser labels, scored by the new model (fitted on every "
-              "other query and SWORDS):", "",
+              f"The pairs the blind sample of the shipped chooser labels, scored by {best['name']} fitted on every "
+              "other labelled query (and on SWORDS where its name says so):", "",
               "| source | labelled pairs | valid | AUC shipped | AUC new | at or above the new threshold: precision | "
-              "new pick on those queries | new pick = labelled pair |", "|---|---|---|---|---|---|---|---|"]
+              "as many by the shipped score | new pick on those queries | new pick = labelled pair |",
+              "|---|---|---|---|---|---|---|---|---|"]
     for s in SOURCES:
         b = blind[s]
         lines.append(f"| {s} | {b['found']} of {b['pairs']} | {_ci(b['valid'], b['found'])} | {b['auc_old']:.3f} | "
-                     f"{b['auc_new']:.3f} | {_ci(b['above_valid'], b['above'])} | {b['new_picks']}/{b['queries']} | "
+                     f"{b['auc_new']:.3f} | {_ci(b['above_valid'], b['above'])} | {_ci(b['top_old_valid'], b['above'])} | "
+                     f"{b['new_picks']}/{b['queries']} | "
                      f"{b['same_pick']} |")
+    if on_swords:
+        lines += ["", "## SWORDS development split (fit.py's picks; acceptable = at least half of the annotators)", "",
+                  "| source | shipped at its threshold | new at its threshold |", "|---|---|---|"]
+        for s in SOURCES:
+            lines.append(f"| {s} | {fit.fmt(on_swords['shipped'][s])} | {fit.fmt(on_swords['new'][s])} |")
     return "\n".join(lines) + "\n"
 
 
@@ -307,6 +333,8 @@ def main(argv=None) -> int:
     ap.add_argument("swords_features")
     ap.add_argument("query_features")
     ap.add_argument("--swords-json", default=None, help="the SWORDS file of the features (for in_term; else 0)")
+    ap.add_argument("--model", default=None, choices=[v[0] for v in VARIANTS],
+                    help="cross-validate and choose this model only (default: all, the best of CHOICE chosen)")
     ap.add_argument("--write", action="store_true", help="write chooser.json and the report")
     ap.add_argument("--model-out", default=str(ROOT / "perturb/generators/swapsyn/chooser.json"))
     ap.add_argument("--report-out", default=str(ROOT / "benchmarks/results/swapsyn_query_fit.md"))
@@ -320,15 +348,20 @@ def main(argv=None) -> int:
     qrows = [r for r in qall if r["query"] not in held]
     brows = [r for r in qall if r["query"] in held]
     queries = sorted({r["query"] for r in qrows})
-    results = run_variants(swords, qrows, queries, styles_of(qrows))
-    cands = [r for r in results if r["name"] in CHOICE]
+    results = run_variants(swords, qrows, queries, styles_of(), args.model)
+    cands = [r for r in results if r["name"] in (CHOICE if args.model is None else (args.model,))]
     best = max(cands, key=lambda r: (sum(r[s]["curve"][r[s]["threshold"]]["picks"] for s in SOURCES),
                                      -CHOICE.index(r["name"])))
     _, extra, weight = next(v for v in VARIANTS if v[0] == best["name"])
     models = fit_models(([] if weight is None else swords) + [dict(r, weight=weight or 1.0) for r in qrows], extra)
     thresholds = {s: best[s]["threshold"] for s in SOURCES}
     blind = blind_check(models, thresholds, brows)
-    text = report(results, best, blind, len(queries), len(held))
+    on_swords = None
+    if args.swords_json:
+        shipped = load_model()
+        on_swords = {"shipped": swords_check(shipped, shipped["thresholds"], swords, args.swords_json),
+                     "new": swords_check(models, thresholds, swords, args.swords_json)}
+    text = report(results, best, blind, len(queries), len(held), on_swords)
     print(text)
     if args.write:
         model = {"command": COMMAND, "features": list(FEATURES), "cheap_features": list(CHEAP), "prune": fit.PRUNE,
