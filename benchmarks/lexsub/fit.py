@@ -267,6 +267,8 @@ def main(argv=None) -> int:
     models = fit_models(all_rows)
     model = {"command": COMMAND, "features": list(FEATURES), "cheap_features": list(CHEAP), "prune": PRUNE,
              "l2": L2, "rows": models["rows"], "acceptable": models["acceptable"],
+             "fitted_on": f"{models['rows']} judged SWORDS candidates",
+             "tuned_by": "benchmarks/lexsub/fit.py: cross-validated on the SWORDS development split",
              "thresholds": chosen, "rule": f"lowest threshold whose CV precision over >= {MIN_JUDGED} judged picks is >= {MIN_PRECISION}",
              "full": models["full"], "cheap": models["cheap"]}
     Path(args.model_out).write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")

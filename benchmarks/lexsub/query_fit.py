@@ -1,7 +1,8 @@
 """Fit the synonym swaps' chooser on SWORDS and on the labelled queries, and measure it on the queries.
 
     python benchmarks/lexsub/query_fit.py benchmarks/lexsub/features-swords-v1.tsv \\
-        benchmarks/lexsub/features-queries-v1.tsv.gz [--write]
+        benchmarks/lexsub/features-queries-v1.tsv.gz \\
+        [--swords-json ../shared/data/swords/swords-v1.1_dev.json.gz] [--model NAME] [--write]
 
 Inputs: the SWORDS feature table of features.py and the query table of query_features.py. The
 queries any ``blind-chooser`` row labels (the blind sample of the shipped chooser) are held out of
@@ -47,7 +48,8 @@ SOURCES = ("glove", "wordnet")
 EXTRA = ("caps", "in_term")  # query-aware features tried in CV: the query is ALL-CAPS or Title Case; the target is in a term
 FOLDS = 5
 COMMAND = ("python benchmarks/lexsub/query_features.py && python benchmarks/lexsub/query_fit.py "
-           "benchmarks/lexsub/features-swords-v1.tsv benchmarks/lexsub/features-queries-v1.tsv.gz --write")
+           "benchmarks/lexsub/features-swords-v1.tsv benchmarks/lexsub/features-queries-v1.tsv.gz "
+           "--swords-json ../shared/data/swords/swords-v1.1_dev.json.gz --write")
 
 
 def read_queries(path):
@@ -365,7 +367,11 @@ def main(argv=None) -> int:
     print(text)
     if args.write:
         model = {"command": COMMAND, "features": list(FEATURES), "cheap_features": list(CHEAP), "prune": fit.PRUNE,
-                 "l2": fit.L2, "rows": models["rows"], "acceptable": models["acceptable"], "thresholds": thresholds,
+                 "l2": fit.L2, "rows": models["rows"], "acceptable": models["acceptable"],
+                 "fitted_on": f"{models['rows']} labelled (query, swap) pairs of benchmarks/data/validity/SWAPSYN-*.tsv"
+                              + (" and the SWORDS development split" if weight is not None else ""),
+                 "tuned_by": "benchmarks/lexsub/query_fit.py: cross-validated on labelled queries (5 folds grouped "
+                             "by query text)", "thresholds": thresholds,
                  "rule": f"{best['name']}; lowest threshold whose CV precision on the labelled queries over >= "
                          f"{fit.MIN_JUDGED} labelled picks is >= {fit.MIN_PRECISION}",
                  "full": models["full"], "cheap": models["cheap"]}
