@@ -16,7 +16,8 @@
 * Never-seen split: the contexts are halved (SHA-256 of the context id); the whole procedure (CV,
   threshold, final fit) runs on one half and is measured on the other, both ways.
 
-Writes perturb/generators/swapsyn/chooser.json (weights, thresholds, pruning) and
+Writes benchmarks/lexsub/chooser-swords-v1.json (weights, thresholds, pruning; in the shipped chooser's
+format: ``--model-out perturb/generators/swapsyn/chooser.json`` ships it) and
 benchmarks/results/swapsyn_swords.md (the curves and the chosen points).
 
     python benchmarks/lexsub/features.py ../shared/data/swords/swords-v1.1_dev.json.gz
@@ -251,7 +252,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("swords", help="the SWORDS-format file the features were computed on")
     ap.add_argument("features")
-    ap.add_argument("--model-out", default=str(ROOT / "perturb/generators/swapsyn/chooser.json"))
+    ap.add_argument("--model-out", default=str(HERE / "chooser-swords-v1.json"),
+                    help="where the fitted chooser goes (the shipped one, perturb/generators/swapsyn/chooser.json, "
+                         "is query_fit.py's)")
     ap.add_argument("--report-out", default=str(ROOT / "benchmarks/results/swapsyn_swords.md"))
     args = ap.parse_args(argv)
     terms = term_targets(args.swords)
