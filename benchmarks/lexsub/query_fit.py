@@ -318,7 +318,7 @@ def report(results, best, blind, n_queries, n_blind, on_swords) -> str:
               + ", and its blind validity on fresh queries (its picks the blind-chooser rows label) is " + "; ".join(
                   f"{s} {_ci(blind[s]['valid'], blind[s]['found'])}" for s in SOURCES) + "."]
     lines += ["", "## Held out: the blind-chooser rows", "",
-              f"The pairs the blind sample of the swords-v1 chooser labels, scored by {best['name']} fitted on every "
+              f"The pairs the blind sample of the swords-v1 chooser labels, scored by the `{best['name']}` model fitted on every "
               "other labelled query (and on SWORDS where its name says so):", "",
               "| source | labelled pairs | valid | AUC swords-v1 | AUC new | at or above the new threshold: precision | "
               "as many by the swords-v1 score | new pick on those queries | new pick = labelled pair |",
