@@ -218,8 +218,6 @@ def test_glove_keeps_simply_supported():
         assert "merely" not in out.lower().split(), out
 
 
-@pytest.mark.xfail(strict=True, reason="the collocation rule is not kept (no gain on SWORDS); SWAPSYN-WNET swaps "
-                                       "'simply supported' -> 'merely supported': a known error")
 def test_wnet_keeps_simply_supported():
     for out in _all_outputs("SWAPSYN-WNET", SIMPLY):
         assert "merely" not in out.lower().split(), out
