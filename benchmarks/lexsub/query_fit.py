@@ -329,6 +329,9 @@ def report(results, best, blind, n_queries, n_blind, on_swords) -> str:
                      f"{b['auc_new']:.3f} | {_ci(b['above_valid'], b['above'])} | {_ci(b['top_old_valid'], b['above'])} | "
                      f"{b['new_picks']}/{b['queries']} | "
                      f"{b['same_pick']} |")
+    lines += ["", "Applicability and substance of the shipped sets on fresh queries: `python benchmarks/lexsub/blind.py sample "
+              "--seed 90210 --out benchmarks/data/validity/blind2` (its `sample.md`) and `python "
+              "benchmarks/variation_substance.py --sets SWAPSYN-GLOVE,SWAPSYN-WNET --n 200`."]
     if on_swords:
         lines += ["", "## SWORDS development split (fit.py's picks; acceptable = at least half of the annotators)", "",
                   "| source | swords-v1 at its threshold | new at its threshold |", "|---|---|---|"]
