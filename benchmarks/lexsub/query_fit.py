@@ -12,7 +12,7 @@ every fit and threshold; they are only scored at the end (:func:`blind_check`).
   ``swords-v1`` (:data:`SHIPPED`, fit.py's SWORDS-only chooser as written), ``swords`` (refitted on SWORDS alone), ``queries`` (the query
   rows alone), ``swords+queries xW`` (both, each query row weighted W), each optionally with the
   query-aware features of :data:`EXTRA`.
-* Cross-validation: 5 folds grouped by query text (the SWORDS rows always in the fitting part). Per
+* Cross-validation: 5 folds grouped by query text (the SWORDS rows, in the models that use them, in every fitting part). Per
   query and source the pick is what the generator does: wordnet targets in a term dropped, the
   ``prune`` best by cheap score, candidates another query word refuses dropped, then nouns, main
   verbs and adjectives before adverbs, the highest full score at or above the threshold, the earliest.
@@ -293,8 +293,9 @@ def report(results, best, blind, n_queries, n_blind, on_swords) -> str:
     old = results[0]
     lines = ["# The synonym swaps' chooser fitted on labelled queries", "", f"`{COMMAND}`", "",
              f"{n_queries} labelled queries of benchmarks/data/validity/SWAPSYN-*.tsv ({n_blind} more, the "
-             "`blind-chooser` sample, held out). Cross-validated: 5 folds grouped by query text, SWORDS rows always",
-             "fitted on. Cell: queries answered / precision of the labelled picks (valid/labelled, Wilson 95%).",
+             "`blind-chooser` sample, held out). Cross-validated: 5 folds grouped by query text (the SWORDS rows, in the models that",
+             "use them, in every fitting part). Cell: queries answered / precision of the labelled picks "
+             "(valid/labelled, Wilson 95%).",
              "A pick no row labels counts as answered, not in precision.", "",
              "## Models (CV on the queries)", "",
              "| model | pair AUC | glove threshold | glove at it | wordnet threshold | wordnet at it |", "|---|---|---|---|---|---|"]
