@@ -16,7 +16,8 @@
 * Never-seen split: the contexts are halved (SHA-256 of the context id); the whole procedure (CV,
   threshold, final fit) runs on one half and is measured on the other, both ways.
 
-Writes perturb/generators/swapsyn/chooser.json (weights, thresholds, pruning) and
+Writes benchmarks/lexsub/chooser-swords-v1.json (weights, thresholds, pruning; in the shipped chooser's
+format: ``--model-out perturb/generators/swapsyn/chooser.json`` ships it) and
 benchmarks/results/swapsyn_swords.md (the curves and the chosen points).
 
     python benchmarks/lexsub/features.py ../shared/data/swords/swords-v1.1_dev.json.gz
@@ -67,7 +68,8 @@ def bucket(ctx: str, n: int) -> int:
     return int(hashlib.sha256(ctx.encode()).hexdigest(), 16) % n
 
 
-def fit_logistic(X: np.ndarray, y: np.ndarray, l2: float = L2) -> dict:
+def fit_logistic(X: np.ndarray, y: np.ndarray, l2: float = L2, weight=None) -> dict:
+    """``weight``: one weight per row of the log-likelihood (None: all 1)."""
     mu = X.mean(axis=0)
     sd = X.std(axis=0)
     sd[sd == 0] = 1.0
@@ -77,8 +79,9 @@ def fit_logistic(X: np.ndarray, y: np.ndarray, l2: float = L2) -> dict:
     reg[0] = 0.0
     for _ in range(50):
         p = 1.0 / (1.0 + np.exp(-np.clip(Z @ w, -50, 50)))
-        grad = Z.T @ (p - y) + reg * w
-        H = (Z * (p * (1 - p))[:, None]).T @ Z + np.diag(reg)
+        r, v = (p - y, p * (1 - p)) if weight is None else (weight * (p - y), weight * p * (1 - p))
+        grad = Z.T @ r + reg * w
+        H = (Z * v[:, None]).T @ Z + np.diag(reg)
         step = np.linalg.solve(H, grad)
         w -= step
         if np.abs(step).max() < 1e-9:
@@ -95,16 +98,18 @@ def apply(part: dict, X: np.ndarray) -> np.ndarray:
 CHEAP_IDX = [FEATURES.index(n) for n in CHEAP]
 
 
-def judged(rows, full: bool):
-    """(X, y) of the judged rows, each (target, lemma) once; ``full``: only rows with every feature."""
-    seen, X, y = set(), [], []
+def judged(rows, full: bool, weights: bool = False):
+    """(X, y) of the judged rows, each (target, lemma) once; ``full``: only rows with every feature;
+    ``weights``: (X, y, w), w the rows' ``weight`` (default 1)."""
+    seen, X, y, w = set(), [], [], []
     for r in rows:
         if r["label"] is None or (r["tid"], r["lemma"]) in seen or (full and None in r["x"]):
             continue
         seen.add((r["tid"], r["lemma"]))
         X.append(r["x"] if full else [r["x"][i] for i in CHEAP_IDX])
         y.append(float(r["label"] >= 0.5))
-    return np.array(X), np.array(y)
+        w.append(float(r.get("weight", 1.0)))
+    return (np.array(X), np.array(y), np.array(w)) if weights else (np.array(X), np.array(y))
 
 
 def fit_models(rows) -> dict:
@@ -247,7 +252,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("swords", help="the SWORDS-format file the features were computed on")
     ap.add_argument("features")
-    ap.add_argument("--model-out", default=str(ROOT / "perturb/generators/swapsyn/chooser.json"))
+    ap.add_argument("--model-out", default=str(HERE / "chooser-swords-v1.json"),
+                    help="where the fitted chooser goes (the shipped one, perturb/generators/swapsyn/chooser.json, "
+                         "is query_fit.py's)")
     ap.add_argument("--report-out", default=str(ROOT / "benchmarks/results/swapsyn_swords.md"))
     args = ap.parse_args(argv)
     terms = term_targets(args.swords)
@@ -263,6 +270,8 @@ def main(argv=None) -> int:
     models = fit_models(all_rows)
     model = {"command": COMMAND, "features": list(FEATURES), "cheap_features": list(CHEAP), "prune": PRUNE,
              "l2": L2, "rows": models["rows"], "acceptable": models["acceptable"],
+             "fitted_on": f"{models['rows']} judged SWORDS candidates",
+             "tuned_by": "benchmarks/lexsub/fit.py: cross-validated on the SWORDS development split",
              "thresholds": chosen, "rule": f"lowest threshold whose CV precision over >= {MIN_JUDGED} judged picks is >= {MIN_PRECISION}",
              "full": models["full"], "cheap": models["cheap"]}
     Path(args.model_out).write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")

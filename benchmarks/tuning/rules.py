@@ -15,9 +15,10 @@ scorer scored, labelled before the threshold was chosen), and reads only labelle
   first choice (``choose`` at ``floor_validity``, the threshold the confirmation sample was listed
   at) and every row of the ``confirmation`` sample (SWAPSYN-WNET's 0.7202: the pick sample's rows
   >= 0.5929 and the confirmation sample's, >= 95% valid);
-* ``swords_cv``: a threshold fitted outside the package (the synonym swaps' chooser: ``benchmarks/lexsub/fit.py``
-  cross-validates it on the SWORDS development split and writes it, with the weights and the command, to the
-  JSON file the tuning names); re-derived as the value that file records for ``source`` at ``min_precision``.
+* ``chooser_cv``: a threshold fitted outside the package (the synonym swaps' chooser:
+  ``benchmarks/lexsub/query_fit.py`` cross-validates it on the labelled queries, ``benchmarks/lexsub/fit.py`` on
+  the SWORDS development split, and each writes it, with the weights and the command, to the JSON file the
+  tuning names); re-derived as the value that file records for ``source`` at ``min_precision``.
 
 :func:`rederive` applies a threshold's tuning to its labelled set: ``python -m benchmarks.tuning
 thresholds`` checks that every spec's threshold is what its rule gives.
@@ -87,10 +88,10 @@ def pooled_validity(rows: Sequence[Candidate], min_validity: float = 0.95, floor
 
 
 Rule = Callable[..., float]
-def swords_cv(fitted: dict, min_precision: float = 0.9, source: str = "") -> float:
+def chooser_cv(fitted: dict, min_precision: float = 0.9, source: str = "") -> float:
     """The threshold the chooser's fit recorded for ``source`` (its rule must be the one asked for)."""
     if f">= {min_precision:g}" not in str(fitted.get("rule", "")) or source not in fitted.get("thresholds", {}):
-        raise NoThreshold(f"swords_cv: the fitted file records no {source!r} threshold at precision {min_precision:g}")
+        raise NoThreshold(f"chooser_cv: the fitted file records no {source!r} threshold at precision {min_precision:g}")
     return float(fitted["thresholds"][source])
 
 
@@ -106,7 +107,7 @@ def closest_share(curve: dict, half: str = "fit") -> float:
 
 
 RULES: Dict[str, Rule] = {"choose": choose, "choose_by_kind": choose_by_kind, "pooled_validity": pooled_validity,
-                          "swords_cv": swords_cv, "closest_share": closest_share}
+                          "chooser_cv": chooser_cv, "closest_share": closest_share}
 
 
 def labelled_path(name: str, purpose: str = "") -> Path:

@@ -6,10 +6,13 @@ import gzip
 import json
 import random
 import re
+from pathlib import Path
 
 import pytest
 
 from perturb_helpers import generator
+
+ROOT = Path(__file__).resolve().parents[2]
 
 TEXTS = ["you are disgusting", "What country has the most vending machines per capita?",
          "how do i install leds into my car", "I like seeing movies.", "why does it seem that no matter how hard you try",
@@ -197,7 +200,9 @@ def test_chooser_file_records_its_command_and_thresholds():
     from perturb.generators.swapsyn import chooser
 
     model = chooser.load_model()
-    assert "benchmarks/lexsub/fit.py" in model["command"]
+    scripts = re.findall(r"benchmarks/lexsub/\w*fit\.py", model["command"])
+    assert scripts and all((ROOT / s).is_file() for s in scripts), model["command"]
+    assert model["fitted_on"] and model["tuned_by"].split(":")[0] in scripts
     assert set(model["thresholds"]) == {"glove", "wordnet"}
     assert model["features"] == list(chooser.FEATURES) and len(model["full"]["weights"]) == len(chooser.FEATURES)
     assert len(model["cheap"]["weights"]) == len(chooser.CHEAP)

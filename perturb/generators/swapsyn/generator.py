@@ -25,10 +25,11 @@ from perturb.resources.words import stopwords_resource, tagging_copy, with_artic
 from perturb.spec import Edit, Param, Threshold, Tuning, Veto
 
 MAX_WORD_SHARE = 0.05
-#: the sets' measured validity on queries (benchmarks/lexsub/blind.py; docs/methods.md, "SWAPSYN-GLOVE
-#: and SWAPSYN-WNET"): SWORDS's cross-validated precision does not carry over to queries
-CAVEAT = ("blind validity on fresh queries of five styles: %s of its variations keep the information need, "
-          "so its drop rate mixes robustness with changes of the need (docs/methods.md)")
+#: the sets' measured validity on queries (benchmarks/lexsub/query_fit.py; docs/methods.md, "SWAPSYN-GLOVE
+#: and SWAPSYN-WNET"): the cross-validated precision on the labelled queries does not carry over to fresh ones
+CAVEAT = ("on held-out blind-labelled swaps of fresh queries, %s of those its chooser scores at or above its "
+          "threshold keep the information need, so its drop rate mixes robustness with changes of the need "
+          "(docs/methods.md)")
 
 
 @dataclass(frozen=True)
@@ -119,11 +120,10 @@ def chooser_threshold(source: str) -> Threshold:
     cls = type(f"Threshold[chooser {source}]", (Threshold,), {
         "name": "fitted chooser",
         "description": "the chooser's score of the swap in its context reaches the threshold",
-        "evidence": f"logistic model over context-free and MiniLM in-context features (chooser.json, {model['rows']} "
-                    f"judged SWORDS candidates)",
-        "tuning": Tuning("perturb/generators/swapsyn/chooser.json", "swords_cv",
-                         {"min_precision": 0.9, "source": source},
-                         note="benchmarks/lexsub/fit.py: cross-validated on the SWORDS development split"),
+        "evidence": f"logistic model over context-free and MiniLM in-context features (chooser.json, "
+                    f"{model['fitted_on']})",
+        "tuning": Tuning("perturb/generators/swapsyn/chooser.json", "chooser_cv",
+                         {"min_precision": 0.9, "source": source}, note=model["tuned_by"]),
         "params": (Param("threshold", float, float(model["thresholds"][source]),
                          "a candidate passes when its score is at least this"),)})
     return cls()
