@@ -1,7 +1,7 @@
 """A blind validity sample of the shipped SWAPSYN-GLOVE and SWAPSYN-WNET on fresh queries, and its scorer.
 
     python benchmarks/lexsub/blind.py sample [--seed 4711] [--per-cell 30] [--pool 400] [--out DIR] [--styles A,B]
-    python benchmarks/lexsub/blind.py score LABELS [--key KEY] [--validity-dir DIR] [--md FILE]
+    python benchmarks/lexsub/blind.py score LABELS [--key KEY] [--validity-dir DIR] [--md FILE] [--provenance P]
 
 ``sample`` takes the queries of six styles (Cranfield document titles in capitals, Cranfield
 questions, chatterbot questions, TREC DL 2019 web queries, ANTIQUE community questions, MS MARCO dev
@@ -316,28 +316,29 @@ def validity_table(rows, labels_path: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def devset_rows(key: Sequence[dict], labels: Dict[str, Tuple[bool, str]], name: str):
+def devset_rows(key: Sequence[dict], labels: Dict[str, Tuple[bool, str]], name: str, provenance: str = PROVENANCE):
     from perturb.checks.devset import Candidate, split_of
 
     return [Candidate(name, r["style"], r["qid"], r["original"], r["variation"], r["detail"], float(r["score"]),
-                      split_of(r["style"], r["qid"]), labels[r["item"]][0], labels[r["item"]][1], PROVENANCE)
+                      split_of(r["style"], r["qid"]), labels[r["item"]][0], labels[r["item"]][1], provenance)
             for r in key if r["set"] == name and r["item"] in labels]
 
 
-def merge_into(path: Path, rows) -> None:
-    """``path`` with its ``blind-chooser`` rows replaced by ``rows`` (formatted by write_devset, appended
+def merge_into(path: Path, rows, provenance: str = PROVENANCE) -> None:
+    """``path`` with its rows of ``provenance`` replaced by ``rows`` (formatted by write_devset, appended
     in its order); every other line kept byte for byte."""
     from perturb.checks.devset import write_devset
 
     old = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    kept = [old[0]] + [ln for ln in old[1:] if ln.rstrip("\n").split("\t")[-1] != PROVENANCE]
+    kept = [old[0]] + [ln for ln in old[1:] if ln.rstrip("\n").split("\t")[-1] != provenance]
     with tempfile.TemporaryDirectory() as tmp:
         write_devset(Path(tmp) / "rows.tsv", rows)
         new = (Path(tmp) / "rows.tsv").read_text(encoding="utf-8").splitlines(keepends=True)[1:]
     path.write_text("".join(kept + new), encoding="utf-8")
 
 
-def score(labels_path: Path, key_path: Path, validity_dir: Optional[Path], md: Optional[Path]) -> int:
+def score(labels_path: Path, key_path: Path, validity_dir: Optional[Path], md: Optional[Path],
+          provenance: str = PROVENANCE) -> int:
     key = [r for _, r in read_table(key_path, KEY_COLUMNS, "use the key.tsv `blind.py sample` wrote")]
     labels = read_labels(labels_path, {r["item"] for r in key})
     rows = validity_rows(tally(key, labels))
@@ -345,7 +346,7 @@ def score(labels_path: Path, key_path: Path, validity_dir: Optional[Path], md: O
         print(f"{s}\t{st}\tlabelled {n}\tvalid {k}\t{_pct(k, n)}\tWilson 95% {100 * lo:.1f}-{100 * hi:.1f}%")
     if validity_dir is not None:
         for name in SETS:
-            merge_into(validity_dir / f"{name}.tsv", devset_rows(key, labels, name))
+            merge_into(validity_dir / f"{name}.tsv", devset_rows(key, labels, name, provenance), provenance)
     if md is not None:
         shown = labels_path.resolve()
         shown = shown.relative_to(ROOT) if ROOT in shown.parents else shown
@@ -367,6 +368,7 @@ def main(argv=None) -> int:
     sc.add_argument("--key", type=Path, default=OUT / "key.tsv")
     sc.add_argument("--validity-dir", type=Path, default=VALIDITY, help="where <SET>.tsv are updated")
     sc.add_argument("--md", type=Path, default=MD)
+    sc.add_argument("--provenance", default=PROVENANCE, help="the rows' provenance (rows of it are replaced)")
     sc.add_argument("--dry-run", action="store_true", help="print only: write neither the rows nor --md")
     args = ap.parse_args(argv)
     if args.command == "sample":
@@ -375,7 +377,7 @@ def main(argv=None) -> int:
                       + " ".join(sys.argv[1:] if argv is None else argv), [s for s in args.styles.split(",") if s])
     try:
         return score(args.labels, args.key, None if args.dry_run else args.validity_dir,
-                     None if args.dry_run else args.md)
+                     None if args.dry_run else args.md, args.provenance)
     except DataError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

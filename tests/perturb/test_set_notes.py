@@ -11,16 +11,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _held_out_rows():
-    """set -> 'k of n = v% (Wilson 95% lo-hi)' from benchmarks/results/swapsyn_query_fit.md's held-out table:
-    the blind-labelled pairs the shipped chooser scores at or above its threshold, and the valid ones."""
+    """set -> 'k of n = v% (Wilson 95% lo-hi)' from the pooled rows of benchmarks/results/swapsyn_blind2.md:
+    the blind sample of the shipped chooser on fresh queries (recomputed from its counts)."""
     from bench.evaluation.intervals import wilson_ci
 
     out = {}
-    text = (ROOT / "benchmarks" / "results" / "swapsyn_query_fit.md").read_text(encoding="utf-8")
-    held = text.split("## Held out: the blind-chooser rows", 1)[1]
-    for source, name in (("glove", "SWAPSYN-GLOVE"), ("wordnet", "SWAPSYN-WNET")):
-        row = re.search(rf"^\| {source} \|(.*)$", held, re.M).group(1).split("|")
-        k, n = map(int, re.search(r"\((\d+)/(\d+),", row[4]).groups())
+    text = (ROOT / "benchmarks" / "results" / "swapsyn_blind2.md").read_text(encoding="utf-8")
+    for name in ("SWAPSYN-GLOVE", "SWAPSYN-WNET"):
+        n, k = map(int, re.search(rf"^\| {name} \| \*\*pooled\*\* \| (\d+) \| (\d+) \|", text, re.M).groups())
         lo, hi = wilson_ci(k, n)
         out[name] = f"{k} of {n} = {100 * k / n:.1f}% (Wilson 95% {100 * lo:.1f}-{100 * hi:.1f}%)"
     return out
