@@ -49,6 +49,10 @@ def test_the_shipped_threshold_is_the_curve_files_choice():
 
     curve = json.loads(CURVE.read_text(encoding="utf-8"))
     assert rederive(VERB_TABLE_PROXY) == closest_share(curve) == VERB_TABLE_PROXY.values["threshold"]
+    # the deviation note quotes the threshold: it must be the shipped one
+    from perturb.rodr.protocol import TEXTFLINT_DEVIATIONS
+
+    assert f"Zipf is at least {VERB_TABLE_PROXY.values['threshold']:g} " in TEXTFLINT_DEVIATIONS["TRANSTENSE"]
     # the rule: closest to the authors' share on the fit half, the lower threshold on a tie
     toy = {"authors": {"fit": 0.40}, "ours": {"1": {"fit": 0.50}, "2": {"fit": 0.42}, "3": {"fit": 0.38},
                                               "4": {"fit": 0.30}}}
