@@ -88,8 +88,10 @@ def pooled_validity(rows: Sequence[Candidate], min_validity: float = 0.95, floor
 
 
 Rule = Callable[..., float]
-def chooser_cv(fitted: dict, min_precision: float = 0.9, source: str = "") -> float:
-    """The threshold the chooser's fit recorded for ``source`` (its rule must be the one asked for)."""
+def chooser_cv(fitted: dict, min_precision: float = 0.9, source: str = "", part: str = "") -> float:
+    """The threshold the chooser's fit recorded for ``source`` (its rule must be the one asked for);
+    ``part``: the block of the file that records it (``check``: the pick check's), else the top level."""
+    fitted = fitted.get(part, {}) if part else fitted
     if f">= {min_precision:g}" not in str(fitted.get("rule", "")) or source not in fitted.get("thresholds", {}):
         raise NoThreshold(f"chooser_cv: the fitted file records no {source!r} threshold at precision {min_precision:g}")
     return float(fitted["thresholds"][source])

@@ -55,6 +55,7 @@ class Scored:
     cheap: float
     score: Optional[float]
     x: Tuple[float, ...]
+    check: Optional[float] = None
 
     def detail(self) -> str:
         return f"{self.pos}:{self.word!r}->{self.new!r} (score {self.score:.4f})"

@@ -13,16 +13,16 @@ import hashlib
 import math
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from perturb.base import Generator, Perturbation, Resource, settle
 from perturb.engine import Candidate, first_refusal
-from perturb.generators.swapsyn import chooser, context
+from perturb.generators.swapsyn import check, chooser, context
 from perturb.generators.swapsyn.candidates import in_term
 from perturb.resources import parsing
 from perturb.resources.words import stopwords_resource, tagging_copy, with_article, wordfreq_resource
-from perturb.spec import Edit, Param, Threshold, Tuning, Veto
+from perturb.spec import Edit, Param, Threshold, Tuning, Veto, threshold_constraint
 
 MAX_WORD_SHARE = 0.05
 #: the sets' measured validity on queries (benchmarks/lexsub/blind.py, the blind sample of the shipped chooser;
@@ -128,7 +128,19 @@ def chooser_threshold(source: str) -> Threshold:
     return cls()
 
 
-_DETAIL = re.compile(r"^\w:'(?P<word>[^']*)'->'(?P<new>[^']*)' \(score (?P<score>[0-9.]+); lemma (?P<lemma>\w+)\)$")
+def check_threshold(source: str) -> Threshold:
+    """The pick check (:mod:`perturb.generators.swapsyn.check`) as a threshold of the spec."""
+    part = chooser.load_model()["check"]
+    return threshold_constraint(
+        "pick check", float(part["thresholds"][source]), key="check_threshold",
+        description="the pick check's probability that the chosen swap keeps the information need reaches the threshold",
+        evidence=f"logistic model over the pick's score, its parse and the chooser's features (chooser.json, {part['fitted_on']})",
+        tuning=Tuning("perturb/generators/swapsyn/chooser.json", "chooser_cv",
+                      {"min_precision": 0.9, "source": source, "part": "check"}, note=part["rule"]))
+
+
+_DETAIL = re.compile(r"^\w:'(?P<word>[^']*)'->'(?P<new>[^']*)' \(score (?P<score>[0-9.]+); lemma (?P<lemma>\w+)"
+                     r"(; check [0-9.]+)?\)$")
 
 
 class ChosenSwap(parsing.SpacyGenerator, Generator):
@@ -137,8 +149,10 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
     source = "wordnet"
     spec = None  # set by the subclasses
 
-    def __init__(self, threshold: Optional[float] = None, max_word_share: Optional[float] = None):
+    def __init__(self, threshold: Optional[float] = None, max_word_share: Optional[float] = None,
+                 check_threshold: Optional[float] = None):
         self.verifier = self.spec.constraint("fitted chooser").with_values(threshold=threshold)
+        self.checker = self.spec.constraint("pick check").with_values(threshold=check_threshold)
         self.cap = WORD_CAP.with_values(max_share=max_word_share)
 
     @property
@@ -149,7 +163,7 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
         from perturb.resources.wordnet_reader import find_wordnet, wordnet_content_sha
 
         found = find_wordnet()
-        cfg = self.spec.config([self.verifier, *self.vetoes()], pos_model=parsing.model_name() or "missing",
+        cfg = self.spec.config([self.verifier, self.checker, *self.vetoes()], pos_model=parsing.model_name() or "missing",
                                wordnet=found[0] if found else "missing", chooser_sha256=_model_sha(),
                                features=list(chooser.FEATURES))
         sha = wordnet_content_sha()
@@ -188,7 +202,18 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
         for doc, cands in zip(docs, chooser.pruned(texts, docs, self.source, model, only, refuse)):
             tokens = {t.idx: t for t in doc}
             allowed.append([c for c in cands if self._passes(vetoes, doc, tokens, c, banned)])
-        return chooser.best(texts, allowed, model, self.threshold)
+        return self._checked(texts, docs, chooser.best(texts, allowed, model, self.threshold), model)
+
+    def _checked(self, texts, docs, picks, model: dict) -> List[Optional[chooser.Scored]]:
+        """The picks the pick check accepts, each with its check probability; None where it refuses."""
+        out = []
+        for text, doc, pick in zip(texts, docs, picks):
+            if pick is not None:
+                tok = next(t for t in doc if t.idx == pick.start)
+                pick = replace(pick, check=check.probability(model, pick, tok, text, self.source))
+                pick = pick if self.checker.passes(pick.check) else None
+            out.append(pick)
+        return out
 
     @staticmethod
     def _passes(vetoes, doc, tokens, c: chooser.Scored, banned: frozenset) -> bool:
@@ -208,7 +233,8 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
             if pick is None:
                 out.append(Perturbation(text, False, ""))
                 continue
-            detail = f"{pick.pos}:{pick.word!r}->{pick.new!r} (score {pick.score:.4f}; lemma {pick.lemma})"
+            detail = (f"{pick.pos}:{pick.word!r}->{pick.new!r} (score {pick.score:.4f}; lemma {pick.lemma}; "
+                      f"check {pick.check:.4f})")
             out.append(settle(text, Perturbation(with_article(text, pick.start, pick.end, pick.new), True, detail)))
         return out
 

@@ -1,0 +1,219 @@
+"""Fit the synonym swaps' pick check on blind labels of the chooser's picks, cross-validated.
+
+    python benchmarks/lexsub/check_fit.py [--samples DIR,DIR] [--write] [--md FILE]
+
+Rows: every labelled row of the blind samples' ``key.tsv`` / ``labels.tsv`` (default
+``benchmarks/data/validity/blind`` and ``blind2``: picks of the shipped chooser's predecessors and
+of the shipped chooser on queries no other labelled file holds), one row per set that drew the pair.
+Each row's features are computed by the generators' own code: the pair is found among the target's
+candidates (``chooser.candidates_of``), given its in-context features (``chooser.with_context``) and
+full score by the shipped ``chooser.json``, and described by :func:`perturb.generators.swapsyn.check.features`.
+Cross-validation: 5 folds by the SHA-256 of the lower-cased query (a query's rows in one fold); the
+same solver as ``fit.py`` (L2 1.0 on standardised features). The curve counts the rows the chooser
+would pick (full score at or above its source's threshold); the threshold is the lowest on a 0.01
+grid whose cross-validated precision over those rows, both sources pooled, is at least 0.90 over at
+least 20 rows. Compared: the full score alone, the score with the parse flags, every feature.
+``--write`` fits on every row and writes the model and the threshold into ``chooser.json`` under
+``check`` and the report to ``benchmarks/results/swapsyn_check.md``.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.lexsub.fit import fit_logistic  # noqa: E402
+from bench.evaluation.intervals import wilson_ci  # noqa: E402
+from perturb.generators.swapsyn import check, chooser  # noqa: E402
+
+VALIDITY = ROOT / "benchmarks" / "data" / "validity"
+SAMPLES = (VALIDITY / "blind", VALIDITY / "blind2")
+MD = ROOT / "benchmarks" / "results" / "swapsyn_check.md"
+MIN_PRECISION, MIN_ROWS, FOLDS, L2 = 0.90, 20, 5, 1.0
+GRID = [round(0.50 + 0.01 * i, 2) for i in range(50)]
+SOURCE = {"SWAPSYN-GLOVE": "glove", "SWAPSYN-WNET": "wordnet"}
+VARIANTS = {"score only": ("score_logit",), "score + parse flags": ("score_logit",) + check.FLAGS + ("upper", "glove"),
+            "every feature (shipped)": check.NAMES}
+COMMAND = "python benchmarks/lexsub/check_fit.py --write"
+
+
+def _tsv(path: Path) -> list:
+    with open(path, encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+
+
+def swap_of(original: str, variation: str):
+    """(offset, new word) of a one-word swap: the first differing character moved back to the word start."""
+    i = 0
+    while i < min(len(original), len(variation)) and original[i] == variation[i]:
+        i += 1
+    while i > 0 and original[i - 1].isalpha():
+        i -= 1
+    j = i
+    while j < len(variation) and variation[j].isalpha():
+        j += 1
+    return i, variation[i:j]
+
+
+def labelled_rows(samples) -> list:
+    """The labelled key rows of the samples: sample, set, style, original, offset, new, valid."""
+    out = []
+    for folder in samples:
+        labels = {r["item"]: r["valid"] for r in _tsv(Path(folder) / "labels.tsv")}
+        for r in _tsv(Path(folder) / "key.tsv"):
+            if labels.get(r["item"], "") in ("0", "1"):
+                off, new = swap_of(r["original"], r["variation"])
+                out.append({"sample": Path(folder).name, "set": r["set"], "style": r["style"], "original": r["original"],
+                            "off": off, "new": new, "valid": int(labels[r["item"]])})
+    return out
+
+
+def featurise(rows: list) -> list:
+    """The rows whose pair is a candidate of the set's source, with ``score`` and ``x`` (:data:`check.NAMES`)."""
+    from perturb.resources import parsing
+    from perturb.resources.words import tagging_copy
+
+    texts = sorted({r["original"] for r in rows})
+    docs = dict(zip(texts, parsing.parse([tagging_copy(t) for t in texts], 64)))
+    found, picks = [], []
+    for r in rows:
+        source = SOURCE[r["set"]]
+        cands = [c for c in chooser.candidates_of(r["original"], docs[r["original"]], source, only=r["off"])
+                 if c.new == r["new"]]
+        if cands:
+            found.append(r)
+            picks.append(cands[0])
+    model, out = chooser.load_model(), []
+    for r, row in zip(found, chooser.full_scores([r["original"] for r in found], [[c] for c in picks], model)):
+        if row:
+            tok = next(t for t in docs[r["original"]] if t.idx == r["off"])
+            out.append(dict(r, score=row[0].score, x=check.features(row[0], tok, r["original"], SOURCE[r["set"]])))
+    return out
+
+
+def fold(text: str) -> int:
+    return int(hashlib.sha256(text.lower().encode("utf-8")).hexdigest(), 16) % FOLDS
+
+
+def columns(rows, names) -> np.ndarray:
+    idx = [check.NAMES.index(n) for n in names]
+    return np.array([[r["x"][i] for i in idx] for r in rows], dtype=float)
+
+
+def predict(part: dict, X: np.ndarray) -> np.ndarray:
+    return np.array([chooser.logistic(part, row) for row in X.tolist()])
+
+
+def cross_validated(rows, names) -> np.ndarray:
+    X, y, f = columns(rows, names), np.array([r["valid"] for r in rows], dtype=float), np.array([fold(r["original"]) for r in rows])
+    p = np.zeros(len(rows))
+    for k in range(FOLDS):
+        p[f == k] = predict(fit_logistic(X[f != k], y[f != k], L2), X[f == k])
+    return p
+
+
+def picked(rows, thresholds) -> list:
+    return [i for i, r in enumerate(rows) if r["score"] >= thresholds[SOURCE[r["set"]]]]
+
+
+def curve(rows, p, idx) -> list:
+    """(threshold, kept, valid) on the grid, over the rows ``idx``."""
+    return [(t, sum(p[i] >= t for i in idx), sum(rows[i]["valid"] for i in idx if p[i] >= t)) for t in GRID]
+
+
+def choose(points) -> float:
+    ok = [t for t, n, k in points if n >= MIN_ROWS and k / n >= MIN_PRECISION]
+    if not ok:
+        raise SystemExit(f"no check threshold reaches cross-validated precision {MIN_PRECISION} over >= {MIN_ROWS} rows")
+    return min(ok)
+
+
+def auc(scores, labels) -> float:
+    pos = [s for s, y in zip(scores, labels) if y]
+    neg = [s for s, y in zip(scores, labels) if not y]
+    wins = sum((a > b) + 0.5 * (a == b) for a in pos for b in neg)
+    return wins / (len(pos) * len(neg)) if pos and neg else float("nan")
+
+
+def _ci(k: int, n: int) -> str:
+    if not n:
+        return "-"
+    lo, hi = wilson_ci(k, n)
+    return f"{k}/{n} = {k / n:.3f} ({lo:.2f}-{hi:.2f})"
+
+
+def report(rows, thresholds, results, chosen) -> str:
+    idx = picked(rows, thresholds)
+    lines = ["# The synonym swaps' pick check, cross-validated on blind labels of picks", "", f"`{COMMAND}`", "",
+             f"{len(rows)} labelled picks of the blind samples ({', '.join(sorted({r['sample'] for r in rows}))}), "
+             f"{len(idx)} of them at or above the shipped chooser's thresholds ({thresholds['glove']:g} GloVe, "
+             f"{thresholds['wordnet']:g} WordNet): the rows the curve counts. Cross-validated: {FOLDS} folds by the "
+             f"SHA-256 of the lower-cased query. Threshold: the lowest on a 0.01 grid with precision >= {MIN_PRECISION:g} "
+             f"over >= {MIN_ROWS} rows, both sources pooled. Precision with its Wilson 95% interval.", "",
+             "| model | AUC over the picked rows | threshold | kept | GloVe kept | WordNet kept |", "|---|---:|---:|---|---|---|"]
+    y = [rows[i]["valid"] for i in idx]
+    for name, (p, t) in results.items():
+        keep = [i for i in idx if t is not None and p[i] >= t]
+        per = {s: [i for i in keep if SOURCE[rows[i]["set"]] == s] for s in ("glove", "wordnet")}
+        base = {s: [i for i in idx if SOURCE[rows[i]["set"]] == s] for s in ("glove", "wordnet")}
+        cells = [_ci(sum(rows[i]["valid"] for i in keep), len(keep))] + [
+            f"{_ci(sum(rows[i]['valid'] for i in per[s]), len(per[s]))} of {len(base[s])}" for s in ("glove", "wordnet")]
+        lines.append(f"| {name} | {auc([p[i] for i in idx], y):.3f} | {'-' if t is None else t} | " + " | ".join(cells) + " |")
+    p = results[chosen][0]
+    lines += ["", f"Curve of the shipped check ({chosen}): threshold, picks kept, precision.", "",
+              "| threshold | kept | precision |", "|---:|---:|---|"]
+    lines += [f"| {t:.2f} | {n} of {len(idx)} | {_ci(k, n)} |" for t, n, k in curve(rows, p, idx)[::5]]
+    return "\n".join(lines) + "\n"
+
+
+def write_model(rows, threshold: float) -> None:
+    X, y = columns(rows, check.NAMES), np.array([r["valid"] for r in rows], dtype=float)
+    path = chooser.MODEL_FILE
+    model = json.loads(path.read_text(encoding="utf-8"))
+    part = fit_logistic(X, y, L2)
+    model["check"] = dict(part, features=list(check.NAMES), l2=L2, rows=len(rows), valid=int(y.sum()),
+                          fitted_on=f"{len(rows)} blind labels of picks ({', '.join(sorted({r['sample'] for r in rows}))})",
+                          rule=f"lowest threshold whose cross-validated precision over the picked rows is >= {MIN_PRECISION:g}",
+                          thresholds={"glove": threshold, "wordnet": threshold}, command=COMMAND)
+    path.write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--samples", default=",".join(str(s) for s in SAMPLES))
+    ap.add_argument("--write", action="store_true")
+    ap.add_argument("--md", default=str(MD))
+    args = ap.parse_args(argv)
+    rows = featurise(labelled_rows([Path(s) for s in args.samples.split(",")]))
+    thresholds = chooser.load_model()["thresholds"]
+    idx, results = picked(rows, thresholds), {}
+    for name, names in VARIANTS.items():
+        p = cross_validated(rows, names)
+        try:
+            t = choose(curve(rows, p, idx))
+        except SystemExit:
+            t = None
+        results[name] = (p, t)
+    chosen = "every feature (shipped)"
+    text = report(rows, thresholds, results, chosen)
+    print(text)
+    if args.write:
+        if results[chosen][1] is None:
+            raise SystemExit("no threshold to write")
+        write_model(rows, results[chosen][1])
+        Path(args.md).write_text(text, encoding="utf-8")
+        print(f"wrote {chooser.MODEL_FILE} and {args.md}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,58 @@
+"""The pick check of the synonym swaps: a second logistic model that accepts or refuses the pick the
+chooser (:mod:`perturb.generators.swapsyn.chooser`) made for a text.
+
+The chooser's full model is fitted on labelled (query, swap) pairs that earlier generators proposed;
+on fresh queries its own picks keep the information need less often than its cross-validated
+precision says. The check is fitted on blind labels of such picks on fresh queries
+(``benchmarks/lexsub/check_fit.py``; weights in ``chooser.json`` under ``check``). Its features
+(:data:`NAMES`): the pick's full score as a log-odds, how the target sits in the parse
+(:data:`FLAGS`, from spaCy's dependency labels), whether the text is written in capitals, whether
+the candidates came from GloVe, and the chooser's own features of the pick. A pick whose check
+probability is below the set's check threshold leaves the text unchanged.
+"""
+from __future__ import annotations
+
+import math
+from typing import Tuple
+
+from perturb.generators.swapsyn import chooser
+
+#: how the target token sits in the parse, each 1.0 or 0.0 (:func:`flags`)
+FLAGS = ("clausal", "passive", "compound", "attr_adj", "participle_noun", "verb_prep", "particle",
+         "noun_amod", "attr_participle", "prep_child", "dobj")
+NAMES = ("score_logit",) + FLAGS + ("upper", "glove") + chooser.FEATURES
+_CLAUSAL = ("xcomp", "ccomp", "oprd")
+_NOMINAL = ("NOUN", "PROPN")
+
+
+def flags(tok) -> Tuple[float, ...]:
+    """:data:`FLAGS` of a spaCy token: a clausal or predicative complement; a passive auxiliary; in a
+    compound; an adjective before a noun; a participle before a noun; a verb followed by a
+    preposition; a verb particle ("show up"); a noun with an adjective; a participle modifying a
+    noun; a prepositional dependent; a direct object."""
+    deps = {c.dep_ for c in tok.children}
+    nxt = tok.doc[tok.i + 1] if tok.i + 1 < len(tok.doc) else None
+    nxt_pos = nxt.pos_ if nxt is not None else ""
+    verb, participle = tok.pos_ == "VERB", tok.pos_ == "VERB" and tok.tag_ in ("VBG", "VBN")
+    attributive = tok.dep_ in ("amod", "compound", "acl") or (tok.head.pos_ in _NOMINAL and tok.head.i > tok.i)
+    on = (bool(deps & set(_CLAUSAL)), "auxpass" in deps, tok.dep_ == "compound" or "compound" in deps,
+          tok.pos_ == "ADJ" and (tok.dep_ == "amod" or nxt_pos in _NOMINAL), participle and nxt_pos in _NOMINAL,
+          verb and nxt_pos == "ADP", "prt" in deps, tok.pos_ == "NOUN" and "amod" in deps,
+          participle and attributive, "prep" in deps, "dobj" in deps)
+    return tuple(float(b) for b in on)
+
+
+def score_logit(score: float) -> float:
+    """The log-odds of a rounded score, kept finite (a score of 1.0 or 0.0 is one rounding step in)."""
+    s = min(max(score, chooser.GRID), 1.0 - chooser.GRID)
+    return round(math.log(s / (1.0 - s)), 6)
+
+
+def features(pick: chooser.Scored, tok, text: str, source: str) -> Tuple[float, ...]:
+    """The check's features (:data:`NAMES`) of a fully scored pick whose target is ``tok``."""
+    return (score_logit(pick.score),) + flags(tok) + (float(text.isupper()), float(source == "glove")) + tuple(pick.x)
+
+
+def probability(model: dict, pick: chooser.Scored, tok, text: str, source: str) -> float:
+    """The check's probability that the pick keeps the text's information need (rounded to 4 places)."""
+    return chooser.logistic(model["check"], features(pick, tok, text, source))
