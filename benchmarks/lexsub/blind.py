@@ -3,7 +3,7 @@
     python benchmarks/lexsub/blind.py sample [--seed 4711] [--per-cell 30] [--pool 400] [--out DIR] [--styles A,B]
     python benchmarks/lexsub/blind.py score LABELS [--key KEY] [--validity-dir DIR] [--md FILE] [--provenance P]
 
-``sample`` takes the queries of six styles (Cranfield document titles in capitals, Cranfield
+``sample`` takes the queries of seven styles (Cranfield document titles in capitals and in lower case, Cranfield
 questions, chatterbot questions, TREC DL 2019 web queries, ANTIQUE community questions, MS MARCO dev
 (small) questions; white space runs made one space) that no row of
 ``benchmarks/data/validity/SWAPSYN-*.tsv`` holds: neither the text (case-folded) nor the query id
@@ -63,7 +63,7 @@ KEY_COLUMNS = ("item", "set", "style", "qid", "original", "variation", "detail",
 LABEL_COLUMNS = ("item", "valid", "reason")
 # the style names the labelled files use for the queries of one collection (qids of one scheme)
 FAMILIES = {
-    "keyword-title": "cranfield-titles", "keyword-title-upper": "cranfield-titles",
+    "keyword-title": "cranfield-titles", "keyword-title-upper": "cranfield-titles", "keyword-title-lower": "cranfield-titles",
     "keyword-title-caps": "cranfield-titles", "title-caps": "cranfield-titles", "caps-title": "cranfield-titles",
     "long-question": "cranfield-questions", "cranfield-question": "cranfield-questions",
     "web-query": "penha", "community-question": "penha", "web-question": "penha",
@@ -85,7 +85,7 @@ def collections() -> Dict[str, List[Tuple[str, str]]]:
     st = styles()
     with open(SHARED / "cranfield" / "corpus.jsonl", encoding="utf-8") as fh:
         titles = [(r["_id"], r["title"].upper()) for r in map(json.loads, fh) if r.get("title", "").strip()]
-    out = {"keyword-title-upper": titles}
+    out = {"keyword-title-upper": titles, "keyword-title-lower": [(q, t.lower()) for q, t in titles]}
     for style in ("long-question", "chat-question", "web-query", "community-question"):
         out[style] = st[style]
     out["msmarco-question"] = msmarco_queries()

@@ -3,16 +3,17 @@
     python benchmarks/lexsub/check_fit.py [--samples DIR,DIR] [--write] [--md FILE]
 
 Rows: every labelled row of the blind samples' ``key.tsv`` / ``labels.tsv`` (default
-``benchmarks/data/validity/blind`` and ``blind2``: picks of the shipped chooser's predecessors and
-of the shipped chooser on queries no other labelled file holds), one row per set that drew the pair.
+``benchmarks/data/validity/blind``, ``blind2`` and ``blind3``: picks of the SWORDS-only chooser, of the
+query-fitted chooser, and of the query-fitted chooser with the first pick check, each on queries no
+earlier labelled file held), one row per set that drew the pair.
 Each row's features are computed by the generators' own code: the pair is found among the target's
 candidates (``chooser.candidates_of``), given its in-context features (``chooser.with_context``) and
 full score by the shipped ``chooser.json``, and described by :func:`perturb.generators.swapsyn.check.features`.
 Cross-validation: 5 folds by the SHA-256 of the lower-cased query (a query's rows in one fold); the
 same solver as ``fit.py`` (L2 1.0 on standardised features). The curve counts the rows the chooser
 would pick (full score at or above its source's threshold); the threshold is the lowest on a 0.01
-grid whose cross-validated precision over those rows, both sources pooled, is at least 0.90 over at
-least 20 rows. Compared: the full score alone, the score with the parse flags, every feature.
+grid whose cross-validated precision over those rows, per source (one model for both), is at least
+0.90 over at least 20 rows. Compared: the full score alone, the score with the parse flags, every feature.
 ``--write`` fits on every row and writes the model and the threshold into ``chooser.json`` under
 ``check`` and the report to ``benchmarks/results/swapsyn_check.md``.
 """
@@ -36,7 +37,7 @@ from bench.evaluation.intervals import wilson_ci  # noqa: E402
 from perturb.generators.swapsyn import check, chooser  # noqa: E402
 
 VALIDITY = ROOT / "benchmarks" / "data" / "validity"
-SAMPLES = (VALIDITY / "blind", VALIDITY / "blind2")
+SAMPLES = (VALIDITY / "blind", VALIDITY / "blind2", VALIDITY / "blind3")
 MD = ROOT / "benchmarks" / "results" / "swapsyn_check.md"
 MIN_PRECISION, MIN_ROWS, FOLDS, L2 = 0.90, 20, 5, 1.0
 GRID = [round(0.50 + 0.01 * i, 2) for i in range(50)]
@@ -137,6 +138,17 @@ def choose(points) -> float:
     return min(ok)
 
 
+def thresholds_per_source(rows, p, idx) -> dict:
+    """source -> :func:`choose` over the picked rows of that source; a source with none: None."""
+    out = {}
+    for source in ("glove", "wordnet"):
+        try:
+            out[source] = choose(curve(rows, p, [i for i in idx if SOURCE[rows[i]["set"]] == source]))
+        except SystemExit:
+            out[source] = None
+    return out
+
+
 def auc(scores, labels) -> float:
     pos = [s for s, y in zip(scores, labels) if y]
     neg = [s for s, y in zip(scores, labels) if not y]
@@ -158,32 +170,39 @@ def report(rows, thresholds, results, chosen) -> str:
              f"{len(idx)} of them at or above the shipped chooser's thresholds ({thresholds['glove']:g} GloVe, "
              f"{thresholds['wordnet']:g} WordNet): the rows the curve counts. Cross-validated: {FOLDS} folds by the "
              f"SHA-256 of the lower-cased query. Threshold: the lowest on a 0.01 grid with precision >= {MIN_PRECISION:g} "
-             f"over >= {MIN_ROWS} rows, both sources pooled. Precision with its Wilson 95% interval.", "",
-             "| model | AUC over the picked rows | threshold | kept | GloVe kept | WordNet kept |", "|---|---:|---:|---|---|---|"]
+             f"over >= {MIN_ROWS} rows, per source. Precision with its Wilson 95% interval.", "",
+             "| model | AUC over the picked rows | thresholds (GloVe / WordNet) | GloVe kept | WordNet kept |",
+             "|---|---:|---:|---|---|"]
     y = [rows[i]["valid"] for i in idx]
-    for name, (p, t) in results.items():
-        keep = [i for i in idx if t is not None and p[i] >= t]
-        per = {s: [i for i in keep if SOURCE[rows[i]["set"]] == s] for s in ("glove", "wordnet")}
-        base = {s: [i for i in idx if SOURCE[rows[i]["set"]] == s] for s in ("glove", "wordnet")}
-        cells = [_ci(sum(rows[i]["valid"] for i in keep), len(keep))] + [
-            f"{_ci(sum(rows[i]['valid'] for i in per[s]), len(per[s]))} of {len(base[s])}" for s in ("glove", "wordnet")]
-        lines.append(f"| {name} | {auc([p[i] for i in idx], y):.3f} | {'-' if t is None else t} | " + " | ".join(cells) + " |")
+    for name, (p, ts) in results.items():
+        cells = []
+        for source in ("glove", "wordnet"):
+            base = [i for i in idx if SOURCE[rows[i]["set"]] == source]
+            keep = [i for i in base if ts[source] is not None and p[i] >= ts[source]]
+            cells.append(f"{_ci(sum(rows[i]['valid'] for i in keep), len(keep))} of {len(base)}")
+        shown = " / ".join("-" if ts[s] is None else f"{ts[s]:g}" for s in ("glove", "wordnet"))
+        lines.append(f"| {name} | {auc([p[i] for i in idx], y):.3f} | {shown} | " + " | ".join(cells) + " |")
     p = results[chosen][0]
-    lines += ["", f"Curve of the shipped check ({chosen}): threshold, picks kept, precision.", "",
-              "| threshold | kept | precision |", "|---:|---:|---|"]
-    lines += [f"| {t:.2f} | {n} of {len(idx)} | {_ci(k, n)} |" for t, n, k in curve(rows, p, idx)[::5]]
+    lines += ["", f"Curve of the shipped check ({chosen}) per source: threshold, picks kept, precision.", "",
+              "| threshold | GloVe kept | GloVe precision | WordNet kept | WordNet precision |", "|---:|---:|---|---:|---|"]
+    per = {s: [i for i in idx if SOURCE[rows[i]["set"]] == s] for s in ("glove", "wordnet")}
+    for (t, ng, kg), (_, nw, kw) in list(zip(curve(rows, p, per["glove"]), curve(rows, p, per["wordnet"])))[::5]:
+        lines.append(f"| {t:.2f} | {ng} of {len(per['glove'])} | {_ci(kg, ng)} | {nw} of {len(per['wordnet'])} | {_ci(kw, nw)} |")
     return "\n".join(lines) + "\n"
 
 
-def write_model(rows, threshold: float) -> None:
+def write_model(rows, thresholds: dict) -> None:
     X, y = columns(rows, check.NAMES), np.array([r["valid"] for r in rows], dtype=float)
     path = chooser.MODEL_FILE
     model = json.loads(path.read_text(encoding="utf-8"))
     part = fit_logistic(X, y, L2)
     model["check"] = dict(part, features=list(check.NAMES), l2=L2, rows=len(rows), valid=int(y.sum()),
                           fitted_on=f"{len(rows)} blind labels of picks ({', '.join(sorted({r['sample'] for r in rows}))})",
-                          rule=f"lowest threshold whose cross-validated precision over the picked rows is >= {MIN_PRECISION:g}",
-                          thresholds={"glove": threshold, "wordnet": threshold}, command=COMMAND)
+                          rule=f"per source, the lowest threshold whose cross-validated precision over the picked rows is >= "
+                               f"{MIN_PRECISION:g}",
+                          thresholds=thresholds, command=COMMAND)
+    if COMMAND not in model["command"]:
+        model["command"] += " && " + COMMAND
     path.write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
 
 
@@ -198,16 +217,12 @@ def main(argv=None) -> int:
     idx, results = picked(rows, thresholds), {}
     for name, names in VARIANTS.items():
         p = cross_validated(rows, names)
-        try:
-            t = choose(curve(rows, p, idx))
-        except SystemExit:
-            t = None
-        results[name] = (p, t)
+        results[name] = (p, thresholds_per_source(rows, p, idx))
     chosen = "every feature (shipped)"
     text = report(rows, thresholds, results, chosen)
     print(text)
     if args.write:
-        if results[chosen][1] is None:
+        if None in results[chosen][1].values():
             raise SystemExit("no threshold to write")
         write_model(rows, results[chosen][1])
         Path(args.md).write_text(text, encoding="utf-8")

@@ -203,7 +203,7 @@ def test_wordnet_replacement_is_a_wordnet_synonym_or_pivot_paraphrase(cranfield)
     for (qid, text), p in zip(cranfield, out):
         if not p.applied:
             continue
-        m = re.match(r"^([nvar]):'([^']*)'->'([^']*)' \(score [0-9.]+; lemma (\w+)\)$", p.detail)
+        m = re.match(r"^([nvar]):'([^']*)'->'([^']*)' \(score [0-9.]+; lemma (\w+); check [0-9.]+\)$", p.detail)
         assert m, p.detail
         pos, old, new, lemma = m.groups()
         base = base_forms(old.lower(), pos)[-1]

@@ -184,7 +184,7 @@ def test_word_share_cap_is_deterministic_and_holds():
 
     gen = generator("SWAPSYN-WNET")
     texts = [f"query number {i} about movies" for i in range(40)] + [f"a film {i} on a lake" for i in range(10)]
-    results = [Perturbation(t.replace("movies", "films"), True, f"n:'movies'->'films' (score 0.{90 + i % 9}00; lemma film)")
+    results = [Perturbation(t.replace("movies", "films"), True, f"n:'movies'->'films' (score 0.{90 + i % 9}00; lemma film; check 0.9000)")
                for i, t in enumerate(texts[:40])] + [Perturbation(t, False, "") for t in texts[40:]]
     capped = gen.cap_set(texts, results)
     kept = [p for p in capped if p.applied and "'movies'" in p.detail]

@@ -140,7 +140,7 @@ def check_threshold(source: str) -> Threshold:
 
 
 _DETAIL = re.compile(r"^\w:'(?P<word>[^']*)'->'(?P<new>[^']*)' \(score (?P<score>[0-9.]+); lemma (?P<lemma>\w+)"
-                     r"(; check [0-9.]+)?\)$")
+                     r"; check [0-9.]+\)$")
 
 
 class ChosenSwap(parsing.SpacyGenerator, Generator):

@@ -1,0 +1,104 @@
+"""The synonym swaps' pick check (perturb.generators.swapsyn.check) and its fit
+(benchmarks/lexsub/check_fit.py). docs/methods.md, SWAPSYN."""
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+from perturb_helpers import generator
+
+ROOT = Path(__file__).resolve().parents[2]
+SETS = ("SWAPSYN-WNET", "SWAPSYN-GLOVE")
+TEXTS = ["how do i install leds into my car", "what is the purpose of running a fever", "why do babies cry at night",
+         "what causes feet swelling when riding in car", "how long does it take to start a business",
+         "what is the yearly salary of a doctor", "how to buy a used phone", "when did the tv become popular"]
+
+
+def _doc(words, pos, tags, deps, heads):
+    from spacy.tokens import Doc
+    from spacy.vocab import Vocab
+
+    return Doc(Vocab(), words=words, pos=pos, tags=tags, deps=deps, heads=heads)
+
+
+def _flags(tok) -> set:
+    from perturb.generators.swapsyn.check import FLAGS, flags
+
+    return {name for name, on in zip(FLAGS, flags(tok)) if on}
+
+
+def test_flags_read_the_dependency_labels():
+    # "they show up late": a particle; "is said to win": passive and clausal
+    doc = _doc(["they", "show", "up", "late"], ["PRON", "VERB", "ADP", "ADV"], ["PRP", "VBP", "RP", "RB"],
+               ["nsubj", "ROOT", "prt", "advmod"], [1, 1, 1, 1])
+    assert _flags(doc[1]) == {"particle", "verb_prep"}  # spaCy tags a particle ADP
+    doc = _doc(["he", "is", "said", "to", "win"], ["PRON", "AUX", "VERB", "PART", "VERB"], ["PRP", "VBZ", "VBN", "TO", "VB"],
+               ["nsubjpass", "auxpass", "ROOT", "aux", "xcomp"], [2, 2, 2, 4, 2])
+    assert _flags(doc[2]) == {"passive", "clausal"}
+    # "global warming": an adjective before a noun; "warming" a noun with an adjective
+    doc = _doc(["global", "warming", "causes"], ["ADJ", "NOUN", "NOUN"], ["JJ", "NN", "NNS"],
+               ["amod", "compound", "ROOT"], [1, 2, 2])
+    assert _flags(doc[0]) == {"attr_adj"}
+    assert _flags(doc[1]) == {"compound", "noun_amod"}
+    # "rotating plate": a participle before and modifying a noun; "referred to": a verb before a preposition
+    doc = _doc(["rotating", "plate", "referred", "to"], ["VERB", "NOUN", "VERB", "ADP"], ["VBG", "NN", "VBN", "IN"],
+               ["amod", "ROOT", "acl", "prep"], [1, 1, 1, 2])
+    assert _flags(doc[0]) == {"participle_noun", "attr_participle"}
+    assert _flags(doc[2]) == {"verb_prep", "prep_child", "attr_participle"}
+
+
+def test_score_logit_is_finite_at_the_ends():
+    from perturb.generators.swapsyn.check import score_logit
+
+    assert score_logit(0.5) == 0.0
+    assert math.isfinite(score_logit(1.0)) and math.isfinite(score_logit(0.0))
+    assert score_logit(1.0) == -score_logit(0.0) > score_logit(0.99)
+
+
+def test_model_file_has_the_check_with_its_features_and_command():
+    from perturb.generators.swapsyn import check, chooser
+
+    part = chooser.load_model()["check"]
+    assert part["features"] == list(check.NAMES) and len(part["weights"]) == len(check.NAMES) == len(part["mu"])
+    assert set(part["thresholds"]) == {"glove", "wordnet"} and all(0.5 <= t < 1 for t in part["thresholds"].values())
+    script = re.search(r"benchmarks/lexsub/\w+\.py", part["command"]).group(0)
+    assert (ROOT / script).is_file()
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_every_applied_swap_passed_the_check_and_the_check_only_removes(name):
+    from perturb import make
+
+    items = [(str(i), t) for i, t in enumerate(TEXTS)]
+    gen = generator(name)
+    checked = gen.perturb_batch(items, 0)
+    unchecked = make(name, check_threshold=0.0).perturb_batch(items, 0)
+    for p in checked:
+        if p.applied:
+            assert float(re.search(r"; check (\d\.\d{4})\)$", p.detail).group(1)) >= gen.checker.threshold
+    for a, b in zip(checked, unchecked):
+        assert not a.applied or (a.text, a.detail) == (b.text, b.detail)
+    assert sum(p.applied for p in unchecked) > sum(p.applied for p in checked) > 0 or sum(p.applied for p in unchecked) > 0
+    assert not any(p.applied for p in make(name, check_threshold=1.0).perturb_batch(items, 0))
+
+
+def test_check_threshold_is_recorded_in_the_config():
+    from perturb import make
+
+    cfg = generator("SWAPSYN-WNET").config()
+    assert "check_threshold" in str(cfg)
+    assert make("SWAPSYN-WNET", check_threshold=0.5).config() != cfg
+
+
+def test_swap_offsets_are_recovered_from_a_pair():
+    import sys
+
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.lexsub.check_fit import swap_of
+
+    assert swap_of("how to buy a car", "how to purchase a car") == (7, "purchase")
+    assert swap_of("CAR CRASH", "AUTOMOBILE CRASH") == (0, "AUTOMOBILE")
+    assert swap_of("the cars", "the carts") == (4, "carts")
