@@ -25,9 +25,9 @@ from perturb.resources.words import stopwords_resource, tagging_copy, with_artic
 from perturb.spec import Edit, Param, Threshold, Tuning, Veto, threshold_constraint
 
 MAX_WORD_SHARE = 0.05
-#: the sets' measured validity on queries (benchmarks/lexsub/blind.py, the blind sample of the shipped chooser;
-#: docs/methods.md, "SWAPSYN-GLOVE and SWAPSYN-WNET"): the cross-validated precision does not carry over to fresh queries
-CAVEAT = ("blind validity on fresh queries of five styles: %s of its variations keep the information need, "
+#: the sets' measured validity on queries (benchmarks/lexsub/blind.py, the blind sample of the shipped chooser and
+#: pick check; docs/methods.md, "SWAPSYN-GLOVE and SWAPSYN-WNET")
+CAVEAT = ("blind validity on fresh queries: %s of its variations keep the information need, "
           "so its drop rate mixes robustness with changes of the need (docs/methods.md)")
 
 
