@@ -11,12 +11,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _held_out_rows():
-    """set -> 'k of n = v% (Wilson 95% lo-hi)' from the pooled rows of benchmarks/results/swapsyn_blind2.md:
-    the blind sample of the shipped chooser on fresh queries (recomputed from its counts)."""
+    """set -> 'k of n = v% (Wilson 95% lo-hi)' from the pooled rows of benchmarks/results/swapsyn_blind4.md:
+    the blind sample of the shipped chooser and pick check on fresh queries (recomputed from its counts)."""
     from bench.evaluation.intervals import wilson_ci
 
     out = {}
-    text = (ROOT / "benchmarks" / "results" / "swapsyn_blind2.md").read_text(encoding="utf-8")
+    text = (ROOT / "benchmarks" / "results" / "swapsyn_blind4.md").read_text(encoding="utf-8")
     for name in ("SWAPSYN-GLOVE", "SWAPSYN-WNET"):
         n, k = map(int, re.search(rf"^\| {name} \| \*\*pooled\*\* \| (\d+) \| (\d+) \|", text, re.M).groups())
         lo, hi = wilson_ci(k, n)
