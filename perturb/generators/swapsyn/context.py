@@ -58,6 +58,7 @@ def _model(layers: Optional[int] = None):
 
                 tok = AutoTokenizer.from_pretrained(str(folder))
                 model = AutoModel.from_pretrained(str(folder), output_hidden_states=True).eval()
+                model.pooler = None  # its output (the [CLS] pooler) is not read; the states do not depend on it
                 _MODEL = (tok, model)
     if layers is None:
         return _MODEL
@@ -117,9 +118,10 @@ def encode(items: Sequence[Tuple[str, int, int]], upto: int = LAYERS[-1]) -> Dic
             hidden = model(**enc).hidden_states
             mask = enc["attention_mask"].numpy().astype(np.float64)
             states = [hidden[i].numpy().astype(np.float64) for i in layers]
+            starts, ends = offsets[:, :, 0], offsets[:, :, 1]
             for r, (text, s, e) in enumerate(part):
-                pieces = [j for j, (a, z) in enumerate(offsets[r]) if z > a and a < e and z > s and mask[r, j]]
-                if not pieces:
+                pieces = np.flatnonzero((ends[r] > starts[r]) & (starts[r] < e) & (ends[r] > s) & (mask[r] != 0))
+                if not len(pieces):
                     continue
                 span = tuple(st[r, pieces].mean(axis=0) for st in states)
                 if upto < LAYERS[-1]:
