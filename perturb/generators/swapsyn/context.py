@@ -3,7 +3,7 @@ model): how close the substitute's token state in the substituted text is to the
 original, at layers 4 and 6 (each the mean over the word's word pieces), and the cosine of the two
 texts' sentence embeddings (mean pooling of layer 6, as sentence-transformers pools this model).
 
-Texts go through the encoder in length-sorted batches, each distinct text once per call; a text
+Texts go through the encoder in batches sorted by token count, each distinct text once per call; a text
 longer than ``MAX_TOKENS`` word pieces is cut to a window around the word. Cosines are summed with
 ``math.fsum`` in float64 and rounded to 4 decimals. The encoder's own float32 arithmetic depends on
 the batch it runs in (which texts, how much padding): a state moves by up to about 4e-6 (measured on
@@ -101,13 +101,18 @@ def window(text: str, start: int, end: int) -> Tuple[str, int, int]:
 
 def encode(items: Sequence[Tuple[str, int, int]], upto: int = LAYERS[-1]) -> Dict[Tuple[str, int, int], Tuple[np.ndarray, ...]]:
     """(text, start, end) -> (layer-4 span state, layer-6 span state, sentence embedding), float64;
-    each distinct item once, batched by length. ``upto``: 4 gives the layer-4 span state alone,
+    each distinct item once, batched by token count. ``upto``: 4 gives the layer-4 span state alone,
     from the first 4 layers (what the full encoder gives for it in the same batch)."""
     import torch
 
     tok, model = _model(None if upto == LAYERS[-1] else upto)
     layers = tuple(i for i in LAYERS if i <= upto)
-    todo = sorted(set(items), key=lambda x: (len(x[0]), x))
+    todo = sorted(set(items))
+    if not todo:
+        return {}
+    counts = tok([t for t, _, _ in todo], truncation=True, max_length=MAX_TOKENS)["input_ids"]
+    size = {x: len(ids) for x, ids in zip(todo, counts)}
+    todo.sort(key=lambda x: (size[x], len(x[0]), x))  # batches of like token counts: little padding
     out: Dict[Tuple[str, int, int], Tuple[np.ndarray, ...]] = {}
     with torch.inference_mode():
         for b in range(0, len(todo), BATCH):
