@@ -212,7 +212,8 @@ def main(argv=None) -> int:
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--md", default=str(MD))
     args = ap.parse_args(argv)
-    rows = featurise(labelled_rows([Path(s) for s in args.samples.split(",")]))
+    labelled = labelled_rows([Path(s) for s in args.samples.split(",")])
+    rows = featurise(labelled)
     thresholds = chooser.load_model()["thresholds"]
     idx, results = picked(rows, thresholds), {}
     for name, names in VARIANTS.items():
@@ -220,6 +221,9 @@ def main(argv=None) -> int:
         results[name] = (p, thresholds_per_source(rows, p, idx))
     chosen = "every feature (shipped)"
     text = report(rows, thresholds, results, chosen)
+    text += (f"\n{len(labelled) - len(rows)} labelled rows left out: their pair was not recovered as a candidate of "
+             f"the set's source (`swap_of` takes the first changed word, so a swap that also turns `a` into `an` is "
+             f"read as the article).\n")
     print(text)
     if args.write:
         if None in results[chosen][1].values():
