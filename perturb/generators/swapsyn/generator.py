@@ -115,17 +115,14 @@ WORD_CAP = WordShareCap()
 
 
 def chooser_threshold(source: str) -> Threshold:
+    """The chooser's score (:mod:`perturb.generators.swapsyn.chooser`) as a threshold of the spec."""
     model = chooser.load_model()
-    cls = type(f"Threshold[chooser {source}]", (Threshold,), {
-        "name": "fitted chooser",
-        "description": "the chooser's score of the swap in its context reaches the threshold",
-        "evidence": f"logistic model over context-free and MiniLM in-context features (chooser.json, "
-                    f"{model['fitted_on']})",
-        "tuning": Tuning("perturb/generators/swapsyn/chooser.json", "chooser_cv",
-                         {"min_precision": 0.9, "source": source}, note=model["tuned_by"]),
-        "params": (Param("threshold", float, float(model["thresholds"][source]),
-                         "a candidate passes when its score is at least this"),)})
-    return cls()
+    return threshold_constraint(
+        "fitted chooser", float(model["thresholds"][source]),
+        description="the chooser's score of the swap in its context reaches the threshold",
+        evidence=f"logistic model over context-free and MiniLM in-context features (chooser.json, {model['fitted_on']})",
+        tuning=Tuning("perturb/generators/swapsyn/chooser.json", "chooser_cv",
+                      {"min_precision": 0.9, "source": source}, note=model["tuned_by"]))
 
 
 def check_threshold(source: str) -> Threshold:
