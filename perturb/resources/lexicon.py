@@ -23,11 +23,17 @@ def inflect_like(base: str, tag: str, pos: str) -> Optional[str]:
     lemminflect's dictionary; None when the dictionary has no such form (never an OOV guess)."""
     if tag not in INFLECT_TAGS:
         return base
+    return _INFLECTED.get_or_compute((base, tag, pos), lambda: _inflected(base, tag, pos))
+
+
+def _inflected(base: str, tag: str, pos: str) -> Optional[str]:
     import lemminflect
 
-    upos = WORDNET_UPOS[pos]
-    forms = lemminflect.getAllInflections(base, upos=upos).get(tag, ())
+    forms = lemminflect.getAllInflections(base, upos=WORDNET_UPOS[pos]).get(tag, ())
     return forms[0] if forms else None
+
+
+_INFLECTED: Dict[Tuple[str, str, str], Optional[str]] = Memo()
 
 
 # --------------------------------------------------------------------------- lexical constraints

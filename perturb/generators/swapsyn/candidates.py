@@ -42,6 +42,7 @@ FREE = ("zipf_target", "zipf_cand", "wn_synonym", "sense_rank", "sense_share", "
 
 _NB: Dict[str, Tuple[str, ...]] = Memo()
 _CANDS: Dict[tuple, tuple] = Memo()
+_REFUSED: Dict[tuple, bool] = Memo()
 _VOCAB: list = []
 
 
@@ -141,6 +142,11 @@ def spelling_variant(a: str, b: str) -> bool:
 
 
 def _refused(word: str, base: str, pos: str, cand: str) -> bool:
+    """Whether ``cand`` is refused as a substitute of ``word`` (base form ``base``): see the module's text."""
+    return _REFUSED.get_or_compute((word, base, pos, cand), lambda: _refuses(word, base, pos, cand))
+
+
+def _refuses(word: str, base: str, pos: str, cand: str) -> bool:
     if cand in (word, base) or cand in stopwords() or is_number(cand) or zipf(cand) < 1.5:
         return True
     if is_inflection(word, cand) or is_inflection(base, cand) or spelling_variant(base, cand):
@@ -148,10 +154,11 @@ def _refused(word: str, base: str, pos: str, cand: str) -> bool:
     return cand in antonyms(base, pos) or is_derivation(base, cand) or is_derivation(word, cand)
 
 
-def _pivot(base: str, pos: str) -> Tuple[str, ...]:
+def _pivot(base: str, pos: str, table=None) -> Tuple[str, ...]:
+    """The ``PIVOT_TOP`` most probable pivot paraphrases (``table``: the pivot table, read when None)."""
     from perturb.resources.pivot import pivot_table
 
-    return tuple(w for w, _ in pivot_table().paraphrases(base, pos, top=PIVOT_TOP))
+    return tuple(w for w, _ in (table or pivot_table()).paraphrases(base, pos, top=PIVOT_TOP))
 
 
 def _sense(base: str, pos: str, cand: str) -> Tuple[float, float]:
@@ -163,11 +170,11 @@ def _sense(base: str, pos: str, cand: str) -> Tuple[float, float]:
     return 0.0, 0.0
 
 
-def _sources(base: str, pos: str, cand: str, in_wordnet: bool, in_glove: bool) -> int:
-    from perturb.resources.pivot import pivot_table
+def _sources(table, base: str, pos: str, cand: str, in_wordnet: bool, in_glove: bool) -> int:
+    """How many of the four resources propose the pair (``table``: the pivot table)."""
     from perturb.resources.thesaurus import moby_related
 
-    return int(in_wordnet) + int(in_glove) + int(moby_related(base, cand)) + int(pivot_table().prob(base, cand, pos) > 0)
+    return int(in_wordnet) + int(in_glove) + int(moby_related(base, cand)) + int(table.prob(base, cand, pos) > 0)
 
 
 def candidates(word: str, pos: str, tag: str, source: str) -> Tuple[Tuple[str, str, Tuple[float, ...]], ...]:
@@ -179,12 +186,14 @@ def candidates(word: str, pos: str, tag: str, source: str) -> Tuple[Tuple[str, s
 
 
 def _candidates(word: str, pos: str, tag: str, source: str):
+    from perturb.resources.pivot import pivot_table
     from perturb.resources.wordnet_reader import wordnet
 
     base = base_forms(word, pos)[-1]
     nb = neighbours([base])[base]
     lemmas = _wordnet_lemmas(base, pos)
-    pool = lemmas + _pivot(base, pos) if source == "wordnet" else nb
+    table = pivot_table()
+    pool = lemmas + _pivot(base, pos, table) if source == "wordnet" else nb
     wn, seen = wordnet(), set()
     for c in pool:
         if not c.isalpha() or not c.isascii() or c != c.lower():
@@ -200,7 +209,7 @@ def _candidates(word: str, pos: str, tag: str, source: str):
         cos = cosine(base, cb)
         yield cb, form, (zipf(base), zipf(cb), float(inv_rank > 0), inv_rank, share,
                          round(cos, 4) if cos is not None else 0.0,
-                         float(_sources(base, pos, cb, cb in lemmas, c in nb or cb in nb)))
+                         float(_sources(table, base, pos, cb, cb in lemmas, c in nb or cb in nb)))
 
 
 def targets_of(doc, text: str) -> List[Tuple[object, str, str]]:

@@ -10,9 +10,7 @@ verbs and adjectives before adverbs, then the highest score, then the earliest p
 
 :func:`best` finds that pick without scoring every pruned candidate: a candidate's full score is at
 most its score with each in-context cosine at the end of [-1, 1] its weight favours (:func:`bound`),
-so MiniLM sees only the candidates that can still pass the threshold and beat the best one found;
-of those, the first 4 layers give the layer-4 cosine, the heaviest in-context weight, and only the
-candidates still able to pass with it go through all 6 layers.
+so MiniLM sees only the candidates that can still pass the threshold and beat the best one found.
 """
 from __future__ import annotations
 
@@ -135,18 +133,14 @@ def score(texts: Sequence[str], docs, source: str, model: dict, only: Optional[S
 GRID = 1e-4  # the step of a rounded score: a bound is trusted to within one step
 
 
-def bound(model: dict, c: Scored, cos4: Optional[float] = None) -> float:
+def bound(model: dict, c: Scored) -> float:
     """The highest full score ``c`` can get: its context-free features and POS with each in-context
     cosine at 1 or -1, whichever its weight favours (:func:`logistic` rises with each feature that
-    has a positive weight and falls with one that has a negative one); ``cos4``: the layer-4 cosine
-    as :func:`context.first_cosines` gives it, moved one rounding step the favoured way (the full
-    pass may round it one step apart)."""
+    has a positive weight and falls with one that has a negative one)."""
     n = len(cs.FREE)
     weights = model["full"]["weights"][n:n + len(CONTEXT)]
-    ends = [1.0 if w >= 0 else -1.0 for w in weights]
-    if cos4 is not None:
-        ends[0] = max(-1.0, min(1.0, cos4 + math.copysign(GRID, ends[0])))
-    return logistic(model["full"], c.x[:n] + tuple(ends) + c.x[n:])
+    ends = tuple(1.0 if w >= 0 else -1.0 for w in weights)
+    return logistic(model["full"], c.x[:n] + ends + c.x[n:])
 
 
 def _rank_key(c: Scored, j: int, score: float) -> tuple:
@@ -169,29 +163,14 @@ def best(texts: Sequence[str], per_text: Sequence[List[Scored]], model: dict, th
     pending = [i for i, q in enumerate(queues) if q]
     while pending:
         asked = [(i, queues[i].pop(0)[0]) for i in pending]
-        worth = _worth_scoring(texts, per_text, model, threshold, asked, found)
-        scored = full_scores([texts[i] for i, _ in worth], [[per_text[i][j]] for i, j in worth], model)
-        for (i, j), row in zip(worth, scored):
+        scored = full_scores([texts[i] for i, _ in asked], [[per_text[i][j]] for i, j in asked], model)
+        for (i, j), row in zip(asked, scored):
             if row and row[0].score >= threshold:
                 key = _rank_key(row[0], j, row[0].score)
                 if found[i] is None or key < found[i][0]:
                     found[i] = (key, row[0])
         pending = [i for i, _ in asked if queues[i] and _may_beat(per_text[i][queues[i][0][0]], queues[i][0][1], found[i])]
     return [None if f is None else f[1] for f in found]
-
-
-def _worth_scoring(texts, per_text, model: dict, threshold: float, asked, found) -> list:
-    """The asked (text, candidate) whose bound with the layer-4 cosine (a third less encoder work
-    than the full score) can still reach ``threshold`` and beat the best found."""
-    cos4 = context.first_cosines([_pair(texts[i], per_text[i][j]) for i, j in asked])
-    out = []
-    for (i, j), c4 in zip(asked, cos4):
-        if c4 is None:
-            continue
-        ub = bound(model, per_text[i][j], c4)
-        if ub + GRID >= threshold and _may_beat(per_text[i][j], ub, found[i]):
-            out.append((i, j))
-    return out
 
 
 def _may_beat(c: Scored, ub: float, found: Optional[tuple]) -> bool:

