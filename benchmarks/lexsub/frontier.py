@@ -1,0 +1,114 @@
+"""The synonym sets' validity/applicability frontier: what each pick-check threshold keeps, on blind labels
+and on queries of five styles.
+
+    python benchmarks/lexsub/frontier.py [--n 200] [--seed 0] [--md FILE]
+
+Per set and check threshold (``make(name, check_threshold=T)``; 0 is the chooser alone, without the check):
+
+* **CV precision**: the pick check's cross-validated precision at ``T`` over the labelled picks of that
+  set's source (``check_fit.py``'s rows, folds and model; Wilson 95% interval), as the shipped
+  threshold was chosen;
+* **changed**: the share of queries the set changes per style (``benchmarks/variation_substance.py``'s five
+  styles, ``--n`` each, seed ``--seed``), with the set-level word cap, as ``bench perturb`` runs it, and pooled.
+
+The shipped threshold is marked. Writes ``benchmarks/results/swapsyn_frontier.md``. Numbers are
+measurements, never assertions.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT))
+
+MD = ROOT / "benchmarks" / "results" / "swapsyn_frontier.md"
+THRESHOLDS = (0.0, 0.50, 0.60, 0.70, 0.75, 0.80, 0.85, 0.90)
+SETS = ("SWAPSYN-GLOVE", "SWAPSYN-WNET")
+
+
+def cv_precision() -> dict:
+    """(set, threshold) -> (kept, valid) of the check's cross-validated curve over the picked rows."""
+    from benchmarks.lexsub import check_fit
+    from perturb.generators.swapsyn import check, chooser
+
+    rows = check_fit.featurise(check_fit.labelled_rows(check_fit.SAMPLES))
+    p = check_fit.cross_validated(rows, check.NAMES)
+    idx = check_fit.picked(rows, chooser.load_model()["thresholds"])
+    out = {}
+    for name in SETS:
+        mine = [i for i in idx if check_fit.SOURCE[rows[i]["set"]] == check_fit.SOURCE[name]]
+        for t in THRESHOLDS:
+            kept = [i for i in mine if p[i] >= t]
+            out[(name, t)] = (len(kept), sum(rows[i]["valid"] for i in kept))
+    return out
+
+
+def applicability(n: int, seed: int) -> dict:
+    """(set, threshold, style) -> (changed, queries), the word cap applied over each style's batch."""
+    from benchmarks.variation_substance import styles
+    from perturb import make
+
+    out = {}
+    for style, texts in styles(n, seed).items():
+        items = [(f"q{i}", t) for i, t in enumerate(texts)]
+        for name in SETS:
+            for t in THRESHOLDS:
+                gen = make(name, check_threshold=t)
+                done = gen.cap_set(texts, gen.perturb_batch(items, seed))
+                out[(name, t, style)] = (sum(r.applied for r in done), len(texts))
+                print(f"{name} check {t:.2f} {style}: {out[(name, t, style)][0]}/{len(texts)}", flush=True)
+    return out
+
+
+def table(cv: dict, changed: dict, argv: str) -> str:
+    from bench.evaluation.intervals import wilson_ci
+    from perturb.generators.swapsyn import chooser
+
+    shipped = chooser.load_model()["check"]["thresholds"]
+    style_names = list(dict.fromkeys(s for _, _, s in changed))
+    lines = ["# The synonym sets' frontier: pick-check threshold, cross-validated precision, queries changed", "",
+             f"`{argv}`", "",
+             "Check threshold 0 is the chooser alone. CV precision: the check's cross-validated precision over the "
+             "labelled picks of the set's source (benchmarks/results/swapsyn_check.md; Wilson 95%). Changed: share of "
+             "queries changed per style, the word cap applied over each style's batch.", ""]
+    for name in SETS:
+        mark = shipped["glove" if name == "SWAPSYN-GLOVE" else "wordnet"]
+        lines += [f"## {name}", "", "| check threshold | CV precision | " + " | ".join(style_names) + " | pooled |",
+                  "|---:|---|" + "---:|" * (len(style_names) + 1)]
+        for t in THRESHOLDS:
+            n, k = cv[(name, t)]
+            lo, hi = wilson_ci(k, n) if n else (float("nan"), float("nan"))
+            prec = f"{k}/{n} = {k / n:.3f} ({lo:.2f}-{hi:.2f})" if n else "-"
+            cells = [changed[(name, t, s)] for s in style_names]
+            pooled = (sum(c for c, _ in cells), sum(q for _, q in cells))
+            label = f"**{t:.2f} (shipped)**" if abs(t - mark) < 1e-9 else f"{t:.2f}"
+            lines.append(f"| {label} | {prec} | " + " | ".join(f"{100.0 * c / q:.1f}%" for c, q in cells)
+                         + f" | {100.0 * pooled[0] / pooled[1]:.1f}% |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--n", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--md", type=Path, default=MD)
+    args = ap.parse_args(argv)
+    os.environ["DRBENCH_HOME"] = tempfile.mkdtemp(prefix="drbench-frontier-")
+    cv = cv_precision()
+    changed = applicability(args.n, args.seed)
+    shown = " ".join(["python benchmarks/lexsub/frontier.py"] + (argv if argv is not None else sys.argv[1:]))
+    text = table(cv, changed, shown)
+    print(text)
+    args.md.write_text(text, encoding="utf-8")
+    print(f"wrote {args.md}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
