@@ -120,20 +120,19 @@ def _padded(rows, pad_id: int) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     return ids, mask, offsets
 
 
-def _norms(states: np.ndarray) -> List[float]:
-    """The norm of each row of ``states`` (rows, width), each an exactly rounded sum (``math.fsum``)."""
-    return [math.sqrt(math.fsum(row)) for row in (states * states).tolist()]
+def norm(v: np.ndarray) -> float:
+    """The norm of a state, its sum of squares exactly rounded (``math.fsum``: the same on any CPU)."""
+    return math.sqrt(math.fsum((v * v).tolist()))
 
 
-def cosines(a: np.ndarray, b: np.ndarray, norms_a: Sequence[float]) -> List[float]:
-    """The cosine of each row of ``a`` with the same row of ``b`` (``norms_a``: :func:`_norms` of
-    ``a``), the dot products exactly rounded sums (``math.fsum``: the same on any CPU), rounded to 4
-    decimals; 0 where either row is zero."""
-    dots = [math.fsum(row) for row in (a * b).tolist()]
-    return [round(d / (na * nb), 4) if na and nb else 0.0 for d, na, nb in zip(dots, norms_a, _norms(b))]
+def cosine(a: np.ndarray, b: np.ndarray, norm_a: float) -> float:
+    """The cosine of two states (``norm_a``: :func:`norm` of ``a``), the dot product an exactly rounded
+    sum, rounded to 4 decimals; 0 where either is zero."""
+    nb = norm(b)
+    return round(math.fsum((a * b).tolist()) / (norm_a * nb), 4) if norm_a and nb else 0.0
 
 
-_ORIGINALS: Dict[Tuple[str, int, int], Tuple[np.ndarray, List[float]]] = Memo(20_000)  # original states, norms
+_ORIGINALS: Dict[Tuple[str, int, int], Tuple[Tuple[np.ndarray, ...], Tuple[float, ...]]] = Memo(20_000)  # states, norms
 _PAIRS: Dict[tuple, Optional[Tuple[float, ...]]] = Memo()  # (original, substituted) -> features
 
 
@@ -148,16 +147,9 @@ def features(pairs: Sequence[Tuple[Tuple[str, int, int], Tuple[str, int, int]]])
         states = encode(sorted({o for o, _ in todo if o not in known} | {n for _, n in todo}))
         for o, _ in todo:
             if o not in known and o in states:
-                vecs = np.stack(states[o])
-                known[o] = _ORIGINALS[o] = (vecs, _norms(vecs))
-        both = [(o, n) for o, n in todo if o in known and n in states]
+                known[o] = _ORIGINALS[o] = (states[o], tuple(norm(v) for v in states[o]))
         for o, n in todo:
-            _PAIRS[(o, n)] = None
-        if both:
-            a = np.concatenate([known[o][0] for o, _ in both])
-            b = np.concatenate([np.stack(states[n]) for _, n in both])
-            cos = cosines(a, b, [x for o, _ in both for x in known[o][1]])
-            width = len(LAYERS) + 1
-            for k, w in enumerate(both):
-                _PAIRS[w] = tuple(cos[k * width:(k + 1) * width])
+            a, b = known.get(o), states.get(n)
+            _PAIRS[(o, n)] = None if a is None or b is None else tuple(
+                cosine(x, y, nx) for x, y, nx in zip(a[0], b, a[1]))
     return [_PAIRS[w] for w in wins]

@@ -189,17 +189,24 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
         then asks each veto of the spec (:meth:`vetoes`) with the context ``words``, ``lemma``,
         ``token``, ``banned``, ``keys``. The vetoes do not read the score, so they are asked first and
         only the candidates they let through are scored (:func:`chooser.best`)."""
+        model = chooser.load_model()
+        allowed = self.allowed(texts, docs, only, banned)
+        return self._checked(texts, docs, chooser.best(texts, allowed, model, self.threshold), model)
+
+    def allowed(self, texts: Sequence[str], docs, only: Optional[Sequence[Optional[int]]] = None,
+                banned: frozenset = frozenset()) -> List[List[chooser.Scored]]:
+        """Per text, the pruned candidates (:func:`chooser.pruned`) the spec's vetoes let through, not yet
+        fully scored."""
         vetoes = self.vetoes()
         refuse = None
         if any(v.name == IN_TERM.name for v in vetoes):
             refuse = lambda tok: first_refusal((IN_TERM,), Candidate(Edit.replace(tok.idx, tok.idx, ""),  # noqa: E731
                                                                     {"token": tok})) is not None
-        model = chooser.load_model()
-        allowed = []
-        for doc, cands in zip(docs, chooser.pruned(texts, docs, self.source, model, only, refuse)):
+        out = []
+        for doc, cands in zip(docs, chooser.pruned(texts, docs, self.source, chooser.load_model(), only, refuse)):
             tokens = {t.idx: t for t in doc}
-            allowed.append([c for c in cands if self._passes(vetoes, doc, tokens, c, banned)])
-        return self._checked(texts, docs, chooser.best(texts, allowed, model, self.threshold), model)
+            out.append([c for c in cands if self._passes(vetoes, doc, tokens, c, banned)])
+        return out
 
     def _checked(self, texts, docs, picks, model: dict) -> List[Optional[chooser.Scored]]:
         """The picks the pick check accepts, each with its check probability; None where it refuses."""
