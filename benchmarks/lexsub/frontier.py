@@ -92,6 +92,12 @@ def ceiling(n: int, seed: int) -> dict:
     return out
 
 
+def _shares(cells) -> str:
+    """``(changed, queries)`` per style as percentages, then pooled, closing a table row."""
+    pooled = 100.0 * sum(c for c, _ in cells) / sum(q for _, q in cells)
+    return " | ".join(f"{100.0 * c / q:.1f}%" for c, q in cells) + f" | {pooled:.1f}% |"
+
+
 def table(cv: dict, changed: dict, argv: str, top: dict) -> str:
     from bench.evaluation.intervals import wilson_ci
     from perturb.generators.swapsyn import chooser
@@ -111,15 +117,9 @@ def table(cv: dict, changed: dict, argv: str, top: dict) -> str:
             n, k = cv[(name, t)]
             lo, hi = wilson_ci(k, n) if n else (float("nan"), float("nan"))
             prec = f"{k}/{n} = {k / n:.3f} ({lo:.2f}-{hi:.2f})" if n else "-"
-            cells = [changed[(name, t, s)] for s in style_names]
-            pooled = (sum(c for c, _ in cells), sum(q for _, q in cells))
             label = f"**{t:.2f} (shipped)**" if abs(t - mark) < 1e-9 else f"{t:.2f}"
-            lines.append(f"| {label} | {prec} | " + " | ".join(f"{100.0 * c / q:.1f}%" for c, q in cells)
-                         + f" | {100.0 * pooled[0] / pooled[1]:.1f}% |")
-        cells = [top[(name, s)] for s in style_names]
-        lines.append("| ceiling at the shipped point | - | " + " | ".join(f"{100.0 * c / q:.1f}%" for c, q in cells)
-                     + f" | {100.0 * sum(c for c, _ in cells) / sum(q for _, q in cells):.1f}% |")
-        lines.append("")
+            lines.append(f"| {label} | {prec} | " + _shares([changed[(name, t, s)] for s in style_names]))
+        lines += ["| ceiling at the shipped point | - | " + _shares([top[(name, s)] for s in style_names]), ""]
     return "\n".join(lines)
 
 
