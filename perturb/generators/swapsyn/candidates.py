@@ -170,7 +170,7 @@ def _sense(base: str, pos: str, cand: str) -> Tuple[float, float]:
     return 0.0, 0.0
 
 
-def _sources(table, base: str, pos: str, cand: str, in_wordnet: bool, in_glove: bool) -> int:
+def _sources(base: str, pos: str, cand: str, in_wordnet: bool, in_glove: bool, table) -> int:
     """How many of the four resources propose the pair (``table``: the pivot table)."""
     from perturb.resources.thesaurus import moby_related
 
@@ -209,7 +209,7 @@ def _candidates(word: str, pos: str, tag: str, source: str):
         cos = cosine(base, cb)
         yield cb, form, (zipf(base), zipf(cb), float(inv_rank > 0), inv_rank, share,
                          round(cos, 4) if cos is not None else 0.0,
-                         float(_sources(table, base, pos, cb, cb in lemmas, c in nb or cb in nb)))
+                         float(_sources(base, pos, cb, cb in lemmas, c in nb or cb in nb, table)))
 
 
 def targets_of(doc, text: str) -> List[Tuple[object, str, str]]:
