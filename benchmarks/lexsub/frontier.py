@@ -69,25 +69,33 @@ def applicability(n: int, seed: int) -> dict:
     return out
 
 
-def ceiling(n: int, seed: int) -> dict:
-    """(set, style) -> (queries with a candidate both the chooser and the check accept, queries)."""
-    from benchmarks.variation_substance import styles
-    from perturb import make
+def checked_ranks(gen, texts) -> list:
+    """Per text, every candidate ``gen`` (a shipped synonym set) scores at or above its chooser threshold,
+    in the chooser's order, each with its pick-check probability: ``[(candidate, probability)]``."""
     from perturb.generators.swapsyn import check, chooser
     from perturb.resources import parsing
     from perturb.resources.words import tagging_copy
 
-    model, out = chooser.load_model(), {}
+    model = chooser.load_model()
+    docs = parsing.parse([tagging_copy(t) for t in texts])
+    out = []
+    for text, doc, cands in zip(texts, docs, chooser.full_scores(texts, gen.allowed(texts, docs), model)):
+        tokens = {t.idx: t for t in doc}
+        out.append([(c, check.probability(model, c, tokens[c.start], text, gen.source))
+                    for c in chooser.ranked(cands, gen.threshold)])
+    return out
+
+
+def ceiling(n: int, seed: int) -> dict:
+    """(set, style) -> (queries with a candidate both the chooser and the check accept, queries)."""
+    from benchmarks.variation_substance import styles
+    from perturb import make
+
+    out = {}
     for style, texts in styles(n, seed).items():
-        docs = parsing.parse([tagging_copy(t) for t in texts])
         for name in SETS:
             gen = make(name)
-            full = chooser.full_scores(texts, gen.allowed(texts, docs), model)
-            hits = 0
-            for text, doc, cands in zip(texts, docs, full):
-                tokens = {t.idx: t for t in doc}
-                hits += any(gen.checker.passes(check.probability(model, c, tokens[c.start], text, gen.source))
-                            for c in chooser.ranked(cands, gen.threshold))
+            hits = sum(any(gen.checker.passes(p) for _, p in ranks) for ranks in checked_ranks(gen, texts))
             out[(name, style)] = (hits, len(texts))
     return out
 

@@ -31,26 +31,19 @@ OUT = blind.VALIDITY / "runnerup1"
 def runner_ups(name: str, queries) -> list:
     """The :class:`blind.Swap` of each query whose top pick the check refuses and whose next accepted
     candidate exists."""
+    from benchmarks.lexsub.frontier import checked_ranks
     from perturb import make
-    from perturb.generators.swapsyn import check, chooser
-    from perturb.resources import parsing
-    from perturb.resources.words import tagging_copy, with_article
+    from perturb.resources.words import with_article
 
-    gen, model = make(name), chooser.load_model()
-    texts = [t for _, t in queries]
-    docs = parsing.parse([tagging_copy(t) for t in texts])
-    out = []
-    for (qid, text), doc, cands in zip(queries, docs, chooser.full_scores(texts, gen.allowed(texts, docs), model)):
-        tokens = {t.idx: t for t in doc}
-        ranked = chooser.ranked(cands, gen.threshold)
-        probs = [check.probability(model, c, tokens[c.start], text, gen.source) for c in ranked]
-        if not ranked or gen.checker.passes(probs[0]):
+    gen, out = make(name), []
+    for (qid, text), ranks in zip(queries, checked_ranks(gen, [t for _, t in queries])):
+        if not ranks or gen.checker.passes(ranks[0][1]):
             continue
-        nxt = next((k for k in range(1, len(ranked)) if gen.checker.passes(probs[k])), None)
+        nxt = next((k for k in range(1, len(ranks)) if gen.checker.passes(ranks[k][1])), None)
         if nxt is None:
             continue
-        c = ranked[nxt]
-        detail = (f"{c.pos}:{c.word!r}->{c.new!r} (score {c.score:.4f}; lemma {c.lemma}; check {probs[nxt]:.4f}; "
+        c, p = ranks[nxt]
+        detail = (f"{c.pos}:{c.word!r}->{c.new!r} (score {c.score:.4f}; lemma {c.lemma}; check {p:.4f}; "
                   f"rank {nxt + 1})")
         out.append(blind.Swap(name, "", qid, text, with_article(text, c.start, c.end, c.new), detail))
     return out
