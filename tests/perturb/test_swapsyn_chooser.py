@@ -206,3 +206,22 @@ def test_chooser_file_records_its_command_and_thresholds():
     assert set(model["thresholds"]) == {"glove", "wordnet"}
     assert model["features"] == list(chooser.FEATURES) and len(model["full"]["weights"]) == len(chooser.FEATURES)
     assert len(model["cheap"]["weights"]) == len(chooser.CHEAP)
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_best_finds_the_pick_that_scoring_every_candidate_finds(name):
+    """chooser.best skips candidates whose bound cannot win: it must pick what scoring them all picks."""
+    from perturb.generators.swapsyn import chooser
+    from perturb.resources import parsing
+    from perturb.resources.words import tagging_copy
+
+    gen, model = generator(name), chooser.load_model()
+    texts = TEXTS + ["what is the best way to cook rice", "symptoms of a broken ankle", "how long does it take to boil an egg"]
+    docs = parsing.parse([tagging_copy(t) for t in texts])
+    allowed = gen.allowed(texts, docs)
+    for threshold in (0.0, 0.5, gen.threshold):
+        fast = chooser.best(texts, allowed, model, threshold)
+        every = [next(iter(chooser.ranked(row, threshold)), None) for row in chooser.full_scores(texts, allowed, model)]
+        assert [(p.start, p.new, p.score) if p else None for p in fast] == \
+               [(p.start, p.new, p.score) if p else None for p in every], threshold
+    assert sum(len(a) for a in allowed) > len(texts)  # there were candidates to skip
