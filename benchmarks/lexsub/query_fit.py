@@ -14,7 +14,7 @@ every fit and threshold; they are only scored at the end (:func:`blind_check`).
   query-aware features of :data:`EXTRA`.
 * Cross-validation: 5 folds grouped by query text (the SWORDS rows, in the models that use them, in every fitting part). Per
   query and source the pick is what the generator does: wordnet targets in a term dropped, the
-  ``prune`` best by cheap score, candidates another query word refuses dropped, then nouns, main
+  :data:`PRUNE` best by cheap score, candidates another query word refuses dropped, then nouns, main
   verbs and adjectives before adverbs, the highest full score at or above the threshold, the earliest.
   Precision: valid picks / labelled picks; answered: picks / queries.
 * Threshold per source: the lowest grid value with CV precision >= 0.90 over >= 10 labelled picks.
@@ -47,6 +47,10 @@ BLIND = "blind-chooser"
 SOURCES = ("glove", "wordnet")
 EXTRA = ("caps", "in_term")  # query-aware features tried in CV: the query is ALL-CAPS or Title Case; the target is in a term
 FOLDS = 5
+#: candidates per query the cheap model keeps for the MiniLM pass, as the shipped chooser does (``prune`` in
+#: chooser.json; benchmarks/lexsub/prune.py measured 4 against 5, 6 and fit.py's 8:
+#: benchmarks/results/swapsyn_prune.md)
+PRUNE = 4
 #: the chooser these fits are compared with: fit.py's SWORDS-only chooser (its default output)
 SHIPPED = HERE / "chooser-swords-v1.json"
 COMMAND = ("python benchmarks/lexsub/query_features.py && python benchmarks/lexsub/query_fit.py "
@@ -125,8 +129,8 @@ def pick(cands, threshold, prune):
     return min(ok, key=lambda r: (r["pos"] not in PREFERRED, -r["score"], r["start"], r["new_key"]), default=None)
 
 
-def curve_point(grouped, queries, threshold, prune=8) -> dict:
-    picks = [pick(grouped.get(q, []), threshold, prune) for q in queries]
+def curve_point(grouped, queries, threshold, prune=None) -> dict:
+    picks = [pick(grouped.get(q, []), threshold, PRUNE if prune is None else prune) for q in queries]
     got = [p for p in picks if p is not None]
     judged = [p["label"] for p in got if p["label"] is not None]
     good = int(sum(judged))
@@ -262,7 +266,7 @@ def blind_check(models, thresholds, brows) -> dict:
         above = [n[k]["label"] for k in keys if n[k]["score"] >= thresholds[s]]
         top_old = sorted(keys, key=lambda k: (-o[k]["score"], k))[:len(above)]
         g = by_query(new, s)
-        chosen = [pick(g.get(q, []), thresholds[s], 8) for q in sorted({k[0] for k in keys})]
+        chosen = [pick(g.get(q, []), thresholds[s], PRUNE) for q in sorted({k[0] for k in keys})]
         same = sum(p is not None and (p["query"], p["start"], p["new_key"].lower()) in pairs for p in chosen)
         out[s] = {"pairs": len(pairs), "found": len(keys), "valid": int(sum(y)),
                   "auc_old": auc([o[k]["score"] for k in keys], y), "auc_new": auc([n[k]["score"] for k in keys], y),
@@ -377,7 +381,7 @@ def main(argv=None) -> int:
     text = report(results, best, blind, len(queries), len(held), on_swords)
     print(text)
     if args.write:
-        model = {"command": COMMAND, "features": list(FEATURES), "cheap_features": list(CHEAP), "prune": fit.PRUNE,
+        model = {"command": COMMAND, "features": list(FEATURES), "cheap_features": list(CHEAP), "prune": PRUNE,
                  "l2": fit.L2, "rows": models["rows"], "acceptable": models["acceptable"],
                  "fitted_on": f"{models['rows']} labelled (query, swap) pairs of benchmarks/data/validity/SWAPSYN-*.tsv"
                               + (" and the SWORDS development split" if weight is not None else ""),
