@@ -140,13 +140,15 @@ def _memo_clean(text: str, lower: bool, memo: dict) -> str:
     return got
 
 
-def _items(line: str, lower: bool, memo: dict) -> List[Tuple[str, FrozenSet[str]]]:
-    """``[(translation, its own parts of speech)]`` on ``line`` (``memo``: raw items recur)."""
+def _items(line: str, lower: bool, memo: dict) -> List[Tuple[str, str]]:
+    """``[(translation, its own parts of speech)]`` on ``line``, the parts of speech as a string of
+    their letters (``memo``: raw items recur; string pairs, which the garbage collector skips)."""
     out = []
     for raw in _ITEM.findall(line):
         got = memo.get(raw)
         if got is None:
-            got = memo[raw] = (_clean(raw, lower), _marks(raw) if "<" in raw else frozenset())
+            pos = _marks(raw) if "<" in raw else ()
+            got = memo[raw] = (_clean(raw, lower), "".join(sorted(pos)) if len(pos) > 1 else "".join(pos))
         if got[0]:
             out.append(got)
     return out
@@ -163,11 +165,11 @@ def _tail_marks(tail: str) -> Tuple[FrozenSet[str], bool]:
     return got
 
 
-def _parse(text: str, lower: bool, memo: dict):
-    """``(headword as printed, entry pos, [(translation, own pos)], references, plural entry)``."""
+def _parse(text: str, lower: bool, memo: dict, with_refs: bool = True):
+    """``(headword as printed, entry pos, [(translation, own pos)], references, plural entry)``
+    (references ``[]`` unless ``with_refs``)."""
     lines = text.split("\n")
-    head = lines[0].split(" /", 1)[0]
-    tail = lines[0][len(head):]
+    head, _, tail = lines[0].partition(" /")
     tail_pos, plural = _tail_marks(tail[tail.rfind("/") + 1:])  # the markers after the pronunciation(s)
     entry_pos = set(tail_pos)
     trans = _items(lines[1], lower, memo) if len(lines) > 1 else []
@@ -177,9 +179,9 @@ def _parse(text: str, lower: bool, memo: dict):
         if "<" in line:
             trans.extend(_items(",".join(_ITEM.findall(line[len(_NOTE):])[1:]), lower, memo))
     refs = [r for line in lines[2:] if line.startswith(("   Synonym", " see:")) for r in _REF.findall(line)] \
-        if "{" in text else []
+        if with_refs and "{" in text else []
     for item in trans:
-        entry_pos |= item[1]
+        entry_pos.update(item[1])
     return head, entry_pos, trans, refs, plural
 
 
@@ -199,18 +201,19 @@ class _Dictd:
     def entries(self, keep_key=None, keep_head=None) -> Iterator[str]:
         """The entries whose index key passes ``keep_key`` and whose printed headword ``keep_head``,
         in file order, each once (an entry can have several keys)."""
-        spans = set()
+        spans = set()  # offset << 64 | length (< 2**64): one int per entry, ints sort faster than pairs
         with open(self.folder / f"{self.name}.index", encoding="utf-8") as fh:
             for line in fh:
                 parts = line.rstrip("\n").split("\t")
                 if len(parts) == 3 and not parts[0].startswith("00database") and (not keep_key or keep_key(parts[0])):
-                    spans.add((_decode(parts[1]), _decode(parts[2])))
+                    spans.add(_decode(parts[1]) << 64 | _decode(parts[2]))
         if self._data is None:
             with gzip.open(self.folder / f"{self.name}.dict.dz", "rb") as fh:
                 self._data = fh.read()
-        data = self._data
-        for start, length in sorted(spans):
-            end = start + length
+        data, mask = self._data, (1 << 64) - 1
+        for span in sorted(spans):
+            start = span >> 64
+            end = start + (span & mask)
             if keep_head is not None:
                 stop = data.find(b"\n", start, end)
                 stop = end if stop == -1 else stop
@@ -285,7 +288,7 @@ class _Builder:
             return _memo_clean(printed, False, heads) in needed
 
         for text in deu.entries(keep_head=keep_head):
-            printed, entry_pos, trans, _, plural = _parse(text, True, self._memo_en)
+            printed, entry_pos, trans, _, plural = _parse(text, True, self._memo_en, with_refs=False)
             self.stats["deu_entries"] += 1
             self.stats["deu_unmarked_entries" if not entry_pos else "deu_plural_entries"] += not entry_pos or plural
             if entry_pos and trans:
