@@ -236,7 +236,7 @@ class _Builder:
         self.e2f: Dict[str, Dict[str, Set[str]]] = defaultdict(lambda: defaultdict(set))
         self.forms: Dict[str, Dict[str, Set[str]]] = defaultdict(lambda: defaultdict(set))
         self.stats: Dict[str, int] = defaultdict(int)
-        self._memo_de, self._memo_en, self._heads_en = {}, {}, {}
+        self._memo_de, self._memo_en, self._words, self._as_form = {}, {}, {}, {}
 
     def inflections(self, lemma: str) -> Dict[str, Tuple[str, ...]]:
         if lemma not in self._infl:  # lexicon only (lemminflect's guesses for unknown words: slow, loose)
@@ -248,8 +248,8 @@ class _Builder:
         headwords one word only without their words in parentheses, ``light (up) sth.``, are out.)"""
         for text in eng.entries(keep_key=keep_key):
             printed, entry_pos, trans, refs, _ = _parse(text, False, self._memo_de)
-            head = _memo_clean(printed, True, self._heads_en)
-            if not SINGLE_WORD.match(head):
+            head = self._word_of(printed)
+            if not head:
                 continue
             self.stats["eng_entries"] += 1
             form_of = self._form_of(head, entry_pos, refs) if refs else None
@@ -270,13 +270,33 @@ class _Builder:
         (lemminflect; ``effects``: ``see: {effect}``), for the entry's parts of speech; empty for a lemma."""
         near = (r for r in refs if r[:1].lower() == head[0] and (" " not in r or "." in r and r.count(" ") < 3))
         form_of: Dict[str, Set[str]] = defaultdict(set)
-        targets = {t for t in (_memo_clean(r, True, self._heads_en) for r in near) if t != head and SINGLE_WORD.match(t)}
+        targets = {t for t in map(self._word_of, near) if t and t != head}
         for target in sorted(targets):
-            tag_pos = {PENN_WORDNET[tag[:2]] for tag, forms in self.inflections(target).items()
-                       if head in forms and tag[:2] in PENN_WORDNET}
+            tag_pos = self._pos_as_form(target).get(head, frozenset())
             for p in (tag_pos & entry_pos if entry_pos else tag_pos):
                 form_of[p].add(target)
         return form_of
+
+    def _word_of(self, printed: str) -> str:
+        """A headword or reference cleaned and lower-cased when one word (:data:`SINGLE_WORD`), else ""
+        (memoised: they recur)."""
+        got = self._words.get(printed)
+        if got is None:
+            got = _clean(printed, True)
+            got = self._words[printed] = got if SINGLE_WORD.match(got) else ""
+        return got
+
+    def _pos_as_form(self, lemma: str) -> Dict[str, FrozenSet[str]]:
+        """``{inflection: the parts of speech in which it is one of lemma's}`` (lemminflect; memoised)."""
+        got = self._as_form.get(lemma)
+        if got is None:
+            by_form: Dict[str, Set[str]] = defaultdict(set)
+            for tag, forms in self.inflections(lemma).items():
+                if tag[:2] in PENN_WORDNET:
+                    for form in forms:
+                        by_form[form].add(PENN_WORDNET[tag[:2]])
+            got = self._as_form[lemma] = {form: frozenset(pos) for form, pos in by_form.items()}
+        return got
 
     def read_german(self, deu: _Dictd, needed: Set[str]) -> Dict[str, Set[Tuple[str, str, bool]]]:
         """``{f: {(English translation, pos, unmarked in a plural entry)}}`` of the German ``needed``,
@@ -329,6 +349,11 @@ def build_payload(dict_dir=None, words=None) -> dict:
     ``effects``, for its form entry), with what the full table gives them (then in the payload)."""
     folder = folder_of(dict_dir)
     require(folder)
+    return _build(folder, words)
+
+
+def _build(folder: Path, words) -> dict:
+    """:func:`build_payload` of the dictionaries in ``folder``."""
     eng, deu, built = _Dictd(folder, ENG_DEU), _Dictd(folder, DEU_ENG), _Builder()
     only = None if words is None else {_loose(_NOT_KEY.sub("", w.lower())) for w in words}
     built.read_english(eng, _one_word if only is None else lambda key: _one_word(key) and _loose(key) in only)
