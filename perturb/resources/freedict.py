@@ -380,7 +380,7 @@ def _build(folder: Path, words) -> dict:
         seen = {_loose(_NOT_KEY.sub("", e.split(" ")[-1])) for items in raw.values() for e, _, _ in items} - only
         built.read_english(eng, lambda key: _one_word(key) and _loose(key) in seen)
     f2e: Dict[str, Dict[str, Set[str]]] = defaultdict(lambda: defaultdict(set))
-    lemmas: Dict[Tuple[str, str, bool], str] = {}  # (the tables are complete: the same item, the same lemma)
+    lemmas: Dict[Tuple[str, str, bool], str] = {}  # (built.lemma is a function of the item once the reading is done)
     for f, items in raw.items():
         by_pos = f2e[f]
         for item in items:
