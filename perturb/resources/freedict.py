@@ -3,12 +3,14 @@
 of :mod:`perturb.resources.pivot` from them (see that module for the model and the cache)."""
 from __future__ import annotations
 
+import gc
 import gzip
 import hashlib
 import os
 import re
 import threading
 from collections import defaultdict
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Dict, FrozenSet, Iterator, List, Set, Tuple
 
@@ -34,15 +36,16 @@ _LOOSE_PLACEHOLDER = re.compile(r"^(?:sbs?|sths?|etw|jd[mnsr]?)+$")  # in index 
 _NOT_KEY = re.compile(r"[^\w ]|_")
 SINGLE_WORD = re.compile(r"^[^\W\d_]+(?:['-][^\W\d_]+)*$")
 _MARKER = re.compile(r"<([^<>]*)>")
-_GROUPS = (re.compile(r"\[[^\[\]]*\]"), re.compile(r"\([^()]*\)"), re.compile(r"\{[^{}]*\}"))
+_GROUPS = (("[", re.compile(r"\[[^\[\]]*\]")), ("(", re.compile(r"\([^()]*\)")), ("{", re.compile(r"\{[^{}]*\}")))
 _STRAY = re.compile(r"[\[\]()]")
 _REF = re.compile(r"\{([^{}]*)\}")
-_ITEM = re.compile(r"(?:[^,(\[{<]|\([^()]*\)|\[[^\[\]]*\]|\{[^{}]*\}|<[^<>]*>|[(\[{<])+")  # top-level commas
+_ITEM = re.compile(r"(?:[^,(\[{<]+|\([^()]*\)|\[[^\[\]]*\]|\{[^{}]*\}|<[^<>]*>|[(\[{<])+")  # top-level commas
 _NOTE = "         Note:"
 
 _LOCK = threading.Lock()
 _SHA_MEMO: Dict[tuple, str] = {}
 _MARKS_MEMO: Dict[str, FrozenSet[str]] = Memo()
+_TAIL_MEMO: Dict[str, Tuple[FrozenSet[str], bool]] = Memo()
 
 
 def folder_of(dict_dir=None) -> Path:
@@ -92,18 +95,23 @@ def _one_word(key: str) -> bool:
     return " " not in key or " " not in _loose(key)
 
 
-def _marks(text: str) -> Set[str]:
+def _marker_pos(inner: str) -> FrozenSet[str]:
+    """The coarse parts of speech of one marker's text (``v, trans``); memoised."""
+    got = _MARKS_MEMO.get(inner)
+    if got is None:
+        tokens = [t.strip() for t in inner.split(",") if t.strip()]
+        mapped = {_MARK_POS[t] for t in tokens if t in _MARK_POS}
+        number = {"n"} if "x" not in mapped and _NUMBER & set(tokens) else set()
+        got = _MARKS_MEMO[inner] = frozenset(mapped | number)
+    return got
+
+
+def _marks(text: str) -> FrozenSet[str]:
     """The coarse parts of speech of the markers in ``text`` (``<fem>``, ``<v, trans>``, ``<pron, pl>``)."""
-    pos: Set[str] = set()
-    for inner in _MARKER.findall(text):
-        got = _MARKS_MEMO.get(inner)
-        if got is None:
-            tokens = [t.strip() for t in inner.split(",") if t.strip()]
-            mapped = {_MARK_POS[t] for t in tokens if t in _MARK_POS}
-            number = {"n"} if "x" not in mapped and _NUMBER & set(tokens) else set()
-            got = _MARKS_MEMO[inner] = frozenset(mapped | number)
-        pos |= got
-    return pos
+    inners = _MARKER.findall(text)
+    if len(inners) == 1:  # (the common case: one marker)
+        return _marker_pos(inners[0])
+    return frozenset(p for inner in inners for p in _marker_pos(inner))
 
 
 def _clean(text: str, lower: bool) -> str:
@@ -112,8 +120,10 @@ def _clean(text: str, lower: bool) -> str:
     if "<" in text:
         text = _MARKER.sub(" ", text)
     if "[" in text or "(" in text or "{" in text:
-        for group in _GROUPS * 3:
-            text = group.sub(" ", text)
+        for _ in range(3):  # three rounds: a group inside another of its kind goes in a later one
+            for opener, group in _GROUPS:
+                if opener in text:  # (a group starts with its opener)
+                    text = group.sub(" ", text)
         text = _STRAY.sub(" ", text)
     if "…" in text or "..." in text or text.lstrip().startswith("/"):
         return ""
@@ -124,35 +134,56 @@ def _clean(text: str, lower: bool) -> str:
     return out.lower() if lower else out
 
 
-def _items(line: str, lower: bool, memo: dict) -> List[Tuple[str, FrozenSet[str]]]:
-    """``[(translation, its own parts of speech)]`` on ``line`` (``memo``: raw items recur)."""
+def _memo_clean(text: str, lower: bool, memo: dict) -> str:
+    """:func:`_clean` through ``memo`` (headwords and references recur; one ``memo`` per ``lower``)."""
+    got = memo.get(text)
+    if got is None:
+        got = memo[text] = _clean(text, lower)
+    return got
+
+
+def _items(line: str, lower: bool, memo: dict) -> List[Tuple[str, str]]:
+    """``[(translation, its own parts of speech)]`` on ``line``, the parts of speech as a string of
+    their letters (``memo``: raw items recur; string pairs, which the garbage collector skips)."""
     out = []
     for raw in _ITEM.findall(line):
         got = memo.get(raw)
         if got is None:
-            got = memo[raw] = (_clean(raw, lower), frozenset(_marks(raw)) if "<" in raw else frozenset())
+            pos = _marks(raw) if "<" in raw else ()
+            got = memo[raw] = (_clean(raw, lower), "".join(sorted(pos)) if len(pos) > 1 else "".join(pos))
         if got[0]:
             out.append(got)
     return out
 
 
-def _parse(text: str, lower: bool, memo: dict):
-    """``(headword as printed, entry pos, [(translation, own pos)], references, plural entry)``."""
+def _tail_marks(tail: str) -> Tuple[FrozenSet[str], bool]:
+    """``(parts of speech, plural entry)`` of the markers after a headword's pronunciation (a few
+    hundred distinct tails: memoised)."""
+    got = _TAIL_MEMO.get(tail)
+    if got is None:
+        plural = any("pl" in t and "n" not in t
+                     for t in ({s.strip() for s in i.split(",")} for i in _MARKER.findall(tail)))
+        got = _TAIL_MEMO[tail] = (_marks(tail), plural)
+    return got
+
+
+def _parse(text: str, lower: bool, memo: dict, with_refs: bool = True):
+    """``(headword as printed, entry pos, [(translation, own pos)], references, plural entry)``
+    (references ``[]`` unless ``with_refs``)."""
     lines = text.split("\n")
-    head = lines[0].split(" /", 1)[0]
-    tail = lines[0][len(head):]
-    tail = tail[tail.rfind("/") + 1:]  # the markers after the pronunciation(s)
-    entry_pos = _marks(tail)
-    plural = any("pl" in t and "n" not in t for t in ({s.strip() for s in i.split(",")} for i in _MARKER.findall(tail)))
+    head, _, tail = lines[0].partition(" /")
+    tail_pos, plural = _tail_marks(tail[tail.rfind("/") + 1:])  # the markers after the pronunciation(s)
+    entry_pos = set(tail_pos)
     trans = _items(lines[1], lower, memo) if len(lines) > 1 else []
     for line in lines[2:]:  # translations going on in a note ("Note: in Zusammensetzungen, Wirkung <fem>")
         if not line.startswith(_NOTE):
             break
         if "<" in line:
             trans.extend(_items(",".join(_ITEM.findall(line[len(_NOTE):])[1:]), lower, memo))
-    refs = [r for line in lines[2:] if line.startswith(("   Synonym", " see:")) for r in _REF.findall(line)]
+    refs = [r for line in lines[2:] if line.startswith(("   Synonym", " see:")) for r in _REF.findall(line)] \
+        if with_refs and "{" in text else []
     for item in trans:
-        entry_pos |= item[1]
+        entry_pos.update(item[1])
     return head, entry_pos, trans, refs, plural
 
 
@@ -172,18 +203,19 @@ class _Dictd:
     def entries(self, keep_key=None, keep_head=None) -> Iterator[str]:
         """The entries whose index key passes ``keep_key`` and whose printed headword ``keep_head``,
         in file order, each once (an entry can have several keys)."""
-        spans = set()
+        spans = set()  # offset << 64 | length (< 2**64): one int per entry, ints sort faster than pairs
         with open(self.folder / f"{self.name}.index", encoding="utf-8") as fh:
             for line in fh:
                 parts = line.rstrip("\n").split("\t")
                 if len(parts) == 3 and not parts[0].startswith("00database") and (not keep_key or keep_key(parts[0])):
-                    spans.add((_decode(parts[1]), _decode(parts[2])))
+                    spans.add(_decode(parts[1]) << 64 | _decode(parts[2]))
         if self._data is None:
             with gzip.open(self.folder / f"{self.name}.dict.dz", "rb") as fh:
                 self._data = fh.read()
-        data = self._data
-        for start, length in sorted(spans):
-            end = start + length
+        data, mask = self._data, (1 << 64) - 1
+        for span in sorted(spans):
+            start = span >> 64
+            end = start + (span & mask)
             if keep_head is not None:
                 stop = data.find(b"\n", start, end)
                 stop = end if stop == -1 else stop
@@ -206,7 +238,7 @@ class _Builder:
         self.e2f: Dict[str, Dict[str, Set[str]]] = defaultdict(lambda: defaultdict(set))
         self.forms: Dict[str, Dict[str, Set[str]]] = defaultdict(lambda: defaultdict(set))
         self.stats: Dict[str, int] = defaultdict(int)
-        self._memo_de, self._memo_en = {}, {}
+        self._memo_de, self._memo_en, self._words, self._as_form = {}, {}, {}, {}
 
     def inflections(self, lemma: str) -> Dict[str, Tuple[str, ...]]:
         if lemma not in self._infl:  # lexicon only (lemminflect's guesses for unknown words: slow, loose)
@@ -218,39 +250,74 @@ class _Builder:
         headwords one word only without their words in parentheses, ``light (up) sth.``, are out.)"""
         for text in eng.entries(keep_key=keep_key):
             printed, entry_pos, trans, refs, _ = _parse(text, False, self._memo_de)
-            head = _clean(printed, True)
-            if not SINGLE_WORD.match(head):
+            head = self._word_of(printed)
+            if not head:
                 continue
             self.stats["eng_entries"] += 1
-            near = (r for r in refs if r[:1].lower() == head[0] and (" " not in r or "." in r and r.count(" ") < 3))
-            form_of: Dict[str, Set[str]] = defaultdict(set)
-            for target in sorted({t for t in (_clean(r, True) for r in near) if t != head and SINGLE_WORD.match(t)}):
-                tag_pos = {PENN_WORDNET[tag[:2]] for tag, forms in self.inflections(target).items()
-                           if head in forms and tag[:2] in PENN_WORDNET}
-                for p in (tag_pos & entry_pos if entry_pos else tag_pos):
-                    form_of[p].add(target)
+            form_of = self._form_of(head, entry_pos, refs) if refs else None
             if form_of:
                 self.stats["eng_form_entries"] += 1
                 for p, lemmas in form_of.items():
                     self.forms[head][p] |= lemmas
             elif not entry_pos:
                 self.stats["eng_unmarked_entries"] += 1
-            else:
+            elif trans:
+                by_pos = self.e2f[head]
                 for f, own in trans:
                     for p in (own or entry_pos):
-                        self.e2f[head][p].add(f)
+                        by_pos[p].add(f)
+
+    def _form_of(self, head: str, entry_pos: Set[str], refs: List[str]) -> Dict[str, Set[str]]:
+        """``{pos: lemmas}`` among the words ``head``'s entry points to of which it is an inflection
+        (lemminflect; ``effects``: ``see: {effect}``), for the entry's parts of speech; empty for a lemma."""
+        near = (r for r in refs if r[:1].lower() == head[0] and (" " not in r or "." in r and r.count(" ") < 3))
+        form_of: Dict[str, Set[str]] = defaultdict(set)
+        targets = {t for t in map(self._word_of, near) if t and t != head}
+        for target in sorted(targets):
+            tag_pos = self._pos_as_form(target).get(head, frozenset())
+            for p in (tag_pos & entry_pos if entry_pos else tag_pos):
+                form_of[p].add(target)
+        return form_of
+
+    def _word_of(self, printed: str) -> str:
+        """A headword or reference cleaned and lower-cased when one word (:data:`SINGLE_WORD`), else ""
+        (memoised: they recur)."""
+        got = self._words.get(printed)
+        if got is None:
+            got = _clean(printed, True)
+            got = self._words[printed] = got if SINGLE_WORD.match(got) else ""
+        return got
+
+    def _pos_as_form(self, lemma: str) -> Dict[str, FrozenSet[str]]:
+        """``{inflection: the parts of speech in which it is one of lemma's}`` (lemminflect; memoised)."""
+        got = self._as_form.get(lemma)
+        if got is None:
+            by_form: Dict[str, Set[str]] = defaultdict(set)
+            for tag, forms in self.inflections(lemma).items():
+                if tag[:2] in PENN_WORDNET:
+                    for form in forms:
+                        by_form[form].add(PENN_WORDNET[tag[:2]])
+            got = self._as_form[lemma] = {form: frozenset(pos) for form, pos in by_form.items()}
+        return got
 
     def read_german(self, deu: _Dictd, needed: Set[str]) -> Dict[str, Set[Tuple[str, str, bool]]]:
         """``{f: {(English translation, pos, unmarked in a plural entry)}}`` of the German ``needed``,
         chosen by headword (index keys keep words in parentheses: ``jdn. (an einem Ort) antreffen``)."""
         raw: Dict[str, Set[Tuple[str, str, bool]]] = defaultdict(set)
-        for text in deu.entries(keep_head=lambda printed: _clean(printed, False) in needed):
-            printed, entry_pos, trans, _, plural = _parse(text, True, self._memo_en)
+        heads: Dict[str, str] = {}  # headword as printed -> cleaned
+
+        def keep_head(printed: str) -> bool:
+            return _memo_clean(printed, False, heads) in needed
+
+        for text in deu.entries(keep_head=keep_head):
+            printed, entry_pos, trans, _, plural = _parse(text, True, self._memo_en, with_refs=False)
             self.stats["deu_entries"] += 1
             self.stats["deu_unmarked_entries" if not entry_pos else "deu_plural_entries"] += not entry_pos or plural
-            for e, own in trans if entry_pos else ():
-                for p in (own or entry_pos):
-                    raw[_clean(printed, False)].add((e, p, plural and not own and p == "n"))
+            if entry_pos and trans:
+                got = raw[_memo_clean(printed, False, heads)]
+                for e, own in trans:
+                    for p in (own or entry_pos):
+                        got.add((e, p, plural and not own and p == "n"))
         return raw
 
     def lemma(self, word: str, p: str, plural_form: bool) -> str:
@@ -277,6 +344,20 @@ def _pack(by_pos) -> str:
     return "\n".join(p + "\t" + "\t".join(sorted(words)) for p, words in sorted(by_pos.items()) if words)
 
 
+@contextmanager
+def _collector_paused():
+    """The cyclic garbage collector off meanwhile (as it was after): a build keeps about a million
+    containers and makes no reference cycles, so the collector's full passes over them would only
+    cost time (over a second of a full build)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def build_payload(dict_dir=None, words=None) -> dict:
     """The table (seconds), JSON-ready, :func:`_pack` per key: ``e2f`` (English lemma -> German per
     pos; ``x``: other parts of speech), ``f2e`` (German -> English lemmas and phrases), ``forms``
@@ -284,6 +365,12 @@ def build_payload(dict_dir=None, words=None) -> dict:
     ``effects``, for its form entry), with what the full table gives them (then in the payload)."""
     folder = folder_of(dict_dir)
     require(folder)
+    with _collector_paused():
+        return _build(folder, words)
+
+
+def _build(folder: Path, words) -> dict:
+    """:func:`build_payload` of the dictionaries in ``folder``."""
     eng, deu, built = _Dictd(folder, ENG_DEU), _Dictd(folder, DEU_ENG), _Builder()
     only = None if words is None else {_loose(_NOT_KEY.sub("", w.lower())) for w in words}
     built.read_english(eng, _one_word if only is None else lambda key: _one_word(key) and _loose(key) in only)
@@ -293,9 +380,14 @@ def build_payload(dict_dir=None, words=None) -> dict:
         seen = {_loose(_NOT_KEY.sub("", e.split(" ")[-1])) for items in raw.values() for e, _, _ in items} - only
         built.read_english(eng, lambda key: _one_word(key) and _loose(key) in seen)
     f2e: Dict[str, Dict[str, Set[str]]] = defaultdict(lambda: defaultdict(set))
+    lemmas: Dict[Tuple[str, str, bool], str] = {}  # (built.lemma is a function of the item once the reading is done)
     for f, items in raw.items():
-        for e, p, plural_form in items:
-            f2e[f][p].add(built.lemma(e, p, plural_form))
+        by_pos = f2e[f]
+        for item in items:
+            lemma = lemmas.get(item)
+            if lemma is None:
+                lemma = lemmas[item] = built.lemma(*item)
+            by_pos[item[1]].add(lemma)
     payload = {"e2f": {e: _pack(by_pos) for e, by_pos in built.e2f.items() if e in heads},
                "f2e": {f: _pack(by_pos) for f, by_pos in f2e.items()},
                "forms": {w: _pack(by_pos) for w, by_pos in built.forms.items()}, "stats": dict(built.stats)}
