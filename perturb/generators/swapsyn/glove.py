@@ -11,7 +11,7 @@ from perturb.generators.swapsyn.generator import CAVEAT, QUERY_WORD, WORD_CAP, C
 from perturb.spec import Spec
 
 GLOVE_SPEC = Spec(
-    name="SWAPSYN-GLOVE", version=5, protocol="validated",
+    name="SWAPSYN-GLOVE", version=6, protocol="validated",
     transformation=f"one content word replaced by one of its {K} nearest GloVe 6B-50d neighbours",
     constraints=(chooser_threshold("glove"), check_threshold("glove"), QUERY_WORD, WORD_CAP),
     picker="the best-scoring candidate at or above the threshold: nouns, main verbs, adjectives before adverbs",

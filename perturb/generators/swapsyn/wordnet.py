@@ -8,7 +8,7 @@ from perturb.generators.swapsyn.generator import CAVEAT, IN_TERM, QUERY_WORD, WO
 from perturb.spec import Spec
 
 WNET_SPEC = Spec(
-    name="SWAPSYN-WNET", version=5, protocol="validated",
+    name="SWAPSYN-WNET", version=6, protocol="validated",
     transformation="one content word replaced by a one-word lemma of one of its WordNet senses for its POS",
     constraints=(chooser_threshold("wordnet"), check_threshold("wordnet"), IN_TERM, QUERY_WORD, WORD_CAP),
     picker="the best-scoring candidate at or above the threshold: nouns, main verbs, adjectives before adverbs",
