@@ -1,9 +1,11 @@
 """How many candidates per query the cheap model should keep for the MiniLM pass (``prune`` in
 ``chooser.json``): what each setting changes, and what it costs.
 
-    python benchmarks/lexsub/prune.py [--prunes 4,5,6,8] [--n 200] [--seed 0] [--msmarco 2000] [--md FILE]
+    python benchmarks/lexsub/prune.py [--prunes 8,4,5,6,4/1] [--n 200] [--seed 0] [--msmarco 2000] [--md FILE]
 
-Per ``prune`` (each in a fresh process with an empty cache home, so nothing encoded for one setting
+A setting ``P`` keeps a query's ``P`` best candidates by cheap score; ``P/T`` keeps ``P``, or ``T`` per
+target of the query if that is more (``prune`` and ``prune_per_target`` in ``chooser.json``). Per setting
+(each in a fresh process with an empty cache home, so nothing encoded for one setting
 serves another), both synonym sets as shipped except that setting:
 
 * **queries**: ``benchmarks/variation_substance.py``'s five styles (``--n`` each, seed ``--seed``) and
@@ -15,8 +17,8 @@ serves another), both synonym sets as shipped except that setting:
   how many of those the labeller judged valid;
 * **SWORDS dev**: ``bench perturb --lexsub``'s coverage and precision (acceptable = at least half of
   the annotators) on the development split;
-* **MiniLM texts**: the distinct texts encoded for all of the above, and the process's wall time
-  (one run on a shared machine: indicative; the texts count is exact).
+* **MiniLM texts**: the distinct texts encoded for all of the above (what the MiniLM time grows with;
+  the wall time of one run on this shared machine is printed, not reported: ``speed.py`` times).
 
 Writes ``benchmarks/results/swapsyn_prune.md``. Numbers are measurements, never assertions.
 """
@@ -50,15 +52,17 @@ def _blind4() -> list:
             if labels.get(r["item"], "") in ("0", "1")]
 
 
-def one(prune: int, n: int, seed: int, msmarco: int) -> dict:
-    """Everything measured at one ``prune``, in this process."""
+def one(setting: str, n: int, seed: int, msmarco: int) -> dict:
+    """Everything measured at one setting (``P`` or ``P/T``), in this process."""
     from benchmarks.common import msmarco_queries
     from benchmarks.variation_substance import styles
     from perturb import make
     from perturb.checks.lexsub import read_lexsub, summary
     from perturb.generators.swapsyn import chooser, context
 
-    chooser.load_model()["prune"] = prune  # the loaded model is memoised: every generator below reads this
+    prune, _, per_target = setting.partition("/")
+    model = chooser.load_model()  # memoised: every generator below reads the two values set here
+    model["prune"], model["prune_per_target"] = int(prune), int(per_target or 0)
     encoded, encode = [0], context.encode
 
     def counting(items):
@@ -69,7 +73,7 @@ def one(prune: int, n: int, seed: int, msmarco: int) -> dict:
     t0 = time.time()
     batches = dict(styles(n, seed))
     batches[f"MS MARCO first {msmarco}"] = [t for _, t in msmarco_queries()[:msmarco]]
-    out = {"prune": prune, "queries": {}, "blind4": {}, "swords": {}}
+    out = {"prune": setting, "queries": {}, "blind4": {}, "swords": {}}
     labelled = _blind4()
     lex = read_lexsub(SWORDS)
     for name in SETS:
@@ -111,8 +115,8 @@ def _other_rows(runs: list) -> list:
     from bench.evaluation.intervals import wilson_ci
 
     lines = ["| prune | set | blind4 pairs still made | valid of those | SWORDS coverage (all) | SWORDS precision (all) | "
-             "noun+verb coverage | MiniLM texts (whole run) | wall (whole run) |",
-             "|---:|---|---:|---|---:|---|---:|---:|---:|"]
+             "noun+verb coverage | MiniLM texts (whole run) |",
+             "|---:|---|---:|---|---:|---|---:|---:|"]
     for run in runs:
         for name in SETS:
             total, made, valid = run["blind4"][name]
@@ -123,9 +127,13 @@ def _other_rows(runs: list) -> list:
             nv_cov = _pct(sum(r[1] for r in nv), sum(r[0] for r in nv))
             prec = f"{good}/{judged} = {good / judged:.3f}" if judged else "-"
             lines.append(f"| {run['prune']} | {name} | {made}/{total} | {valid}/{made} = {_pct(valid, made)} "
-                         f"({100 * lo:.1f}-{100 * hi:.1f}%) | {_pct(k, n)} | {prec} | {nv_cov} | {run['texts']:,} | "
-                         f"{run['wall']:.0f} s |")
+                         f"({100 * lo:.1f}-{100 * hi:.1f}%) | {_pct(k, n)} | {prec} | {nv_cov} | {run['texts']:,} |")
     return lines
+
+
+def _shipped(model: dict) -> str:
+    per_target = int(model.get("prune_per_target", 0))
+    return f"{model['prune']}/{per_target}" if per_target else str(model["prune"])
 
 
 def report(runs: list, argv: str) -> str:
@@ -134,7 +142,8 @@ def report(runs: list, argv: str) -> str:
     ref = runs[0]
     return "\n".join([
         "# How many candidates per query go through MiniLM (`prune`)", "", f"`{argv}`", "",
-        f"Shipped: prune {chooser.load_model()['prune']} (`perturb/generators/swapsyn/chooser.json`). "
+        f"Shipped: {_shipped(chooser.load_model())} (`perturb/generators/swapsyn/chooser.json`). A setting P keeps a "
+        "query's P best candidates by cheap score; P/T keeps P, or T per target of the query if that is more. "
         f"Reference: prune {ref['prune']} (the first setting). Each cell: share of queries changed, and how many "
         "queries' variations (text and detail) differ from the reference's; the word cap applied over each batch.", "",
         *_query_rows(runs, ref), "",
@@ -147,22 +156,22 @@ def report(runs: list, argv: str) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--prunes", default="8,4,5,6", help="comma-separated settings; the first is the reference")
+    ap.add_argument("--prunes", default="8,4,5,6,4/1", help="comma-separated settings (P or P/T); the first is the reference")
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--msmarco", type=int, default=2000)
     ap.add_argument("--md", type=Path, default=MD)
     ap.add_argument("--runs", type=Path, default=None,
                     help="a folder of an earlier measurement (its prune<N>.json files): only write the report")
-    ap.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--one", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--json", type=Path, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.one is not None:
         args.json.write_text(json.dumps(one(args.one, args.n, args.seed, args.msmarco)), encoding="utf-8")
         return 0
     runs, scratch = [], args.runs or Path(tempfile.mkdtemp(prefix="drbench-prune-"))
-    for prune in [int(p) for p in args.prunes.split(",")]:
-        home, out = scratch / f"home{prune}", scratch / f"prune{prune}.json"
+    for prune in args.prunes.split(","):
+        home, out = scratch / f"home{prune.replace('/', '-')}", scratch / f"prune{prune.replace('/', '-')}.json"
         if args.runs is not None:  # a report of runs measured earlier
             runs.append(json.loads(out.read_text(encoding="utf-8")))
             continue

@@ -14,8 +14,8 @@ every fit and threshold; they are only scored at the end (:func:`blind_check`).
   query-aware features of :data:`EXTRA`.
 * Cross-validation: 5 folds grouped by query text (the SWORDS rows, in the models that use them, in every fitting part). Per
   query and source the pick is what the generator does: wordnet targets in a term dropped, the
-  :data:`PRUNE` best by cheap score, candidates another query word refuses dropped, then nouns, main
-  verbs and adjectives before adverbs, the highest full score at or above the threshold, the earliest.
+  :data:`PRUNE` best by cheap score (or :data:`PRUNE_PER_TARGET` per target if more), candidates another
+  query word refuses dropped, then nouns, main verbs and adjectives before adverbs, the highest full score at or above the threshold, the earliest.
   Precision: valid picks / labelled picks; answered: picks / queries.
 * Threshold per source: the lowest grid value with CV precision >= 0.90 over >= 10 labelled picks.
 
@@ -41,16 +41,17 @@ sys.path.insert(0, str(HERE))
 
 import fit  # noqa: E402 (benchmarks/lexsub/fit.py: the solver and the SWORDS reader)
 from bench.evaluation.intervals import wilson_ci  # noqa: E402
-from perturb.generators.swapsyn.chooser import CHEAP, FEATURES, PREFERRED, load_model  # noqa: E402
+from perturb.generators.swapsyn.chooser import CHEAP, FEATURES, PREFERRED, load_model, prune_limit  # noqa: E402
 
 BLIND = "blind-chooser"
 SOURCES = ("glove", "wordnet")
 EXTRA = ("caps", "in_term")  # query-aware features tried in CV: the query is ALL-CAPS or Title Case; the target is in a term
 FOLDS = 5
-#: candidates per query the cheap model keeps for the MiniLM pass, as the shipped chooser does (``prune`` in
-#: chooser.json; benchmarks/lexsub/prune.py measured 4 against 5, 6 and fit.py's 8:
+#: candidates per query the cheap model keeps for the MiniLM pass, as the shipped chooser does (``prune`` and
+#: ``prune_per_target`` in chooser.json, :func:`perturb.generators.swapsyn.chooser.prune_limit`: the 4 best, or
+#: 1 per target if more; benchmarks/lexsub/prune.py measured it against fit.py's 8 and others:
 #: benchmarks/results/swapsyn_prune.md)
-PRUNE = 4
+PRUNE, PRUNE_PER_TARGET = 4, 1
 #: the chooser these fits are compared with: fit.py's SWORDS-only chooser (its default output)
 SHIPPED = HERE / "chooser-swords-v1.json"
 COMMAND = ("python benchmarks/lexsub/query_features.py && python benchmarks/lexsub/query_fit.py "
@@ -121,9 +122,11 @@ def by_query(rows, source):
     return out
 
 
-def pick(cands, threshold, prune):
+def pick(cands, threshold, prune, per_target=None):
     """The generator's pick among one query's candidate rows (scored), or None."""
-    kept = sorted(range(len(cands)), key=lambda j: (-cands[j]["cheap"], j))[:prune]
+    per_target = PRUNE_PER_TARGET if per_target is None else per_target
+    limit = prune_limit({"prune": prune, "prune_per_target": per_target}, len({r["start"] for r in cands}))
+    kept = sorted(range(len(cands)), key=lambda j: (-cands[j]["cheap"], j))[:limit]
     ok = [cands[j] for j in kept if not cands[j]["query_word"] and cands[j]["score"] is not None
           and cands[j]["score"] >= threshold]
     return min(ok, key=lambda r: (r["pos"] not in PREFERRED, -r["score"], r["start"], r["new_key"]), default=None)
@@ -382,6 +385,7 @@ def main(argv=None) -> int:
     print(text)
     if args.write:
         model = {"command": COMMAND, "features": list(FEATURES), "cheap_features": list(CHEAP), "prune": PRUNE,
+                 "prune_per_target": PRUNE_PER_TARGET,
                  "l2": fit.L2, "rows": models["rows"], "acceptable": models["acceptable"],
                  "fitted_on": f"{models['rows']} labelled (query, swap) pairs of benchmarks/data/validity/SWAPSYN-*.tsv"
                               + (" and the SWORDS development split" if weight is not None else ""),

@@ -17,7 +17,7 @@ notes dropped. An English entry whose headword is an inflection (lemminflect) of
 for :meth:`PivotTable.lemma_of` (then the word itself if a headword, then lemminflect's lemma, else
 the word unchanged: the caller lemmatises) and for translations back (``Auswirkungen <pl>:
 implications`` counts for ``implication``). The table is lemma to lemma; forms of e1 are never its
-paraphrases. :func:`pivot_table` builds it once (about 15 s on a core) into one file under
+paraphrases. :func:`pivot_table` builds it once (about 10 s on a core) into one file under
 ``cache_home()/resources/`` named by the SHA-256 of the four files, :data:`FORMAT` and lemminflect's
 version, written atomically: a JSON header line (with the payload's SHA-256, checked on reading:
 a corrupt file is rebuilt with a warning) and a compact sorted JSON line (same files, same bytes;

@@ -225,3 +225,24 @@ def test_best_finds_the_pick_that_scoring_every_candidate_finds(name):
         assert [(p.start, p.new, p.score) if p else None for p in fast] == \
                [(p.start, p.new, p.score) if p else None for p in every], threshold
     assert sum(len(a) for a in allowed) > len(texts)  # there were candidates to skip
+
+
+def test_a_text_keeps_the_prune_best_candidates_or_one_per_target():
+    from perturb.generators.swapsyn import chooser
+    from perturb.resources import parsing
+    from perturb.resources.words import tagging_copy
+
+    model = chooser.load_model()
+    assert model["prune"] == 4 and model["prune_per_target"] == 1
+    assert chooser.prune_limit(model, 2) == 4 and chooser.prune_limit(model, 9) == 9
+    assert chooser.prune_limit({"prune": 8}, 20) == 8  # no per-target part: the flat limit
+    texts = ["cheap flights", "can the three-point boundary-value problem for the blasius equation be integrated "
+             "numerically, using suitable transformations, without iteration on the boundary conditions ."]
+    docs = parsing.parse([tagging_copy(t) for t in texts])
+    for text, doc, row in zip(texts, docs, chooser.pruned(texts, docs, "wordnet", model)):
+        every = chooser.candidates_of(text, doc, "wordnet")
+        targets = len({c.start for c in every})
+        assert len(row) == min(len(every), chooser.prune_limit(model, targets))
+        cut = sorted((chooser.logistic(model["cheap"], c.x) for c in every), reverse=True)
+        assert all(c.cheap >= cut[len(row) - 1] for c in row)  # the best by cheap score
+    assert len({c.start for c in chooser.candidates_of(texts[1], docs[1], "wordnet")}) > model["prune"]

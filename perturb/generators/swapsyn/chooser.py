@@ -1,7 +1,7 @@
 """The fitted chooser of the synonym swaps: which (target, substitute) of a text to use, if any.
 
 Per text: every target's candidates (:mod:`perturb.generators.swapsyn.candidates`) get a *cheap*
-score (a logistic model over the context-free features); the ``prune`` best of the text go through
+score (a logistic model over the context-free features); the best of the text (:func:`prune_limit`) go through
 MiniLM (:mod:`perturb.generators.swapsyn.context`) and get the *full* score (a logistic model over
 the context-free and in-context features and the POS). Both models and each source's threshold are
 fitted on the SWORDS development split (``chooser.json``; the command that refits them is in its
@@ -103,16 +103,23 @@ def with_context(texts: Sequence[str], per_text: Sequence[List[Scored]]) -> List
     return out
 
 
+def prune_limit(model: dict, targets: int) -> int:
+    """How many candidates of a text with ``targets`` targets go through MiniLM: ``model['prune']``, or
+    ``model['prune_per_target']`` per target if that is more (a long text keeps as many)."""
+    return max(int(model["prune"]), int(model.get("prune_per_target", 0)) * targets)
+
+
 def pruned(texts: Sequence[str], docs, source: str, model: dict, only: Optional[Sequence[Optional[int]]] = None,
            refuse=None) -> List[List[Scored]]:
-    """Per text, the ``model['prune']`` best candidates by cheap score (ties: text order), in text
+    """Per text, the :func:`prune_limit` best candidates by cheap score (ties: text order), in text
     order, without their full score."""
-    prune, per_text = int(model["prune"]), []
+    per_text = []
     for i, (text, doc) in enumerate(zip(texts, docs)):
         cands = candidates_of(text, doc, source, None if only is None else only[i], refuse)
         cheap = [Scored(c.start, c.end, c.word, c.pos, c.new, c.lemma, logistic(model["cheap"], c.x), None, c.x)
                  for c in cands]
-        keep = sorted(range(len(cheap)), key=lambda j: (-cheap[j].cheap, j))[:prune]
+        limit = prune_limit(model, len({c.start for c in cands}))
+        keep = sorted(range(len(cheap)), key=lambda j: (-cheap[j].cheap, j))[:limit]
         per_text.append([cheap[j] for j in sorted(keep)])
     return per_text
 
@@ -125,7 +132,7 @@ def full_scores(texts: Sequence[str], per_text: Sequence[List[Scored]], model: d
 
 def score(texts: Sequence[str], docs, source: str, model: dict, only: Optional[Sequence[Optional[int]]] = None,
           refuse=None) -> List[List[Scored]]:
-    """Per text, its candidates scored: cheap score for all, full score for the ``model['prune']``
+    """Per text, its candidates scored: cheap score for all, full score for the :func:`prune_limit`
     best by cheap score (ties: text order), in text order."""
     return full_scores(texts, pruned(texts, docs, source, model, only, refuse), model)
 
