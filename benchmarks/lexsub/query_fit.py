@@ -15,7 +15,8 @@ every fit and threshold; they are only scored at the end (:func:`blind_check`).
 * Cross-validation: 5 folds grouped by query text (the SWORDS rows, in the models that use them, in every fitting part). Per
   query and source the pick is what the generator does: wordnet targets in a term dropped, the
   :data:`PRUNE` best by cheap score (or :data:`PRUNE_PER_TARGET` per target if more), candidates another
-  query word refuses dropped, then nouns, main verbs and adjectives before adverbs, the highest full score at or above the threshold, the earliest.
+  query word refuses dropped, then nouns, main verbs and adjectives before adverbs, the highest full score
+  at or above the threshold, the earliest.
   Precision: valid picks / labelled picks; answered: picks / queries.
 * Threshold per source: the lowest grid value with CV precision >= 0.90 over >= 10 labelled picks.
 
@@ -122,10 +123,9 @@ def by_query(rows, source):
     return out
 
 
-def pick(cands, threshold, prune, per_target=None):
+def pick(cands, threshold, prune):
     """The generator's pick among one query's candidate rows (scored), or None."""
-    per_target = PRUNE_PER_TARGET if per_target is None else per_target
-    limit = prune_limit({"prune": prune, "prune_per_target": per_target}, len({r["start"] for r in cands}))
+    limit = prune_limit({"prune": prune, "prune_per_target": PRUNE_PER_TARGET}, len({r["start"] for r in cands}))
     kept = sorted(range(len(cands)), key=lambda j: (-cands[j]["cheap"], j))[:limit]
     ok = [cands[j] for j in kept if not cands[j]["query_word"] and cands[j]["score"] is not None
           and cands[j]["score"] >= threshold]
