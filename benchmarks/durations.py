@@ -7,7 +7,10 @@
   --trials 1``, from an empty cache (basic learning included);
 * ``fewshot-quick-warm``: the same again with the cache the previous stage left (basic learning
   and the corpus read from it);
-* ``tests``: README command 2's test run, ``python -m pytest`` (the default markers).
+* ``tests``: README command 2's test run, ``python -m pytest`` (the default markers);
+* ``synonyms``: both synonym sets (SWAPSYN-GLOVE, SWAPSYN-WNET) on the 6,980 MS MARCO dev (small)
+  queries from an empty cache, the pivot table's first build included (``benchmarks/lexsub/speed.py
+  --once``: the product's ``generate_many``; the queries from ``../shared/data``).
 
 Each stage runs as a child process; CPU-seconds are the children's user + system time
 (``resource.getrusage(RUSAGE_CHILDREN)``, so Apertium and every other helper process a stage
@@ -19,7 +22,7 @@ are kept.
 What drives each figure is recorded beside it (queries, documents, sets; K, trials, training
 steps), so a reader can scale it to another collection.
 
-    python benchmarks/durations.py [--stages command1,fewshot-quick,tests]
+    python benchmarks/durations.py [--stages command1,fewshot-quick,tests,synonyms]
 
 writes ``benchmarks/results/durations.json`` (rows of stages not run this time are kept) and
 ``docs/durations.md`` (the table the README links, with the installed size of the
@@ -32,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import shutil
 import subprocess
@@ -52,7 +56,10 @@ STAGES = {
     "fewshot-quick-warm": ("the same recipe again, cache warm (basic learning and corpus cached)",
                            ["evaluate", "--model", "minilm-l6", "--suite", "fewshot", "--ks", "5", "--trials", "1"]),
     "tests": ("README command 2's test run (python -m pytest, default markers)", None),
+    "synonyms": ("both synonym sets on the 6,980 MS MARCO dev (small) queries, empty cache",
+                 ["python", "benchmarks/lexsub/speed.py", "--once"]),
 }
+_SPEED_LINE = re.compile(r"^(\d+) queries: .*texts through MiniLM (\d+), changed (\{.*\}), max RSS (\d+) MiB", re.M)
 
 
 def _cpu() -> float:
@@ -65,6 +72,14 @@ def _drivers(stage: str, out: Path, log: str) -> Dict[str, object]:
     if stage == "tests":
         tail = [line for line in log.splitlines() if " passed" in line or " failed" in line]
         return {"summary": tail[-1].strip("= ") if tail else "?"}
+    if stage == "synonyms":
+        got = _SPEED_LINE.search(log)
+        if got is None:
+            return {}
+        changed = dict(re.findall(r"'SWAPSYN-(\w+)': (\d+)", got.group(3)))
+        return {"queries": int(got.group(1)), "texts through MiniLM": int(got.group(2)),
+                "changed GLOVE/WNET": f"{changed.get('GLOVE', '?')}/{changed.get('WNET', '?')}",
+                "max RSS MiB": int(got.group(4))}
     try:
         r = json.loads((out / "result.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -99,6 +114,8 @@ def run_stage(stage: str, work: Path, home: Path) -> Dict[str, object]:
     if argv is None:
         cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
         cwd = ROOT
+    elif argv[0] == "python":  # a lab script of this repository
+        cmd, cwd = [sys.executable] + argv[1:], ROOT
     else:
         cmd = BENCH + argv + ["--out", str(out), "--no-progress"]
         cwd = work
@@ -107,7 +124,8 @@ def run_stage(stage: str, work: Path, home: Path) -> Dict[str, object]:
     proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
     wall, cpu = time.perf_counter() - t0, _cpu() - c0
     log = proc.stdout + proc.stderr
-    return {"stage": stage, "what": what, "command": " ".join(["bench"] + argv) if argv else "python -m pytest",
+    shown = "python -m pytest" if argv is None else " ".join(argv if argv[0] == "python" else ["bench"] + argv)
+    return {"stage": stage, "what": what, "command": shown,
             "exit_code": proc.returncode, "wall_s": round(wall, 1), "cpu_s": round(cpu, 1),
             "load_1min_before": round(load_before, 1), "load_1min_after": round(os.getloadavg()[0], 1),
             "cpus": os.cpu_count(), "drivers": _drivers(stage, out, log),
@@ -205,7 +223,7 @@ def render(rows: List[Dict[str, object]], install: Optional[Dict[str, object]]) 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--stages", default="command1,fewshot-quick,fewshot-quick-warm,tests",
+    ap.add_argument("--stages", default="command1,fewshot-quick,fewshot-quick-warm,tests,synonyms",
                     help=f"comma-separated, from {', '.join(STAGES)}")
     ap.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results" / "durations.json")
     ap.add_argument("--md", type=Path, default=ROOT / "docs" / "durations.md")
@@ -224,7 +242,7 @@ def main(argv=None) -> int:
     try:
         home = work / "home"  # empty at the first stage; the warm stage reuses what the others left
         for stage in stages:
-            if stage in ("command1", "fewshot-quick") and home.exists():
+            if stage in ("command1", "fewshot-quick", "synonyms") and home.exists():
                 shutil.rmtree(home)  # a cold stage starts from an empty cache
             row = run_stage(stage, work, home)
             rows.append(row)

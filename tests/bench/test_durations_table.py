@@ -27,3 +27,13 @@ def test_installed_size_counts_the_dependencies():
     size = D.installed_size()
     assert size["distributions"] > 20 and size["mib"] > 100
     assert any(x.startswith("torch ") for x in size["largest"])
+
+
+def test_the_synonym_stage_reads_its_figures_from_the_speed_script_line():
+    log = ("cold\n6980 queries: wall 104.1 s, CPU 173.7 s, texts through MiniLM 53480, changed {'SWAPSYN-GLOVE': 347, "
+           "'SWAPSYN-WNET': 452}, max RSS 2202 MiB, load (0.7, 1.2, 1.5)\n")
+    got = D._drivers("synonyms", Path("/nonexistent"), log)
+    assert got == {"queries": 6980, "texts through MiniLM": 53480, "changed GLOVE/WNET": "347/452", "max RSS MiB": 2202}
+    assert D._drivers("synonyms", Path("/nonexistent"), "Traceback ...") == {}
+    what, argv = D.STAGES["synonyms"]
+    assert argv[:2] == ["python", "benchmarks/lexsub/speed.py"] and (Path(D.ROOT) / argv[1]).is_file()
