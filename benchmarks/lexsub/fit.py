@@ -6,7 +6,7 @@
   least half of the annotators), each (target, lemma) once.
 * Cross-validation: 5 folds grouped by context (a context's targets in one fold). Each held
   candidate is scored by the models fitted on the other folds; per target and source, the pick is
-  what the generator does (the ``prune`` best by cheap score, then the best full score at or above
+  what the generator does (the :data:`PRUNE` best by cheap score, then the best full score at or above
   the threshold). A threshold's precision is acceptable picks / judged picks; coverage picks / targets.
 * Threshold per source: the lowest grid value whose CV precision is >= 0.90 over at least
   ``MIN_JUDGED`` judged picks.
@@ -41,6 +41,8 @@ sys.path.insert(0, str(ROOT))
 from bench.evaluation.intervals import wilson_ci  # noqa: E402
 from perturb.generators.swapsyn.chooser import CHEAP, FEATURES  # noqa: E402
 
+#: candidates per SWORDS target kept by the cheap score, as this SWORDS-only chooser was fitted and written
+#: (``chooser-swords-v1.json``); the shipped chooser keeps 4 per query or 1 per target (query_fit.PRUNE)
 PRUNE = 8
 L2 = 1.0
 MIN_PRECISION = 0.90
