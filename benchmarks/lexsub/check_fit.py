@@ -66,7 +66,7 @@ def swap_of(original: str, variation: str):
 
 
 def labelled_rows(samples) -> list:
-    """The labelled key rows of the samples: sample, set, style, original, offset, new, valid."""
+    """The labelled key rows of the samples: sample, set, style, original, variation, offset, new, valid."""
     out = []
     for folder in samples:
         labels = {r["item"]: r["valid"] for r in _tsv(Path(folder) / "labels.tsv")}
@@ -74,7 +74,7 @@ def labelled_rows(samples) -> list:
             if labels.get(r["item"], "") in ("0", "1"):
                 off, new = swap_of(r["original"], r["variation"])
                 out.append({"sample": Path(folder).name, "set": r["set"], "style": r["style"], "original": r["original"],
-                            "off": off, "new": new, "valid": int(labels[r["item"]])})
+                            "variation": r["variation"], "off": off, "new": new, "valid": int(labels[r["item"]])})
     return out
 
 

@@ -25,7 +25,6 @@ Writes ``benchmarks/results/swapsyn_prune.md``. Numbers are measurements, never 
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import subprocess
@@ -45,11 +44,10 @@ SWORDS = ROOT.parent / "shared" / "data" / "swords" / "swords-v1.1_dev.json.gz"
 
 
 def _blind4() -> list:
-    """(set, original, variation, valid) of every labelled pair of blind4."""
-    labels = {r["item"]: r["valid"] for r in csv.DictReader(open(BLIND4 / "labels.tsv", encoding="utf-8"), delimiter="\t")}
-    rows = csv.DictReader(open(BLIND4 / "key.tsv", encoding="utf-8"), delimiter="\t")
-    return [(r["set"], r["original"], r["variation"], int(labels[r["item"]])) for r in rows
-            if labels.get(r["item"], "") in ("0", "1")]
+    """(set, original, variation, valid) of every labelled pair of blind4 (``check_fit.labelled_rows``)."""
+    from benchmarks.lexsub.check_fit import labelled_rows
+
+    return [(r["set"], r["original"], r["variation"], r["valid"]) for r in labelled_rows([BLIND4])]
 
 
 def one(setting: str, n: int, seed: int, msmarco: int) -> dict:
