@@ -3,7 +3,8 @@ and on queries of five styles.
 
     python benchmarks/lexsub/frontier.py [--n 200] [--seed 0] [--md FILE]
 
-Per set and check threshold (``make(name, check_threshold=T)``; 0 is the chooser alone, without the check):
+Per set and check threshold (``make(name, check_threshold=T)``; 0 is the chooser alone, without the check;
+the grid and the set's shipped threshold):
 
 * **CV precision**: the pick check's cross-validated precision at ``T`` over the labelled picks of that
   set's source (``check_fit.py``'s rows, folds and model; Wilson 95% interval), as the shipped
@@ -35,6 +36,14 @@ THRESHOLDS = (0.0, 0.50, 0.60, 0.70, 0.75, 0.80, 0.85, 0.90)
 SETS = ("SWAPSYN-GLOVE", "SWAPSYN-WNET")
 
 
+def grid(name: str) -> tuple:
+    """:data:`THRESHOLDS` and the set's shipped check threshold, ascending."""
+    from perturb.generators.swapsyn import chooser
+
+    shipped = chooser.load_model()["check"]["thresholds"]["glove" if name == "SWAPSYN-GLOVE" else "wordnet"]
+    return tuple(sorted(set(THRESHOLDS) | {round(float(shipped), 2)}))
+
+
 def cv_precision() -> dict:
     """(set, threshold) -> (kept, valid) of the check's cross-validated curve over the picked rows."""
     from benchmarks.lexsub import check_fit
@@ -46,7 +55,7 @@ def cv_precision() -> dict:
     out = {}
     for name in SETS:
         mine = [i for i in idx if check_fit.SOURCE[rows[i]["set"]] == check_fit.SOURCE[name]]
-        for t in THRESHOLDS:
+        for t in grid(name):
             kept = [i for i in mine if p[i] >= t]
             out[(name, t)] = (len(kept), sum(rows[i]["valid"] for i in kept))
     return out
@@ -61,7 +70,7 @@ def applicability(n: int, seed: int) -> dict:
     for style, texts in styles(n, seed).items():
         items = [(f"q{i}", t) for i, t in enumerate(texts)]
         for name in SETS:
-            for t in THRESHOLDS:
+            for t in grid(name):
                 gen = make(name, check_threshold=t)
                 done = gen.cap_set(texts, gen.perturb_batch(items, seed))
                 out[(name, t, style)] = (sum(r.applied for r in done), len(texts))
@@ -121,7 +130,7 @@ def table(cv: dict, changed: dict, argv: str, top: dict) -> str:
         mark = shipped["glove" if name == "SWAPSYN-GLOVE" else "wordnet"]
         lines += [f"## {name}", "", "| check threshold | CV precision | " + " | ".join(style_names) + " | pooled |",
                   "|---:|---|" + "---:|" * (len(style_names) + 1)]
-        for t in THRESHOLDS:
+        for t in grid(name):
             n, k = cv[(name, t)]
             lo, hi = wilson_ci(k, n) if n else (float("nan"), float("nan"))
             prec = f"{k}/{n} = {k / n:.3f} ({lo:.2f}-{hi:.2f})" if n else "-"
