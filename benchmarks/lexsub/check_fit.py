@@ -98,7 +98,8 @@ def featurise(rows: list) -> list:
     for r, row in zip(found, chooser.full_scores([r["original"] for r in found], [[c] for c in picks], model)):
         if row:
             tok = next(t for t in docs[r["original"]] if t.idx == r["off"])
-            out.append(dict(r, score=row[0].score, x=check.features(row[0], tok, r["original"], SOURCE[r["set"]])))
+            out.append(dict(r, score=row[0].score, x=check.features(row[0], tok, r["original"], SOURCE[r["set"]]),
+                            pos=row[0].pos, word=row[0].word, lemma=row[0].lemma))
     return out
 
 
