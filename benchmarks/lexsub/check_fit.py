@@ -124,6 +124,12 @@ def cross_validated(rows, names) -> np.ndarray:
     return p
 
 
+def cross_validated_rows(samples=SAMPLES) -> tuple:
+    """(rows, probabilities): the samples' featurised rows and the shipped check's cross-validated probability of each."""
+    rows = featurise(labelled_rows(samples))
+    return rows, cross_validated(rows, check.NAMES)
+
+
 def picked(rows, thresholds) -> list:
     return [i for i, r in enumerate(rows) if r["score"] >= thresholds[SOURCE[r["set"]]]]
 

@@ -47,10 +47,9 @@ def grid(name: str) -> tuple:
 def cv_precision() -> dict:
     """(set, threshold) -> (kept, valid) of the check's cross-validated curve over the picked rows."""
     from benchmarks.lexsub import check_fit
-    from perturb.generators.swapsyn import check, chooser
+    from perturb.generators.swapsyn import chooser
 
-    rows = check_fit.featurise(check_fit.labelled_rows(check_fit.SAMPLES))
-    p = check_fit.cross_validated(rows, check.NAMES)
+    rows, p = check_fit.cross_validated_rows()
     idx = check_fit.picked(rows, chooser.load_model()["thresholds"])
     out = {}
     for name in SETS:

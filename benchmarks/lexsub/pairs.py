@@ -122,19 +122,16 @@ def report(pairs, refused, effect) -> str:
 
 
 def main(argv=None) -> int:
-    from perturb.generators.swapsyn import check, chooser
+    from perturb.generators.swapsyn import chooser
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--md", type=Path, default=MD)
     args = ap.parse_args(argv)
     pairs = labelled_pairs()
-    rows = check_fit.featurise(check_fit.labelled_rows(check_fit.SAMPLES))
-    p = check_fit.cross_validated(rows, check.NAMES)
+    rows, p = check_fit.cross_validated_rows()
     refused = table(pairs)
-    text = report(pairs, refused, cross_validated_effect(pairs, rows, p, chooser.load_model()))
-    print(text)
-    args.md.write_text(text, encoding="utf-8")
-    print(f"wrote {args.md}")
+    args.md.write_text(report(pairs, refused, cross_validated_effect(pairs, rows, p, chooser.load_model())), encoding="utf-8")
+    print(args.md.read_text(encoding="utf-8") + f"\nwrote {args.md}")
     return 0
 
 
