@@ -64,6 +64,11 @@ def query_words(doc, skip: int) -> frozenset:
     return frozenset(out)
 
 
+def _new_word(edit) -> str:
+    """The lower-cased text a swap's edit puts in."""
+    return "".join(span[2] for span in edit.spans).lower()
+
+
 class NotAnotherQueryWord(Veto):
     """The replacement must not be a word the query already has, as a form or a lemma
     ("publishing and printing" -> "publishing and publishing" is refused)."""
@@ -72,7 +77,7 @@ class NotAnotherQueryWord(Veto):
     description = "the replacement is not a word (or the lemma of a word) the query already has"
 
     def reason(self, edit, context=None) -> Optional[str]:
-        new = "".join(span[2] for span in edit.spans).lower()
+        new = _new_word(edit)
         words = context.get("words", frozenset()) if context else frozenset()
         lemma = (context or {}).get("lemma", "")
         if new in words or (lemma and lemma.lower() in words):
@@ -124,7 +129,7 @@ class NotAFunctionWord(Veto):
         tok = (context or {}).get("token")
         if tok is not None and tok.text.lower() in PARTICIPLE_PREPOSITIONS:
             return f"{tok.text!r} is used as a preposition"
-        new = "".join(span[2] for span in edit.spans).lower()
+        new = _new_word(edit)
         lemma = (context or {}).get("lemma", "").lower()
         hit = next((w for w in (new, lemma) if w in INDEFINITE_PRONOUNS), None)
         return f"{hit!r} is an indefinite pronoun" if hit else None
