@@ -10,9 +10,9 @@ from perturb.rodr.protocol import TEXTFLINT_DEVIATIONS
 ROOT = Path(__file__).resolve().parents[2]
 
 
-#: the blind samples of the shipped chooser and pick check on fresh queries, held out of every fit (blind7 and
-#: blind8: the check refitted on blind to blind6)
-SHIPPED_SAMPLES = ("swapsyn_blind7.md", "swapsyn_blind8.md")
+#: the blind samples of the shipped chooser and pick check on fresh queries, held out of every fit (blind7 to
+#: blind9: the check refitted on blind to blind6)
+SHIPPED_SAMPLES = ("swapsyn_blind7.md", "swapsyn_blind8.md", "swapsyn_blind9.md")
 
 
 def _held_out_rows():
