@@ -2,6 +2,8 @@
 
     python benchmarks/lexsub/blind.py sample [--seed 4711] [--per-cell 30] [--pool 400] [--out DIR] [--styles A,B]
     python benchmarks/lexsub/blind.py score LABELS [--key KEY] [--validity-dir DIR] [--md FILE] [--provenance P]
+    python benchmarks/lexsub/blind.py still DIR [DIR ...] [--md FILE]
+    python benchmarks/lexsub/blind.py added --held PROV,PROV --previous GLOVE_T,WNET_T --seed S --out DIR
 
 ``sample`` takes the queries of seven styles (Cranfield document titles in capitals and in lower case, Cranfield
 questions, chatterbot questions, TREC DL 2019 web queries, ANTIQUE community questions, MS MARCO dev
@@ -29,6 +31,23 @@ Wilson 95% interval (pooled per set too), writes the labelled rows into ``<SET>.
 ``--validity-dir`` with provenance ``blind-chooser`` (the rows of an earlier scoring replaced; the
 other rows kept as they are) and the table to ``--md`` (default
 ``benchmarks/results/swapsyn_blind.md``).
+
+``still`` measures the shipped sets on earlier samples' labelled pairs: per sample folder (its ``key.tsv``
+and ``labels.tsv``) and set, the labelled pairs the set still makes (its pick on the original equals the
+labelled variation; the word cap, a property of a whole set, is not applied) and how many of those are
+valid, pooled over the folders, with Wilson 95% intervals; written to ``--md`` (default
+``benchmarks/results/swapsyn_heldout.md``). The still-made pairs are a uniform draw of the pairs both
+versions make in each sample's pool; with the census of the pairs only the shipped version makes
+(``added``), the pooled row is a blind validity of the shipped version on those pools.
+
+``added`` draws what ``still`` cannot see: the pairs the shipped sets make that a previous version did not.
+Pools: the MS MARCO dev questions and the Cranfield titles (capitals, lower case) that no labelled row
+holds other than rows of the ``--held`` provenances (the held-out samples, whose queries stay held out);
+the previous version is the shipped sets with one check threshold for every target (``--previous``,
+GLOVE then WNET) applied to the chooser's first candidate only (:func:`top_pick_only`: spec version 7);
+each pick without the word cap. Every such pair is drawn (a census), written to
+``--out`` as ``sample`` writes (listing, key, ``sample.md``), to be labelled blind and passed to ``still``
+beside the held-out samples.
 """
 from __future__ import annotations
 
@@ -58,6 +77,7 @@ PROVENANCE = "blind-chooser"
 VALIDITY = ROOT / "benchmarks" / "data" / "validity"
 OUT = VALIDITY / "blind"
 MD = ROOT / "benchmarks" / "results" / "swapsyn_blind.md"
+HELDOUT_MD = ROOT / "benchmarks" / "results" / "swapsyn_heldout.md"
 WHOLE_UP_TO = 1000  # a collection up to this size is one batch, as `bench perturb` runs it
 KEY_COLUMNS = ("item", "set", "style", "qid", "original", "variation", "detail", "score")
 LABEL_COLUMNS = ("item", "valid", "reason")
@@ -245,6 +265,71 @@ def sample(seed: int, per_cell: int, pool: int, out: Path, argv: str, only: Sequ
     return 0
 
 
+ADDED_STYLES = ("msmarco-question", "keyword-title-upper", "keyword-title-lower")
+
+
+def held_out_used(held: Sequence[str]) -> Tuple[set, set]:
+    """:func:`used_queries` over every labelled file, leaving out the rows whose provenance is in ``held``."""
+    texts, ids = set(), set()
+    for path in sorted(VALIDITY.glob("*.tsv")):
+        with open(path, encoding="utf-8", newline="") as fh:
+            for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
+                if r.get("provenance") not in held:
+                    texts.add(_norm(r["original"]).casefold())
+                    ids.add((FAMILIES.get(r["style"], r["style"]), r["qid"]))
+    return texts, ids
+
+
+def top_pick_only(gen):
+    """``gen`` choosing as spec version 7 did: the chooser's first candidate, kept only if it passes the
+    check (no later candidate is tried when the check refuses the first)."""
+    from dataclasses import replace
+
+    from perturb.generators.swapsyn import check, chooser
+
+    def choose(texts, docs, only=None, banned=frozenset()):
+        model, out = chooser.load_model(), []
+        for i, p in enumerate(chooser.best(texts, gen.allowed(texts, docs, only, banned), model, gen.threshold)):
+            if p is not None:
+                prob = check.probability(model, p, next(t for t in docs[i] if t.idx == p.start), texts[i], gen.source)
+                p = replace(p, check=prob) if gen.check_passes(p.pos, prob) else None
+            out.append(p)
+        return out
+
+    gen.choose = choose
+    return gen
+
+
+def added(held: Sequence[str], previous: Sequence[float], seed: int, out: Path, argv: str) -> int:
+    from perturb import make
+
+    used, drawn, lines = held_out_used(held), [], []
+    styles = collections()
+    for style in ADDED_STYLES:
+        items = fresh(style, styles[style], used)
+        for name, t in zip(SETS, previous):
+            now = make(name).perturb_batch(items, 0)
+            before = top_pick_only(make(name, check_threshold=t, verb_check_threshold=t)).perturb_batch(items, 0)
+            new = [Swap(name, style, q, x, a.text, a.detail) for (q, x), a, b in zip(items, now, before)
+                   if a.applied and (not b.applied or b.text != a.text)]
+            drawn += new
+            lines.append(f"| {name} | {style} | {len(items)} | {sum(a.applied for a in now)} | "
+                         f"{sum(b.applied for b in before)} | {len(new)} |")
+            print(lines[-1], flush=True)
+    rows, key = listing(drawn, seed)
+    out.mkdir(parents=True, exist_ok=True)
+    write_tsv(out / "listing.tsv", ("item", "original", "variation"), rows)
+    write_tsv(out / "key.tsv", KEY_COLUMNS, key)
+    head = [f"# The pairs the shipped synonym sets add over a previous version, on held-out pools\n\n`{argv}`\n",
+            f"Previous version: one check threshold for every target ({', '.join(f'{n} {t:g}' for n, t in zip(SETS, previous))}), "
+            "applied to the chooser's first candidate only. "
+            "Picks without the word cap. Every added pair is drawn.\n",
+            "| set | style | pool | changed now | changed before | added |", "|---|---|---:|---:|---:|---:|"]
+    (out / "sample.md").write_text("\n".join(head + lines) + "\n", encoding="utf-8")
+    print(f"{len(rows)} pairs to label ({len(key)} set rows): {out / 'listing.tsv'}")
+    return 0
+
+
 # --------------------------------------------------------------------------- scoring
 def read_table(path: Path, columns: Sequence[str], fix: str) -> List[Tuple[int, dict]]:
     """(line, row) of a tab-separated file whose header holds ``columns``; DataError naming the line."""
@@ -354,6 +439,45 @@ def score(labels_path: Path, key_path: Path, validity_dir: Optional[Path], md: O
     return 0
 
 
+def still_made(folders: Sequence[Path]) -> Dict[Tuple[str, str], List[int]]:
+    """(set, sample folder name) -> [labelled, still made, valid of those], and (set, "all") pooled."""
+    from perturb import make
+
+    counts: Dict[Tuple[str, str], List[int]] = defaultdict(lambda: [0, 0, 0])
+    gens = {name: make(name) for name in SETS}
+    for folder in folders:
+        key = [r for _, r in read_table(folder / "key.tsv", KEY_COLUMNS, "use the key.tsv `blind.py sample` wrote")]
+        labels = read_labels(folder / "labels.tsv", {r["item"] for r in key})
+        for name, gen in gens.items():
+            mine = [r for r in key if r["set"] == name and r["item"] in labels]
+            picks = gen.perturb_batch([(r["item"], r["original"]) for r in mine], 0)
+            for r, p in zip(mine, picks):
+                made = p.applied and p.text == r["variation"]
+                for cell in ((name, folder.name), (name, "all")):
+                    counts[cell][0] += 1
+                    counts[cell][1] += made
+                    counts[cell][2] += made and labels[r["item"]][0]
+    return dict(counts)
+
+
+def still_table(counts: Dict[Tuple[str, str], List[int]], argv: str) -> str:
+    lines = ["# Blind validity of the shipped synonym sets on earlier samples' labelled pairs\n",
+             f"`{argv}`\n",
+             "Per sample and set: the labelled pairs the shipped set still makes (its pick on the original, without the "
+             "word cap), how many of them are valid, and of how many labelled pairs. The pairs still made are a uniform "
+             "draw of the pairs both the shipped set and the sample's version make in that sample's pool. A folder drawn "
+             "by `blind.py added` holds every pair the shipped sets "
+             "make there that the earlier version did not (a census, so pooling each labelled pair once weights those "
+             "pairs a little above their share of the changed queries).\n",
+             "| set | sample | still made | valid | validity | Wilson 95% | labelled |", "|---|---|---:|---:|---:|---|---:|"]
+    for s, sample in sorted(counts, key=lambda c: (c[0], c[1] == "all", len(c[1]), c[1])):
+        n, made, k = counts[(s, sample)]
+        lo, hi = wilson_ci(k, made) if made else (float("nan"), float("nan"))
+        shown = "**pooled**" if sample == "all" else sample
+        lines.append(f"| {s} | {shown} | {made} | {k} | {_pct(k, made)} | {100 * lo:.1f}-{100 * hi:.1f}% | {n} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
@@ -370,7 +494,26 @@ def main(argv=None) -> int:
     sc.add_argument("--md", type=Path, default=MD)
     sc.add_argument("--provenance", default=PROVENANCE, help="the rows' provenance (rows of it are replaced)")
     sc.add_argument("--dry-run", action="store_true", help="print only: write neither the rows nor --md")
+    st = sub.add_parser("still", help="validity of the labelled pairs the shipped sets still make")
+    st.add_argument("folders", type=Path, nargs="+")
+    st.add_argument("--md", type=Path, default=HELDOUT_MD)
+    ad = sub.add_parser("added", help="the pairs the shipped sets add over a previous version, on held-out pools")
+    ad.add_argument("--held", required=True, help="comma-separated provenances whose queries stay in the pools")
+    ad.add_argument("--previous", required=True, help="the previous check threshold, GLOVE,WNET")
+    ad.add_argument("--seed", type=int, default=SEED)
+    ad.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
+    if args.command == "added":
+        os.environ["DRBENCH_NO_VARIATION_CACHE"] = "1"
+        shown = "python benchmarks/lexsub/blind.py " + " ".join(sys.argv[1:] if argv is None else argv)
+        return added(args.held.split(","), [float(t) for t in args.previous.split(",")], args.seed, args.out, shown)
+    if args.command == "still":
+        os.environ["DRBENCH_NO_VARIATION_CACHE"] = "1"
+        shown = [str(f.resolve().relative_to(ROOT)) if ROOT in f.resolve().parents else str(f) for f in args.folders]
+        text = still_table(still_made(args.folders), "python benchmarks/lexsub/blind.py still " + " ".join(shown))
+        print(text)
+        args.md.write_text(text, encoding="utf-8")
+        return 0
     if args.command == "sample":
         os.environ["DRBENCH_NO_VARIATION_CACHE"] = "1"
         return sample(args.seed, args.per_cell, args.pool, args.out, "python benchmarks/lexsub/blind.py "

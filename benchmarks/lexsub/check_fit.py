@@ -13,8 +13,8 @@ full score by the shipped ``chooser.json``, and described by :func:`perturb.gene
 Cross-validation: 5 folds by the SHA-256 of the lower-cased query (a query's rows in one fold); the
 same solver as ``fit.py`` (L2 1.0 on standardised features). The curve counts the rows the chooser
 would pick (full score at or above its source's threshold); the threshold is the lowest on a 0.01
-grid whose cross-validated precision over those rows, per source (one model for both), is at least
-0.90 over at least 20 rows. Compared: the full score alone, the score with the parse flags, every feature.
+grid whose cross-validated precision over those rows, per source and target class (verbs, the other
+targets: ``check.POS_CLASSES``; one model for all), is at least 0.90 over at least 20 rows. Compared: the full score alone, the score with the parse flags, every feature.
 ``--write`` fits on every row and writes the model and the threshold into ``chooser.json`` under
 ``check`` and the report to ``benchmarks/results/swapsyn_check.md``.
 """
@@ -146,15 +146,32 @@ def choose(points) -> float:
     return min(ok)
 
 
+def of_class(rows, idx, source: str, pos_class: str) -> list:
+    """The rows of ``idx`` of that source whose target is of that class (:func:`check.pos_class`)."""
+    return [i for i in idx if SOURCE[rows[i]["set"]] == source and check.pos_class(rows[i]["pos"]) == pos_class]
+
+
 def thresholds_per_source(rows, p, idx) -> dict:
-    """source -> :func:`choose` over the picked rows of that source; a source with none: None."""
+    """source -> {target class -> :func:`choose` over the picked rows of that source and class, None if none}."""
     out = {}
     for source in ("glove", "wordnet"):
-        try:
-            out[source] = choose(curve(rows, p, [i for i in idx if SOURCE[rows[i]["set"]] == source]))
-        except SystemExit:
-            out[source] = None
+        out[source] = {}
+        for c in check.POS_CLASSES:
+            try:
+                out[source][c] = choose(curve(rows, p, of_class(rows, idx, source, c)))
+            except SystemExit:
+                out[source][c] = None
     return out
+
+
+def check_threshold_of(model: dict, row: dict) -> float:
+    """The shipped check threshold that applies to a featurised row (its source and target class)."""
+    return check.thresholds_of(model, SOURCE[row["set"]])[check.pos_class(row["pos"])]
+
+
+def kept(rows, p, idx, source: str, ts: dict) -> list:
+    """The rows of ``idx`` of that source at or above the threshold of their class in ``ts``."""
+    return [i for c in check.POS_CLASSES for i in of_class(rows, idx, source, c) if ts[c] is not None and p[i] >= ts[c]]
 
 
 def auc(scores, labels) -> float:
@@ -178,25 +195,37 @@ def report(rows, thresholds, results, chosen) -> str:
              f"{len(idx)} of them at or above the shipped chooser's thresholds ({thresholds['glove']:g} GloVe, "
              f"{thresholds['wordnet']:g} WordNet): the rows the curve counts. Cross-validated: {FOLDS} folds by the "
              f"SHA-256 of the lower-cased query. Threshold: the lowest on a 0.01 grid with precision >= {MIN_PRECISION:g} "
-             f"over >= {MIN_ROWS} rows, per source. Precision with its Wilson 95% interval.", "",
-             "| model | AUC over the picked rows | thresholds (GloVe / WordNet) | GloVe kept | WordNet kept |",
+             f"over >= {MIN_ROWS} rows, per source and target class (verbs / the others). Precision with its Wilson "
+             f"95% interval.", "",
+             "| model | AUC over the picked rows | thresholds, verbs / other (GloVe; WordNet) | GloVe kept | WordNet kept |",
              "|---|---:|---:|---|---|"]
     y = [rows[i]["valid"] for i in idx]
     for name, (p, ts) in results.items():
         cells = []
         for source in ("glove", "wordnet"):
             base = [i for i in idx if SOURCE[rows[i]["set"]] == source]
-            keep = [i for i in base if ts[source] is not None and p[i] >= ts[source]]
+            keep = kept(rows, p, idx, source, ts[source])
             cells.append(f"{_ci(sum(rows[i]['valid'] for i in keep), len(keep))} of {len(base)}")
-        shown = " / ".join("-" if ts[s] is None else f"{ts[s]:g}" for s in ("glove", "wordnet"))
+        shown = "; ".join(" / ".join("-" if ts[s][c] is None else f"{ts[s][c]:g}" for c in check.POS_CLASSES)
+                          for s in ("glove", "wordnet"))
         lines.append(f"| {name} | {auc([p[i] for i in idx], y):.3f} | {shown} | " + " | ".join(cells) + " |")
-    p = results[chosen][0]
-    lines += ["", f"Curve of the shipped check ({chosen}) per source: threshold, picks kept, precision.", "",
-              "| threshold | GloVe kept | GloVe precision | WordNet kept | WordNet precision |", "|---:|---:|---|---:|---|"]
-    per = {s: [i for i in idx if SOURCE[rows[i]["set"]] == s] for s in ("glove", "wordnet")}
-    for (t, ng, kg), (_, nw, kw) in list(zip(curve(rows, p, per["glove"]), curve(rows, p, per["wordnet"])))[::5]:
-        lines.append(f"| {t:.2f} | {ng} of {len(per['glove'])} | {_ci(kg, ng)} | {nw} of {len(per['wordnet'])} | {_ci(kw, nw)} |")
-    return "\n".join(lines) + "\n"
+    p, ts = results[chosen]
+    lines += ["", f"Curve of the shipped check ({chosen}) per source and target class: threshold, picks kept, "
+              f"precision; the chosen threshold in bold.", ""]
+    for source in ("glove", "wordnet"):
+        per = {c: of_class(rows, idx, source, c) for c in check.POS_CLASSES}
+        lines += [f"{'GloVe' if source == 'glove' else 'WordNet'}:", "",
+                  "| threshold | verbs kept | verbs precision | other kept | other precision |", "|---:|---:|---|---:|---|"]
+        points = list(zip(*(curve(rows, p, per[c]) for c in check.POS_CLASSES)))
+        for k, ((t, nv, kv), (_, no, ko)) in enumerate(points):
+            chosen_here = [c for c in check.POS_CLASSES if ts[source][c] == t]
+            if k % 5 and not chosen_here:
+                continue
+            cell = {c: (f"**{n} of {len(per[c])}**", f"**{_ci(k_, n)}**") if c in chosen_here else (f"{n} of {len(per[c])}", _ci(k_, n))
+                    for c, n, k_ in (("verb", nv, kv), ("other", no, ko))}
+            lines.append(f"| {t:.2f} | {cell['verb'][0]} | {cell['verb'][1]} | {cell['other'][0]} | {cell['other'][1]} |")
+        lines.append("")
+    return "\n".join(lines)
 
 
 def write_model(rows, thresholds: dict) -> None:
@@ -206,8 +235,8 @@ def write_model(rows, thresholds: dict) -> None:
     part = fit_logistic(X, y, L2)
     model["check"] = dict(part, features=list(check.NAMES), l2=L2, rows=len(rows), valid=int(y.sum()),
                           fitted_on=f"{len(rows)} blind labels of picks ({', '.join(sorted({r['sample'] for r in rows}))})",
-                          rule=f"per source, the lowest threshold whose cross-validated precision over the picked rows is >= "
-                               f"{MIN_PRECISION:g}",
+                          rule=f"per source and target class (verbs, other), the lowest threshold whose cross-validated "
+                               f"precision over the picked rows is >= {MIN_PRECISION:g}",
                           thresholds=thresholds, command=COMMAND)
     if COMMAND not in model["command"]:
         model["command"] += " && " + COMMAND
@@ -234,7 +263,7 @@ def main(argv=None) -> int:
              f"read as the article).\n")
     print(text)
     if args.write:
-        if None in results[chosen][1].values():
+        if any(None in per.values() for per in results[chosen][1].values()):
             raise SystemExit("no threshold to write")
         write_model(rows, results[chosen][1])
         Path(args.md).write_text(text, encoding="utf-8")

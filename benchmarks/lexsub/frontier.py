@@ -3,12 +3,13 @@ and on queries of five styles.
 
     python benchmarks/lexsub/frontier.py [--n 200] [--seed 0] [--md FILE]
 
-Per set and check threshold (``make(name, check_threshold=T)``; 0 is the chooser alone, without the check;
-the grid and the set's shipped threshold):
+Per set and check setting: one threshold ``T`` for verb and other targets alike
+(``make(name, check_threshold=T, verb_check_threshold=T)``; 0 is the chooser alone, without the check), on
+a grid, and the set's shipped pair (a threshold for verbs, one for the other targets):
 
-* **CV precision**: the pick check's cross-validated precision at ``T`` over the labelled picks of that
-  set's source (``check_fit.py``'s rows, folds and model; Wilson 95% interval), as the shipped
-  threshold was chosen;
+* **CV precision**: the pick check's cross-validated precision at that setting over the labelled picks of
+  that set's source (``check_fit.py``'s rows, folds and model; Wilson 95% interval), as the shipped
+  thresholds were chosen;
 * **changed**: the share of queries the set changes per style (``benchmarks/variation_substance.py``'s five
   styles, ``--n`` each, seed ``--seed``), with the set-level word cap, as ``bench perturb`` runs it, and pooled.
 
@@ -16,7 +17,7 @@ and, at the shipped thresholds, the **ceiling**: the share of queries with at le
 only the chooser's pick) that reaches both the chooser's threshold and the check's, before the word cap:
 no choice among the candidates the check accepts can change more queries than that.
 
-The shipped threshold is marked. Writes ``benchmarks/results/swapsyn_frontier.md``. Numbers are
+The shipped setting is marked. Writes ``benchmarks/results/swapsyn_frontier.md``. Numbers are
 measurements, never assertions.
 """
 from __future__ import annotations
@@ -36,12 +37,17 @@ THRESHOLDS = (0.0, 0.50, 0.60, 0.70, 0.75, 0.80, 0.85, 0.90)
 SETS = ("SWAPSYN-GLOVE", "SWAPSYN-WNET")
 
 
-def grid(name: str) -> tuple:
-    """:data:`THRESHOLDS` and the set's shipped check threshold, ascending."""
-    from perturb.generators.swapsyn import chooser
+def shipped(name: str) -> tuple:
+    """The set's shipped check thresholds: (verb targets, other targets)."""
+    from perturb.generators.swapsyn import check, chooser
 
-    shipped = chooser.load_model()["check"]["thresholds"]["glove" if name == "SWAPSYN-GLOVE" else "wordnet"]
-    return tuple(sorted(set(THRESHOLDS) | {round(float(shipped), 2)}))
+    got = check.thresholds_of(chooser.load_model(), "glove" if name == "SWAPSYN-GLOVE" else "wordnet")
+    return round(got["verb"], 2), round(got["other"], 2)
+
+
+def grid(name: str) -> tuple:
+    """The settings ``(verb threshold, other threshold)``: :data:`THRESHOLDS` for both, then the shipped pair."""
+    return tuple((t, t) for t in THRESHOLDS) + (shipped(name),)
 
 
 def cv_precision() -> dict:
@@ -55,7 +61,7 @@ def cv_precision() -> dict:
     for name in SETS:
         mine = [i for i in idx if check_fit.SOURCE[rows[i]["set"]] == check_fit.SOURCE[name]]
         for t in grid(name):
-            kept = [i for i in mine if p[i] >= t]
+            kept = [i for i in mine if p[i] >= t[rows[i]["pos"] != "v"]]
             out[(name, t)] = (len(kept), sum(rows[i]["valid"] for i in kept))
     return out
 
@@ -70,10 +76,10 @@ def applicability(n: int, seed: int) -> dict:
         items = [(f"q{i}", t) for i, t in enumerate(texts)]
         for name in SETS:
             for t in grid(name):
-                gen = make(name, check_threshold=t)
+                gen = make(name, verb_check_threshold=t[0], check_threshold=t[1])
                 done = gen.cap_set(texts, gen.perturb_batch(items, seed))
                 out[(name, t, style)] = (sum(r.applied for r in done), len(texts))
-                print(f"{name} check {t:.2f} {style}: {out[(name, t, style)][0]}/{len(texts)}", flush=True)
+                print(f"{name} check {_label(t)} {style}: {out[(name, t, style)][0]}/{len(texts)}", flush=True)
     return out
 
 
@@ -103,9 +109,14 @@ def ceiling(n: int, seed: int) -> dict:
     for style, texts in styles(n, seed).items():
         for name in SETS:
             gen = make(name)
-            hits = sum(any(gen.checker.passes(p) for _, p in ranks) for ranks in checked_ranks(gen, texts))
+            hits = sum(any(gen.check_passes(c.pos, p) for c, p in ranks) for ranks in checked_ranks(gen, texts))
             out[(name, style)] = (hits, len(texts))
     return out
+
+
+def _label(t: tuple) -> str:
+    """A setting as the table shows it: one threshold, or ``verbs V / other O``."""
+    return f"{t[0]:.2f}" if t[0] == t[1] else f"verbs {t[0]:.2f} / other {t[1]:.2f}"
 
 
 def _shares(cells) -> str:
@@ -116,24 +127,23 @@ def _shares(cells) -> str:
 
 def table(cv: dict, changed: dict, argv: str, top: dict) -> str:
     from bench.evaluation.intervals import wilson_ci
-    from perturb.generators.swapsyn import chooser
 
-    shipped = chooser.load_model()["check"]["thresholds"]
     style_names = list(dict.fromkeys(s for _, _, s in changed))
     lines = ["# The synonym sets' frontier: pick-check threshold, cross-validated precision, queries changed", "",
              f"`{argv}`", "",
-             "Check threshold 0 is the chooser alone. CV precision: the check's cross-validated precision over the "
+             "Check threshold 0 is the chooser alone; one number is one threshold for every target, the shipped row "
+             "has one for verb targets and one for the others. CV precision: the check's cross-validated precision over the "
              "labelled picks of the set's source (benchmarks/results/swapsyn_check.md; Wilson 95%). Changed: share of "
              "queries changed per style, the word cap applied over each style's batch.", ""]
     for name in SETS:
-        mark = shipped["glove" if name == "SWAPSYN-GLOVE" else "wordnet"]
+        mark = shipped(name)
         lines += [f"## {name}", "", "| check threshold | CV precision | " + " | ".join(style_names) + " | pooled |",
                   "|---:|---|" + "---:|" * (len(style_names) + 1)]
         for t in grid(name):
             n, k = cv[(name, t)]
             lo, hi = wilson_ci(k, n) if n else (float("nan"), float("nan"))
             prec = f"{k}/{n} = {k / n:.3f} ({lo:.2f}-{hi:.2f})" if n else "-"
-            label = f"**{t:.2f} (shipped)**" if abs(t - mark) < 1e-9 else f"{t:.2f}"
+            label = f"**{_label(t)} (shipped)**" if t == mark else _label(t)
             lines.append(f"| {label} | {prec} | " + _shares([changed[(name, t, s)] for s in style_names]))
         lines += ["| ceiling at the shipped point | - | " + _shares([top[(name, s)] for s in style_names]), ""]
     return "\n".join(lines)

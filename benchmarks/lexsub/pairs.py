@@ -88,7 +88,7 @@ def cross_validated_effect(pairs, rows, p, model) -> dict:
         refused = table([x for x in pairs if check_fit.fold(x[0]) != k])
         for i in idx:
             r, source = rows[i], check_fit.SOURCE[rows[i]["set"]]
-            if check_fit.fold(r["original"]) != k or p[i] < model["check"]["thresholds"][source]:
+            if check_fit.fold(r["original"]) != k or p[i] < check_fit.check_threshold_of(model, r):
                 continue
             cell = out[source]
             cell[0] += 1

@@ -88,13 +88,18 @@ def pooled_validity(rows: Sequence[Candidate], min_validity: float = 0.95, floor
 
 
 Rule = Callable[..., float]
-def chooser_cv(fitted: dict, min_precision: float = 0.9, source: str = "", part: str = "") -> float:
+def chooser_cv(fitted: dict, min_precision: float = 0.9, source: str = "", part: str = "", pos: str = "") -> float:
     """The threshold the chooser's fit recorded for ``source`` (its rule must be the one asked for);
-    ``part``: the block of the file that records it (``check``: the pick check's), else the top level."""
+    ``part``: the block of the file that records it (``check``: the pick check's), else the top level;
+    ``pos``: the target class, where the block records one threshold per class."""
     fitted = fitted.get(part, {}) if part else fitted
-    if f">= {min_precision:g}" not in str(fitted.get("rule", "")) or source not in fitted.get("thresholds", {}):
-        raise NoThreshold(f"chooser_cv: the fitted file records no {source!r} threshold at precision {min_precision:g}")
-    return float(fitted["thresholds"][source])
+    got = fitted.get("thresholds", {}).get(source)
+    if pos:
+        got = got.get(pos) if isinstance(got, dict) else None
+    if f">= {min_precision:g}" not in str(fitted.get("rule", "")) or not isinstance(got, (int, float)):
+        where = f"{source!r}" + (f" {pos!r}" if pos else "")
+        raise NoThreshold(f"chooser_cv: the fitted file records no {where} threshold at precision {min_precision:g}")
+    return float(got)
 
 
 def closest_share(curve: dict, half: str = "fit") -> float:

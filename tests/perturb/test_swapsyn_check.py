@@ -63,34 +63,85 @@ def test_model_file_has_the_check_with_its_features_and_command():
 
     part = chooser.load_model()["check"]
     assert part["features"] == list(check.NAMES) and len(part["weights"]) == len(check.NAMES) == len(part["mu"])
-    assert set(part["thresholds"]) == {"glove", "wordnet"} and all(0.5 <= t < 1 for t in part["thresholds"].values())
+    assert set(part["thresholds"]) == {"glove", "wordnet"}
+    for per in part["thresholds"].values():
+        assert set(per) == set(check.POS_CLASSES) and all(0.5 <= t < 1 for t in per.values())
     script = re.search(r"benchmarks/lexsub/\w+\.py", part["command"]).group(0)
     assert (ROOT / script).is_file()
 
 
+def _check_of(detail: str) -> float:
+    return float(re.search(r"; check (\d\.\d{4})\)$", detail).group(1))
+
+
 @pytest.mark.parametrize("name", SETS)
-def test_every_applied_swap_passed_the_check_and_the_check_only_removes(name):
+def test_every_applied_swap_passed_the_check_and_the_check_only_moves_or_removes(name):
     from perturb import make
 
     items = [(str(i), t) for i, t in enumerate(TEXTS)]
     gen = generator(name)
     checked = gen.perturb_batch(items, 0)
-    unchecked = make(name, check_threshold=0.0).perturb_batch(items, 0)
+    unchecked = make(name, check_threshold=0.0, verb_check_threshold=0.0).perturb_batch(items, 0)
     for p in checked:
         if p.applied:
-            assert float(re.search(r"; check (\d\.\d{4})\)$", p.detail).group(1)) >= gen.checker.threshold
+            assert _check_of(p.detail) >= gen.checker_of(p.detail.split(":", 1)[0]).threshold
     for a, b in zip(checked, unchecked):
-        assert not a.applied or (a.text, a.detail) == (b.text, b.detail)
+        assert b.applied or not a.applied  # the check never changes a query the chooser alone leaves
+        if a.applied and a.text != b.text:  # a later candidate only where the check refuses the first
+            assert _check_of(b.detail) < gen.checker_of(b.detail.split(":", 1)[0]).threshold
     assert sum(p.applied for p in unchecked) >= sum(p.applied for p in checked) and any(p.applied for p in unchecked)
-    assert not any(p.applied for p in make(name, check_threshold=1.0).perturb_batch(items, 0))
+    assert not any(p.applied for p in make(name, check_threshold=1.0, verb_check_threshold=1.0).perturb_batch(items, 0))
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_the_pick_is_the_first_ranked_candidate_that_passes_the_check(name):
+    """The chooser's bounded search with the check gives what scoring every candidate and taking the first
+    in rank order that passes its class's check threshold gives, including where it passes over the first."""
+    from perturb import make
+    from perturb.generators.swapsyn import check, chooser
+    from perturb.resources import parsing
+    from perturb.resources.words import tagging_copy
+
+    texts = TEXTS + ["can eating cabbage help you lose weight", "where heat pumps are commonly used",
+                     "what would happen if you start car without maf sensor plug connected",
+                     "how long does nicotine stay in your blood stream"]
+    passed_over = 0
+    for verb in (0.0, 0.9, 0.99):
+        gen = make(name, verb_check_threshold=verb)
+        model = chooser.load_model()
+        docs = parsing.parse([tagging_copy(t) for t in texts])
+        picks = gen.choose(texts, docs)
+        for text, doc, pick, cands in zip(texts, docs, picks, chooser.full_scores(texts, gen.allowed(texts, docs), model)):
+            tokens = {t.idx: t for t in doc}
+            ranks = [(c, check.probability(model, c, tokens[c.start], text, gen.source)) for c in chooser.ranked(cands, gen.threshold)]
+            first = next(((c, p) for c, p in ranks if gen.check_passes(c.pos, p)), None)
+            assert (pick is None) == (first is None), text
+            if pick is not None:
+                assert (pick.start, pick.new, pick.check) == (first[0].start, first[0].new, first[1]), text
+                passed_over += ranks[0][0] != first[0]
+    assert passed_over  # the case the search adds over the first pick is exercised
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_verb_targets_answer_to_their_own_check_threshold(name):
+    from perturb import make
+
+    items = [(str(i), t) for i, t in enumerate(TEXTS)]
+    pos = {}
+    for other, verb in ((0.0, 1.0), (1.0, 0.0)):
+        done = make(name, check_threshold=other, verb_check_threshold=verb).perturb_batch(items, 0)
+        pos[(other, verb)] = [p.detail.split(":", 1)[0] for p in done if p.applied]
+    assert pos[(0.0, 1.0)] and "v" not in pos[(0.0, 1.0)]
+    assert pos[(1.0, 0.0)] and set(pos[(1.0, 0.0)]) == {"v"}
 
 
 def test_check_threshold_is_recorded_in_the_config():
     from perturb import make
 
     cfg = generator("SWAPSYN-WNET").config()
-    assert "check_threshold" in str(cfg)
+    assert "check_threshold" in str(cfg) and "verb_check_threshold" in str(cfg)
     assert make("SWAPSYN-WNET", check_threshold=0.5).config() != cfg
+    assert make("SWAPSYN-WNET", verb_check_threshold=0.5).config() != cfg
 
 
 def test_swap_offsets_are_recovered_from_a_pair():

@@ -7,8 +7,10 @@ precision says. The check is fitted on blind labels of such picks on fresh queri
 (``benchmarks/lexsub/check_fit.py``; weights in ``chooser.json`` under ``check``). Its features
 (:data:`NAMES`): the pick's full score as a log-odds, how the target sits in the parse
 (:data:`FLAGS`, from spaCy's dependency labels), whether the text is written in capitals, whether
-the candidates came from GloVe, and the chooser's own features of the pick. A pick whose check
-probability is below the set's check threshold leaves the text unchanged.
+the candidates came from GloVe, and the chooser's own features of the pick. Each set has two check
+thresholds, one for verb targets and one for the others (:data:`POS_CLASSES`): on the fitting rows the
+check separates valid from invalid verb picks less well, so verbs need a higher probability for the same
+cross-validated precision. A pick whose check probability is below its threshold leaves the text unchanged.
 """
 from __future__ import annotations
 
@@ -21,6 +23,8 @@ from perturb.generators.swapsyn import chooser
 FLAGS = ("clausal", "passive", "compound", "attr_adj", "participle_noun", "verb_prep", "particle",
          "noun_amod", "attr_participle", "prep_child", "dobj")
 NAMES = ("score_logit",) + FLAGS + ("upper", "glove") + chooser.FEATURES
+#: the target classes with a threshold of their own (:func:`pos_class`)
+POS_CLASSES = ("verb", "other")
 _CLAUSAL = ("xcomp", "ccomp", "oprd")
 _NOMINAL = ("NOUN", "PROPN")
 
@@ -40,6 +44,17 @@ def flags(tok) -> Tuple[float, ...]:
           verb and nxt_pos == "ADP", "prt" in deps, tok.pos_ == "NOUN" and "amod" in deps,
           participle and attributive, "prep" in deps, "dobj" in deps)
     return tuple(float(b) for b in on)
+
+
+def pos_class(pos: str) -> str:
+    """The :data:`POS_CLASSES` entry of a pick's POS (the chooser's one-letter tag)."""
+    return "verb" if pos == "v" else "other"
+
+
+def thresholds_of(model: dict, source: str) -> dict:
+    """``{pos class: threshold}`` of the check for ``source`` (``chooser.json`` under ``check``)."""
+    got = model["check"]["thresholds"][source]
+    return {c: float(got[c]) for c in POS_CLASSES}
 
 
 def score_logit(score: float) -> float:

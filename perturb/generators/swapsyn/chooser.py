@@ -18,7 +18,7 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple
 
 from perturb.generators.swapsyn import candidates as cs
 from perturb.generators.swapsyn import context
@@ -154,9 +154,11 @@ def _rank_key(c: Scored, j: int, score: float) -> tuple:
     return (c.pos not in PREFERRED, -score, c.start, c.new, j)
 
 
-def best(texts: Sequence[str], per_text: Sequence[List[Scored]], model: dict, threshold: float) -> List[Optional[Scored]]:
-    """Per text, the first of :func:`ranked` over ``per_text`` fully scored (None: none reaches
-    ``threshold``), scoring only the candidates that can still be first. Each text's candidates are
+def best(texts: Sequence[str], per_text: Sequence[List[Scored]], model: dict, threshold: float,
+         accept: Optional[Callable[[int, Scored], bool]] = None) -> List[Optional[Scored]]:
+    """Per text, the first of :func:`ranked` over ``per_text`` fully scored that ``accept`` (text index,
+    scored candidate) takes (None: none reaches ``threshold`` and is accepted; no ``accept``: every
+    candidate is), scoring only the candidates that can still be first. Each text's candidates are
     taken in order of (preferred POS first, highest :func:`bound`); one goes through MiniLM per text
     per round, in one batch over the texts, until the next one's bound cannot reach the threshold or
     beat the best found (a candidate of a later POS group never beats one found in an earlier)."""
@@ -174,7 +176,7 @@ def best(texts: Sequence[str], per_text: Sequence[List[Scored]], model: dict, th
         for (i, j), row in zip(asked, scored):
             if row and row[0].score >= threshold:
                 key = _rank_key(row[0], j, row[0].score)
-                if found[i] is None or key < found[i][0]:
+                if (found[i] is None or key < found[i][0]) and (accept is None or accept(i, row[0])):
                     found[i] = (key, row[0])
         pending = [i for i, _ in asked if queues[i] and _may_beat(per_text[i][queues[i][0][0]], queues[i][0][1], found[i])]
     return [None if f is None else f[1] for f in found]

@@ -154,15 +154,22 @@ def chooser_threshold(source: str) -> Threshold:
                       {"min_precision": 0.9, "source": source}, note=model["tuned_by"]))
 
 
-def check_threshold(source: str) -> Threshold:
-    """The pick check (:mod:`perturb.generators.swapsyn.check`) as a threshold of the spec."""
+#: the spec's name and the generator's keyword of the check threshold of each target class
+CHECKS = {"other": ("pick check", "check_threshold"), "verb": ("pick check on verbs", "verb_check_threshold")}
+
+
+def check_threshold(source: str, pos_class: str = "other") -> Threshold:
+    """The pick check (:mod:`perturb.generators.swapsyn.check`) on targets of ``pos_class`` as a threshold of the spec."""
     part = chooser.load_model()["check"]
+    name, key = CHECKS[pos_class]
+    targets = "verb targets" if pos_class == "verb" else "targets other than verbs"
     return threshold_constraint(
-        "pick check", float(part["thresholds"][source]), key="check_threshold",
-        description="the pick check's probability that the chosen swap keeps the information need reaches the threshold",
+        name, check.thresholds_of(chooser.load_model(), source)[pos_class], key=key,
+        description=f"on {targets}, the pick check's probability that the chosen swap keeps the information need "
+                    "reaches the threshold",
         evidence=f"logistic model over the pick's score, its parse and the chooser's features (chooser.json, {part['fitted_on']})",
         tuning=Tuning("perturb/generators/swapsyn/chooser.json", "chooser_cv",
-                      {"min_precision": 0.9, "source": source, "part": "check"}, note=part["rule"]))
+                      {"min_precision": 0.9, "source": source, "part": "check", "pos": pos_class}, note=part["rule"]))
 
 
 _DETAIL = re.compile(r"^\w:'(?P<word>[^']*)'->'(?P<new>[^']*)' \(score (?P<score>[0-9.]+); lemma (?P<lemma>\w+)"
@@ -176,9 +183,10 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
     spec = None  # set by the subclasses
 
     def __init__(self, threshold: Optional[float] = None, max_word_share: Optional[float] = None,
-                 check_threshold: Optional[float] = None):
+                 check_threshold: Optional[float] = None, verb_check_threshold: Optional[float] = None):
         self.verifier = self.spec.constraint("fitted chooser").with_values(threshold=threshold)
-        self.checker = self.spec.constraint("pick check").with_values(threshold=check_threshold)
+        self.checker = self.spec.constraint(CHECKS["other"][0]).with_values(threshold=check_threshold)
+        self.verb_checker = self.spec.constraint(CHECKS["verb"][0]).with_values(threshold=verb_check_threshold)
         self.cap = WORD_CAP.with_values(max_share=max_word_share)
 
     @property
@@ -189,7 +197,7 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
         from perturb.resources.wordnet_reader import find_wordnet, wordnet_content_sha
 
         found = find_wordnet()
-        cfg = self.spec.config([self.verifier, self.checker, *self.vetoes()], pos_model=parsing.model_name() or "missing",
+        cfg = self.spec.config([self.verifier, self.checker, self.verb_checker, *self.vetoes()], pos_model=parsing.model_name() or "missing",
                                wordnet=found[0] if found else "missing", chooser_sha256=_model_sha(),
                                features=list(chooser.FEATURES))
         sha = wordnet_content_sha()
@@ -213,14 +221,24 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
     # ------------------------------------------------------------------ choosing
     def choose(self, texts: Sequence[str], docs, only: Optional[Sequence[Optional[int]]] = None,
                banned: frozenset = frozenset()) -> List[Optional[chooser.Scored]]:
-        """The pick of each text (``only``: restricted to the target at that offset); None: none passes.
-        A target the spec's target vetoes refuse (:data:`TARGET_VETOES`) gets no candidates; every candidate
+        """The pick of each text (``only``: restricted to the target at that offset): the first candidate in
+        the chooser's order (:func:`chooser.ranked`) that reaches the chooser's threshold and whose pick-check
+        probability reaches its target class's check threshold (:meth:`check_passes`), with that probability;
+        None: no candidate passes both. A target the spec's target vetoes refuse (:data:`TARGET_VETOES`) gets no candidates; every candidate
         then asks each veto of the spec (:meth:`vetoes`) with the context ``words``, ``lemma``,
         ``token``, ``banned``, ``keys``. The vetoes do not read the score, so they are asked first and
         only the candidates they let through are scored (:func:`chooser.best`)."""
         model = chooser.load_model()
         allowed = self.allowed(texts, docs, only, banned)
-        return self._checked(texts, docs, chooser.best(texts, allowed, model, self.threshold), model)
+        checked = {}
+
+        def accept(i: int, c: chooser.Scored) -> bool:
+            tok = next(t for t in docs[i] if t.idx == c.start)
+            checked[(i, c.start, c.new)] = p = check.probability(model, c, tok, texts[i], self.source)
+            return self.check_passes(c.pos, p)
+
+        picks = chooser.best(texts, allowed, model, self.threshold, accept)
+        return [None if p is None else replace(p, check=checked[(i, p.start, p.new)]) for i, p in enumerate(picks)]
 
     def allowed(self, texts: Sequence[str], docs, only: Optional[Sequence[Optional[int]]] = None,
                 banned: frozenset = frozenset()) -> List[List[chooser.Scored]]:
@@ -238,16 +256,13 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
             out.append([c for c in cands if self._passes(vetoes, doc, tokens, c, banned)])
         return out
 
-    def _checked(self, texts, docs, picks, model: dict) -> List[Optional[chooser.Scored]]:
-        """The picks the pick check accepts, each with its check probability; None where it refuses."""
-        out = []
-        for text, doc, pick in zip(texts, docs, picks):
-            if pick is not None:
-                tok = next(t for t in doc if t.idx == pick.start)
-                pick = replace(pick, check=check.probability(model, pick, tok, text, self.source))
-                pick = pick if self.checker.passes(pick.check) else None
-            out.append(pick)
-        return out
+    def check_passes(self, pos: str, probability: float) -> bool:
+        """Whether a pick of POS ``pos`` (the chooser's tag) with this check probability passes its class's threshold."""
+        return self.checker_of(pos).passes(probability)
+
+    def checker_of(self, pos: str) -> Threshold:
+        """The check threshold of a pick of POS ``pos`` (the chooser's tag): :data:`CHECKS` by :func:`check.pos_class`."""
+        return self.verb_checker if check.pos_class(pos) == "verb" else self.checker
 
     @staticmethod
     def _passes(vetoes, doc, tokens, c: chooser.Scored, banned: frozenset) -> bool:
