@@ -82,3 +82,27 @@ def test_merge_replaces_only_the_blind_rows(tmp_path):
     blinds = [r for r in rows if r.provenance == blind.PROVENANCE]
     assert sorted((r.qid, r.valid, r.reason) for r in blinds) == [("7", True, "ok"), ("q1", True, "same need"),
                                                                   ("q2", False, "other sense")]
+
+
+def test_still_counts_only_the_pairs_the_shipped_set_makes_now(tmp_path):
+    """A labelled pair counts when the set's pick on its original is that variation; a pair it no longer
+    makes (here: a variation the set never made) is labelled but not still made, whatever its label."""
+    from perturb import make
+
+    text = "how to buy a used phone"
+    now = make(G).perturb_batch([("q", text)], 0)[0]
+    assert now.applied
+    folder = tmp_path / "sample"
+    folder.mkdir()
+    key = [dict(_key("b1", G, "msmarco-question"), original=text, variation=now.text),
+           dict(_key("b2", G, "msmarco-question", "q2"), original=text, variation="how to buy a used gadget"),
+           dict(_key("b3", W, "msmarco-question", "q3"), original=text, variation="how to purchase a used phone")]
+    blind.write_tsv(folder / "key.tsv", blind.KEY_COLUMNS, [[r[c] for c in blind.KEY_COLUMNS] for r in key])
+    blind.write_tsv(folder / "labels.tsv", blind.LABEL_COLUMNS, [("b1", "0", "x"), ("b2", "1", "y"), ("b3", "1", "z")])
+    counts = blind.still_made([folder])
+    assert counts[(G, "sample")] == [2, 1, 0] and counts[(G, "all")] == [2, 1, 0]  # b1 made, labelled invalid
+    wnet = make(W).perturb_batch([("q", text)], 0)[0]
+    made = int(wnet.applied and wnet.text == "how to purchase a used phone")
+    assert counts[(W, "all")] == [1, made, made]
+    table = blind.still_table(counts, "cmd")
+    assert f"| {G} | **pooled** | 1 | 0 | 0.0% |" in table and "`cmd`" in table
