@@ -4,6 +4,8 @@
     python benchmarks/lexsub/blind.py score LABELS [--key KEY] [--validity-dir DIR] [--md FILE] [--provenance P]
     python benchmarks/lexsub/blind.py still DIR [DIR ...] [--md FILE]
     python benchmarks/lexsub/blind.py added --held PROV,PROV --previous GLOVE_T,WNET_T --seed S --out DIR
+    python benchmarks/lexsub/blind.py rest --held PROV,PROV --seed S --out DIR
+    python benchmarks/lexsub/blind.py census --held PROV,PROV [--md FILE]
 
 ``sample`` takes the queries of seven styles (Cranfield document titles in capitals and in lower case, Cranfield
 questions, chatterbot questions, TREC DL 2019 web queries, ANTIQUE community questions, MS MARCO dev
@@ -47,7 +49,11 @@ the previous version is the shipped sets with one check threshold for every targ
 GLOVE then WNET) applied to the chooser's first candidate only (:func:`top_pick_only`: spec version 7);
 each pick without the word cap. Every such pair is drawn (a census), written to
 ``--out`` as ``sample`` writes (listing, key, ``sample.md``), to be labelled blind and passed to ``still``
-beside the held-out samples.
+beside the held-out samples. ``rest`` draws, on the same pools, every pair the shipped sets make that no
+labelled row of the ``--held`` samples holds: labelled, the held samples and it are a census of the
+shipped sets' pairs on those pools. ``census`` runs the shipped sets over those pools as `bench perturb`
+does (the word cap over each pool) and looks every changed query up in the held samples' labels: the
+validity of what a run makes there (default ``benchmarks/results/swapsyn_census.md``; the sets' caveat).
 """
 from __future__ import annotations
 
@@ -300,33 +306,122 @@ def top_pick_only(gen):
     return gen
 
 
-def added(held: Sequence[str], previous: Sequence[float], seed: int, out: Path, argv: str) -> int:
+def labelled_pairs(held: Sequence[str]) -> set:
+    """(set, case-folded original, variation) of every labelled row of the ``held`` provenances."""
+    out = set()
+    for name in SETS:
+        with open(VALIDITY / f"{name}.tsv", encoding="utf-8", newline="") as fh:
+            for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
+                if r.get("provenance") in held and r.get("valid") in ("0", "1"):
+                    out.add((name, _norm(r["original"]).casefold(), r["variation"]))
+    return out
+
+
+def _census(held: Sequence[str], seed: int, out: Path, title: str, argv: str, text: str, columns: str, keep) -> int:
+    """Every pair the shipped sets make on the held-out pools (``held_out_used``) that ``keep(name, items,
+    now)`` selects (a list of booleans and a table cell), written as ``sample`` writes."""
     from perturb import make
 
     used, drawn, lines = held_out_used(held), [], []
     styles = collections()
     for style in ADDED_STYLES:
         items = fresh(style, styles[style], used)
-        for name, t in zip(SETS, previous):
+        for name in SETS:
             now = make(name).perturb_batch(items, 0)
-            before = top_pick_only(make(name, check_threshold=t, verb_check_threshold=t)).perturb_batch(items, 0)
-            new = [Swap(name, style, q, x, a.text, a.detail) for (q, x), a, b in zip(items, now, before)
-                   if a.applied and (not b.applied or b.text != a.text)]
+            chosen, cell = keep(name, items, now)
+            new = [Swap(name, style, q, x, a.text, a.detail) for (q, x), a, k in zip(items, now, chosen) if k]
             drawn += new
-            lines.append(f"| {name} | {style} | {len(items)} | {sum(a.applied for a in now)} | "
-                         f"{sum(b.applied for b in before)} | {len(new)} |")
+            lines.append(f"| {name} | {style} | {len(items)} | {sum(a.applied for a in now)} | {cell} | {len(new)} |")
             print(lines[-1], flush=True)
     rows, key = listing(drawn, seed)
     out.mkdir(parents=True, exist_ok=True)
     write_tsv(out / "listing.tsv", ("item", "original", "variation"), rows)
     write_tsv(out / "key.tsv", KEY_COLUMNS, key)
-    head = [f"# The pairs the shipped synonym sets add over a previous version, on held-out pools\n\n`{argv}`\n",
-            f"Previous version: one check threshold for every target ({', '.join(f'{n} {t:g}' for n, t in zip(SETS, previous))}), "
-            "applied to the chooser's first candidate only. "
-            "Picks without the word cap. Every added pair is drawn.\n",
-            "| set | style | pool | changed now | changed before | added |", "|---|---|---:|---:|---:|---:|"]
+    head = [f"# {title}\n\n`{argv}`\n", text,
+            f"| set | style | pool | changed now | {columns} | drawn |", "|---|---|---:|---:|---:|---:|"]
     (out / "sample.md").write_text("\n".join(head + lines) + "\n", encoding="utf-8")
     print(f"{len(rows)} pairs to label ({len(key)} set rows): {out / 'listing.tsv'}")
+    return 0
+
+
+def added(held: Sequence[str], previous: Sequence[float], seed: int, out: Path, argv: str) -> int:
+    from perturb import make
+
+    threshold = dict(zip(SETS, previous))
+
+    def keep(name, items, now):
+        t = threshold[name]
+        before = top_pick_only(make(name, check_threshold=t, verb_check_threshold=t)).perturb_batch(items, 0)
+        return [a.applied and (not b.applied or b.text != a.text) for a, b in zip(now, before)], sum(b.applied for b in before)
+
+    shown = ", ".join(f"{n} {t:g}" for n, t in threshold.items())
+    return _census(held, seed, out, "The pairs the shipped synonym sets add over a previous version, on held-out pools",
+                   argv, f"Previous version: one check threshold for every target ({shown}), applied to the chooser's "
+                         "first candidate only. Picks without the word cap. Every added pair is drawn.\n",
+                   "changed before", keep)
+
+
+def rest(held: Sequence[str], seed: int, out: Path, argv: str) -> int:
+    done = labelled_pairs(held)
+
+    def keep(name, items, now):
+        flags = [a.applied and (name, x.casefold(), a.text) not in done for (_, x), a in zip(items, now)]
+        return flags, sum(a.applied for a in now) - sum(flags)
+
+    return _census(held, seed, out, "The shipped synonym sets' pairs on the held-out pools that no held sample labels",
+                   argv, "Every pair the shipped sets make on the pools (picks without the word cap) that no labelled row "
+                         "of the held samples holds. With those samples, a census of the shipped sets' pairs there.\n",
+                   "labelled already", keep)
+
+
+def pair_labels(held: Sequence[str]) -> Dict[tuple, bool]:
+    """(set, case-folded original, variation) -> valid, over the labelled rows of the ``held`` provenances."""
+    out: Dict[tuple, bool] = {}
+    for name in SETS:
+        with open(VALIDITY / f"{name}.tsv", encoding="utf-8", newline="") as fh:
+            for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
+                if r.get("provenance") in held and r.get("valid") in ("0", "1"):
+                    out[(name, _norm(r["original"]).casefold(), r["variation"])] = r["valid"] == "1"
+    return out
+
+
+def census(held: Sequence[str], md: Path, argv: str) -> int:
+    """The shipped sets' output on the held-out pools, as `bench perturb` makes it (the word cap over each
+    style's pool), every changed query looked up in the held samples' labels: validity over the labelled
+    ones, and how many are not labelled (0 for a census)."""
+    from perturb import make
+
+    used, labels, rows, missing = held_out_used(held), pair_labels(held), [], []
+    styles = collections()
+    for style in ADDED_STYLES:
+        items = fresh(style, styles[style], used)
+        texts = [t for _, t in items]
+        for name in SETS:
+            gen = make(name)
+            done = gen.cap_set(texts, gen.perturb_batch(items, 0))
+            got = [labels.get((name, t.casefold(), r.text)) for t, r in zip(texts, done) if r.applied]
+            missing += [(name, style, q, t, r.text, r.detail) for (q, t), r in zip(items, done)
+                        if r.applied and (name, t.casefold(), r.text) not in labels]
+            rows.append((name, style, len(items), len(got), sum(g is not None for g in got), sum(bool(g) for g in got)))
+            print(rows[-1], flush=True)
+    lines = [f"# The shipped synonym sets on the held-out pools, every changed query labelled\n\n`{argv}`\n",
+             "Pools: the MS MARCO dev questions and the Cranfield titles (capitals, lower case) that no labelled row "
+             "holds other than rows of the held samples. Each set runs over each pool as `bench perturb` runs it "
+             "(the word cap over the pool); each changed query is looked up in the held samples' labels. Validity "
+             "with its Wilson 95% interval, over the labelled changed queries.\n",
+             "| set | style | pool | changed | labelled | valid | validity | Wilson 95% |", "|---|---|---:|---:|---:|---:|---:|---|"]
+    for name in SETS:
+        mine = [r for r in rows if r[0] == name]
+        total = (name, "**pooled**", sum(r[2] for r in mine), sum(r[3] for r in mine), sum(r[4] for r in mine),
+                 sum(r[5] for r in mine))
+        for _, style, n, changed, labelled, valid in mine + [total]:
+            lo, hi = wilson_ci(valid, labelled) if labelled else (float("nan"), float("nan"))
+            lines.append(f"| {name} | {style} | {n} | {changed} | {labelled} | {valid} | {_pct(valid, labelled)} | "
+                         f"{100 * lo:.1f}-{100 * hi:.1f}% |")
+    md.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print("\n".join(lines))
+    for m in missing:
+        print("not labelled:", *m, sep="\t")
     return 0
 
 
@@ -502,7 +597,22 @@ def main(argv=None) -> int:
     ad.add_argument("--previous", required=True, help="the previous check threshold, GLOVE,WNET")
     ad.add_argument("--seed", type=int, default=SEED)
     ad.add_argument("--out", type=Path, required=True)
+    ce = sub.add_parser("census", help="the shipped sets' output on the held-out pools, looked up in the held labels")
+    ce.add_argument("--held", required=True, help="comma-separated provenances whose queries stay in the pools")
+    ce.add_argument("--md", type=Path, default=ROOT / "benchmarks" / "results" / "swapsyn_census.md")
+    rs = sub.add_parser("rest", help="every pair the shipped sets make on the held-out pools that no held sample labels")
+    rs.add_argument("--held", required=True, help="comma-separated provenances whose queries stay in the pools")
+    rs.add_argument("--seed", type=int, default=SEED)
+    rs.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
+    if args.command == "census":
+        os.environ["DRBENCH_NO_VARIATION_CACHE"] = "1"
+        return census(args.held.split(","), args.md,
+                      "python benchmarks/lexsub/blind.py " + " ".join(sys.argv[1:] if argv is None else argv))
+    if args.command == "rest":
+        os.environ["DRBENCH_NO_VARIATION_CACHE"] = "1"
+        return rest(args.held.split(","), args.seed, args.out,
+                    "python benchmarks/lexsub/blind.py " + " ".join(sys.argv[1:] if argv is None else argv))
     if args.command == "added":
         os.environ["DRBENCH_NO_VARIATION_CACHE"] = "1"
         shown = "python benchmarks/lexsub/blind.py " + " ".join(sys.argv[1:] if argv is None else argv)
