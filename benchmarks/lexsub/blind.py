@@ -118,14 +118,16 @@ def collections() -> Dict[str, List[Tuple[str, str]]]:
     return {s: [(q, _norm(t)) for q, t in qs if t.strip()] for s, qs in out.items()}
 
 
-def used_queries(paths: Iterable[Path]) -> Tuple[set, set]:
-    """The case-folded texts and the (collection, qid) of every row of the labelled files."""
+def used_queries(paths: Iterable[Path], skip: Sequence[str] = ()) -> Tuple[set, set]:
+    """The case-folded texts and the (collection, qid) of every row of the labelled files, but the rows whose
+    provenance is in ``skip``."""
     texts, ids = set(), set()
     for path in paths:
         with open(path, encoding="utf-8", newline="") as fh:
             for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
-                texts.add(_norm(r["original"]).casefold())
-                ids.add((FAMILIES.get(r["style"], r["style"]), r["qid"]))
+                if r.get("provenance") not in skip:
+                    texts.add(_norm(r["original"]).casefold())
+                    ids.add((FAMILIES.get(r["style"], r["style"]), r["qid"]))
     return texts, ids
 
 
@@ -276,14 +278,7 @@ ADDED_STYLES = ("msmarco-question", "keyword-title-upper", "keyword-title-lower"
 
 def held_out_used(held: Sequence[str]) -> Tuple[set, set]:
     """:func:`used_queries` over every labelled file, leaving out the rows whose provenance is in ``held``."""
-    texts, ids = set(), set()
-    for path in sorted(VALIDITY.glob("*.tsv")):
-        with open(path, encoding="utf-8", newline="") as fh:
-            for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
-                if r.get("provenance") not in held:
-                    texts.add(_norm(r["original"]).casefold())
-                    ids.add((FAMILIES.get(r["style"], r["style"]), r["qid"]))
-    return texts, ids
+    return used_queries(sorted(VALIDITY.glob("*.tsv")), held)
 
 
 def top_pick_only(gen):
@@ -306,14 +301,14 @@ def top_pick_only(gen):
     return gen
 
 
-def labelled_pairs(held: Sequence[str]) -> set:
-    """(set, case-folded original, variation) of every labelled row of the ``held`` provenances."""
-    out = set()
+def pair_labels(held: Sequence[str]) -> Dict[tuple, bool]:
+    """(set, case-folded original, variation) -> valid, over the labelled rows of the ``held`` provenances."""
+    out: Dict[tuple, bool] = {}
     for name in SETS:
         with open(VALIDITY / f"{name}.tsv", encoding="utf-8", newline="") as fh:
             for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
                 if r.get("provenance") in held and r.get("valid") in ("0", "1"):
-                    out.add((name, _norm(r["original"]).casefold(), r["variation"]))
+                    out[(name, _norm(r["original"]).casefold(), r["variation"])] = r["valid"] == "1"
     return out
 
 
@@ -362,7 +357,7 @@ def added(held: Sequence[str], previous: Sequence[float], seed: int, out: Path, 
 
 
 def rest(held: Sequence[str], seed: int, out: Path, argv: str) -> int:
-    done = labelled_pairs(held)
+    done = pair_labels(held)
 
     def keep(name, items, now):
         flags = [a.applied and (name, x.casefold(), a.text) not in done for (_, x), a in zip(items, now)]
@@ -372,17 +367,6 @@ def rest(held: Sequence[str], seed: int, out: Path, argv: str) -> int:
                    argv, "Every pair the shipped sets make on the pools (picks without the word cap) that no labelled row "
                          "of the held samples holds. With those samples, a census of the shipped sets' pairs there.\n",
                    "labelled already", keep)
-
-
-def pair_labels(held: Sequence[str]) -> Dict[tuple, bool]:
-    """(set, case-folded original, variation) -> valid, over the labelled rows of the ``held`` provenances."""
-    out: Dict[tuple, bool] = {}
-    for name in SETS:
-        with open(VALIDITY / f"{name}.tsv", encoding="utf-8", newline="") as fh:
-            for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
-                if r.get("provenance") in held and r.get("valid") in ("0", "1"):
-                    out[(name, _norm(r["original"]).casefold(), r["variation"])] = r["valid"] == "1"
-    return out
 
 
 def census(held: Sequence[str], md: Path, argv: str) -> int:
