@@ -10,7 +10,8 @@ precision says. The check is fitted on blind labels of such picks on fresh queri
 the candidates came from GloVe, and the chooser's own features of the pick. Each set has two check
 thresholds, one for verb targets and one for the others (:data:`POS_CLASSES`): on the fitting rows the
 check separates valid from invalid verb picks less well, so verbs need a higher probability for the same
-cross-validated precision. A pick whose check probability is below its threshold leaves the text unchanged.
+cross-validated precision. A candidate whose check probability is below its threshold is passed over
+(:meth:`perturb.generators.swapsyn.generator.ChosenSwap.choose` takes the next one in the chooser's order).
 """
 from __future__ import annotations
 

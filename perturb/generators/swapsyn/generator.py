@@ -160,11 +160,12 @@ CHECKS = {"other": ("pick check", "check_threshold"), "verb": ("pick check on ve
 
 def check_threshold(source: str, pos_class: str = "other") -> Threshold:
     """The pick check (:mod:`perturb.generators.swapsyn.check`) on targets of ``pos_class`` as a threshold of the spec."""
-    part = chooser.load_model()["check"]
+    model = chooser.load_model()
+    part = model["check"]
     name, key = CHECKS[pos_class]
     targets = "verb targets" if pos_class == "verb" else "targets other than verbs"
     return threshold_constraint(
-        name, check.thresholds_of(chooser.load_model(), source)[pos_class], key=key,
+        name, check.thresholds_of(model, source)[pos_class], key=key,
         description=f"on {targets}, the pick check's probability that the chosen swap keeps the information need "
                     "reaches the threshold",
         evidence=f"logistic model over the pick's score, its parse and the chooser's features (chooser.json, {part['fitted_on']})",
@@ -197,7 +198,8 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
         from perturb.resources.wordnet_reader import find_wordnet, wordnet_content_sha
 
         found = find_wordnet()
-        cfg = self.spec.config([self.verifier, self.checker, self.verb_checker, *self.vetoes()], pos_model=parsing.model_name() or "missing",
+        cfg = self.spec.config([self.verifier, self.checker, self.verb_checker, *self.vetoes()],
+                               pos_model=parsing.model_name() or "missing",
                                wordnet=found[0] if found else "missing", chooser_sha256=_model_sha(),
                                features=list(chooser.FEATURES))
         sha = wordnet_content_sha()
@@ -224,10 +226,10 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
         """The pick of each text (``only``: restricted to the target at that offset): the first candidate in
         the chooser's order (:func:`chooser.ranked`) that reaches the chooser's threshold and whose pick-check
         probability reaches its target class's check threshold (:meth:`check_passes`), with that probability;
-        None: no candidate passes both. A target the spec's target vetoes refuse (:data:`TARGET_VETOES`) gets no candidates; every candidate
-        then asks each veto of the spec (:meth:`vetoes`) with the context ``words``, ``lemma``,
-        ``token``, ``banned``, ``keys``. The vetoes do not read the score, so they are asked first and
-        only the candidates they let through are scored (:func:`chooser.best`)."""
+        None: no candidate passes both. A target the spec's target vetoes refuse (:data:`TARGET_VETOES`) gets
+        no candidates; every candidate then asks each veto of the spec (:meth:`vetoes`) with the context
+        ``words``, ``lemma``, ``token``, ``banned``, ``keys``. The vetoes do not read the score, so they are
+        asked first and only the candidates they let through are scored (:func:`chooser.best`)."""
         model = chooser.load_model()
         allowed = self.allowed(texts, docs, only, banned)
         checked = {}
