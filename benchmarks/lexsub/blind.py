@@ -286,13 +286,13 @@ def top_pick_only(gen):
     check (no later candidate is tried when the check refuses the first)."""
     from dataclasses import replace
 
-    from perturb.generators.swapsyn import check, chooser
+    from perturb.generators.swapsyn import chooser
 
     def choose(texts, docs, only=None, banned=frozenset()):
         model, out = chooser.load_model(), []
         for i, p in enumerate(chooser.best(texts, gen.allowed(texts, docs, only, banned), model, gen.threshold)):
             if p is not None:
-                prob = check.probability(model, p, next(t for t in docs[i] if t.idx == p.start), texts[i], gen.source)
+                prob = gen.check_probability(model, texts[i], docs[i], p)
                 p = replace(p, check=prob) if gen.check_passes(p.pos, prob) else None
             out.append(p)
         return out

@@ -86,18 +86,14 @@ def applicability(n: int, seed: int) -> dict:
 def checked_ranks(gen, texts) -> list:
     """Per text, every candidate ``gen`` (a shipped synonym set) scores at or above its chooser threshold,
     in the chooser's order, each with its pick-check probability: ``[(candidate, probability)]``."""
-    from perturb.generators.swapsyn import check, chooser
+    from perturb.generators.swapsyn import chooser
     from perturb.resources import parsing
     from perturb.resources.words import tagging_copy
 
     model = chooser.load_model()
     docs = parsing.parse([tagging_copy(t) for t in texts])
-    out = []
-    for text, doc, cands in zip(texts, docs, chooser.full_scores(texts, gen.allowed(texts, docs), model)):
-        tokens = {t.idx: t for t in doc}
-        out.append([(c, check.probability(model, c, tokens[c.start], text, gen.source))
-                    for c in chooser.ranked(cands, gen.threshold)])
-    return out
+    return [[(c, gen.check_probability(model, text, doc, c)) for c in chooser.ranked(cands, gen.threshold)]
+            for text, doc, cands in zip(texts, docs, chooser.full_scores(texts, gen.allowed(texts, docs), model))]
 
 
 def ceiling(n: int, seed: int) -> dict:

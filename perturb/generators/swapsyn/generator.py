@@ -235,8 +235,7 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
         checked = {}
 
         def accept(i: int, c: chooser.Scored) -> bool:
-            tok = next(t for t in docs[i] if t.idx == c.start)
-            checked[(i, c.start, c.new)] = p = check.probability(model, c, tok, texts[i], self.source)
+            checked[(i, c.start, c.new)] = p = self.check_probability(model, texts[i], docs[i], c)
             return self.check_passes(c.pos, p)
 
         picks = chooser.best(texts, allowed, model, self.threshold, accept)
@@ -257,6 +256,10 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
             tokens = {t.idx: t for t in doc}
             out.append([c for c in cands if self._passes(vetoes, doc, tokens, c, banned)])
         return out
+
+    def check_probability(self, model: dict, text: str, doc, c: chooser.Scored) -> float:
+        """The pick check's probability for a fully scored candidate ``c`` of ``text`` (parsed as ``doc``)."""
+        return check.probability(model, c, next(t for t in doc if t.idx == c.start), text, self.source)
 
     def check_passes(self, pos: str, probability: float) -> bool:
         """Whether a pick of POS ``pos`` (the chooser's tag) with this check probability passes its class's threshold."""
