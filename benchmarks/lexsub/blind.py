@@ -312,15 +312,20 @@ def pair_labels(held: Sequence[str]) -> Dict[tuple, bool]:
     return out
 
 
+def pools(held: Sequence[str]):
+    """(style, fresh queries) of each of :data:`ADDED_STYLES`: the held-out pools (``held_out_used``)."""
+    used, styles = held_out_used(held), collections()
+    for style in ADDED_STYLES:
+        yield style, fresh(style, styles[style], used)
+
+
 def _census(held: Sequence[str], seed: int, out: Path, title: str, argv: str, text: str, columns: str, keep) -> int:
-    """Every pair the shipped sets make on the held-out pools (``held_out_used``) that ``keep(name, items,
+    """Every pair the shipped sets make on the held-out pools (:func:`pools`) that ``keep(name, items,
     now)`` selects (a list of booleans and a table cell), written as ``sample`` writes."""
     from perturb import make
 
-    used, drawn, lines = held_out_used(held), [], []
-    styles = collections()
-    for style in ADDED_STYLES:
-        items = fresh(style, styles[style], used)
+    drawn, lines = [], []
+    for style, items in pools(held):
         for name in SETS:
             now = make(name).perturb_batch(items, 0)
             chosen, cell = keep(name, items, now)
@@ -375,10 +380,8 @@ def census(held: Sequence[str], md: Path, argv: str) -> int:
     ones, and how many are not labelled (0 for a census)."""
     from perturb import make
 
-    used, labels, rows, missing = held_out_used(held), pair_labels(held), [], []
-    styles = collections()
-    for style in ADDED_STYLES:
-        items = fresh(style, styles[style], used)
+    labels, rows, missing = pair_labels(held), [], []
+    for style, items in pools(held):
         texts = [t for _, t in items]
         for name in SETS:
             gen = make(name)
@@ -589,29 +592,23 @@ def main(argv=None) -> int:
     rs.add_argument("--seed", type=int, default=SEED)
     rs.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
+    shown = "python benchmarks/lexsub/blind.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    if args.command != "score":
+        os.environ["DRBENCH_NO_VARIATION_CACHE"] = "1"  # every other command runs the shipped sets afresh
     if args.command == "census":
-        os.environ["DRBENCH_NO_VARIATION_CACHE"] = "1"
-        return census(args.held.split(","), args.md,
-                      "python benchmarks/lexsub/blind.py " + " ".join(sys.argv[1:] if argv is None else argv))
+        return census(args.held.split(","), args.md, shown)
     if args.command == "rest":
-        os.environ["DRBENCH_NO_VARIATION_CACHE"] = "1"
-        return rest(args.held.split(","), args.seed, args.out,
-                    "python benchmarks/lexsub/blind.py " + " ".join(sys.argv[1:] if argv is None else argv))
+        return rest(args.held.split(","), args.seed, args.out, shown)
     if args.command == "added":
-        os.environ["DRBENCH_NO_VARIATION_CACHE"] = "1"
-        shown = "python benchmarks/lexsub/blind.py " + " ".join(sys.argv[1:] if argv is None else argv)
         return added(args.held.split(","), [float(t) for t in args.previous.split(",")], args.seed, args.out, shown)
     if args.command == "still":
-        os.environ["DRBENCH_NO_VARIATION_CACHE"] = "1"
-        shown = [str(f.resolve().relative_to(ROOT)) if ROOT in f.resolve().parents else str(f) for f in args.folders]
-        text = still_table(still_made(args.folders), "python benchmarks/lexsub/blind.py still " + " ".join(shown))
+        folders = [str(f.resolve().relative_to(ROOT)) if ROOT in f.resolve().parents else str(f) for f in args.folders]
+        text = still_table(still_made(args.folders), "python benchmarks/lexsub/blind.py still " + " ".join(folders))
         print(text)
         args.md.write_text(text, encoding="utf-8")
         return 0
     if args.command == "sample":
-        os.environ["DRBENCH_NO_VARIATION_CACHE"] = "1"
-        return sample(args.seed, args.per_cell, args.pool, args.out, "python benchmarks/lexsub/blind.py "
-                      + " ".join(sys.argv[1:] if argv is None else argv), [s for s in args.styles.split(",") if s])
+        return sample(args.seed, args.per_cell, args.pool, args.out, shown, [s for s in args.styles.split(",") if s])
     try:
         return score(args.labels, args.key, None if args.dry_run else args.validity_dir,
                      None if args.dry_run else args.md, args.provenance)

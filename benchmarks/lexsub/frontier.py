@@ -59,9 +59,8 @@ def cv_precision() -> dict:
     idx = check_fit.picked(rows, chooser.load_model()["thresholds"])
     out = {}
     for name in SETS:
-        mine = [i for i in idx if check_fit.SOURCE[rows[i]["set"]] == check_fit.SOURCE[name]]
         for t in grid(name):
-            kept = [i for i in mine if p[i] >= t[rows[i]["pos"] != "v"]]
+            kept = check_fit.kept(rows, p, idx, check_fit.SOURCE[name], {"verb": t[0], "other": t[1]})
             out[(name, t)] = (len(kept), sum(rows[i]["valid"] for i in kept))
     return out
 
