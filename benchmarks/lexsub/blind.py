@@ -7,9 +7,10 @@
     python benchmarks/lexsub/blind.py rest --held PROV,PROV --seed S --out DIR
     python benchmarks/lexsub/blind.py census --held PROV,PROV [--md FILE]
 
-``sample`` takes the queries of seven styles (Cranfield document titles in capitals and in lower case, Cranfield
+``sample`` takes the queries of eight styles (Cranfield document titles in capitals and in lower case, Cranfield
 questions, chatterbot questions, TREC DL 2019 web queries, ANTIQUE community questions, MS MARCO dev
-(small) questions; white space runs made one space) that no row of
+(small) questions, and 800 claim-like sentences of the Cranfield abstracts (:func:`claim_sentences`); white
+space runs made one space) that no row of
 ``benchmarks/data/validity/SWAPSYN-*.tsv`` holds: neither the text (case-folded) nor the query id
 under any style name of the same collection. Each style is one batch for the shipped generators
 (validated protocol, ``perturb.io.generation.generate_many``, as ``bench perturb`` runs them; the
@@ -51,8 +52,9 @@ each pick without the word cap. Every such pair is drawn (a census), written to
 ``--out`` as ``sample`` writes (listing, key, ``sample.md``), to be labelled blind and passed to ``still``
 beside the held-out samples. ``rest`` draws, on the same pools, every pair the shipped sets make that no
 labelled row of the ``--held`` samples holds: labelled, the held samples and it are a census of the
-shipped sets' pairs on those pools. ``census`` runs the shipped sets over those pools as `bench perturb`
-does (the word cap over each pool) and looks every changed query up in the held samples' labels: the
+shipped sets' pairs on those pools. ``census`` runs the shipped sets over those pools and the claim-like
+sentences (:data:`CENSUS_STYLES`) as `bench perturb` does (the word cap over each pool) and looks every
+changed query up in the held samples' labels: the
 validity of what a run makes there (default ``benchmarks/results/swapsyn_census.md``; the sets' caveat).
 """
 from __future__ import annotations
@@ -115,7 +117,31 @@ def collections() -> Dict[str, List[Tuple[str, str]]]:
     for style in ("long-question", "chat-question", "web-query", "community-question"):
         out[style] = st[style]
     out["msmarco-question"] = msmarco_queries()
+    out["claim-sentence"] = claim_sentences()
     return {s: [(q, _norm(t)) for q, t in qs if t.strip()] for s, qs in out.items()}
+
+
+CLAIM_WORDS = (8, 25)  # the word counts of a claim-like sentence
+CLAIM_POOL = 800
+
+
+def claim_sentences(n: int = CLAIM_POOL, seed: int = SEED) -> List[Tuple[str, str]]:
+    """A seeded draw of ``n`` claim-like sentences: declarative sentences of the Cranfield abstracts (lower
+    case, as the collection has them) of :data:`CLAIM_WORDS` words, but each abstract's first, the final stop dropped; qid
+    ``<doc>:<sentence>``. No fit has seen the abstracts' text: a style of its own (statements, not queries)."""
+    from benchmarks.common import SHARED
+
+    lo, hi = CLAIM_WORDS
+    found = []
+    with open(SHARED / "cranfield" / "corpus.jsonl", encoding="utf-8") as fh:
+        for r in map(json.loads, fh):
+            text = _norm(r.get("text", ""))
+            for k, s in enumerate(re.split(r"(?<=[a-z0-9)])\s*\.\s+(?=[a-z])", text)):
+                s = s.strip().rstrip(" .")
+                if k and lo <= len(s.split()) <= hi:  # the first sentence mostly repeats the title
+                    found.append((f"{r['_id']}:{k}", s))
+    found = sorted(found)
+    return sorted(random.Random(f"{seed}:claim-sentence").sample(found, min(n, len(found))))
 
 
 def used_queries(paths: Iterable[Path], skip: Sequence[str] = ()) -> Tuple[set, set]:
@@ -274,6 +300,8 @@ def sample(seed: int, per_cell: int, pool: int, out: Path, argv: str, only: Sequ
 
 
 ADDED_STYLES = ("msmarco-question", "keyword-title-upper", "keyword-title-lower")
+#: the census's pools: those of ``added`` and ``rest``, and the claim-like sentences first drawn for blind12
+CENSUS_STYLES = ADDED_STYLES + ("claim-sentence",)
 
 
 def held_out_used(held: Sequence[str]) -> Tuple[set, set]:
@@ -312,11 +340,11 @@ def pair_labels(held: Sequence[str]) -> Dict[tuple, bool]:
     return out
 
 
-def pools(held: Sequence[str]):
-    """(style, fresh queries) of each of :data:`ADDED_STYLES`: the held-out pools (``held_out_used``)."""
-    used, styles = held_out_used(held), collections()
-    for style in ADDED_STYLES:
-        yield style, fresh(style, styles[style], used)
+def pools(held: Sequence[str], styles: Sequence[str] = ADDED_STYLES):
+    """(style, fresh queries) of each of ``styles``: the held-out pools (``held_out_used``)."""
+    used, queries = held_out_used(held), collections()
+    for style in styles:
+        yield style, fresh(style, queries[style], used)
 
 
 def _census(held: Sequence[str], seed: int, out: Path, title: str, argv: str, text: str, columns: str, keep) -> int:
@@ -381,7 +409,7 @@ def census(held: Sequence[str], md: Path, argv: str) -> int:
     from perturb import make
 
     labels, rows, missing = pair_labels(held), [], []
-    for style, items in pools(held):
+    for style, items in pools(held, CENSUS_STYLES):
         texts = [t for _, t in items]
         for name in SETS:
             gen = make(name)
@@ -392,8 +420,8 @@ def census(held: Sequence[str], md: Path, argv: str) -> int:
             rows.append((name, style, len(items), len(got), sum(g is not None for g in got), sum(bool(g) for g in got)))
             print(rows[-1], flush=True)
     lines = [f"# The shipped synonym sets on the held-out pools, every changed query labelled\n\n`{argv}`\n",
-             "Pools: the MS MARCO dev questions and the Cranfield titles (capitals, lower case) that no labelled row "
-             "holds other than rows of the held samples. Each set runs over each pool as `bench perturb` runs it "
+             "Pools: the MS MARCO dev questions, the Cranfield titles (capitals, lower case) and 800 claim-like "
+             "sentences of the Cranfield abstracts that no labelled row holds other than rows of the held samples. Each set runs over each pool as `bench perturb` runs it "
              "(the word cap over the pool); each changed query is looked up in the held samples' labels. Validity "
              "with its Wilson 95% interval, over the labelled changed queries.\n",
              "| set | style | pool | changed | labelled | valid | validity | Wilson 95% |", "|---|---|---:|---:|---:|---:|---:|---|"]

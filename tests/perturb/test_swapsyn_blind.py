@@ -106,3 +106,18 @@ def test_still_counts_only_the_pairs_the_shipped_set_makes_now(tmp_path):
     assert counts[(W, "all")] == [1, made, made]
     table = blind.still_table(counts, "cmd")
     assert f"| {G} | **pooled** | 1 | 0 | 0.0% |" in table and "`cmd`" in table
+
+
+def test_claim_sentences_are_a_seeded_draw_of_bounded_abstract_sentences():
+    from tests.conftest import CRANFIELD
+
+    if not CRANFIELD.exists():
+        pytest.skip("shared Cranfield collection not present")
+    got = blind.claim_sentences()
+    assert got == blind.claim_sentences() and len(got) == blind.CLAIM_POOL
+    assert len({q for q, _ in got}) == len(got)
+    lo, hi = blind.CLAIM_WORDS
+    for qid, text in got:
+        doc, k = qid.split(":")
+        assert int(k) >= 1 and lo <= len(text.split()) <= hi and not text.endswith(".")
+    assert blind.claim_sentences(seed=1) != got and len(blind.claim_sentences(n=5)) == 5
