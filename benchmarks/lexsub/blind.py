@@ -7,9 +7,9 @@
     python benchmarks/lexsub/blind.py rest --held PROV,PROV --seed S --out DIR
     python benchmarks/lexsub/blind.py census --held PROV,PROV [--md FILE]
 
-``sample`` takes the queries of eight styles (Cranfield document titles in capitals and in lower case, Cranfield
+``sample`` takes the queries of nine styles (Cranfield document titles in capitals and in lower case, Cranfield
 questions, chatterbot questions, TREC DL 2019 web queries, ANTIQUE community questions, MS MARCO dev
-(small) questions, and 800 claim-like sentences of the Cranfield abstracts (:func:`claim_sentences`); white
+(small) questions, and two draws of 800 claim-like sentences of the Cranfield abstracts (:func:`claim_sentences`); white
 space runs made one space) that no row of
 ``benchmarks/data/validity/SWAPSYN-*.tsv`` holds: neither the text (case-folded) nor the query id
 under any style name of the same collection. Each style is one batch for the shipped generators
@@ -95,6 +95,7 @@ FAMILIES = {
     "keyword-title-caps": "cranfield-titles", "title-caps": "cranfield-titles", "caps-title": "cranfield-titles",
     "long-question": "cranfield-questions", "cranfield-question": "cranfield-questions",
     "web-query": "penha", "community-question": "penha", "web-question": "penha",
+    "claim-sentence": "cranfield-sentences", "claim-sentence-2": "cranfield-sentences",
 }
 # the swap a SWAPSYN detail describes (perturb/generators/swapsyn/generator.py writes it)
 SWAP = re.compile(r"^(?P<pos>\w):'(?P<word>[^']*)'->'(?P<new>[^']*)' \(score (?P<score>[0-9.]+)")
@@ -117,7 +118,8 @@ def collections() -> Dict[str, List[Tuple[str, str]]]:
     for style in ("long-question", "chat-question", "web-query", "community-question"):
         out[style] = st[style]
     out["msmarco-question"] = msmarco_queries()
-    out["claim-sentence"] = claim_sentences()
+    out["claim-sentence"] = first = claim_sentences()
+    out["claim-sentence-2"] = claim_sentences(seed=SEED + 1, skip_docs={q.split(":")[0] for q, _ in first})
     return {s: [(q, _norm(t)) for q, t in qs if t.strip()] for s, qs in out.items()}
 
 
@@ -125,16 +127,20 @@ CLAIM_WORDS = (8, 25)  # the word counts of a claim-like sentence
 CLAIM_POOL = 800
 
 
-def claim_sentences(n: int = CLAIM_POOL, seed: int = SEED) -> List[Tuple[str, str]]:
+def claim_sentences(n: int = CLAIM_POOL, seed: int = SEED, skip_docs: Iterable[str] = ()) -> List[Tuple[str, str]]:
     """A seeded draw of ``n`` claim-like sentences: declarative sentences of the Cranfield abstracts (lower
-    case, as the collection has them) of :data:`CLAIM_WORDS` words, but each abstract's first, the final stop dropped; qid
-    ``<doc>:<sentence>``. No fit has seen the abstracts' text: a style of its own (statements, not queries)."""
+    case, as the collection has them) of :data:`CLAIM_WORDS` words, but each abstract's first, the final stop
+    dropped, none of the documents ``skip_docs``; qid ``<doc>:<sentence>``. A style of its own (statements, not
+    queries): ``claim-sentence`` (blind12, in the pick check's fit since spec version 9) and ``claim-sentence-2``
+    (a second draw from the other abstracts, held out)."""
     from benchmarks.common import SHARED
 
     lo, hi = CLAIM_WORDS
-    found = []
+    found, skip = [], set(skip_docs)
     with open(SHARED / "cranfield" / "corpus.jsonl", encoding="utf-8") as fh:
         for r in map(json.loads, fh):
+            if r["_id"] in skip:
+                continue
             text = _norm(r.get("text", ""))
             for k, s in enumerate(re.split(r"(?<=[a-z0-9)])\s*\.\s+(?=[a-z])", text)):
                 s = s.strip().rstrip(" .")
@@ -300,8 +306,8 @@ def sample(seed: int, per_cell: int, pool: int, out: Path, argv: str, only: Sequ
 
 
 ADDED_STYLES = ("msmarco-question", "keyword-title-upper", "keyword-title-lower")
-#: the census's pools: those of ``added`` and ``rest``, and the claim-like sentences first drawn for blind12
-CENSUS_STYLES = ADDED_STYLES + ("claim-sentence",)
+#: the census's pools: those of ``added`` and ``rest``, and the claim-like sentences no fit has seen
+CENSUS_STYLES = ADDED_STYLES + ("claim-sentence-2",)
 
 
 def held_out_used(held: Sequence[str]) -> Tuple[set, set]:
@@ -347,13 +353,14 @@ def pools(held: Sequence[str], styles: Sequence[str] = ADDED_STYLES):
         yield style, fresh(style, queries[style], used)
 
 
-def _census(held: Sequence[str], seed: int, out: Path, title: str, argv: str, text: str, columns: str, keep) -> int:
+def _census(held: Sequence[str], seed: int, out: Path, title: str, argv: str, text: str, columns: str, keep,
+            styles: Sequence[str] = ADDED_STYLES) -> int:
     """Every pair the shipped sets make on the held-out pools (:func:`pools`) that ``keep(name, items,
     now)`` selects (a list of booleans and a table cell), written as ``sample`` writes."""
     from perturb import make
 
     drawn, lines = [], []
-    for style, items in pools(held):
+    for style, items in pools(held, styles):
         for name in SETS:
             now = make(name).perturb_batch(items, 0)
             chosen, cell = keep(name, items, now)
@@ -389,7 +396,7 @@ def added(held: Sequence[str], previous: Sequence[float], seed: int, out: Path, 
                    "changed before", keep)
 
 
-def rest(held: Sequence[str], seed: int, out: Path, argv: str) -> int:
+def rest(held: Sequence[str], seed: int, out: Path, argv: str, styles: Sequence[str] = ADDED_STYLES) -> int:
     done = pair_labels(held)
 
     def keep(name, items, now):
@@ -399,7 +406,7 @@ def rest(held: Sequence[str], seed: int, out: Path, argv: str) -> int:
     return _census(held, seed, out, "The shipped synonym sets' pairs on the held-out pools that no held sample labels",
                    argv, "Every pair the shipped sets make on the pools (picks without the word cap) that no labelled row "
                          "of the held samples holds. With those samples, a census of the shipped sets' pairs there.\n",
-                   "labelled already", keep)
+                   "labelled already", keep, styles)
 
 
 def census(held: Sequence[str], md: Path, argv: str) -> int:
@@ -619,6 +626,7 @@ def main(argv=None) -> int:
     rs.add_argument("--held", required=True, help="comma-separated provenances whose queries stay in the pools")
     rs.add_argument("--seed", type=int, default=SEED)
     rs.add_argument("--out", type=Path, required=True)
+    rs.add_argument("--styles", default=",".join(ADDED_STYLES), help="comma-separated pools (default: %(default)s)")
     args = ap.parse_args(argv)
     shown = "python benchmarks/lexsub/blind.py " + " ".join(sys.argv[1:] if argv is None else argv)
     if args.command != "score":
@@ -626,7 +634,7 @@ def main(argv=None) -> int:
     if args.command == "census":
         return census(args.held.split(","), args.md, shown)
     if args.command == "rest":
-        return rest(args.held.split(","), args.seed, args.out, shown)
+        return rest(args.held.split(","), args.seed, args.out, shown, args.styles.split(","))
     if args.command == "added":
         return added(args.held.split(","), [float(t) for t in args.previous.split(",")], args.seed, args.out, shown)
     if args.command == "still":

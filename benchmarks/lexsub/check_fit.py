@@ -6,7 +6,8 @@ Rows: every labelled row of the blind samples' ``key.tsv`` / ``labels.tsv`` (def
 ``benchmarks/data/validity/blind`` to ``blind6``: picks of the SWORDS-only chooser, of the query-fitted
 chooser, of the query-fitted chooser with the first pick check (``blind3``), with the check refitted on
 ``blind3`` (``blind4``), after the prune (``blind5``) and with the function-word veto (``blind6``), each on
-queries no earlier labelled file held), one row per set that drew the pair.
+queries no earlier labelled file held; and ``blind12``, every pick spec version 8 made on 800 claim-like
+sentences of the Cranfield abstracts), one row per set that drew the pair.
 Each row's features are computed by the generators' own code: the pair is found among the target's
 candidates (``chooser.candidates_of``), given its in-context features (``chooser.with_context``) and
 full score by the shipped ``chooser.json``, and described by :func:`perturb.generators.swapsyn.check.features`.
@@ -38,7 +39,7 @@ from bench.evaluation.intervals import wilson_ci  # noqa: E402
 from perturb.generators.swapsyn import check, chooser  # noqa: E402
 
 VALIDITY = ROOT / "benchmarks" / "data" / "validity"
-SAMPLES = tuple(VALIDITY / name for name in ("blind", "blind2", "blind3", "blind4", "blind5", "blind6"))
+SAMPLES = tuple(VALIDITY / name for name in ("blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind12"))
 MD = ROOT / "benchmarks" / "results" / "swapsyn_check.md"
 MIN_PRECISION, MIN_ROWS, FOLDS, L2 = 0.90, 20, 5, 1.0
 GRID = [round(0.50 + 0.01 * i, 2) for i in range(50)]

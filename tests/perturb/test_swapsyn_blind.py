@@ -121,3 +121,6 @@ def test_claim_sentences_are_a_seeded_draw_of_bounded_abstract_sentences():
         doc, k = qid.split(":")
         assert int(k) >= 1 and lo <= len(text.split()) <= hi and not text.endswith(".")
     assert blind.claim_sentences(seed=1) != got and len(blind.claim_sentences(n=5)) == 5
+    docs = {q.split(":")[0] for q, _ in got}
+    second = blind.claim_sentences(seed=blind.SEED + 1, skip_docs=docs)
+    assert len(second) == blind.CLAIM_POOL and not docs & {q.split(":")[0] for q, _ in second}

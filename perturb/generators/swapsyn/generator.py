@@ -28,7 +28,7 @@ from perturb.spec import Edit, Param, Threshold, Tuning, Veto, threshold_constra
 MAX_WORD_SHARE = 0.05
 #: the sets' measured validity on queries (benchmarks/lexsub/blind.py, the blind sample of the shipped chooser and
 #: pick check; docs/methods.md, "SWAPSYN-GLOVE and SWAPSYN-WNET")
-CAVEAT = ("blind validity on fresh queries (mostly MS MARCO questions): %s of its variations keep the information need, "
+CAVEAT = ("blind validity on held-out text: %s of its variations keep the information need, "
           "so its drop rate mixes robustness with changes of the need (docs/methods.md)")
 
 
