@@ -428,7 +428,8 @@ def census(held: Sequence[str], md: Path, argv: str) -> int:
             print(rows[-1], flush=True)
     lines = [f"# The shipped synonym sets on the held-out pools, every changed query labelled\n\n`{argv}`\n",
              "Pools: the MS MARCO dev questions, the Cranfield titles (capitals, lower case) and 800 claim-like "
-             "sentences of the Cranfield abstracts that no labelled row holds other than rows of the held samples. Each set runs over each pool as `bench perturb` runs it "
+             "sentences of the Cranfield abstracts that no labelled row holds other than rows of the held samples. "
+             "Each set runs over each pool as `bench perturb` runs it "
              "(the word cap over the pool); each changed query is looked up in the held samples' labels. Validity "
              "with its Wilson 95% interval, over the labelled changed queries.\n",
              "| set | style | pool | changed | labelled | valid | validity | Wilson 95% |", "|---|---|---:|---:|---:|---:|---:|---|"]

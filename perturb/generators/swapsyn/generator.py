@@ -26,8 +26,8 @@ from perturb.resources.words import (INDEFINITE_PRONOUNS, PARTICIPLE_PREPOSITION
 from perturb.spec import Edit, Param, Threshold, Tuning, Veto, threshold_constraint
 
 MAX_WORD_SHARE = 0.05
-#: the sets' measured validity on queries (benchmarks/lexsub/blind.py, the blind sample of the shipped chooser and
-#: pick check; docs/methods.md, "SWAPSYN-GLOVE and SWAPSYN-WNET")
+#: the sets' measured validity on held-out text (the census of benchmarks/lexsub/blind.py: every change the shipped
+#: sets make to held-out questions and claim-like sentences, labelled blind; docs/methods.md, "SWAPSYN-GLOVE and SWAPSYN-WNET")
 CAVEAT = ("blind validity on held-out text: %s of its variations keep the information need, "
           "so its drop rate mixes robustness with changes of the need (docs/methods.md)")
 
