@@ -70,6 +70,7 @@ import sys
 import tempfile
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -128,26 +129,32 @@ CLAIM_POOL = 800
 
 
 def claim_sentences(n: int = CLAIM_POOL, seed: int = SEED, skip_docs: Iterable[str] = ()) -> List[Tuple[str, str]]:
-    """A seeded draw of ``n`` claim-like sentences: declarative sentences of the Cranfield abstracts (lower
-    case, as the collection has them) of :data:`CLAIM_WORDS` words, but each abstract's first, the final stop
-    dropped, none of the documents ``skip_docs``; qid ``<doc>:<sentence>``. A style of its own (statements, not
-    queries): ``claim-sentence`` (blind12, in the pick check's fit since spec version 9) and ``claim-sentence-2``
-    (a second draw from the other abstracts, held out)."""
+    """A seeded draw of ``n`` claim-like sentences (:func:`abstract_sentences`) of none of the documents
+    ``skip_docs``; qid ``<doc>:<sentence>``. A style of its own (statements, not queries): ``claim-sentence``
+    (blind12, in the pick check's fit since spec version 9) and ``claim-sentence-2`` (a second draw from the
+    other abstracts, held out)."""
+    skip = set(skip_docs)
+    found = [(q, s) for q, s in abstract_sentences() if q.split(":")[0] not in skip]
+    return sorted(random.Random(f"{seed}:claim-sentence").sample(found, min(n, len(found))))
+
+
+@lru_cache(maxsize=1)
+def abstract_sentences() -> Tuple[Tuple[str, str], ...]:
+    """Every declarative sentence of the Cranfield abstracts (lower case, as the collection has them) of
+    :data:`CLAIM_WORDS` words, but each abstract's first (it mostly repeats the title), the final stop
+    dropped, sorted by qid ``<doc>:<sentence>``; the file is read once per process."""
     from benchmarks.common import SHARED
 
     lo, hi = CLAIM_WORDS
-    found, skip = [], set(skip_docs)
+    found = []
     with open(SHARED / "cranfield" / "corpus.jsonl", encoding="utf-8") as fh:
         for r in map(json.loads, fh):
-            if r["_id"] in skip:
-                continue
             text = _norm(r.get("text", ""))
             for k, s in enumerate(re.split(r"(?<=[a-z0-9)])\s*\.\s+(?=[a-z])", text)):
                 s = s.strip().rstrip(" .")
-                if k and lo <= len(s.split()) <= hi:  # the first sentence mostly repeats the title
+                if k and lo <= len(s.split()) <= hi:
                     found.append((f"{r['_id']}:{k}", s))
-    found = sorted(found)
-    return sorted(random.Random(f"{seed}:claim-sentence").sample(found, min(n, len(found))))
+    return tuple(sorted(found))
 
 
 def used_queries(paths: Iterable[Path], skip: Sequence[str] = ()) -> Tuple[set, set]:

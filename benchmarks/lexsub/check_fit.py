@@ -15,7 +15,8 @@ Cross-validation: 5 folds by the SHA-256 of the lower-cased query (a query's row
 same solver as ``fit.py`` (L2 1.0 on standardised features). The curve counts the rows the chooser
 would pick (full score at or above its source's threshold); the threshold is the lowest on a 0.01
 grid whose cross-validated precision over those rows, per source and target class (verbs, the other
-targets: ``check.POS_CLASSES``; one model for all), is at least 0.90 over at least 20 rows. Compared: the full score alone, the score with the parse flags, every feature.
+targets: ``check.POS_CLASSES``; one model for all), is at least 0.90 over at least 20 rows. Compared: the
+full score alone, the score with the parse flags, every feature.
 ``--write`` fits on every row and writes the model and the threshold into ``chooser.json`` under
 ``check`` and the report to ``benchmarks/results/swapsyn_check.md``.
 """
