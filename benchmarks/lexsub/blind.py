@@ -6,11 +6,13 @@
     python benchmarks/lexsub/blind.py added --held PROV,PROV --previous GLOVE_T,WNET_T --seed S --out DIR
     python benchmarks/lexsub/blind.py rest --held PROV,PROV --seed S --out DIR
     python benchmarks/lexsub/blind.py census --held PROV,PROV [--md FILE]
+    python benchmarks/lexsub/blind.py merge DIR DIR --out DIR [--seed S]
 
-``sample`` takes the queries of nine styles (Cranfield document titles in capitals and in lower case, Cranfield
+``sample`` takes the queries of its styles (Cranfield document titles in capitals and in lower case, Cranfield
 questions, chatterbot questions, TREC DL 2019 web queries, ANTIQUE community questions, MS MARCO dev
-(small) questions, and two draws of 800 claim-like sentences of the Cranfield abstracts (:func:`claim_sentences`); white
-space runs made one space) that no row of
+(small) questions, claim-like sentences of the Cranfield abstracts (:func:`claim_sentences`,
+:func:`abstract_sentences`) and example sentences of the FreeDict dictionary (:func:`dictionary_sentences`); white
+space runs made one space: :func:`collections`) that no row of
 ``benchmarks/data/validity/SWAPSYN-*.tsv`` holds: neither the text (case-folded) nor the query id
 under any style name of the same collection. Each style is one batch for the shipped generators
 (validated protocol, ``perturb.io.generation.generate_many``, as ``bench perturb`` runs them; the
@@ -52,10 +54,12 @@ each pick without the word cap. Every such pair is drawn (a census), written to
 ``--out`` as ``sample`` writes (listing, key, ``sample.md``), to be labelled blind and passed to ``still``
 beside the held-out samples. ``rest`` draws, on the same pools, every pair the shipped sets make that no
 labelled row of the ``--held`` samples holds: labelled, the held samples and it are a census of the
-shipped sets' pairs on those pools. ``census`` runs the shipped sets over those pools and the claim-like
-sentences (:data:`CENSUS_STYLES`) as `bench perturb` does (the word cap over each pool) and looks every
+shipped sets' pairs on those pools. ``census`` runs the shipped sets over those pools and the sentence pools
+no fit holds (:data:`CENSUS_STYLES`) as `bench perturb` does (the word cap over each pool) and looks every
 changed query up in the held samples' labels: the
 validity of what a run makes there (default ``benchmarks/results/swapsyn_census.md``; the sets' caveat).
+``merge`` lists the key rows of several ``rest`` folders (say, two versions' runs on the same pools) as one
+blind sample, each (set, original, variation) once.
 """
 from __future__ import annotations
 
@@ -97,6 +101,8 @@ FAMILIES = {
     "long-question": "cranfield-questions", "cranfield-question": "cranfield-questions",
     "web-query": "penha", "community-question": "penha", "web-question": "penha",
     "claim-sentence": "cranfield-sentences", "claim-sentence-2": "cranfield-sentences",
+    "claim-sentence-3": "cranfield-sentences", "claim-sentence-long": "cranfield-sentences",
+    "dictionary-sentence-2": "dictionary-sentence",
 }
 # the swap a SWAPSYN detail describes (perturb/generators/swapsyn/generator.py writes it)
 SWAP = re.compile(r"^(?P<pos>\w):'(?P<word>[^']*)'->'(?P<new>[^']*)' \(score (?P<score>[0-9.]+)")
@@ -120,32 +126,68 @@ def collections() -> Dict[str, List[Tuple[str, str]]]:
         out[style] = st[style]
     out["msmarco-question"] = msmarco_queries()
     out["claim-sentence"] = first = claim_sentences()
-    out["claim-sentence-2"] = claim_sentences(seed=SEED + 1, skip_docs={q.split(":")[0] for q, _ in first})
+    out["claim-sentence-2"] = second = claim_sentences(seed=SEED + 1, skip_docs={q.split(":")[0] for q, _ in first})
+    out["claim-sentence-3"] = [(q, t) for q, t in abstract_sentences()
+                               if q.split(":")[0] not in {q.split(":")[0] for q, _ in first + second}]
+    out["dictionary-sentence"] = first_dict = dictionary_sentences()
+    out["dictionary-sentence-2"] = dictionary_sentences(seed=SEED + 1, skip={t for _, t in first_dict})
+    longer = abstract_sentences(LONG_CLAIM_WORDS)
+    out["claim-sentence-long"] = sorted(random.Random(f"{SEED}:claim-sentence-long").sample(longer, min(LONG_POOL, len(longer))))
     return {s: [(q, _norm(t)) for q, t in qs if t.strip()] for s, qs in out.items()}
 
 
 CLAIM_WORDS = (8, 25)  # the word counts of a claim-like sentence
+LONG_CLAIM_WORDS = (26, 40)  # the word counts of a long one
+LONG_POOL = 400  # the seeded draw of long ones (``claim-sentence-long``)
 CLAIM_POOL = 800
+DICTIONARY_EXAMPLE = re.compile(r'^\s+"([^"\n]+)"\s+-\s', re.M)  # an English example line of a FreeDict entry
+
+
+def dictionary_sentences(n: int = CLAIM_POOL, seed: int = SEED, skip: Iterable[str] = ()) -> List[Tuple[str, str]]:
+    """A seeded draw of ``n`` English example sentences of the FreeDict English-German dictionary (the
+    Debian package the German pivot reads; every sentence it shows after a headword, in any entry), of
+    :data:`CLAIM_WORDS` words, ASCII, a capital first and one final stop, no other sentence mark, quote,
+    slash or bracket: everyday statements of every domain, cased and punctuated, written to show a word's
+    use (so idioms are frequent), none of the texts ``skip``; qid ``fd:`` and the first 12 hex digits of the
+    sentence's SHA-1. ``dictionary-sentence`` is the first draw (blind16, in the pick check's fit since spec
+    version 10), ``dictionary-sentence-2`` a second draw of the other sentences (held out)."""
+    import gzip
+    import hashlib
+
+    from perturb.resources.freedict import ENG_DEU, folder_of
+
+    lo, hi = CLAIM_WORDS
+    with gzip.open(folder_of() / f"{ENG_DEU}.dict.dz", "rt", encoding="utf-8", errors="replace") as fh:
+        found = {_norm(m) for m in DICTIONARY_EXAMPLE.findall(fh.read())}
+    ok = sorted(t for t in found - set(skip) if t.isascii() and t[0].isupper() and t.endswith(".") and lo <= len(t.split()) <= hi
+                and not re.search(r'[.!?;"/()\[\]]', t[:-1]))
+    drawn = random.Random(f"{seed}:dictionary-sentence").sample(ok, min(n, len(ok)))
+    return sorted((f"fd:{hashlib.sha1(t.encode('utf-8')).hexdigest()[:12]}", t) for t in drawn)
+
+
 
 
 def claim_sentences(n: int = CLAIM_POOL, seed: int = SEED, skip_docs: Iterable[str] = ()) -> List[Tuple[str, str]]:
     """A seeded draw of ``n`` claim-like sentences (:func:`abstract_sentences`) of none of the documents
     ``skip_docs``; qid ``<doc>:<sentence>``. A style of its own (statements, not queries): ``claim-sentence``
-    (blind12, in the pick check's fit since spec version 9) and ``claim-sentence-2`` (a second draw from the
-    other abstracts, held out)."""
+    (blind12, in the pick check's fit since spec version 9), ``claim-sentence-2`` (a second draw from the
+    other abstracts, blind13 and blind15, in the fit since spec version 10) and ``claim-sentence-3`` (every such
+    sentence of the abstracts neither draw touches, blind16, in the fit since spec version 10)."""
     skip = set(skip_docs)
     found = [(q, s) for q, s in abstract_sentences() if q.split(":")[0] not in skip]
     return sorted(random.Random(f"{seed}:claim-sentence").sample(found, min(n, len(found))))
 
 
-@lru_cache(maxsize=1)
-def abstract_sentences() -> Tuple[Tuple[str, str], ...]:
+@lru_cache(maxsize=2)
+def abstract_sentences(words: Tuple[int, int] = CLAIM_WORDS) -> Tuple[Tuple[str, str], ...]:
     """Every declarative sentence of the Cranfield abstracts (lower case, as the collection has them) of
-    :data:`CLAIM_WORDS` words, but each abstract's first (it mostly repeats the title), the final stop
-    dropped, sorted by qid ``<doc>:<sentence>``; the file is read once per process."""
+    ``words`` words (default :data:`CLAIM_WORDS`), but each abstract's first (it mostly repeats the title),
+    the final stop dropped, sorted by qid ``<doc>:<sentence>``; read once per process and word range.
+    ``claim-sentence-long`` is a seeded draw of :data:`LONG_POOL` sentences of :data:`LONG_CLAIM_WORDS` words
+    (held out: the sentences the fit holds are all shorter)."""
     from benchmarks.common import SHARED
 
-    lo, hi = CLAIM_WORDS
+    lo, hi = words
     found = []
     with open(SHARED / "cranfield" / "corpus.jsonl", encoding="utf-8") as fh:
         for r in map(json.loads, fh):
@@ -313,8 +355,8 @@ def sample(seed: int, per_cell: int, pool: int, out: Path, argv: str, only: Sequ
 
 
 ADDED_STYLES = ("msmarco-question", "keyword-title-upper", "keyword-title-lower")
-#: the census's pools: those of ``added`` and ``rest``, and the claim-like sentences no fit has seen
-CENSUS_STYLES = ADDED_STYLES + ("claim-sentence-2",)
+#: the census's pools: those of ``added`` and ``rest``, and the sentence pools no fit has seen
+CENSUS_STYLES = ADDED_STYLES + ("claim-sentence-long", "dictionary-sentence-2")
 
 
 def held_out_used(held: Sequence[str]) -> Tuple[set, set]:
@@ -334,7 +376,7 @@ def top_pick_only(gen):
         for i, p in enumerate(chooser.best(texts, gen.allowed(texts, docs, only, banned), model, gen.threshold)):
             if p is not None:
                 prob = gen.check_probability(model, texts[i], docs[i], p)
-                p = replace(p, check=prob) if gen.check_passes(p.pos, prob) else None
+                p = replace(p, check=prob) if gen.check_passes(p.pos, texts[i], prob) else None
             out.append(p)
         return out
 
@@ -416,10 +458,31 @@ def rest(held: Sequence[str], seed: int, out: Path, argv: str, styles: Sequence[
                    "labelled already", keep, styles)
 
 
-def census(held: Sequence[str], md: Path, argv: str) -> int:
+def merge(folders: Sequence[Path], seed: int, out: Path, argv: str) -> int:
+    """One sample of the key rows of ``folders`` (``rest`` run by two versions on the same pools: each
+    (set, original, variation) once, the first folder's row kept), listed afresh for one blind labelling."""
+    drawn, seen = [], set()
+    for folder in folders:
+        for _, r in read_table(Path(folder) / "key.tsv", KEY_COLUMNS, "run `rest` into that folder first"):
+            if (r["set"], r["original"], r["variation"]) not in seen:
+                seen.add((r["set"], r["original"], r["variation"]))
+                drawn.append(Swap(r["set"], r["style"], r["qid"], r["original"], r["variation"], r["detail"]))
+    rows, key = listing(drawn, seed)
+    out.mkdir(parents=True, exist_ok=True)
+    write_tsv(out / "listing.tsv", ("item", "original", "variation"), rows)
+    write_tsv(out / "key.tsv", KEY_COLUMNS, key)
+    parts = "\n".join(f"* `{f}`: {(Path(f) / 'sample.md').read_text(encoding='utf-8')}" for f in folders)
+    (out / "sample.md").write_text(f"# Merged samples\n\n`{argv}`\n\n{len(rows)} pairs ({len(key)} set rows) from:\n\n"
+                                   f"{parts}\n", encoding="utf-8")
+    print(f"{len(rows)} pairs to label ({len(key)} set rows): {out / 'listing.tsv'}")
+    return 0
+
+
+def census(held: Sequence[str], md: Path, argv: str, missing_out: Optional[Path] = None, seed: int = SEED) -> int:
     """The shipped sets' output on the held-out pools, as `bench perturb` makes it (the word cap over each
     style's pool), every changed query looked up in the held samples' labels: validity over the labelled
-    ones, and how many are not labelled (0 for a census)."""
+    ones, and how many are not labelled (0 for a census). ``missing_out``: the changed queries not labelled
+    (the word cap's re-picks, which ``rest`` does not make) written there as ``sample`` writes, to label."""
     from perturb import make
 
     labels, rows, missing = pair_labels(held), [], []
@@ -434,8 +497,9 @@ def census(held: Sequence[str], md: Path, argv: str) -> int:
             rows.append((name, style, len(items), len(got), sum(g is not None for g in got), sum(bool(g) for g in got)))
             print(rows[-1], flush=True)
     lines = [f"# The shipped synonym sets on the held-out pools, every changed query labelled\n\n`{argv}`\n",
-             "Pools: the MS MARCO dev questions, the Cranfield titles (capitals, lower case) and 800 claim-like "
-             "sentences of the Cranfield abstracts that no labelled row holds other than rows of the held samples. "
+             "Pools: the MS MARCO dev questions, the Cranfield titles (capitals, lower case), 400 long sentences of "
+             "the Cranfield abstracts (26-40 words) and 800 example sentences of the FreeDict dictionary that no "
+             "labelled row holds other than rows of the held samples. "
              "Each set runs over each pool as `bench perturb` runs it "
              "(the word cap over the pool); each changed query is looked up in the held samples' labels. Validity "
              "with its Wilson 95% interval, over the labelled changed queries.\n",
@@ -452,6 +516,14 @@ def census(held: Sequence[str], md: Path, argv: str) -> int:
     print("\n".join(lines))
     for m in missing:
         print("not labelled:", *m, sep="\t")
+    if missing_out is not None and missing:
+        rows, key = listing([Swap(*m) for m in missing], seed)
+        missing_out.mkdir(parents=True, exist_ok=True)
+        write_tsv(missing_out / "listing.tsv", ("item", "original", "variation"), rows)
+        write_tsv(missing_out / "key.tsv", KEY_COLUMNS, key)
+        (missing_out / "sample.md").write_text(f"# The census's changed queries no held sample labels\n\n`{argv}`\n\n"
+                                               f"{len(rows)} pairs ({len(key)} set rows).\n", encoding="utf-8")
+        print(f"{len(rows)} pairs to label: {missing_out / 'listing.tsv'}")
     return 0
 
 
@@ -630,17 +702,29 @@ def main(argv=None) -> int:
     ce = sub.add_parser("census", help="the shipped sets' output on the held-out pools, looked up in the held labels")
     ce.add_argument("--held", required=True, help="comma-separated provenances whose queries stay in the pools")
     ce.add_argument("--md", type=Path, default=ROOT / "benchmarks" / "results" / "swapsyn_census.md")
+    ce.add_argument("--missing-out", type=Path, help="write the changed queries no held sample labels here, to label")
+    ce.add_argument("--seed", type=int, default=SEED)
     rs = sub.add_parser("rest", help="every pair the shipped sets make on the held-out pools that no held sample labels")
     rs.add_argument("--held", required=True, help="comma-separated provenances whose queries stay in the pools")
     rs.add_argument("--seed", type=int, default=SEED)
     rs.add_argument("--out", type=Path, required=True)
     rs.add_argument("--styles", default=",".join(ADDED_STYLES), help="comma-separated pools (default: %(default)s)")
+    mg = sub.add_parser("merge", help="one blind sample of the key rows of several folders")
+    mg.add_argument("folders", type=Path, nargs="+")
+    mg.add_argument("--seed", type=int, default=SEED)
+    mg.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
     shown = "python benchmarks/lexsub/blind.py " + " ".join(sys.argv[1:] if argv is None else argv)
     if args.command != "score":
         os.environ["DRBENCH_NO_VARIATION_CACHE"] = "1"  # every other command runs the shipped sets afresh
     if args.command == "census":
-        return census(args.held.split(","), args.md, shown)
+        return census(args.held.split(","), args.md, shown, args.missing_out, args.seed)
+    if args.command == "merge":
+        try:
+            return merge(args.folders, args.seed, args.out, shown)
+        except DataError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     if args.command == "rest":
         return rest(args.held.split(","), args.seed, args.out, shown, args.styles.split(","))
     if args.command == "added":

@@ -89,20 +89,20 @@ def test_still_counts_only_the_pairs_the_shipped_set_makes_now(tmp_path):
     makes (here: a variation the set never made) is labelled but not still made, whatever its label."""
     from perturb import make
 
-    text = "how to buy a used phone"
+    text = "cheap flights to paris"
     now = make(G).perturb_batch([("q", text)], 0)[0]
     assert now.applied
     folder = tmp_path / "sample"
     folder.mkdir()
     key = [dict(_key("b1", G, "msmarco-question"), original=text, variation=now.text),
-           dict(_key("b2", G, "msmarco-question", "q2"), original=text, variation="how to buy a used gadget"),
-           dict(_key("b3", W, "msmarco-question", "q3"), original=text, variation="how to purchase a used phone")]
+           dict(_key("b2", G, "msmarco-question", "q2"), original=text, variation="cheap flights to london"),
+           dict(_key("b3", W, "msmarco-question", "q3"), original=text, variation="inexpensive flights to paris")]
     blind.write_tsv(folder / "key.tsv", blind.KEY_COLUMNS, [[r[c] for c in blind.KEY_COLUMNS] for r in key])
     blind.write_tsv(folder / "labels.tsv", blind.LABEL_COLUMNS, [("b1", "0", "x"), ("b2", "1", "y"), ("b3", "1", "z")])
     counts = blind.still_made([folder])
     assert counts[(G, "sample")] == [2, 1, 0] and counts[(G, "all")] == [2, 1, 0]  # b1 made, labelled invalid
     wnet = make(W).perturb_batch([("q", text)], 0)[0]
-    made = int(wnet.applied and wnet.text == "how to purchase a used phone")
+    made = int(wnet.applied and wnet.text == "inexpensive flights to paris")
     assert counts[(W, "all")] == [1, made, made]
     table = blind.still_table(counts, "cmd")
     assert f"| {G} | **pooled** | 1 | 0 | 0.0% |" in table and "`cmd`" in table
@@ -124,3 +124,56 @@ def test_claim_sentences_are_a_seeded_draw_of_bounded_abstract_sentences():
     docs = {q.split(":")[0] for q, _ in got}
     second = blind.claim_sentences(seed=blind.SEED + 1, skip_docs=docs)
     assert len(second) == blind.CLAIM_POOL and not docs & {q.split(":")[0] for q, _ in second}
+
+
+def test_dictionary_sentences_are_a_seeded_draw_of_clean_example_sentences():
+    from perturb.resources.freedict import ENG_DEU, folder_of
+
+    if not (folder_of() / f"{ENG_DEU}.dict.dz").is_file():
+        pytest.skip("FreeDict English-German dictionary not installed")
+    got = blind.dictionary_sentences()
+    assert got == blind.dictionary_sentences() and len(got) == blind.CLAIM_POOL
+    assert len({q for q, _ in got}) == len(got) and all(q.startswith("fd:") for q, _ in got)
+    lo, hi = blind.CLAIM_WORDS
+    for _, text in got:
+        assert text.isascii() and text[0].isupper() and text.endswith(".") and lo <= len(text.split()) <= hi
+        assert not any(c in text[:-1] for c in '.!?;"/()[]')
+    assert blind.dictionary_sentences(seed=1) != got and len(blind.dictionary_sentences(n=5)) == 5
+    second = blind.dictionary_sentences(seed=blind.SEED + 1, skip={t for _, t in got})
+    assert len(second) == blind.CLAIM_POOL and not {t for _, t in got} & {t for _, t in second}
+
+
+def test_claim_sentence_3_is_every_sentence_of_the_abstracts_neither_draw_touches():
+    from tests.conftest import CRANFIELD
+
+    if not CRANFIELD.exists():
+        pytest.skip("shared Cranfield collection not present")
+    got = blind.collections()
+    drawn = {q.split(":")[0] for s in ("claim-sentence", "claim-sentence-2") for q, _ in got[s]}
+    third = got["claim-sentence-3"]
+    assert third and not drawn & {q.split(":")[0] for q, _ in third}
+    assert len(third) == sum(q.split(":")[0] not in drawn for q, _ in blind.abstract_sentences())
+    assert blind.FAMILIES["claim-sentence-3"] == blind.FAMILIES["claim-sentence"]
+    longer = got["claim-sentence-long"]
+    assert len(longer) == blind.LONG_POOL and not {q for q, _ in longer} & {q for q, _ in blind.abstract_sentences()}
+    lo, hi = blind.LONG_CLAIM_WORDS
+    assert all(lo <= len(t.split()) <= hi for _, t in longer)
+
+
+def test_merge_lists_each_set_pair_once_keeping_the_first_folder_row(tmp_path):
+    first, second = tmp_path / "a", tmp_path / "b"
+    for folder, rows in ((first, [_key("b1", G, "claim-sentence-3"), _key("b2", W, "claim-sentence-3")]),
+                         (second, [dict(_key("b7", G, "claim-sentence-3"), original="orig b1", variation="var b1",
+                                        detail="n:'a'->'c' (score 0.8; lemma c)"),
+                                   _key("b8", G, "msmarco-question")])):
+        folder.mkdir()
+        (folder / "sample.md").write_text(f"# {folder.name}\n", encoding="utf-8")
+        blind.write_tsv(folder / "key.tsv", blind.KEY_COLUMNS, [[r[c] for c in blind.KEY_COLUMNS] for r in rows])
+    out = tmp_path / "merged"
+    assert blind.merge([first, second], 4711, out, "cmd") == 0
+    key = [r for _, r in blind.read_table(out / "key.tsv", blind.KEY_COLUMNS, "")]
+    assert sorted((r["set"], r["original"]) for r in key) == [(G, "orig b1"), (G, "orig b8"), (W, "orig b2")]
+    assert next(r for r in key if r["original"] == "orig b1")["detail"].endswith("(score 0.9; lemma b)")
+    listing = [r for _, r in blind.read_table(out / "listing.tsv", ("item", "original", "variation"), "")]
+    assert sorted(r["original"] for r in listing) == ["orig b1", "orig b2", "orig b8"]
+    assert "`cmd`" in (out / "sample.md").read_text(encoding="utf-8")
