@@ -6,16 +6,21 @@ Rows: every labelled row of the blind samples' ``key.tsv`` / ``labels.tsv`` (def
 ``benchmarks/data/validity/blind`` to ``blind6``: picks of the SWORDS-only chooser, of the query-fitted
 chooser, of the query-fitted chooser with the first pick check (``blind3``), with the check refitted on
 ``blind3`` (``blind4``), after the prune (``blind5``) and with the function-word veto (``blind6``), each on
-queries no earlier labelled file held; and ``blind12``, every pick spec version 8 made on 800 claim-like
-sentences of the Cranfield abstracts), one row per set that drew the pair.
+queries no earlier labelled file held; ``blind12``, every pick spec version 8 made on 800 claim-like
+sentences of the Cranfield abstracts; ``blind13`` and ``blind15``, every pick spec versions 9 and 8 made on a
+second draw of 800 such sentences; ``blind16``, every pick spec versions 9 and 10 made on the rest of those
+sentences, on 800 example sentences of the FreeDict dictionary, and the picks version 10 added on the MS MARCO
+questions), one row per set that drew the pair.
 Each row's features are computed by the generators' own code: the pair is found among the target's
 candidates (``chooser.candidates_of``), given its in-context features (``chooser.with_context``) and
 full score by the shipped ``chooser.json``, and described by :func:`perturb.generators.swapsyn.check.features`.
 Cross-validation: 5 folds by the SHA-256 of the lower-cased query (a query's rows in one fold); the
 same solver as ``fit.py`` (L2 1.0 on standardised features). The curve counts the rows the chooser
 would pick (full score at or above its source's threshold); the threshold is the lowest on a 0.01
-grid whose cross-validated precision over those rows, per source and target class (verbs, the other
-targets: ``check.POS_CLASSES``; one model for all), is at least 0.90 over at least 20 rows. Compared: the
+grid whose cross-validated precision over those rows, per source and class of pick (verbs and the other
+targets in texts of fewer than ``check.LONG_WORDS`` words, every target in longer texts: ``check.CLASSES``;
+one model for all), is at least 0.90 over at least 20 rows; a class where no threshold of the grid reaches
+that is closed (``check.CLOSED``: none of its picks is made). Compared: the
 full score alone, the score with the parse flags, every feature.
 ``--write`` fits on every row and writes the model and the threshold into ``chooser.json`` under
 ``check`` and the report to ``benchmarks/results/swapsyn_check.md``.
@@ -40,12 +45,14 @@ from bench.evaluation.intervals import wilson_ci  # noqa: E402
 from perturb.generators.swapsyn import check, chooser  # noqa: E402
 
 VALIDITY = ROOT / "benchmarks" / "data" / "validity"
-SAMPLES = tuple(VALIDITY / name for name in ("blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind12"))
+SAMPLES = tuple(VALIDITY / name for name in ("blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind12",
+                                              "blind13", "blind15", "blind16"))
 MD = ROOT / "benchmarks" / "results" / "swapsyn_check.md"
 MIN_PRECISION, MIN_ROWS, FOLDS, L2 = 0.90, 20, 5, 1.0
 GRID = [round(0.50 + 0.01 * i, 2) for i in range(50)]
 SOURCE = {"SWAPSYN-GLOVE": "glove", "SWAPSYN-WNET": "wordnet"}
 VARIANTS = {"score only": ("score_logit",), "score + parse flags": ("score_logit",) + check.FLAGS + ("upper", "glove"),
+            "every feature but the word count": tuple(n for n in check.NAMES if n != "log_words"),
             "every feature (shipped)": check.NAMES}
 COMMAND = "python benchmarks/lexsub/check_fit.py --write"
 
@@ -148,17 +155,17 @@ def choose(points) -> float:
     return min(ok)
 
 
-def of_class(rows, idx, source: str, pos_class: str) -> list:
-    """The rows of ``idx`` of that source whose target is of that class (:func:`check.pos_class`)."""
-    return [i for i in idx if SOURCE[rows[i]["set"]] == source and check.pos_class(rows[i]["pos"]) == pos_class]
+def of_class(rows, idx, source: str, klass: str) -> list:
+    """The rows of ``idx`` of that source whose pick is of that class (:func:`check.target_class`)."""
+    return [i for i in idx if SOURCE[rows[i]["set"]] == source and check.target_class(rows[i]["pos"], rows[i]["original"]) == klass]
 
 
 def thresholds_per_source(rows, p, idx) -> dict:
-    """source -> {target class -> :func:`choose` over the picked rows of that source and class, None if none}."""
+    """source -> {class -> :func:`choose` over the picked rows of that source and class, None if none}."""
     out = {}
     for source in ("glove", "wordnet"):
         out[source] = {}
-        for c in check.POS_CLASSES:
+        for c in check.CLASSES:
             try:
                 out[source][c] = choose(curve(rows, p, of_class(rows, idx, source, c)))
             except SystemExit:
@@ -167,13 +174,13 @@ def thresholds_per_source(rows, p, idx) -> dict:
 
 
 def check_threshold_of(model: dict, row: dict) -> float:
-    """The shipped check threshold that applies to a featurised row (its source and target class)."""
-    return check.thresholds_of(model, SOURCE[row["set"]])[check.pos_class(row["pos"])]
+    """The shipped check threshold that applies to a featurised row (its source and class)."""
+    return check.thresholds_of(model, SOURCE[row["set"]])[check.target_class(row["pos"], row["original"])]
 
 
 def kept(rows, p, idx, source: str, ts: dict) -> list:
     """The rows of ``idx`` of that source at or above the threshold of their class in ``ts``."""
-    return [i for c in check.POS_CLASSES for i in of_class(rows, idx, source, c) if ts[c] is not None and p[i] >= ts[c]]
+    return [i for c in check.CLASSES for i in of_class(rows, idx, source, c) if ts[c] is not None and p[i] >= ts[c]]
 
 
 def auc(scores, labels) -> float:
@@ -197,9 +204,9 @@ def report(rows, thresholds, results, chosen) -> str:
              f"{len(idx)} of them at or above the shipped chooser's thresholds ({thresholds['glove']:g} GloVe, "
              f"{thresholds['wordnet']:g} WordNet): the rows the curve counts. Cross-validated: {FOLDS} folds by the "
              f"SHA-256 of the lower-cased query. Threshold: the lowest on a 0.01 grid with precision >= {MIN_PRECISION:g} "
-             f"over >= {MIN_ROWS} rows, per source and target class (verbs / the others). Precision with its Wilson "
-             f"95% interval.", "",
-             "| model | AUC over the picked rows | thresholds, verbs / other (GloVe; WordNet) | GloVe kept | WordNet kept |",
+             f"over >= {MIN_ROWS} rows, per source and class of pick (verbs / the others in texts of fewer than "
+             f"{check.LONG_WORDS} words; every target in longer texts). Precision with its Wilson 95% interval.", "",
+             "| model | AUC over the picked rows | thresholds, verbs / other / long (GloVe; WordNet) | GloVe kept | WordNet kept |",
              "|---|---:|---:|---|---|"]
     y = [rows[i]["valid"] for i in idx]
     for name, (p, ts) in results.items():
@@ -208,24 +215,28 @@ def report(rows, thresholds, results, chosen) -> str:
             base = [i for i in idx if SOURCE[rows[i]["set"]] == source]
             keep = kept(rows, p, idx, source, ts[source])
             cells.append(f"{_ci(sum(rows[i]['valid'] for i in keep), len(keep))} of {len(base)}")
-        shown = "; ".join(" / ".join("-" if ts[s][c] is None else f"{ts[s][c]:g}" for c in check.POS_CLASSES)
+        shown = "; ".join(" / ".join("-" if ts[s][c] is None else f"{ts[s][c]:g}" for c in check.CLASSES)
                           for s in ("glove", "wordnet"))
         lines.append(f"| {name} | {auc([p[i] for i in idx], y):.3f} | {shown} | " + " | ".join(cells) + " |")
     p, ts = results[chosen]
-    lines += ["", f"Curve of the shipped check ({chosen}) per source and target class: threshold, picks kept, "
+    lines += ["", f"Curve of the shipped check ({chosen}) per source and class of pick: threshold, picks kept, "
               f"precision; the chosen threshold in bold.", ""]
     for source in ("glove", "wordnet"):
-        per = {c: of_class(rows, idx, source, c) for c in check.POS_CLASSES}
+        per = {c: of_class(rows, idx, source, c) for c in check.CLASSES}
         lines += [f"{'GloVe' if source == 'glove' else 'WordNet'}:", "",
-                  "| threshold | verbs kept | verbs precision | other kept | other precision |", "|---:|---:|---|---:|---|"]
-        points = list(zip(*(curve(rows, p, per[c]) for c in check.POS_CLASSES)))
-        for k, ((t, nv, kv), (_, no, ko)) in enumerate(points):
-            chosen_here = [c for c in check.POS_CLASSES if ts[source][c] == t]
+                  "| threshold | " + " | ".join(f"{c} kept | {c} precision" for c in check.CLASSES) + " |",
+                  "|---:|" + "---:|---|" * len(check.CLASSES)]
+        points = list(zip(*(curve(rows, p, per[c]) for c in check.CLASSES)))
+        for k, point in enumerate(points):
+            t = point[0][0]
+            chosen_here = [c for c in check.CLASSES if ts[source][c] == t]
             if k % 5 and not chosen_here:
                 continue
-            cell = {c: (f"**{n} of {len(per[c])}**", f"**{_ci(k_, n)}**") if c in chosen_here else (f"{n} of {len(per[c])}", _ci(k_, n))
-                    for c, n, k_ in (("verb", nv, kv), ("other", no, ko))}
-            lines.append(f"| {t:.2f} | {cell['verb'][0]} | {cell['verb'][1]} | {cell['other'][0]} | {cell['other'][1]} |")
+            cells = []
+            for c, (_, n, k_) in zip(check.CLASSES, point):
+                kept_, prec = f"{n} of {len(per[c])}", _ci(k_, n)
+                cells += [f"**{kept_}**", f"**{prec}**"] if c in chosen_here else [kept_, prec]
+            lines.append(f"| {t:.2f} | " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)
 
@@ -237,7 +248,8 @@ def write_model(rows, thresholds: dict) -> None:
     part = fit_logistic(X, y, L2)
     model["check"] = dict(part, features=list(check.NAMES), l2=L2, rows=len(rows), valid=int(y.sum()),
                           fitted_on=f"{len(rows)} blind labels of picks ({', '.join(sorted({r['sample'] for r in rows}))})",
-                          rule=f"per source and target class (verbs, other), the lowest threshold whose cross-validated "
+                          rule=f"per source and class of pick (verbs and other targets in texts of fewer than "
+                               f"{check.LONG_WORDS} words, every target in longer texts), the lowest threshold whose cross-validated "
                                f"precision over the picked rows is >= {MIN_PRECISION:g}",
                           thresholds=thresholds, command=COMMAND)
     if COMMAND not in model["command"]:
@@ -265,9 +277,10 @@ def main(argv=None) -> int:
              f"read as the article).\n")
     print(text)
     if args.write:
-        if any(None in per.values() for per in results[chosen][1].values()):
-            raise SystemExit("no threshold to write")
-        write_model(rows, results[chosen][1])
+        got = results[chosen][1]
+        if any(all(t is None for t in per.values()) for per in got.values()):
+            raise SystemExit("no threshold to write: every class of a source is closed")
+        write_model(rows, {s: {c: check.CLOSED if t is None else t for c, t in per.items()} for s, per in got.items()})
         Path(args.md).write_text(text, encoding="utf-8")
         print(f"wrote {chooser.MODEL_FILE} and {args.md}")
     return 0

@@ -3,9 +3,10 @@ and on queries of five styles.
 
     python benchmarks/lexsub/frontier.py [--n 200] [--seed 0] [--md FILE]
 
-Per set and check setting: one threshold ``T`` for verb and other targets alike
-(``make(name, check_threshold=T, verb_check_threshold=T)``; 0 is the chooser alone, without the check), on
-a grid, and the set's shipped pair (a threshold for verbs, one for the other targets):
+Per set and check setting: one threshold ``T`` for every class of pick alike
+(``make(name, check_threshold=T, verb_check_threshold=T, long_check_threshold=T)``; 0 is the chooser alone,
+without the check), on a grid, and the set's shipped triple (a threshold for verbs and one for the other
+targets in short texts, one for every target in long texts: ``check.CLASSES``):
 
 * **CV precision**: the pick check's cross-validated precision at that setting over the labelled picks of
   that set's source (``check_fit.py``'s rows, folds and model; Wilson 95% interval), as the shipped
@@ -38,29 +39,29 @@ SETS = ("SWAPSYN-GLOVE", "SWAPSYN-WNET")
 
 
 def shipped(name: str) -> tuple:
-    """The set's shipped check thresholds: (verb targets, other targets)."""
+    """The set's shipped check thresholds, in the order of ``check.CLASSES`` (verbs, other targets, long texts)."""
     from perturb.generators.swapsyn import check, chooser
 
     got = check.thresholds_of(chooser.load_model(), "glove" if name == "SWAPSYN-GLOVE" else "wordnet")
-    return round(got["verb"], 2), round(got["other"], 2)
+    return tuple(round(got[c], 2) for c in check.CLASSES)
 
 
 def grid(name: str) -> tuple:
-    """The settings ``(verb threshold, other threshold)``: :data:`THRESHOLDS` for both, then the shipped pair."""
-    return tuple((t, t) for t in THRESHOLDS) + (shipped(name),)
+    """The settings (one threshold per ``check.CLASSES``): :data:`THRESHOLDS` for all, then the shipped triple."""
+    return tuple((t, t, t) for t in THRESHOLDS) + (shipped(name),)
 
 
 def cv_precision() -> dict:
     """(set, threshold) -> (kept, valid) of the check's cross-validated curve over the picked rows."""
     from benchmarks.lexsub import check_fit
-    from perturb.generators.swapsyn import chooser
+    from perturb.generators.swapsyn import check, chooser
 
     rows, p = check_fit.cross_validated_rows()
     idx = check_fit.picked(rows, chooser.load_model()["thresholds"])
     out = {}
     for name in SETS:
         for t in grid(name):
-            kept = check_fit.kept(rows, p, idx, check_fit.SOURCE[name], {"verb": t[0], "other": t[1]})
+            kept = check_fit.kept(rows, p, idx, check_fit.SOURCE[name], dict(zip(check.CLASSES, t)))
             out[(name, t)] = (len(kept), sum(rows[i]["valid"] for i in kept))
     return out
 
@@ -75,7 +76,7 @@ def applicability(n: int, seed: int) -> dict:
         items = [(f"q{i}", t) for i, t in enumerate(texts)]
         for name in SETS:
             for t in grid(name):
-                gen = make(name, verb_check_threshold=t[0], check_threshold=t[1])
+                gen = make(name, verb_check_threshold=t[0], check_threshold=t[1], long_check_threshold=t[2])
                 done = gen.cap_set(texts, gen.perturb_batch(items, seed))
                 out[(name, t, style)] = (sum(r.applied for r in done), len(texts))
                 print(f"{name} check {_label(t)} {style}: {out[(name, t, style)][0]}/{len(texts)}", flush=True)
@@ -104,14 +105,15 @@ def ceiling(n: int, seed: int) -> dict:
     for style, texts in styles(n, seed).items():
         for name in SETS:
             gen = make(name)
-            hits = sum(any(gen.check_passes(c.pos, p) for c, p in ranks) for ranks in checked_ranks(gen, texts))
+            hits = sum(any(gen.check_passes(c.pos, text, p) for c, p in ranks)
+                       for text, ranks in zip(texts, checked_ranks(gen, texts)))
             out[(name, style)] = (hits, len(texts))
     return out
 
 
 def _label(t: tuple) -> str:
-    """A setting as the table shows it: one threshold, or ``verbs V / other O``."""
-    return f"{t[0]:.2f}" if t[0] == t[1] else f"verbs {t[0]:.2f} / other {t[1]:.2f}"
+    """A setting as the table shows it: one threshold, or ``verbs V / other O / long L``."""
+    return f"{t[0]:.2f}" if len(set(t)) == 1 else f"verbs {t[0]:.2f} / other {t[1]:.2f} / long {t[2]:.2f}"
 
 
 def _shares(cells) -> str:

@@ -65,7 +65,8 @@ def test_model_file_has_the_check_with_its_features_and_command():
     assert part["features"] == list(check.NAMES) and len(part["weights"]) == len(check.NAMES) == len(part["mu"])
     assert set(part["thresholds"]) == {"glove", "wordnet"}
     for per in part["thresholds"].values():
-        assert set(per) == set(check.POS_CLASSES) and all(0.5 <= t < 1 for t in per.values())
+        assert set(per) == set(check.CLASSES) and all(0.5 <= t < 1 or t == check.CLOSED for t in per.values())
+        assert any(t < 1 for t in per.values())
     script = re.search(r"benchmarks/lexsub/\w+\.py", part["command"]).group(0)
     assert (ROOT / script).is_file()
 
@@ -81,16 +82,17 @@ def test_every_applied_swap_passed_the_check_and_the_check_only_moves_or_removes
     items = [(str(i), t) for i, t in enumerate(TEXTS)]
     gen = generator(name)
     checked = gen.perturb_batch(items, 0)
-    unchecked = make(name, check_threshold=0.0, verb_check_threshold=0.0).perturb_batch(items, 0)
-    for p in checked:
+    unchecked = make(name, check_threshold=0.0, verb_check_threshold=0.0, long_check_threshold=0.0).perturb_batch(items, 0)
+    for (_, text), p in zip(items, checked):
         if p.applied:
-            assert _check_of(p.detail) >= gen.checker_of(p.detail.split(":", 1)[0]).threshold
-    for a, b in zip(checked, unchecked):
+            assert _check_of(p.detail) >= gen.checker_of(p.detail.split(":", 1)[0], text).threshold
+    for (_, text), a, b in zip(items, checked, unchecked):
         assert b.applied or not a.applied  # the check never changes a query the chooser alone leaves
         if a.applied and a.text != b.text:  # a later candidate only where the check refuses the first
-            assert _check_of(b.detail) < gen.checker_of(b.detail.split(":", 1)[0]).threshold
+            assert _check_of(b.detail) < gen.checker_of(b.detail.split(":", 1)[0], text).threshold
     assert sum(p.applied for p in unchecked) >= sum(p.applied for p in checked) and any(p.applied for p in unchecked)
-    assert not any(p.applied for p in make(name, check_threshold=1.0, verb_check_threshold=1.0).perturb_batch(items, 0))
+    closed = make(name, check_threshold=1.0, verb_check_threshold=1.0, long_check_threshold=1.0)
+    assert not any(p.applied for p in closed.perturb_batch(items, 0))
 
 
 @pytest.mark.parametrize("name", SETS)
@@ -106,15 +108,15 @@ def test_the_pick_is_the_first_ranked_candidate_that_passes_the_check(name):
                      "what would happen if you start car without maf sensor plug connected",
                      "how long does nicotine stay in your blood stream"]
     passed_over = 0
-    for verb in (0.0, 0.9, 0.99):
-        gen = make(name, verb_check_threshold=verb)
+    for verb, other in ((0.0, None), (0.9, None), (0.99, None), (0.5, 0.8), (0.5, 0.95)):
+        gen = make(name, verb_check_threshold=verb, check_threshold=other)
         model = chooser.load_model()
         docs = parsing.parse([tagging_copy(t) for t in texts])
         picks = gen.choose(texts, docs)
         for text, doc, pick, cands in zip(texts, docs, picks, chooser.full_scores(texts, gen.allowed(texts, docs), model)):
             tokens = {t.idx: t for t in doc}
             ranks = [(c, check.probability(model, c, tokens[c.start], text, gen.source)) for c in chooser.ranked(cands, gen.threshold)]
-            first = next(((c, p) for c, p in ranks if gen.check_passes(c.pos, p)), None)
+            first = next(((c, p) for c, p in ranks if gen.check_passes(c.pos, text, p)), None)
             assert (pick is None) == (first is None), text
             if pick is not None:
                 assert (pick.start, pick.new, pick.check) == (first[0].start, first[0].new, first[1]), text
@@ -135,13 +137,61 @@ def test_verb_targets_answer_to_their_own_check_threshold(name):
     assert pos[(1.0, 0.0)] and set(pos[(1.0, 0.0)]) == {"v"}
 
 
+LONG_TEXTS = ["what are the most common causes of swelling in the feet and ankles of older people",
+              "how long does it usually take for a broken bone in the wrist to heal completely",
+              "the results indicate a strong dependence of the stability on the thickness of the shell",
+              "a simple method is described for computing the pressure distribution on a thin wing"]
+
+
+def test_a_pick_in_a_long_text_answers_to_the_long_threshold_whatever_its_pos():
+    from perturb.generators.swapsyn import check
+
+    assert check.target_class("v", "how to buy a used phone") == "verb"
+    assert check.target_class("n", "how to buy a used phone") == "other"
+    assert check.target_class("v", " ".join(["word"] * check.LONG_WORDS)) == "long"
+    assert check.target_class("n", " ".join(["word"] * (check.LONG_WORDS - 1))) == "other"
+    assert all(check.words_of(t) >= check.LONG_WORDS for t in LONG_TEXTS)
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_long_texts_answer_to_their_own_check_threshold(name):
+    from perturb import make
+
+    items = [(str(i), t) for i, t in enumerate(LONG_TEXTS + TEXTS)]
+    long_only = make(name, check_threshold=1.0, verb_check_threshold=1.0, long_check_threshold=0.0).perturb_batch(items, 0)
+    short_only = make(name, check_threshold=0.0, verb_check_threshold=0.0, long_check_threshold=1.0).perturb_batch(items, 0)
+    n = len(LONG_TEXTS)
+    assert any(p.applied for p in long_only[:n]) and not any(p.applied for p in long_only[n:])
+    assert any(p.applied for p in short_only[n:]) and not any(p.applied for p in short_only[:n])
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_a_closed_class_makes_no_pick_of_its_class(name):
+    from perturb import make
+    from perturb.generators.swapsyn import check
+
+    items = [(str(i), t) for i, t in enumerate(LONG_TEXTS + TEXTS)]
+    done = make(name, verb_check_threshold=check.CLOSED, check_threshold=0.0, long_check_threshold=0.0).perturb_batch(items, 0)
+    assert not any(p.applied and p.detail.startswith("v:") for (_, t), p in zip(items, done) if check.words_of(t) < check.LONG_WORDS)
+    assert any(p.applied for p in done)
+
+
+def test_the_word_count_is_a_feature_of_the_check():
+    from perturb.generators.swapsyn import check
+
+    i = check.NAMES.index("log_words")
+    assert i == len(check.FLAGS) + 3
+    assert math.isclose(math.log(check.words_of("a b  c\td")), math.log(4))
+
+
 def test_check_threshold_is_recorded_in_the_config():
     from perturb import make
 
     cfg = generator("SWAPSYN-WNET").config()
-    assert "check_threshold" in str(cfg) and "verb_check_threshold" in str(cfg)
-    assert make("SWAPSYN-WNET", check_threshold=0.5).config() != cfg
-    assert make("SWAPSYN-WNET", verb_check_threshold=0.5).config() != cfg
+    assert all(k in str(cfg) for k in ("check_threshold", "verb_check_threshold", "long_check_threshold"))
+    assert make("SWAPSYN-WNET", check_threshold=0.97).config() != cfg
+    assert make("SWAPSYN-WNET", verb_check_threshold=0.97).config() != cfg
+    assert make("SWAPSYN-WNET", long_check_threshold=0.97).config() != cfg
 
 
 def test_swap_offsets_are_recovered_from_a_pair():

@@ -7,10 +7,12 @@ precision says. The check is fitted on blind labels of such picks on fresh queri
 (``benchmarks/lexsub/check_fit.py``; weights in ``chooser.json`` under ``check``). Its features
 (:data:`NAMES`): the pick's full score as a log-odds, how the target sits in the parse
 (:data:`FLAGS`, from spaCy's dependency labels), whether the text is written in capitals, whether
-the candidates came from GloVe, and the chooser's own features of the pick. Each set has two check
-thresholds, one for verb targets and one for the others (:data:`POS_CLASSES`): on the fitting rows the
-check separates valid from invalid verb picks less well, so verbs need a higher probability for the same
-cross-validated precision. A candidate whose check probability is below its threshold is passed over
+the candidates came from GloVe, the log of the text's word count, and the chooser's own features of the
+pick. Each set has three check thresholds (:data:`CLASSES`, :func:`target_class`): one for any target of a
+long text (:data:`LONG_WORDS` words or more: sentences and long questions, where picks keep the meaning less
+often), and in shorter texts one for verb targets and one for the others (on the fitting rows the check
+separates valid from invalid verb picks less well, so verbs need a higher probability for the same
+cross-validated precision). A candidate whose check probability is below its threshold is passed over
 (:meth:`perturb.generators.swapsyn.generator.ChosenSwap.choose` takes the next one in the chooser's order).
 """
 from __future__ import annotations
@@ -23,9 +25,14 @@ from perturb.generators.swapsyn import chooser
 #: how the target token sits in the parse, each 1.0 or 0.0 (:func:`flags`)
 FLAGS = ("clausal", "passive", "compound", "attr_adj", "participle_noun", "verb_prep", "particle",
          "noun_amod", "attr_participle", "prep_child", "dobj")
-NAMES = ("score_logit",) + FLAGS + ("upper", "glove") + chooser.FEATURES
-#: the target classes with a threshold of their own (:func:`pos_class`)
-POS_CLASSES = ("verb", "other")
+NAMES = ("score_logit",) + FLAGS + ("upper", "glove", "log_words") + chooser.FEATURES
+#: the classes of a pick with a threshold of their own (:func:`target_class`)
+CLASSES = ("verb", "other", "long")
+#: a text of at least this many words is long: its picks form the class ``long`` whatever their POS
+LONG_WORDS = 10
+#: the threshold of a closed class, above every probability: no threshold of the fit's grid reached the
+#: cross-validated precision its rule asks for, so no pick of that class is made
+CLOSED = 1.01
 _CLAUSAL = ("xcomp", "ccomp", "oprd")
 _NOMINAL = ("NOUN", "PROPN")
 
@@ -47,15 +54,23 @@ def flags(tok) -> Tuple[float, ...]:
     return tuple(float(b) for b in on)
 
 
-def pos_class(pos: str) -> str:
-    """The :data:`POS_CLASSES` entry of a pick's POS (the chooser's one-letter tag)."""
+def words_of(text: str) -> int:
+    """The word count of a text (white-space separated)."""
+    return len(text.split())
+
+
+def target_class(pos: str, text: str) -> str:
+    """The :data:`CLASSES` entry of a pick of POS ``pos`` (the chooser's one-letter tag) in ``text``: ``long``
+    in a text of :data:`LONG_WORDS` words or more, else ``verb`` or ``other``."""
+    if words_of(text) >= LONG_WORDS:
+        return "long"
     return "verb" if pos == "v" else "other"
 
 
 def thresholds_of(model: dict, source: str) -> dict:
-    """``{pos class: threshold}`` of the check for ``source`` (``chooser.json`` under ``check``)."""
+    """``{class: threshold}`` of the check for ``source`` (``chooser.json`` under ``check``)."""
     got = model["check"]["thresholds"][source]
-    return {c: float(got[c]) for c in POS_CLASSES}
+    return {c: float(got[c]) for c in CLASSES}
 
 
 def score_logit(score: float) -> float:
@@ -66,7 +81,8 @@ def score_logit(score: float) -> float:
 
 def features(pick: chooser.Scored, tok, text: str, source: str) -> Tuple[float, ...]:
     """The check's features (:data:`NAMES`) of a fully scored pick whose target is ``tok``."""
-    return (score_logit(pick.score),) + flags(tok) + (float(text.isupper()), float(source == "glove")) + tuple(pick.x)
+    return ((score_logit(pick.score),) + flags(tok) + (float(text.isupper()), float(source == "glove"),
+            round(math.log(max(1, words_of(text))), 6)) + tuple(pick.x))
 
 
 def probability(model: dict, pick: chooser.Scored, tok, text: str, source: str) -> float:

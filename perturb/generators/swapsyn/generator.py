@@ -155,22 +155,27 @@ def chooser_threshold(source: str) -> Threshold:
 
 
 #: the spec's name and the generator's keyword of the check threshold of each target class
-CHECKS = {"other": ("pick check", "check_threshold"), "verb": ("pick check on verbs", "verb_check_threshold")}
+CHECKS = {"other": ("pick check", "check_threshold"), "verb": ("pick check on verbs", "verb_check_threshold"),
+          "long": ("pick check in long texts", "long_check_threshold")}
+_TARGETS = {"other": f"targets other than verbs in texts of fewer than {check.LONG_WORDS} words",
+            "verb": f"verb targets in texts of fewer than {check.LONG_WORDS} words",
+            "long": f"every target in texts of {check.LONG_WORDS} words or more"}
 
 
-def check_threshold(source: str, pos_class: str = "other") -> Threshold:
-    """The pick check (:mod:`perturb.generators.swapsyn.check`) on targets of ``pos_class`` as a threshold of the spec."""
+def check_threshold(source: str, target_class: str = "other") -> Threshold:
+    """The pick check (:mod:`perturb.generators.swapsyn.check`) on picks of ``target_class``
+    (:func:`check.target_class`) as a threshold of the spec."""
     model = chooser.load_model()
     part = model["check"]
-    name, key = CHECKS[pos_class]
-    targets = "verb targets" if pos_class == "verb" else "targets other than verbs"
+    name, key = CHECKS[target_class]
+    targets = _TARGETS[target_class]
     return threshold_constraint(
-        name, check.thresholds_of(model, source)[pos_class], key=key,
+        name, check.thresholds_of(model, source)[target_class], key=key,
         description=f"on {targets}, the pick check's probability that the chosen swap keeps the information need "
                     "reaches the threshold",
         evidence=f"logistic model over the pick's score, its parse and the chooser's features (chooser.json, {part['fitted_on']})",
         tuning=Tuning("perturb/generators/swapsyn/chooser.json", "chooser_cv",
-                      {"min_precision": 0.9, "source": source, "part": "check", "pos": pos_class}, note=part["rule"]))
+                      {"min_precision": 0.9, "source": source, "part": "check", "pos": target_class}, note=part["rule"]))
 
 
 _DETAIL = re.compile(r"^\w:'(?P<word>[^']*)'->'(?P<new>[^']*)' \(score (?P<score>[0-9.]+); lemma (?P<lemma>\w+)"
@@ -184,10 +189,11 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
     spec = None  # set by the subclasses
 
     def __init__(self, threshold: Optional[float] = None, max_word_share: Optional[float] = None,
-                 check_threshold: Optional[float] = None, verb_check_threshold: Optional[float] = None):
+                 check_threshold: Optional[float] = None, verb_check_threshold: Optional[float] = None,
+                 long_check_threshold: Optional[float] = None):
         self.verifier = self.spec.constraint("fitted chooser").with_values(threshold=threshold)
-        self.checker = self.spec.constraint(CHECKS["other"][0]).with_values(threshold=check_threshold)
-        self.verb_checker = self.spec.constraint(CHECKS["verb"][0]).with_values(threshold=verb_check_threshold)
+        given = {"other": check_threshold, "verb": verb_check_threshold, "long": long_check_threshold}
+        self.checkers = {c: self.spec.constraint(CHECKS[c][0]).with_values(threshold=given[c]) for c in check.CLASSES}
         self.cap = WORD_CAP.with_values(max_share=max_word_share)
 
     @property
@@ -198,7 +204,7 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
         from perturb.resources.wordnet_reader import find_wordnet, wordnet_content_sha
 
         found = find_wordnet()
-        cfg = self.spec.config([self.verifier, self.checker, self.verb_checker, *self.vetoes()],
+        cfg = self.spec.config([self.verifier, *(self.checkers[c] for c in check.CLASSES), *self.vetoes()],
                                pos_model=parsing.model_name() or "missing",
                                wordnet=found[0] if found else "missing", chooser_sha256=_model_sha(),
                                features=list(chooser.FEATURES))
@@ -236,7 +242,7 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
 
         def accept(i: int, c: chooser.Scored) -> bool:
             checked[(i, c.start, c.new)] = p = self.check_probability(model, texts[i], docs[i], c)
-            return self.check_passes(c.pos, p)
+            return self.check_passes(c.pos, texts[i], p)
 
         picks = chooser.best(texts, allowed, model, self.threshold, accept)
         return [None if p is None else replace(p, check=checked[(i, p.start, p.new)]) for i, p in enumerate(picks)]
@@ -261,13 +267,15 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
         """The pick check's probability for a fully scored candidate ``c`` of ``text`` (parsed as ``doc``)."""
         return check.probability(model, c, next(t for t in doc if t.idx == c.start), text, self.source)
 
-    def check_passes(self, pos: str, probability: float) -> bool:
-        """Whether a pick of POS ``pos`` (the chooser's tag) with this check probability passes its class's threshold."""
-        return self.checker_of(pos).passes(probability)
+    def check_passes(self, pos: str, text: str, probability: float) -> bool:
+        """Whether a pick of POS ``pos`` (the chooser's tag) in ``text`` with this check probability passes its
+        class's threshold."""
+        return self.checker_of(pos, text).passes(probability)
 
-    def checker_of(self, pos: str) -> Threshold:
-        """The check threshold of a pick of POS ``pos`` (the chooser's tag): :data:`CHECKS` by :func:`check.pos_class`."""
-        return self.verb_checker if check.pos_class(pos) == "verb" else self.checker
+    def checker_of(self, pos: str, text: str) -> Threshold:
+        """The check threshold of a pick of POS ``pos`` (the chooser's tag) in ``text``: :data:`CHECKS` by
+        :func:`check.target_class`."""
+        return self.checkers[check.target_class(pos, text)]
 
     @staticmethod
     def _passes(vetoes, doc, tokens, c: chooser.Scored, banned: frozenset) -> bool:
