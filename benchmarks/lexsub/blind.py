@@ -435,7 +435,7 @@ def added(held: Sequence[str], previous: Sequence[float], seed: int, out: Path, 
 
     def keep(name, items, now):
         t = threshold[name]
-        before = top_pick_only(make(name, check_threshold=t, verb_check_threshold=t)).perturb_batch(items, 0)
+        before = top_pick_only(make(name, check_threshold=t, verb_check_threshold=t, long_check_threshold=t)).perturb_batch(items, 0)
         return [a.applied and (not b.applied or b.text != a.text) for a, b in zip(now, before)], sum(b.applied for b in before)
 
     shown = ", ".join(f"{n} {t:g}" for n, t in threshold.items())

@@ -22,8 +22,9 @@ targets in texts of fewer than ``check.LONG_WORDS`` words, every target in longe
 one model for all), is at least 0.90 over at least 20 rows; a class where no threshold of the grid reaches
 that is closed (``check.CLOSED``: none of its picks is made). Compared: the
 full score alone, the score with the parse flags, every feature.
-``--write`` fits on every row and writes the model and the threshold into ``chooser.json`` under
-``check`` and the report to ``benchmarks/results/swapsyn_check.md``.
+``--write`` fits on every row and writes the model, the thresholds and the longest text's word count (``max_words``:
+the generator clips the word count to it) into ``chooser.json`` under ``check`` and the report to
+``benchmarks/results/swapsyn_check.md``.
 """
 from __future__ import annotations
 
@@ -247,6 +248,7 @@ def write_model(rows, thresholds: dict) -> None:
     model = json.loads(path.read_text(encoding="utf-8"))
     part = fit_logistic(X, y, L2)
     model["check"] = dict(part, features=list(check.NAMES), l2=L2, rows=len(rows), valid=int(y.sum()),
+                          max_words=max(check.words_of(r["original"]) for r in rows),
                           fitted_on=f"{len(rows)} blind labels of picks ({', '.join(sorted({r['sample'] for r in rows}))})",
                           rule=f"per source and class of pick (verbs and other targets in texts of fewer than "
                                f"{check.LONG_WORDS} words, every target in longer texts), the lowest threshold whose cross-validated "

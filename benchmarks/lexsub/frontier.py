@@ -129,7 +129,8 @@ def table(cv: dict, changed: dict, argv: str, top: dict) -> str:
     lines = ["# The synonym sets' frontier: pick-check threshold, cross-validated precision, queries changed", "",
              f"`{argv}`", "",
              "Check threshold 0 is the chooser alone; one number is one threshold for every target, the shipped row "
-             "has one for verb targets and one for the others. CV precision: the check's cross-validated precision over the "
+             "has one for verb targets and one for the others in texts of fewer than 10 words and one for every target in "
+             "longer texts (1.01: closed, no such pick). CV precision: the check's cross-validated precision over the "
              "labelled picks of the set's source (benchmarks/results/swapsyn_check.md; Wilson 95%). Changed: share of "
              "queries changed per style, the word cap applied over each style's batch.", ""]
     for name in SETS:

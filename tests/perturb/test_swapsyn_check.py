@@ -176,12 +176,23 @@ def test_a_closed_class_makes_no_pick_of_its_class(name):
     assert any(p.applied for p in done)
 
 
-def test_the_word_count_is_a_feature_of_the_check():
-    from perturb.generators.swapsyn import check
+def test_the_word_count_is_a_feature_of_the_check_clipped_to_the_longest_fitted_text():
+    from perturb.generators.swapsyn import check, chooser
 
     i = check.NAMES.index("log_words")
     assert i == len(check.FLAGS) + 3
-    assert math.isclose(math.log(check.words_of("a b  c\td")), math.log(4))
+    assert check.words_of("a b  c\td") == 4
+    pick = chooser.Scored(0, 4, "word", "n", "term", "term", 0.5, 0.9, tuple(0.0 for _ in chooser.FEATURES))
+    doc = _doc(["word"] + ["x"] * 59, ["NOUN"] * 60, ["NN"] * 60, ["ROOT"] + ["dep"] * 59, [0] * 60)
+    longest = chooser.load_model()["check"]["max_words"]
+    assert 20 <= longest < 60
+    text = " ".join(t.text for t in doc)
+    full = check.features(pick, doc[0], text, "glove")
+    assert full[i] == round(math.log(60), 6)
+    clipped = check.features(pick, doc[0], text, "glove", longest)
+    assert clipped[i] == round(math.log(longest), 6) and clipped[:i] + clipped[i + 1:] == full[:i] + full[i + 1:]
+    at_longest = " ".join(text.split()[:longest])
+    assert check.features(pick, doc[0], at_longest, "glove", longest)[i] == clipped[i]
 
 
 def test_check_threshold_is_recorded_in_the_config():

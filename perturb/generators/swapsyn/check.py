@@ -7,8 +7,8 @@ precision says. The check is fitted on blind labels of such picks on fresh queri
 (``benchmarks/lexsub/check_fit.py``; weights in ``chooser.json`` under ``check``). Its features
 (:data:`NAMES`): the pick's full score as a log-odds, how the target sits in the parse
 (:data:`FLAGS`, from spaCy's dependency labels), whether the text is written in capitals, whether
-the candidates came from GloVe, the log of the text's word count, and the chooser's own features of the
-pick. Each set has three check thresholds (:data:`CLASSES`, :func:`target_class`): one for any target of a
+the candidates came from GloVe, the log of the text's word count (clipped to the longest text of the fit,
+``max_words`` in ``chooser.json``), and the chooser's own features of the pick. Each set has three check thresholds (:data:`CLASSES`, :func:`target_class`): one for any target of a
 long text (:data:`LONG_WORDS` words or more: sentences and long questions, where picks keep the meaning less
 often), and in shorter texts one for verb targets and one for the others (on the fitting rows the check
 separates valid from invalid verb picks less well, so verbs need a higher probability for the same
@@ -18,7 +18,7 @@ cross-validated precision). A candidate whose check probability is below its thr
 from __future__ import annotations
 
 import math
-from typing import Tuple
+from typing import Optional, Tuple
 
 from perturb.generators.swapsyn import chooser
 
@@ -79,12 +79,16 @@ def score_logit(score: float) -> float:
     return round(math.log(s / (1.0 - s)), 6)
 
 
-def features(pick: chooser.Scored, tok, text: str, source: str) -> Tuple[float, ...]:
-    """The check's features (:data:`NAMES`) of a fully scored pick whose target is ``tok``."""
+def features(pick: chooser.Scored, tok, text: str, source: str, max_words: Optional[int] = None) -> Tuple[float, ...]:
+    """The check's features (:data:`NAMES`) of a fully scored pick whose target is ``tok``; the word count
+    clipped to ``max_words`` (the longest text the check was fitted on: a longer one is read as that long,
+    not extrapolated)."""
+    words = max(1, words_of(text) if max_words is None else min(words_of(text), max_words))
     return ((score_logit(pick.score),) + flags(tok) + (float(text.isupper()), float(source == "glove"),
-            round(math.log(max(1, words_of(text))), 6)) + tuple(pick.x))
+            round(math.log(words), 6)) + tuple(pick.x))
 
 
 def probability(model: dict, pick: chooser.Scored, tok, text: str, source: str) -> float:
     """The check's probability that the pick keeps the text's information need (rounded to 4 places)."""
-    return chooser.logistic(model["check"], features(pick, tok, text, source))
+    part = model["check"]
+    return chooser.logistic(part, features(pick, tok, text, source, int(part["max_words"])))

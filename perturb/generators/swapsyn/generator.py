@@ -168,11 +168,13 @@ def check_threshold(source: str, target_class: str = "other") -> Threshold:
     model = chooser.load_model()
     part = model["check"]
     name, key = CHECKS[target_class]
-    targets = _TARGETS[target_class]
+    targets, threshold = _TARGETS[target_class], check.thresholds_of(model, source)[target_class]
+    closed = (f" (closed: {check.CLOSED:g} is above every probability, so no such pick is made)"
+              if threshold >= check.CLOSED else "")
     return threshold_constraint(
-        name, check.thresholds_of(model, source)[target_class], key=key,
+        name, threshold, key=key,
         description=f"on {targets}, the pick check's probability that the chosen swap keeps the information need "
-                    "reaches the threshold",
+                    f"reaches the threshold{closed}",
         evidence=f"logistic model over the pick's score, its parse and the chooser's features (chooser.json, {part['fitted_on']})",
         tuning=Tuning("perturb/generators/swapsyn/chooser.json", "chooser_cv",
                       {"min_precision": 0.9, "source": source, "part": "check", "pos": target_class}, note=part["rule"]))
