@@ -194,13 +194,19 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
                  check_threshold: Optional[float] = None, verb_check_threshold: Optional[float] = None,
                  long_check_threshold: Optional[float] = None):
         self.verifier = self.spec.constraint("fitted chooser").with_values(threshold=threshold)
-        given = {"other": check_threshold, "verb": verb_check_threshold, "long": long_check_threshold}
-        self.checkers = {c: self.spec.constraint(CHECKS[c][0]).with_values(threshold=given[c]) for c in check.CLASSES}
+        self.checker = self.spec.constraint(CHECKS["other"][0]).with_values(threshold=check_threshold)
+        self.verb_checker = self.spec.constraint(CHECKS["verb"][0]).with_values(threshold=verb_check_threshold)
+        self.long_checker = self.spec.constraint(CHECKS["long"][0]).with_values(threshold=long_check_threshold)
         self.cap = WORD_CAP.with_values(max_share=max_word_share)
 
     @property
     def threshold(self) -> float:
         return self.verifier.threshold
+
+    @property
+    def checkers(self) -> Dict[str, Threshold]:
+        """The check threshold of each class of pick (:data:`check.CLASSES`)."""
+        return {"other": self.checker, "verb": self.verb_checker, "long": self.long_checker}
 
     def config(self) -> dict:
         from perturb.resources.wordnet_reader import find_wordnet, wordnet_content_sha
