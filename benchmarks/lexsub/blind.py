@@ -127,12 +127,13 @@ def collections() -> Dict[str, List[Tuple[str, str]]]:
     out["msmarco-question"] = msmarco_queries()
     out["claim-sentence"] = first = claim_sentences()
     out["claim-sentence-2"] = second = claim_sentences(seed=SEED + 1, skip_docs={q.split(":")[0] for q, _ in first})
-    out["claim-sentence-3"] = [(q, t) for q, t in abstract_sentences()
-                               if q.split(":")[0] not in {q.split(":")[0] for q, _ in first + second}]
+    drawn_docs = {q.split(":")[0] for q, _ in first + second}
+    out["claim-sentence-3"] = [(q, t) for q, t in abstract_sentences() if q.split(":")[0] not in drawn_docs]
     out["dictionary-sentence"] = first_dict = dictionary_sentences()
     out["dictionary-sentence-2"] = dictionary_sentences(seed=SEED + 1, skip={t for _, t in first_dict})
     longer = abstract_sentences(LONG_CLAIM_WORDS)
-    out["claim-sentence-long"] = sorted(random.Random(f"{SEED}:claim-sentence-long").sample(longer, min(LONG_POOL, len(longer))))
+    out["claim-sentence-long"] = sorted(random.Random(f"{SEED}:claim-sentence-long").sample(longer,
+                                                                                         min(LONG_POOL, len(longer))))
     return {s: [(q, _norm(t)) for q, t in qs if t.strip()] for s, qs in out.items()}
 
 
@@ -159,8 +160,8 @@ def dictionary_sentences(n: int = CLAIM_POOL, seed: int = SEED, skip: Iterable[s
     lo, hi = CLAIM_WORDS
     with gzip.open(folder_of() / f"{ENG_DEU}.dict.dz", "rt", encoding="utf-8", errors="replace") as fh:
         found = {_norm(m) for m in DICTIONARY_EXAMPLE.findall(fh.read())}
-    ok = sorted(t for t in found - set(skip) if t.isascii() and t[0].isupper() and t.endswith(".") and lo <= len(t.split()) <= hi
-                and not re.search(r'[.!?;"/()\[\]]', t[:-1]))
+    ok = sorted(t for t in found - set(skip) if t.isascii() and t[0].isupper() and t.endswith(".")
+                and lo <= len(t.split()) <= hi and not re.search(r'[.!?;"/()\[\]]', t[:-1]))
     drawn = random.Random(f"{seed}:dictionary-sentence").sample(ok, min(n, len(ok)))
     return sorted((f"fd:{hashlib.sha1(t.encode('utf-8')).hexdigest()[:12]}", t) for t in drawn)
 
@@ -295,6 +296,17 @@ def listing(drawn: Sequence[Swap], seed: int) -> Tuple[List[Tuple[str, str, str]
     return rows, key
 
 
+def write_sample(out: Path, drawn: Sequence[Swap], seed: int, sample_md) -> None:
+    """A sample to label in ``out``: ``listing.tsv`` and ``key.tsv`` (:func:`listing`) and ``sample.md``, the text
+    ``sample_md(pairs, set rows)`` gives."""
+    rows, key = listing(drawn, seed)
+    out.mkdir(parents=True, exist_ok=True)
+    write_tsv(out / "listing.tsv", ("item", "original", "variation"), rows)
+    write_tsv(out / "key.tsv", KEY_COLUMNS, key)
+    (out / "sample.md").write_text(sample_md(len(rows), len(key)), encoding="utf-8")
+    print(f"{len(rows)} pairs to label ({len(key)} set rows): {out / 'listing.tsv'}")
+
+
 def write_tsv(path: Path, header: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
     lines = ["\t".join(header)]
     for r in rows:
@@ -345,12 +357,7 @@ def sample(seed: int, per_cell: int, pool: int, out: Path, argv: str, only: Sequ
         both = [i for i in range(len(qs)) if g[i][1] and w[i][1]]
         overlap[style] = (len(both), sum(g[i][0] == w[i][0] for i in both))
         print(style, {n: stats[(n, style)] for n in SETS}, "both/identical", overlap[style], flush=True)
-    rows, key = listing(drawn, seed)
-    out.mkdir(parents=True, exist_ok=True)
-    write_tsv(out / "listing.tsv", ("item", "original", "variation"), rows)
-    write_tsv(out / "key.tsv", KEY_COLUMNS, key)
-    (out / "sample.md").write_text(sample_table(stats, overlap, drawn_n, argv), encoding="utf-8")
-    print(f"{len(rows)} pairs to label ({len(key)} set rows): {out / 'listing.tsv'}")
+    write_sample(out, drawn, seed, lambda pairs, rows: sample_table(stats, overlap, drawn_n, argv))
     return 0
 
 
@@ -417,14 +424,9 @@ def _census(held: Sequence[str], seed: int, out: Path, title: str, argv: str, te
             drawn += new
             lines.append(f"| {name} | {style} | {len(items)} | {sum(a.applied for a in now)} | {cell} | {len(new)} |")
             print(lines[-1], flush=True)
-    rows, key = listing(drawn, seed)
-    out.mkdir(parents=True, exist_ok=True)
-    write_tsv(out / "listing.tsv", ("item", "original", "variation"), rows)
-    write_tsv(out / "key.tsv", KEY_COLUMNS, key)
     head = [f"# {title}\n\n`{argv}`\n", text,
             f"| set | style | pool | changed now | {columns} | drawn |", "|---|---|---:|---:|---:|---:|"]
-    (out / "sample.md").write_text("\n".join(head + lines) + "\n", encoding="utf-8")
-    print(f"{len(rows)} pairs to label ({len(key)} set rows): {out / 'listing.tsv'}")
+    write_sample(out, drawn, seed, lambda pairs, rows: "\n".join(head + lines) + "\n")
     return 0
 
 
@@ -467,14 +469,9 @@ def merge(folders: Sequence[Path], seed: int, out: Path, argv: str) -> int:
             if (r["set"], r["original"], r["variation"]) not in seen:
                 seen.add((r["set"], r["original"], r["variation"]))
                 drawn.append(Swap(r["set"], r["style"], r["qid"], r["original"], r["variation"], r["detail"]))
-    rows, key = listing(drawn, seed)
-    out.mkdir(parents=True, exist_ok=True)
-    write_tsv(out / "listing.tsv", ("item", "original", "variation"), rows)
-    write_tsv(out / "key.tsv", KEY_COLUMNS, key)
     parts = "\n".join(f"* `{f}`: {(Path(f) / 'sample.md').read_text(encoding='utf-8')}" for f in folders)
-    (out / "sample.md").write_text(f"# Merged samples\n\n`{argv}`\n\n{len(rows)} pairs ({len(key)} set rows) from:\n\n"
-                                   f"{parts}\n", encoding="utf-8")
-    print(f"{len(rows)} pairs to label ({len(key)} set rows): {out / 'listing.tsv'}")
+    write_sample(out, drawn, seed, lambda pairs, rows: f"# Merged samples\n\n`{argv}`\n\n{pairs} pairs ({rows} set rows) "
+                                                       f"from:\n\n{parts}\n")
     return 0
 
 
@@ -517,13 +514,9 @@ def census(held: Sequence[str], md: Path, argv: str, missing_out: Optional[Path]
     for m in missing:
         print("not labelled:", *m, sep="\t")
     if missing_out is not None and missing:
-        rows, key = listing([Swap(*m) for m in missing], seed)
-        missing_out.mkdir(parents=True, exist_ok=True)
-        write_tsv(missing_out / "listing.tsv", ("item", "original", "variation"), rows)
-        write_tsv(missing_out / "key.tsv", KEY_COLUMNS, key)
-        (missing_out / "sample.md").write_text(f"# The census's changed queries no held sample labels\n\n`{argv}`\n\n"
-                                               f"{len(rows)} pairs ({len(key)} set rows).\n", encoding="utf-8")
-        print(f"{len(rows)} pairs to label: {missing_out / 'listing.tsv'}")
+        write_sample(missing_out, [Swap(*m) for m in missing], seed,
+                     lambda pairs, rows: f"# The census's changed queries no held sample labels\n\n`{argv}`\n\n"
+                                         f"{pairs} pairs ({rows} set rows).\n")
     return 0
 
 

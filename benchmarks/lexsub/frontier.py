@@ -124,15 +124,16 @@ def _shares(cells) -> str:
 
 def table(cv: dict, changed: dict, argv: str, top: dict) -> str:
     from bench.evaluation.intervals import wilson_ci
+    from perturb.generators.swapsyn import check
 
     style_names = list(dict.fromkeys(s for _, _, s in changed))
     lines = ["# The synonym sets' frontier: pick-check threshold, cross-validated precision, queries changed", "",
              f"`{argv}`", "",
              "Check threshold 0 is the chooser alone; one number is one threshold for every target, the shipped row "
-             "has one for verb targets and one for the others in texts of fewer than 10 words and one for every target in "
-             "longer texts (1.01: closed, no such pick). CV precision: the check's cross-validated precision over the "
-             "labelled picks of the set's source (benchmarks/results/swapsyn_check.md; Wilson 95%). Changed: share of "
-             "queries changed per style, the word cap applied over each style's batch.", ""]
+             f"has one for verb targets and one for the others in texts of fewer than {check.LONG_WORDS} words and one "
+             f"for every target in longer texts ({check.CLOSED:g}: closed, no such pick). CV precision: the check's "
+             "cross-validated precision over the labelled picks of the set's source (benchmarks/results/swapsyn_check.md; "
+             "Wilson 95%). Changed: share of queries changed per style, the word cap applied over each style's batch.", ""]
     for name in SETS:
         mark = shipped(name)
         lines += [f"## {name}", "", "| check threshold | CV precision | " + " | ".join(style_names) + " | pooled |",
