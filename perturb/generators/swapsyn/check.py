@@ -9,10 +9,10 @@ precision says. The check is fitted on blind labels of such picks on fresh queri
 (:data:`FLAGS`, from spaCy's dependency labels), whether the text is written in capitals, whether
 the candidates came from GloVe, the log of the text's word count (clipped to the longest text of the fit,
 ``max_words`` in ``chooser.json``), and the chooser's own features of the pick. Each set has three check
-thresholds (:data:`CLASSES`, :func:`target_class`): one for any target of a long text (:data:`LONG_WORDS` words or more: sentences and long questions, where picks keep the meaning less
-often), and in shorter texts one for verb targets and one for the others (on the fitting rows the check
-separates valid from invalid verb picks less well, so verbs need a higher probability for the same
-cross-validated precision). A candidate whose check probability is below its threshold is passed over
+thresholds (:data:`CLASSES`, :func:`target_class`): one for any target of a long text (:data:`LONG_WORDS`
+words or more: sentences and long questions, where picks keep the meaning less often), and in shorter texts
+one for verb targets and one for the others (on the fitting rows the check separates valid from invalid
+verb picks less well, so verbs need a higher probability for the same cross-validated precision). A candidate whose check probability is below its threshold is passed over
 (:meth:`perturb.generators.swapsyn.generator.ChosenSwap.choose` takes the next one in the chooser's order).
 """
 from __future__ import annotations

@@ -177,7 +177,8 @@ def check_threshold(source: str, target_class: str = "other") -> Threshold:
                     f"reaches the threshold{closed}",
         evidence=f"logistic model over the pick's score, its parse and the chooser's features (chooser.json, {part['fitted_on']})",
         tuning=Tuning("perturb/generators/swapsyn/chooser.json", "chooser_cv",
-                      {"min_precision": 0.9, "source": source, "part": "check", "pos": target_class}, note=part["rule"]))
+                      {"min_precision": 0.9, "source": source, "part": "check", "pos": target_class},
+                      note=part["rule"]))
 
 
 _DETAIL = re.compile(r"^\w:'(?P<word>[^']*)'->'(?P<new>[^']*)' \(score (?P<score>[0-9.]+); lemma (?P<lemma>\w+)"
