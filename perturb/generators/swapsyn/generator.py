@@ -244,9 +244,12 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
         None: no candidate passes both. A target the spec's target vetoes refuse (:data:`TARGET_VETOES`) gets
         no candidates; every candidate then asks each veto of the spec (:meth:`vetoes`) with the context
         ``words``, ``lemma``, ``token``, ``banned``, ``keys``. The vetoes do not read the score, so they are
-        asked first and only the candidates they let through are scored (:func:`chooser.best`)."""
+        asked first and only the candidates they let through are scored (:func:`chooser.best`); so is a
+        candidate's class of pick: one whose class is closed (no probability reaches its threshold) cannot be
+        taken, so it is never scored."""
         model = chooser.load_model()
-        allowed = self.allowed(texts, docs, only, banned)
+        allowed = [[c for c in row if self.check_passes(c.pos, texts[i], 1.0)]
+                   for i, row in enumerate(self.allowed(texts, docs, only, banned))]
         checked = {}
 
         def accept(i: int, c: chooser.Scored) -> bool:
