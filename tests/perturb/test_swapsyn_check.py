@@ -108,7 +108,7 @@ def test_the_pick_is_the_first_ranked_candidate_that_passes_the_check(name):
                      "what would happen if you start car without maf sensor plug connected",
                      "how long does nicotine stay in your blood stream"]
     passed_over = 0
-    for verb, other in ((0.0, None), (0.9, None), (0.99, None), (0.5, 0.8), (0.5, 0.95)):
+    for verb, other in ((0.0, None), (0.9, None), (0.99, None), (0.5, 0.8), (0.5, 0.95), (check.CLOSED, 0.5)):
         gen = make(name, verb_check_threshold=verb, check_threshold=other)
         model = chooser.load_model()
         docs = parsing.parse([tagging_copy(t) for t in texts])
@@ -166,14 +166,26 @@ def test_long_texts_answer_to_their_own_check_threshold(name):
 
 
 @pytest.mark.parametrize("name", SETS)
-def test_a_closed_class_makes_no_pick_of_its_class(name):
+def test_a_closed_class_makes_no_pick_of_its_class_and_none_of_its_candidates_is_scored(name, monkeypatch):
     from perturb import make
-    from perturb.generators.swapsyn import check
+    from perturb.generators.swapsyn import check, chooser
 
+    scored = []  # (class, text) of every candidate that goes through MiniLM
+    full_scores = chooser.full_scores
+
+    def recording(texts, per_text, model):
+        scored.extend((check.target_class(c.pos, t), t) for t, row in zip(texts, per_text) for c in row)
+        return full_scores(texts, per_text, model)
+
+    monkeypatch.setattr(chooser, "full_scores", recording)
     items = [(str(i), t) for i, t in enumerate(LONG_TEXTS + TEXTS)]
     done = make(name, verb_check_threshold=check.CLOSED, check_threshold=0.0, long_check_threshold=0.0).perturb_batch(items, 0)
     assert not any(p.applied and p.detail.startswith("v:") for (_, t), p in zip(items, done) if check.words_of(t) < check.LONG_WORDS)
     assert any(p.applied for p in done)
+    assert scored and {"other", "long"} <= {c for c, _ in scored} and "verb" not in {c for c, _ in scored}
+    scored.clear()  # with the class open, its candidates are scored: the check above can fail
+    make(name, verb_check_threshold=0.0, check_threshold=0.0, long_check_threshold=0.0).perturb_batch(items, 0)
+    assert "verb" in {c for c, _ in scored}
 
 
 def test_the_word_count_is_a_feature_of_the_check_clipped_to_the_longest_fitted_text():
