@@ -12,7 +12,12 @@ targets in short texts, one for every target in long texts: ``check.CLASSES``):
   that set's source (``check_fit.py``'s rows, folds and model; Wilson 95% interval), as the shipped
   thresholds were chosen;
 * **changed**: the share of queries the set changes per style (``benchmarks/variation_substance.py``'s five
-  styles, ``--n`` each, seed ``--seed``), with the set-level word cap, as ``bench perturb`` runs it, and pooled.
+  styles, ``--n`` each, seed ``--seed``), with the set-level word cap, as ``bench perturb`` runs it, and pooled;
+* **SWORDS**: on a file in SWORDS's format (``--swords``, default the development split in ``../shared``;
+  ``--swords none`` leaves it out), the share of targets the set answers (``bench perturb --lexsub``'s path),
+  of all targets and of the noun and verb targets, and the precision of the answers SWORDS judges
+  (acceptable: at least half of the annotators). Neither the chooser nor the check is fitted on SWORDS
+  (both on labelled queries and sentences), so this is held-out; the grid is shown, no point is chosen on it.
 
 and, at the shipped thresholds, the **ceiling**: the share of queries with at least one candidate (not
 only the chooser's pick) that reaches both the chooser's threshold and the check's, before the word cap:
@@ -34,6 +39,7 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT))
 
 MD = ROOT / "benchmarks" / "results" / "swapsyn_frontier.md"
+SWORDS_DEV = ROOT.parent / "shared" / "data" / "swords" / "swords-v1.1_dev.json.gz"
 THRESHOLDS = (0.0, 0.50, 0.60, 0.70, 0.75, 0.80, 0.85, 0.90)
 SETS = ("SWAPSYN-GLOVE", "SWAPSYN-WNET")
 
@@ -83,6 +89,40 @@ def applicability(n: int, seed: int) -> dict:
     return out
 
 
+def swords(path: Path) -> dict:
+    """(set, setting) -> (answered, targets, answered nouns and verbs, noun and verb targets, acceptable, judged)
+    on the SWORDS-format file ``path``, through each set's :meth:`lexsub` (``bench perturb --lexsub``)."""
+    from perturb import make
+    from perturb.checks.lexsub import read_lexsub, summary
+
+    lex = read_lexsub(path)
+    out = {}
+    for name in SETS:
+        for t in grid(name):
+            gen = make(name, verb_check_threshold=t[0], check_threshold=t[1], long_check_threshold=t[2])
+            picks = gen.lexsub(lex.targets)
+            rows = {r["pos"]: r for r in summary(lex, picks)}
+            nv = [p for target, p in zip(lex.targets, picks) if target.pos in ("NOUN", "VERB")]
+            out[(name, t)] = (rows["all"]["picks"], rows["all"]["targets"], sum(p is not None for p in nv), len(nv),
+                              rows["all"]["acceptable"], rows["all"]["judged"])
+            print(f"{name} check {_label(t)} SWORDS: {out[(name, t)]}", flush=True)
+    return out
+
+
+def _swords_cells(got) -> str:
+    """The SWORDS cells of a row: answered (all; nouns and verbs), then precision (Wilson 95%)."""
+    from bench.evaluation.intervals import wilson_ci
+
+    if got is None:
+        return ""
+    picks, n, nv_picks, nv, good, judged = got
+    prec = "-"
+    if judged:
+        lo, hi = wilson_ci(good, judged)
+        prec = f"{good}/{judged} = {good / judged:.3f} ({lo:.2f}-{hi:.2f})"
+    return f" {100.0 * picks / n:.1f}% | {100.0 * nv_picks / nv:.1f}% | {prec} |"
+
+
 def checked_ranks(gen, texts) -> list:
     """Per text, every candidate ``gen`` (a shipped synonym set) scores at or above its chooser threshold,
     in the chooser's order, each with its pick-check probability: ``[(candidate, probability)]``."""
@@ -122,7 +162,7 @@ def _shares(cells) -> str:
     return " | ".join(f"{100.0 * c / q:.1f}%" for c, q in cells) + f" | {pooled:.1f}% |"
 
 
-def table(cv: dict, changed: dict, argv: str, top: dict) -> str:
+def table(cv: dict, changed: dict, argv: str, top: dict, lexsub: dict = None) -> str:
     from bench.evaluation.intervals import wilson_ci
     from perturb.generators.swapsyn import check
 
@@ -133,18 +173,25 @@ def table(cv: dict, changed: dict, argv: str, top: dict) -> str:
              f"has one for verb targets and one for the others in texts of fewer than {check.LONG_WORDS} words and one "
              f"for every target in longer texts ({check.CLOSED:g}: closed, no such pick). CV precision: the check's "
              "cross-validated precision over the labelled picks of the set's source (benchmarks/results/swapsyn_check.md; "
-             "Wilson 95%). Changed: share of queries changed per style, the word cap applied over each style's batch.", ""]
+             "Wilson 95%). Changed: share of queries changed per style, the word cap applied over each style's batch."
+             + (" SWORDS: share of the file's targets answered (all; nouns and verbs) and the precision of the answers "
+                "it judges (acceptable: at least half of the annotators; Wilson 95%), through `bench perturb --lexsub`'s "
+                "path; neither the chooser nor the check is fitted on SWORDS." if lexsub else ""), ""]
+    sw_head = " SWORDS answered | nouns+verbs | SWORDS precision |" if lexsub else ""
+    sw_rule = "---:|---:|---|" if lexsub else ""
     for name in SETS:
         mark = shipped(name)
-        lines += [f"## {name}", "", "| check threshold | CV precision | " + " | ".join(style_names) + " | pooled |",
-                  "|---:|---|" + "---:|" * (len(style_names) + 1)]
+        lines += [f"## {name}", "", "| check threshold | CV precision | " + " | ".join(style_names) + " | pooled |" + sw_head,
+                  "|---:|---|" + "---:|" * (len(style_names) + 1) + sw_rule]
         for t in grid(name):
             n, k = cv[(name, t)]
             lo, hi = wilson_ci(k, n) if n else (float("nan"), float("nan"))
             prec = f"{k}/{n} = {k / n:.3f} ({lo:.2f}-{hi:.2f})" if n else "-"
             label = f"**{_label(t)} (shipped)**" if t == mark else _label(t)
-            lines.append(f"| {label} | {prec} | " + _shares([changed[(name, t, s)] for s in style_names]))
-        lines += ["| ceiling at the shipped point | - | " + _shares([top[(name, s)] for s in style_names]), ""]
+            lines.append(f"| {label} | {prec} | " + _shares([changed[(name, t, s)] for s in style_names])
+                         + _swords_cells(lexsub.get((name, t)) if lexsub else None))
+        lines += ["| ceiling at the shipped point | - | " + _shares([top[(name, s)] for s in style_names])
+                  + (" - | - | - |" if lexsub else ""), ""]
     return "\n".join(lines)
 
 
@@ -153,12 +200,19 @@ def main(argv=None) -> int:
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--md", type=Path, default=MD)
+    ap.add_argument("--swords", default=str(SWORDS_DEV),
+                    help="a SWORDS-format file for the SWORDS columns, or 'none' (default: the development split)")
     args = ap.parse_args(argv)
     os.environ["DRBENCH_HOME"] = tempfile.mkdtemp(prefix="drbench-frontier-")
     cv = cv_precision()
     changed = applicability(args.n, args.seed)
     shown = " ".join(["python benchmarks/lexsub/frontier.py"] + (argv if argv is not None else sys.argv[1:]))
-    text = table(cv, changed, shown, ceiling(args.n, args.seed))
+    lexsub = None
+    if args.swords != "none" and (Path(args.swords).is_file() or args.swords != str(SWORDS_DEV)):
+        lexsub = swords(Path(args.swords))
+    elif args.swords != "none":
+        print(f"no SWORDS columns: {SWORDS_DEV} is not there (give --swords FILE)", flush=True)
+    text = table(cv, changed, shown, ceiling(args.n, args.seed), lexsub)
     print(text)
     args.md.write_text(text, encoding="utf-8")
     print(f"wrote {args.md}")
