@@ -320,6 +320,14 @@ def _pct(k, n) -> str:
     return f"{100 * k / n:.1f}%" if n else "-"
 
 
+def _interval(k, n) -> str:
+    """The Wilson 95% interval of ``k`` of ``n`` in percent; "-" for none of none."""
+    if not n:
+        return "-"
+    lo, hi = wilson_ci(k, n)
+    return f"{100 * lo:.1f}-{100 * hi:.1f}%"
+
+
 def sample_table(stats, overlap, drawn_n, argv: str) -> str:
     lines = [f"# The blind synonym sample: the fresh queries\n\n`{argv}`\n",
              "| set | style | fresh queries | changed | swaps on n/v/a (chooser's tag) | content word (spaCy) "
@@ -506,9 +514,8 @@ def census(held: Sequence[str], md: Path, argv: str, missing_out: Optional[Path]
         total = (name, "**pooled**", sum(r[2] for r in mine), sum(r[3] for r in mine), sum(r[4] for r in mine),
                  sum(r[5] for r in mine))
         for _, style, n, changed, labelled, valid in mine + [total]:
-            lo, hi = wilson_ci(valid, labelled) if labelled else (float("nan"), float("nan"))
             lines.append(f"| {name} | {style} | {n} | {changed} | {labelled} | {valid} | {_pct(valid, labelled)} | "
-                         f"{100 * lo:.1f}-{100 * hi:.1f}% |")
+                         f"{_interval(valid, labelled)} |")
     md.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
     for m in missing:
@@ -662,9 +669,8 @@ def still_table(counts: Dict[Tuple[str, str], List[int]], argv: str) -> str:
              "| set | sample | still made | valid | validity | Wilson 95% | labelled |", "|---|---|---:|---:|---:|---|---:|"]
     for s, sample in sorted(counts, key=lambda c: (c[0], c[1] == "all", len(c[1]), c[1])):
         n, made, k = counts[(s, sample)]
-        lo, hi = wilson_ci(k, made) if made else (float("nan"), float("nan"))
         shown = "**pooled**" if sample == "all" else sample
-        lines.append(f"| {s} | {shown} | {made} | {k} | {_pct(k, made)} | {100 * lo:.1f}-{100 * hi:.1f}% | {n} |")
+        lines.append(f"| {s} | {shown} | {made} | {k} | {_pct(k, made)} | {_interval(k, made)} | {n} |")
     return "\n".join(lines) + "\n"
 
 
