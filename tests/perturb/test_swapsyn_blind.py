@@ -43,6 +43,14 @@ def test_validity_rows_order_and_wilson_interval():
     assert "| SWAPSYN-GLOVE | **pooled** | 3 | 2 | 66.7% |" in table
 
 
+def test_an_empty_cell_shows_a_dash_not_nan():
+    lo, hi = wilson_ci(2, 3)
+    assert blind._interval(2, 3) == f"{100 * lo:.1f}-{100 * hi:.1f}%"
+    assert blind._interval(0, 0) == "-" and blind._pct(0, 0) == "-"
+    table = blind.still_table({(G, "s1"): [5, 0, 0], (G, "all"): [5, 0, 0]}, "blind.py still")
+    assert "nan" not in table and "| SWAPSYN-GLOVE | s1 | 0 | 0 | - | - | 5 |" in table
+
+
 def test_labels_errors_name_the_line(tmp_path):
     bad = tmp_path / "labels.tsv"
     bad.write_text("item\tvalid\treason\nb1\t1\tok\nb2\tyes\tok\n", encoding="utf-8")
