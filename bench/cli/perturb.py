@@ -48,7 +48,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lexsub", type=Path, default=None, metavar="FILE",
                    help="a lexical-substitution file in SWORDS's JSON format: write the substitute each synonym "
                         "set (--generators, default SWAPSYN-WNET,SWAPSYN-GLOVE) would put in place of each target "
-                        "to lexsub-<SET>.tsv, with coverage and precision when the file has labels, and exit")
+                        "to lexsub-<SET>.tsv, with coverage and precision when the file has labels and the targets "
+                        "whose chooser answer the pick check refused, and exit")
     p.add_argument("--import-labels", type=Path, default=None, metavar="FILE",
                    help="report per-set human-valid rates of a labelled audit sample or a Penha CSV "
                         "(writes human_validity.csv to --out) and exit")

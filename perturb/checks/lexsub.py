@@ -108,16 +108,20 @@ def tsv_text(targets: Sequence[Target], picks: Sequence[Optional[Pick]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def summary(lex: LexFile, picks: Sequence[Optional[Pick]]) -> List[dict]:
+def summary(lex: LexFile, picks: Sequence[Optional[Pick]], refused: Optional[Sequence[Optional[str]]] = None) -> List[dict]:
     """One row per POS (and ``all``): targets, picks, coverage, picks in the pool, acceptable picks,
-    precision among the picks in the pool, and the picks outside the labelled pool (unjudged)."""
+    precision among the picks in the pool, the picks outside the labelled pool (unjudged), and the targets
+    where the pick check refused the chooser's answer (``refused``: per target its class of pick or None;
+    see :meth:`~perturb.generators.swapsyn.generator.ChosenSwap.lexsub_answers`)."""
     rows = []
+    refused = list(refused) if refused is not None else [None] * len(lex.targets)
     for pos in ("all",) + POS_NAMES:
-        n = k = judged = good = 0
-        for t, p in zip(lex.targets, picks):
+        n = k = judged = good = checked = 0
+        for t, p, r in zip(lex.targets, picks, refused):
             if pos != "all" and t.pos != pos:
                 continue
             n += 1
+            checked += r is not None
             if p is None:
                 continue
             k += 1
@@ -130,24 +134,41 @@ def summary(lex: LexFile, picks: Sequence[Optional[Pick]]) -> List[dict]:
         if n:
             rows.append({"pos": pos, "targets": n, "picks": k, "coverage": k / n, "judged": judged,
                          "acceptable": good, "precision": good / judged if judged else None,
-                         "outside_pool": (k - judged) / k if k else None})
+                         "outside_pool": (k - judged) / k if k else None, "check_refused": checked})
     return rows
 
 
 def summary_text(name: str, rows: Sequence[dict]) -> str:
-    out = [f"{name}: pos targets picks coverage precision (acceptable/judged, Wilson 95%) outside-pool"]
+    out = [f"{name}: pos targets picks coverage precision (acceptable/judged, Wilson 95%) outside-pool check-refused"]
     for r in rows:
         prec = "-"
         if r["precision"] is not None:
             lo, hi = wilson_ci(r["acceptable"], r["judged"])
             prec = f"{r['precision']:.3f} ({r['acceptable']}/{r['judged']}, {lo:.2f}-{hi:.2f})"
         outside = f"{100 * r['outside_pool']:.1f}%" if r["outside_pool"] is not None else "-"
-        out.append(f"  {r['pos']:<4} {r['targets']:>5} {r['picks']:>5} {100 * r['coverage']:6.1f}%  {prec}  {outside}")
+        out.append(f"  {r['pos']:<4} {r['targets']:>5} {r['picks']:>5} {100 * r['coverage']:6.1f}%  {prec}  {outside}  "
+                   f"{r.get('check_refused', 0)}")
     return "\n".join(out) + "\n"
 
 
+def refusal_text(gen, refused: Sequence[Optional[str]]) -> str:
+    """A line saying, per class of pick, for how many targets the pick check refused the chooser's answer and
+    at which threshold (nothing when it refused none)."""
+    from perturb.generators.swapsyn import check
+
+    counts = {c: sum(r == c for r in refused) for c in check.CLASSES}
+    if not any(counts.values()):
+        return ""
+    names = {"verb": f"verbs in texts under {check.LONG_WORDS} words", "other": f"other words in texts under "
+             f"{check.LONG_WORDS} words", "long": f"texts of {check.LONG_WORDS} words or more"}
+    parts = [f"{names[c]}: {k} (check threshold {gen.checkers[c].values['threshold']:g}"
+             f"{', closed' if gen.checkers[c].values['threshold'] > 1 else ''})" for c, k in counts.items() if k]
+    return (f"  the pick check refused the chooser's answer for {sum(counts.values())} of {len(refused)} targets: "
+            + "; ".join(parts) + "\n")
+
+
 def generators_for(names: Sequence[str]):
-    """The validated generators named (each must expose :meth:`lexsub`); DataError-free: BenchError
+    """The validated generators named (each must expose :meth:`lexsub_answers`); DataError-free: BenchError
     naming the option and the sets that can answer."""
     from bench.core.errors import BenchError
     from perturb import GENERATORS
@@ -158,7 +179,7 @@ def generators_for(names: Sequence[str]):
             gen = GENERATORS.get(name)()
         except KeyError:
             raise BenchError(f"--generators: unknown set {name!r}. Fix: name SWAPSYN-WNET and/or SWAPSYN-GLOVE") from None
-        if not hasattr(gen, "lexsub"):
+        if not hasattr(gen, "lexsub_answers"):
             raise BenchError(f"--lexsub: {gen.name} does not substitute single words. "
                              f"Fix: --generators SWAPSYN-WNET,SWAPSYN-GLOVE")
         gens.append(gen)
@@ -172,23 +193,27 @@ def run_lexsub(path, names: Sequence[str], out: Path) -> Tuple[str, Dict[str, st
     gens = generators_for(names)
     for gen in gens:
         gen.check()
-    printed, files, table = [], {}, ["set\tpos\ttargets\tpicks\tcoverage\tjudged\tacceptable\tprecision\toutside_pool"]
+    printed, files = [], {}
+    table = ["set\tpos\ttargets\tpicks\tcoverage\tjudged\tacceptable\tprecision\toutside_pool\tcheck_refused"]
     for gen in gens:
-        picks = gen.lexsub(lex.targets)
+        picks, refused = gen.lexsub_answers(lex.targets)
         files[f"lexsub-{gen.name}.tsv"] = tsv_text(lex.targets, picks)
         if lex.labelled:
-            rows = summary(lex, picks)
+            rows = summary(lex, picks, refused)
             printed.append(summary_text(gen.name, rows))
             for r in rows:
                 table.append("\t".join([gen.name, r["pos"], str(r["targets"]), str(r["picks"]), f"{r['coverage']:.4f}",
                                         str(r["judged"]), str(r["acceptable"]),
                                         "" if r["precision"] is None else f"{r['precision']:.4f}",
-                                        "" if r["outside_pool"] is None else f"{r['outside_pool']:.4f}"]))
+                                        "" if r["outside_pool"] is None else f"{r['outside_pool']:.4f}",
+                                        str(r["check_refused"])]))
         else:
             printed.append(f"{gen.name}: {sum(p is not None for p in picks)} of {len(picks)} targets answered "
                            f"(the file has no labels: no precision)\n")
+        printed.append(refusal_text(gen, refused))
     if lex.labelled:
         files["lexsub-summary.tsv"] = "\n".join(table) + "\n"
         printed.append("precision: picks accepted by at least half of the annotators, among the picks the file "
-                       "judges; outside-pool: picks the file does not judge\n")
+                       "judges; outside-pool: picks the file does not judge; check-refused: targets where the chooser "
+                       "answers and the pick check refuses every candidate it would take\n")
     return "".join(printed), files

@@ -95,7 +95,30 @@ def test_bench_perturb_lexsub_writes_one_tsv_per_set(tmp_path):
     assert main(["perturb", "--lexsub", str(_lexfile(tmp_path)), "--generators", "SWAPSYN-WNET", "--out", str(out)]) == 0
     lines = (out / "lexsub-SWAPSYN-WNET.tsv").read_text(encoding="utf-8").splitlines()
     assert lines[0] == "target_id\tsubstitute\tlemma" and [ln.split("\t")[0] for ln in lines[1:]] == ["t1", "t2"]
-    assert (out / "lexsub-summary.tsv").is_file()
+    header = (out / "lexsub-summary.tsv").read_text(encoding="utf-8").splitlines()[0].split("\t")
+    assert header[-2:] == ["outside_pool", "check_refused"]
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_lexsub_says_where_the_pick_check_refused_the_choosers_answer(tmp_path, name):
+    from perturb import make
+    from perturb.checks.lexsub import read_lexsub, refusal_text, summary
+    from perturb.generators.swapsyn import check
+
+    lex = read_lexsub(_lexfile(tmp_path))
+    shut = make(name, check_threshold=check.CLOSED, verb_check_threshold=check.CLOSED, long_check_threshold=check.CLOSED)
+    picks, refused = shut.lexsub_answers(lex.targets)
+    open_picks, open_refused = make(name, check_threshold=0.0, verb_check_threshold=0.0,
+                                     long_check_threshold=0.0).lexsub_answers(lex.targets)
+    # every check closed: no answer, and each target the chooser answers with the check open is counted, by class
+    assert picks == [None, None] and open_refused == [None, None]
+    assert [r is not None for r in refused] == [p is not None for p in open_picks] and any(refused)
+    assert {r for r in refused if r} <= {"verb", "other"}  # an 8-word context: a short text
+    rows = {r["pos"]: r for r in summary(lex, picks, refused)}
+    assert rows["all"]["check_refused"] == sum(r is not None for r in refused) and rows["all"]["picks"] == 0
+    line = refusal_text(shut, refused)
+    assert f"for {rows['all']['check_refused']} of 2 targets" in line and "closed" in line
+    assert refusal_text(shut, [None, None]) == ""
 
 
 def test_bench_perturb_lexsub_refuses_a_set_that_does_not_substitute_words(tmp_path):

@@ -322,10 +322,21 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
     def lexsub(self, targets) -> list:
         """The substitute this set would put in place of each target (:class:`Target`),
         through :meth:`choose` restricted to the target's span; None where it abstains."""
+        return self.lexsub_answers(targets)[0]
+
+    def lexsub_answers(self, targets) -> Tuple[list, List[Optional[str]]]:
+        """(:meth:`lexsub`'s answers, per target the class of pick (:data:`check.CLASSES`) of the chooser's own
+        answer where the set abstains because the pick check refuses every candidate that reaches the chooser's
+        threshold, else None): why a set answers few targets of a file."""
         texts = [t.text for t in targets]
         docs = parsing.parse([tagging_copy(t) for t in texts], self.pipe_batch_size)
-        picks = self.choose(texts, docs, only=[t.start for t in targets])
-        return [None if p is None else Pick(p.new, p.lemma, p.score) for p in picks]
+        only = [t.start for t in targets]
+        picks = self.choose(texts, docs, only=only)
+        model = chooser.load_model()
+        own = chooser.best(texts, self.allowed(texts, docs, only), model, self.threshold)
+        refused = [check.target_class(o.pos, text) if p is None and o is not None else None
+                   for p, o, text in zip(picks, own, texts)]
+        return [None if p is None else Pick(p.new, p.lemma, p.score) for p in picks], refused
 
     # ------------------------------------------------------------------ the set-level cap
     def cap_set(self, texts: Sequence[str], results: List[Perturbation]) -> List[Perturbation]:
