@@ -147,7 +147,7 @@ def summary_text(name: str, rows: Sequence[dict]) -> str:
             prec = f"{r['precision']:.3f} ({r['acceptable']}/{r['judged']}, {lo:.2f}-{hi:.2f})"
         outside = f"{100 * r['outside_pool']:.1f}%" if r["outside_pool"] is not None else "-"
         out.append(f"  {r['pos']:<4} {r['targets']:>5} {r['picks']:>5} {100 * r['coverage']:6.1f}%  {prec}  {outside}  "
-                   f"{r.get('check_refused', 0)}")
+                   f"{r['check_refused']}")
     return "\n".join(out) + "\n"
 
 
@@ -155,14 +155,13 @@ def refusal_text(gen, refused: Sequence[Optional[str]]) -> str:
     """A line saying, per class of pick, for how many targets the pick check refused the chooser's answer and
     at which threshold (nothing when it refused none)."""
     from perturb.generators.swapsyn import check
+    from perturb.generators.swapsyn.generator import CLASS_TARGETS
 
     counts = {c: sum(r == c for r in refused) for c in check.CLASSES}
     if not any(counts.values()):
         return ""
-    names = {"verb": f"verbs in texts under {check.LONG_WORDS} words", "other": f"other words in texts under "
-             f"{check.LONG_WORDS} words", "long": f"texts of {check.LONG_WORDS} words or more"}
-    parts = [f"{names[c]}: {k} (check threshold {gen.checkers[c].values['threshold']:g}"
-             f"{', closed' if gen.checkers[c].values['threshold'] > 1 else ''})" for c, k in counts.items() if k]
+    parts = [f"{CLASS_TARGETS[c]}: {k} (check threshold {gen.checkers[c].values['threshold']:g}"
+             f"{', closed' if gen.checkers[c].values['threshold'] >= check.CLOSED else ''})" for c, k in counts.items() if k]
     return (f"  the pick check refused the chooser's answer for {sum(counts.values())} of {len(refused)} targets: "
             + "; ".join(parts) + "\n")
 

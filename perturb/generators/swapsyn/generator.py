@@ -157,7 +157,8 @@ def chooser_threshold(source: str) -> Threshold:
 #: the spec's name and the generator's keyword of the check threshold of each target class
 CHECKS = {"other": ("pick check", "check_threshold"), "verb": ("pick check on verbs", "verb_check_threshold"),
           "long": ("pick check in long texts", "long_check_threshold")}
-_TARGETS = {"other": f"targets other than verbs in texts of fewer than {check.LONG_WORDS} words",
+#: the targets each class of pick (:data:`check.CLASSES`) holds, in words
+CLASS_TARGETS = {"other": f"targets other than verbs in texts of fewer than {check.LONG_WORDS} words",
             "verb": f"verb targets in texts of fewer than {check.LONG_WORDS} words",
             "long": f"every target in texts of {check.LONG_WORDS} words or more"}
 
@@ -168,7 +169,7 @@ def check_threshold(source: str, target_class: str = "other") -> Threshold:
     model = chooser.load_model()
     part = model["check"]
     name, key = CHECKS[target_class]
-    targets, threshold = _TARGETS[target_class], check.thresholds_of(model, source)[target_class]
+    targets, threshold = CLASS_TARGETS[target_class], check.thresholds_of(model, source)[target_class]
     closed = (f" (closed: {check.CLOSED:g} is above every probability, so no such pick is made)"
               if threshold >= check.CLOSED else "")
     return threshold_constraint(
