@@ -491,11 +491,12 @@ def census(held: Sequence[str], md: Path, argv: str, missing_out: Optional[Path]
     from perturb import make
 
     labels, rows, missing = pair_labels(held), [], []
+    made: Dict[str, Dict[str, list]] = {}
     for style, items in pools(held, CENSUS_STYLES):
         texts = [t for _, t in items]
         for name in SETS:
             gen = make(name)
-            done = gen.cap_set(texts, gen.perturb_batch(items, 0))
+            done = made.setdefault(style, {})[name] = gen.cap_set(texts, gen.perturb_batch(items, 0))
             got = [labels.get((name, t.casefold(), r.text)) for t, r in zip(texts, done) if r.applied]
             missing += [(name, style, q, t, r.text, r.detail) for (q, t), r in zip(items, done)
                         if r.applied and (name, t.casefold(), r.text) not in labels]
@@ -516,6 +517,10 @@ def census(held: Sequence[str], md: Path, argv: str, missing_out: Optional[Path]
         for _, style, n, changed, labelled, valid in mine + [total]:
             lines.append(f"| {name} | {style} | {n} | {changed} | {labelled} | {valid} | {_pct(valid, labelled)} | "
                          f"{_interval(valid, labelled)} |")
+    lines += ["", "Overlap: the queries both sets change, and those both change to the same text.", "",
+              "| style | both change | identical | identical share | Wilson 95% |", "|---|---:|---:|---:|---|"]
+    for style, both, same in overlap_rows(made):
+        lines.append(f"| {style} | {both} | {same} | {_pct(same, both)} | {_interval(same, both)} |")
     md.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
     for m in missing:
@@ -525,6 +530,17 @@ def census(held: Sequence[str], md: Path, argv: str, missing_out: Optional[Path]
                      lambda pairs, rows: f"# The census's changed queries no held sample labels\n\n`{argv}`\n\n"
                                          f"{pairs} pairs ({rows} set rows).\n")
     return 0
+
+
+def overlap_rows(made: Dict[str, Dict[str, list]]) -> List[Tuple[str, int, int]]:
+    """(style, queries both sets change, of those the ones both change to the same text) per style of
+    ``made`` (style -> set -> perturbations, one per query, both sets over the same queries), then pooled."""
+    rows = []
+    for style, by_set in made.items():
+        a, b = (by_set[name] for name in SETS)
+        both = [(x, y) for x, y in zip(a, b) if x.applied and y.applied]
+        rows.append((style, len(both), sum(x.text == y.text for x, y in both)))
+    return rows + [("**pooled**", sum(r[1] for r in rows), sum(r[2] for r in rows))]
 
 
 # --------------------------------------------------------------------------- scoring

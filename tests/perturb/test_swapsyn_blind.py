@@ -43,6 +43,17 @@ def test_validity_rows_order_and_wilson_interval():
     assert "| SWAPSYN-GLOVE | **pooled** | 3 | 2 | 66.7% |" in table
 
 
+def test_overlap_counts_queries_both_sets_change_and_those_changed_alike():
+    from perturb.base import Perturbation
+
+    def p(text, applied=True):
+        return Perturbation(text, applied, "n:'a'->'b'" if applied else "")
+
+    made = {"s1": {G: [p("a x"), p("b y"), p("c", False), p("d z")], W: [p("a x"), p("b w"), p("c z"), p("d", False)]},
+            "s2": {G: [p("e", False)], W: [p("f v")]}}
+    assert blind.overlap_rows(made) == [("s1", 2, 1), ("s2", 0, 0), ("**pooled**", 2, 1)]
+
+
 def test_an_empty_cell_shows_a_dash_not_nan():
     lo, hi = wilson_ci(2, 3)
     assert blind._interval(2, 3) == f"{100 * lo:.1f}-{100 * hi:.1f}%"
