@@ -487,7 +487,8 @@ def census(held: Sequence[str], md: Path, argv: str, missing_out: Optional[Path]
     """The shipped sets' output on the held-out pools, as `bench perturb` makes it (the word cap over each
     style's pool), every changed query looked up in the held samples' labels: validity over the labelled
     ones, and how many are not labelled (0 for a census). ``missing_out``: the changed queries not labelled
-    (the word cap's re-picks, which ``rest`` does not make) written there as ``sample`` writes, to label."""
+    (the word cap's re-picks, which ``rest`` does not make) written there as ``sample`` writes, to label. A
+    second table gives the overlap per pool (:func:`overlap_rows`)."""
     from perturb import make
 
     labels, rows, missing = pair_labels(held), [], []
