@@ -248,9 +248,12 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
         asked first and only the candidates they let through are scored (:func:`chooser.best`); so is a
         candidate's class of pick: one whose class is closed (no probability reaches its threshold) cannot be
         taken, so it is never scored."""
+        return self._checked_picks(texts, docs, self.allowed(texts, docs, only, banned))
+
+    def _checked_picks(self, texts: Sequence[str], docs, allowed) -> List[Optional[chooser.Scored]]:
+        """:meth:`choose` over the candidates ``allowed`` (:meth:`allowed`'s answer for the texts)."""
         model = chooser.load_model()
-        allowed = [[c for c in row if self.check_passes(c.pos, texts[i], 1.0)]
-                   for i, row in enumerate(self.allowed(texts, docs, only, banned))]
+        allowed = [[c for c in row if self.check_passes(c.pos, texts[i], 1.0)] for i, row in enumerate(allowed)]
         checked = {}
 
         def accept(i: int, c: chooser.Scored) -> bool:
@@ -331,10 +334,9 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
         threshold, else None): why a set answers few targets of a file."""
         texts = [t.text for t in targets]
         docs = parsing.parse([tagging_copy(t) for t in texts], self.pipe_batch_size)
-        only = [t.start for t in targets]
-        picks = self.choose(texts, docs, only=only)
-        model = chooser.load_model()
-        own = chooser.best(texts, self.allowed(texts, docs, only), model, self.threshold)
+        allowed = self.allowed(texts, docs, [t.start for t in targets])
+        picks = self._checked_picks(texts, docs, allowed)
+        own = chooser.best(texts, allowed, chooser.load_model(), self.threshold)
         refused = [check.target_class(o.pos, text) if p is None and o is not None else None
                    for p, o, text in zip(picks, own, texts)]
         return [None if p is None else Pick(p.new, p.lemma, p.score) for p in picks], refused
