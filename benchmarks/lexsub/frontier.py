@@ -102,9 +102,9 @@ def swords(path: Path) -> dict:
             gen = make(name, verb_check_threshold=t[0], check_threshold=t[1], long_check_threshold=t[2])
             picks = gen.lexsub(lex.targets)
             rows = {r["pos"]: r for r in summary(lex, picks)}
-            nv = [p for target, p in zip(lex.targets, picks) if target.pos in ("NOUN", "VERB")]
-            out[(name, t)] = (rows["all"]["picks"], rows["all"]["targets"], sum(p is not None for p in nv), len(nv),
-                              rows["all"]["acceptable"], rows["all"]["judged"])
+            nv = [rows[p] for p in ("NOUN", "VERB") if p in rows]
+            out[(name, t)] = (rows["all"]["picks"], rows["all"]["targets"], sum(r["picks"] for r in nv),
+                              sum(r["targets"] for r in nv), rows["all"]["acceptable"], rows["all"]["judged"])
             print(f"{name} check {_label(t)} SWORDS: {out[(name, t)]}", flush=True)
     return out
 
