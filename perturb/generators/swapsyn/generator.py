@@ -159,8 +159,8 @@ CHECKS = {"other": ("pick check", "check_threshold"), "verb": ("pick check on ve
           "long": ("pick check in long texts", "long_check_threshold")}
 #: the targets each class of pick (:data:`check.CLASSES`) holds, in words
 CLASS_TARGETS = {"other": f"targets other than verbs in texts of fewer than {check.LONG_WORDS} words",
-            "verb": f"verb targets in texts of fewer than {check.LONG_WORDS} words",
-            "long": f"every target in texts of {check.LONG_WORDS} words or more"}
+                 "verb": f"verb targets in texts of fewer than {check.LONG_WORDS} words",
+                 "long": f"every target in texts of {check.LONG_WORDS} words or more"}
 
 
 def check_threshold(source: str, target_class: str = "other") -> Threshold:
@@ -326,20 +326,25 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
     def lexsub(self, targets) -> list:
         """The substitute this set would put in place of each target (:class:`Target`),
         through :meth:`choose` restricted to the target's span; None where it abstains."""
-        return self.lexsub_answers(targets)[0]
+        texts, docs, allowed = self._targets_allowed(targets)
+        return _answers(self._checked_picks(texts, docs, allowed))
 
     def lexsub_answers(self, targets) -> Tuple[list, List[Optional[str]]]:
         """(:meth:`lexsub`'s answers, per target the class of pick (:data:`check.CLASSES`) of the chooser's own
         answer where the set abstains because the pick check refuses every candidate that reaches the chooser's
         threshold, else None): why a set answers few targets of a file."""
-        texts = [t.text for t in targets]
-        docs = parsing.parse([tagging_copy(t) for t in texts], self.pipe_batch_size)
-        allowed = self.allowed(texts, docs, [t.start for t in targets])
+        texts, docs, allowed = self._targets_allowed(targets)
         picks = self._checked_picks(texts, docs, allowed)
         own = chooser.best(texts, allowed, chooser.load_model(), self.threshold)
         refused = [check.target_class(o.pos, text) if p is None and o is not None else None
                    for p, o, text in zip(picks, own, texts)]
-        return [None if p is None else Pick(p.new, p.lemma, p.score) for p in picks], refused
+        return _answers(picks), refused
+
+    def _targets_allowed(self, targets) -> tuple:
+        """(texts, parses, :meth:`allowed` restricted to each target's span) of lexical-substitution targets."""
+        texts = [t.text for t in targets]
+        docs = parsing.parse([tagging_copy(t) for t in texts], self.pipe_batch_size)
+        return texts, docs, self.allowed(texts, docs, [t.start for t in targets])
 
     # ------------------------------------------------------------------ the set-level cap
     def cap_set(self, texts: Sequence[str], results: List[Perturbation]) -> List[Perturbation]:
@@ -381,6 +386,11 @@ class ChosenSwap(parsing.SpacyGenerator, Generator):
                 ranked = sorted(idx, key=lambda i: (-float(swaps[i]["score"]), _sha(texts[i])))
                 redo.update(ranked[limit:])
         return sorted(redo)
+
+
+def _answers(picks) -> List[Optional[Pick]]:
+    """The lexical-substitution answers of scored picks (None where a set abstains)."""
+    return [None if p is None else Pick(p.new, p.lemma, p.score) for p in picks]
 
 
 def _keys(word: str, lemma: str) -> Tuple[str, ...]:
