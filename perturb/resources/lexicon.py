@@ -1,16 +1,14 @@
 """Lexical relations shared by the synonym generators, back-translation and the audit, built on the
 ranked WordNet senses of :mod:`perturb.resources.senses` (where :func:`~perturb.resources.senses.synonymy`
 says whether two words are synonyms): synonyms of a sense, antonyms, derivations, proper nouns,
-re-inflection (lemminflect), the lemmas of a word and the sense a query's other words point to (GloVe).
+re-inflection (lemminflect) and the lemmas of a word.
 """
 from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple
 
-import numpy as np
-
-from perturb.resources.words import WORDNET_POS, WORDNET_UPOS, stopwords
-from perturb.resources.vectors import glove, is_inflection
+from perturb.resources.words import WORDNET_POS, WORDNET_UPOS
+from perturb.resources.vectors import is_inflection
 from perturb.resources.wordnet_reader import wordnet
 from perturb.resources.memo import Memo
 from perturb.resources.senses import base_forms, ranked_synsets, synonymy
@@ -169,53 +167,6 @@ def _lemma_matches(name: str, word: str, pos) -> bool:
         return any(wn.morphy(word, p) == name for p in ((pos,) if pos else WORDNET_POS))
     except Exception:  # noqa: BLE001
         return False
-
-
-# --------------------------------------------------------------------------- sense in context
-_SIG_CACHE: Dict[str, Optional[np.ndarray]] = Memo()
-
-
-def _mean_unit(words) -> Optional[np.ndarray]:
-    g = glove()
-    rows = [g.index[w] for w in words if w in g.index]
-    if not rows:
-        return None
-    v = g.unit[rows].mean(axis=0)
-    n = float(np.linalg.norm(v))
-    return v / n if n > 0 else None
-
-
-def synset_signature(syn) -> Optional[np.ndarray]:
-    """Mean GloVe vector of a sense's gloss, examples, lemmas and hypernym lemmas (content words)."""
-    key = syn.name()
-    if key not in _SIG_CACHE:
-        import re
-
-        stops = stopwords()
-        text = " ".join([syn.definition(), *syn.examples(), *syn.lemma_names(),
-                         *[n for h in syn.hypernyms() for n in h.lemma_names()]])
-        words = [w for w in re.findall(r"[a-z]+", text.lower().replace("_", " ")) if w not in stops]
-        _SIG_CACHE[key] = _mean_unit(words)
-    return _SIG_CACHE[key]
-
-
-def sense_in_context(word: str, pos: str, context: List[str], k: int = 40) -> Optional[str]:
-    """The name of the sense of ``word`` (among its ``k`` most frequent for ``pos``) whose
-    signature is closest to the query's other content words (an embedding Lesk); None without
-    context. Used to refuse a synonym whose sense is not the one the query means ("wake" in an
-    aerodynamics query is not "aftermath")."""
-    ctx = _mean_unit([w.lower() for w in context])
-    if ctx is None:
-        return None
-    best, best_score = None, -2.0
-    for syn in ranked_synsets(word, pos)[:k]:
-        sig = synset_signature(syn)
-        if sig is None:
-            continue
-        score = float(sig @ ctx)
-        if score > best_score:
-            best, best_score = syn.name(), score
-    return best
 
 
 _LEMMAS: Dict[str, frozenset] = Memo()
