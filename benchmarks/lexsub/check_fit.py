@@ -14,14 +14,15 @@ questions), one row per set that drew the pair.
 Each row's features are computed by the generators' own code: the pair is found among the target's
 candidates (``chooser.candidates_of``), given its in-context features (``chooser.with_context``) and
 full score by the shipped ``chooser.json``, and described by :func:`perturb.generators.swapsyn.check.features`.
-Cross-validation: 5 folds by the SHA-256 of the lower-cased query (a query's rows in one fold); the
-same solver as ``fit.py`` (L2 1.0 on standardised features). The curve counts the rows the chooser
+Cross-validation: 5 folds by the SHA-256 of the lower-cased query (a query's rows in one fold). The
+shipped model: gradient-boosted trees (``boost.py`` at its defaults: 100 trees of depth 3, rate 0.1, L2 1.0,
+at least 20 rows a leaf); compared: logistic models (``fit.py``'s solver, L2 1.0 on standardised features;
+version 10's check was the one over every feature). The curve counts the rows the chooser
 would pick (full score at or above its source's threshold); the threshold is the lowest on a 0.01
 grid whose cross-validated precision over those rows, per source and class of pick (verbs and the other
 targets in texts of fewer than ``check.LONG_WORDS`` words, every target in longer texts: ``check.CLASSES``;
 one model for all), is at least 0.90 over at least 20 rows; a class where no threshold of the grid reaches
-that is closed (``check.CLOSED``: none of its picks is made). Compared: the
-full score alone, the score with the parse flags, every feature.
+that is closed (``check.CLOSED``: none of its picks is made).
 ``--write`` fits on every row and writes the model, the thresholds and the longest text's word count (``max_words``:
 the generator clips the word count to it) into ``chooser.json`` under ``check`` and the report to
 ``benchmarks/results/swapsyn_check.md``.
@@ -41,7 +42,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.lexsub.fit import fit_logistic  # noqa: E402
+from benchmarks.lexsub import boost  # noqa: E402
+from benchmarks.lexsub.fit import fit_logistic, model_text  # noqa: E402
 from bench.evaluation.intervals import wilson_ci  # noqa: E402
 from perturb.generators.swapsyn import check, chooser  # noqa: E402
 
@@ -52,9 +54,14 @@ MD = ROOT / "benchmarks" / "results" / "swapsyn_check.md"
 MIN_PRECISION, MIN_ROWS, FOLDS, L2 = 0.90, 20, 5, 1.0
 GRID = [round(0.50 + 0.01 * i, 2) for i in range(50)]
 SOURCE = {"SWAPSYN-GLOVE": "glove", "SWAPSYN-WNET": "wordnet"}
-VARIANTS = {"score only": ("score_logit",), "score + parse flags": ("score_logit",) + check.FLAGS + ("upper", "glove"),
-            "every feature but the word count": tuple(n for n in check.NAMES if n != "log_words"),
-            "every feature (shipped)": check.NAMES}
+#: compared models: name -> (features, kind); ``trees`` are :mod:`boost`'s (shipped), ``logistic`` ``fit.py``'s solver
+VARIANTS = {"logistic, score only": (("score_logit",), "logistic"),
+            "logistic, score + parse flags": (("score_logit",) + check.FLAGS + ("upper", "glove"), "logistic"),
+            "logistic, every feature but the word count": (tuple(n for n in check.NAMES if n != "log_words"), "logistic"),
+            "logistic, every feature (version 10's check)": (check.NAMES, "logistic"),
+            "boosted trees, every feature but the word count": (tuple(n for n in check.NAMES if n != "log_words"), "trees"),
+            "boosted trees, every feature (shipped)": (check.NAMES, "trees")}
+SHIPPED = "boosted trees, every feature (shipped)"
 COMMAND = "python benchmarks/lexsub/check_fit.py --write"
 
 
@@ -122,22 +129,29 @@ def columns(rows, names) -> np.ndarray:
     return np.array([[r["x"][i] for i in idx] for r in rows], dtype=float)
 
 
+def fitted(X: np.ndarray, y: np.ndarray, kind: str) -> dict:
+    """A model of ``kind`` (``trees``: :func:`boost.fit` at its defaults; ``logistic``: L2 :data:`L2`)."""
+    return boost.fit(X, y) if kind == "trees" else fit_logistic(X, y, L2)
+
+
 def predict(part: dict, X: np.ndarray) -> np.ndarray:
-    return np.array([chooser.logistic(part, row) for row in X.tolist()])
+    """The probabilities of a fitted model (:func:`fitted`) for the rows of ``X``, as the generator computes them."""
+    prob = check.boosted if "trees" in part else chooser.logistic
+    return np.array([prob(part, row) for row in X.tolist()])
 
 
-def cross_validated(rows, names) -> np.ndarray:
+def cross_validated(rows, names, kind: str = "trees") -> np.ndarray:
     X, y, f = columns(rows, names), np.array([r["valid"] for r in rows], dtype=float), np.array([fold(r["original"]) for r in rows])
     p = np.zeros(len(rows))
     for k in range(FOLDS):
-        p[f == k] = predict(fit_logistic(X[f != k], y[f != k], L2), X[f == k])
+        p[f == k] = predict(fitted(X[f != k], y[f != k], kind), X[f == k])
     return p
 
 
 def cross_validated_rows(samples=SAMPLES) -> tuple:
     """(rows, probabilities): the samples' featurised rows and the shipped check's cross-validated probability of each."""
     rows = featurise(labelled_rows(samples))
-    return rows, cross_validated(rows, check.NAMES)
+    return rows, cross_validated(rows, *VARIANTS[SHIPPED])
 
 
 def picked(rows, thresholds) -> list:
@@ -246,8 +260,8 @@ def write_model(rows, thresholds: dict) -> None:
     X, y = columns(rows, check.NAMES), np.array([r["valid"] for r in rows], dtype=float)
     path = chooser.MODEL_FILE
     model = json.loads(path.read_text(encoding="utf-8"))
-    part = fit_logistic(X, y, L2)
-    model["check"] = dict(part, features=list(check.NAMES), l2=L2, rows=len(rows), valid=int(y.sum()),
+    part = fitted(X, y, VARIANTS[SHIPPED][1])
+    model["check"] = dict(part, features=list(check.NAMES), rows=len(rows), valid=int(y.sum()),
                           max_words=max(check.words_of(r["original"]) for r in rows),
                           fitted_on=f"{len(rows)} blind labels of picks ({', '.join(sorted({r['sample'] for r in rows}))})",
                           rule=f"per source and class of pick (verbs and other targets in texts of fewer than "
@@ -256,7 +270,8 @@ def write_model(rows, thresholds: dict) -> None:
                           thresholds=thresholds, command=COMMAND)
     if COMMAND not in model["command"]:
         model["command"] += " && " + COMMAND
-    path.write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
+    path.write_text(model_text(model), encoding="utf-8")
+
 
 
 def main(argv=None) -> int:
@@ -269,10 +284,10 @@ def main(argv=None) -> int:
     rows = featurise(labelled)
     thresholds = chooser.load_model()["thresholds"]
     idx, results = picked(rows, thresholds), {}
-    for name, names in VARIANTS.items():
-        p = cross_validated(rows, names)
+    for name, (names, kind) in VARIANTS.items():
+        p = cross_validated(rows, names, kind)
         results[name] = (p, thresholds_per_source(rows, p, idx))
-    chosen = "every feature (shipped)"
+    chosen = SHIPPED
     text = report(rows, thresholds, results, chosen)
     text += (f"\n{len(labelled) - len(rows)} labelled rows left out: their pair was not recovered as a candidate of "
              f"the set's source (`swap_of` takes the first changed word, so a swap that also turns `a` into `an` is "

@@ -92,6 +92,17 @@ def fit_logistic(X: np.ndarray, y: np.ndarray, l2: float = L2, weight=None) -> d
             "mu": [round(float(v), 6) for v in mu], "sd": [round(float(v), 6) for v in sd]}
 
 
+def model_text(model: dict) -> str:
+    """``chooser.json``'s text: indented, each of the check's trees on one line."""
+    trees = model.get("check", {}).get("trees")
+    if not trees:
+        return json.dumps(model, indent=1) + "\n"
+    marks = [f"@tree{i}@" for i in range(len(trees))]
+    text = json.dumps(dict(model, check=dict(model["check"], trees=marks)), indent=1) + "\n"
+    for mark, tree in zip(marks, trees):
+        text = text.replace(json.dumps(mark), json.dumps(tree, separators=(",", ":")), 1)
+    return text
+
 def apply(part: dict, X: np.ndarray) -> np.ndarray:
     z = part["intercept"] + ((X - np.array(part["mu"])) / np.array(part["sd"])) @ np.array(part["weights"])
     return np.round(1.0 / (1.0 + np.exp(-np.clip(z, -50, 50))), 4)
@@ -276,7 +287,7 @@ def main(argv=None) -> int:
              "tuned_by": "benchmarks/lexsub/fit.py: cross-validated on the SWORDS development split",
              "thresholds": chosen, "rule": f"lowest threshold whose CV precision over >= {MIN_JUDGED} judged picks is >= {MIN_PRECISION}",
              "full": models["full"], "cheap": models["cheap"]}
-    Path(args.model_out).write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
+    Path(args.model_out).write_text(model_text(model), encoding="utf-8")
     Path(args.report_out).write_text(text, encoding="utf-8")
     print(text)
     return 0

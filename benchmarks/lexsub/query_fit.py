@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import csv
 import gzip
-import json
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -394,7 +393,7 @@ def main(argv=None) -> int:
                  "rule": f"{best['name']}; lowest threshold whose CV precision on the labelled queries over >= "
                          f"{fit.MIN_JUDGED} labelled picks is >= {fit.MIN_PRECISION}",
                  "full": models["full"], "cheap": models["cheap"]}
-        Path(args.model_out).write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
+        Path(args.model_out).write_text(fit.model_text(model), encoding="utf-8")
         Path(args.report_out).write_text(text, encoding="utf-8")
     return 0
 

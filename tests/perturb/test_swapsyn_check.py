@@ -62,13 +62,69 @@ def test_model_file_has_the_check_with_its_features_and_command():
     from perturb.generators.swapsyn import check, chooser
 
     part = chooser.load_model()["check"]
-    assert part["features"] == list(check.NAMES) and len(part["weights"]) == len(check.NAMES) == len(part["mu"])
+    assert part["features"] == list(check.NAMES) and len(part["trees"]) == part["settings"]["trees"]
+    for tree in part["trees"]:
+        splits = [node for node in tree if len(node) == 4]
+        assert len(tree) == 2 * len(splits) + 1 and all(0 <= node[0] < len(check.NAMES) for node in splits)
+        assert all(len(node) in (1, 4) for node in tree) and len(tree) < 2 ** (part["settings"]["depth"] + 1)
     assert set(part["thresholds"]) == {"glove", "wordnet"}
     for per in part["thresholds"].values():
         assert set(per) == set(check.CLASSES) and all(0.5 <= t < 1 or t == check.CLOSED for t in per.values())
         assert any(t < 1 for t in per.values())
     script = re.search(r"benchmarks/lexsub/\w+\.py", part["command"]).group(0)
     assert (ROOT / script).is_file()
+
+
+def test_a_boosted_tree_sends_a_row_left_at_or_below_its_threshold():
+    from perturb.generators.swapsyn.check import boosted, boosted_logit, leaf_value
+
+    tree = [[1, 0.5, 1, 2], [0.25], [0, -1.0, 3, 4], [-0.5], [0.75]]
+    assert leaf_value(tree, [0.0, 0.5]) == 0.25 and leaf_value(tree, [0.0, 0.51]) == 0.75
+    assert leaf_value(tree, [-1.0, 0.9]) == -0.5 and leaf_value(tree, [-0.99, 0.9]) == 0.75
+    part = {"base": 0.1, "trees": [tree, [[0.2]]]}
+    assert boosted_logit(part, [0.0, 0.0]) == math.fsum([0.1, 0.25, 0.2])
+    assert boosted(part, [0.0, 0.0]) == round(1 / (1 + math.exp(-0.55)), 4)
+    assert boosted({"base": 80.0, "trees": []}, [0.0]) == 1.0 and boosted({"base": -80.0, "trees": []}, [0.0]) == 0.0
+
+
+def _separable(n: int, seed: int):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4)).round(4)
+    y = ((X[:, 1] > 0.3) ^ (X[:, 2] > 0.0)).astype(float)  # an interaction no single feature carries
+    flip = rng.random(n) < 0.1
+    return X, np.where(flip, 1 - y, y)
+
+
+def test_the_boosted_fit_learns_an_interaction_a_logistic_model_cannot_and_is_deterministic():
+    import json
+
+    from benchmarks.lexsub import boost
+    from benchmarks.lexsub.check_fit import auc
+    from benchmarks.lexsub.fit import apply, fit_logistic
+    from perturb.generators.swapsyn.check import boosted
+
+    X, y = _separable(600, 1)
+    Xt, yt = _separable(600, 2)
+    model = boost.fit(X, y, trees=60)
+    assert model == boost.fit(X, y, trees=60)
+    again = json.loads(json.dumps(model))
+    p = [boosted(again, row) for row in Xt.tolist()]
+    assert p == [boosted(model, row) for row in Xt.tolist()]
+    flat = apply(fit_logistic(X, y), Xt)
+    assert auc(p, yt.tolist()) > 0.85 > 0.65 > auc(flat.tolist(), yt.tolist())
+    # every leaf holds at least min_leaf training rows; a depth-0 model is the base rate
+    for tree in model["trees"][:5]:
+        reached = {}
+        for row in X.tolist():
+            k = 0
+            while len(tree[k]) == 4:
+                k = tree[k][2] if row[tree[k][0]] <= tree[k][1] else tree[k][3]
+            reached[k] = reached.get(k, 0) + 1
+        assert min(reached.values()) >= boost.MIN_LEAF
+    flat_model = boost.fit(X, y, trees=3, depth=0)
+    assert all(len(t) == 1 for t in flat_model["trees"]) and abs(boosted(flat_model, [0.0] * 4) - y.mean()) < 1e-3
 
 
 def _check_of(detail: str) -> float:

@@ -1,24 +1,25 @@
-"""The pick check of the synonym swaps: a second logistic model that accepts or refuses the pick the
-chooser (:mod:`perturb.generators.swapsyn.chooser`) made for a text.
+"""The pick check of the synonym swaps: a second model, gradient-boosted trees, that accepts or refuses the
+pick the chooser (:mod:`perturb.generators.swapsyn.chooser`) made for a text.
 
 The chooser's full model is fitted on labelled (query, swap) pairs that earlier generators proposed;
 on fresh queries its own picks keep the information need less often than its cross-validated
 precision says. The check is fitted on blind labels of such picks on fresh queries
-(``benchmarks/lexsub/check_fit.py``; weights in ``chooser.json`` under ``check``). Its features
+(``benchmarks/lexsub/check_fit.py``; trees in ``chooser.json`` under ``check``: :func:`boosted` sums their
+leaves exactly, so a probability is the same on any CPU). Its features
 (:data:`NAMES`): the pick's full score as a log-odds, how the target sits in the parse
 (:data:`FLAGS`, from spaCy's dependency labels), whether the text is written in capitals, whether
 the candidates came from GloVe, the log of the text's word count (clipped to the longest text of the fit,
 ``max_words`` in ``chooser.json``), and the chooser's own features of the pick. Each set has three check
 thresholds (:data:`CLASSES`, :func:`target_class`): one for any target of a long text (:data:`LONG_WORDS`
 words or more: sentences and long questions, where picks keep the meaning less often), and in shorter texts
-one for verb targets and one for the others (on the fitting rows the check separates valid from invalid
-verb picks less well, so verbs need a higher probability for the same cross-validated precision). A candidate whose check probability is below its threshold is passed over
+one for verb targets and one for the others (verb picks keep the meaning less often at the same
+probability). A candidate whose check probability is below its threshold is passed over
 (:meth:`perturb.generators.swapsyn.generator.ChosenSwap.choose` takes the next one in the chooser's order).
 """
 from __future__ import annotations
 
 import math
-from typing import Optional, Tuple
+from typing import Optional, Sequence, Tuple
 
 from perturb.generators.swapsyn import chooser
 
@@ -88,7 +89,27 @@ def features(pick: chooser.Scored, tok, text: str, source: str, max_words: Optio
             round(math.log(words), 6)) + tuple(pick.x))
 
 
+def leaf_value(tree: list, x: Sequence[float]) -> float:
+    """The value of the leaf of one boosted tree (a list of nodes: ``[feature, threshold, left, right]``,
+    ``x[feature] <= threshold`` going left, or a leaf ``[value]``; the root first) that ``x`` reaches."""
+    k = 0
+    while len(tree[k]) == 4:
+        j, t, left, right = tree[k]
+        k = left if x[j] <= t else right
+    return tree[k][0]
+
+
+def boosted_logit(part: dict, x: Sequence[float]) -> float:
+    """The log-odds of the boosted trees (``base`` plus every tree's leaf), an exactly rounded sum."""
+    return math.fsum([part["base"]] + [leaf_value(tree, x) for tree in part["trees"]])
+
+
+def boosted(part: dict, x: Sequence[float]) -> float:
+    """The boosted trees' probability of ``x`` (rounded to 4 places, as the chooser's)."""
+    return round(1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, boosted_logit(part, x))))), 4)
+
+
 def probability(model: dict, pick: chooser.Scored, tok, text: str, source: str) -> float:
     """The check's probability that the pick keeps the text's information need (rounded to 4 places)."""
     part = model["check"]
-    return chooser.logistic(part, features(pick, tok, text, source, int(part["max_words"])))
+    return boosted(part, features(pick, tok, text, source, int(part["max_words"])))

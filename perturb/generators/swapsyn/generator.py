@@ -176,7 +176,7 @@ def check_threshold(source: str, target_class: str = "other") -> Threshold:
         name, threshold, key=key,
         description=f"on {targets}, the pick check's probability that the chosen swap keeps the information need "
                     f"reaches the threshold{closed}",
-        evidence=f"logistic model over the pick's score, its parse and the chooser's features (chooser.json, {part['fitted_on']})",
+        evidence=f"boosted trees over the pick's score, its parse and the chooser's features (chooser.json, {part['fitted_on']})",
         tuning=Tuning("perturb/generators/swapsyn/chooser.json", "chooser_cv",
                       {"min_precision": 0.9, "source": source, "part": "check", "pos": target_class},
                       note=part["rule"]))
