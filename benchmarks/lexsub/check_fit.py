@@ -273,7 +273,6 @@ def write_model(rows, thresholds: dict) -> None:
     path.write_text(model_text(model), encoding="utf-8")
 
 
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--samples", default=",".join(str(s) for s in SAMPLES))
