@@ -14,6 +14,7 @@ which sums the leaves exactly (``math.fsum``): the same probability on any CPU.
 from __future__ import annotations
 
 import math
+from typing import Dict, Optional
 
 import numpy as np
 
@@ -21,11 +22,24 @@ import numpy as np
 TREES, DEPTH, RATE, L2, MIN_LEAF = 100, 3, 0.1, 1.0, 20
 
 
-def _best_split(X: np.ndarray, g: np.ndarray, h: np.ndarray, rows: np.ndarray, l2: float, min_leaf: int):
-    """(gain, feature, threshold) of the best split of ``rows``; (0, None, None) when none gains."""
+def _clamp(w, lo: float, hi: float):
+    return np.minimum(np.maximum(w, lo), hi)
+
+
+def _loss(G, H, w, l2: float):
+    """The second-order log-loss of a leaf of weight ``w`` over rows of gradient sum ``G``, Hessian sum ``H``."""
+    return G * w + 0.5 * (H + l2) * w * w
+
+
+def _best_split(X: np.ndarray, g: np.ndarray, h: np.ndarray, rows: np.ndarray, l2: float, min_leaf: int,
+                bounds: tuple, monotone: dict):
+    """(gain, feature, threshold, left weight, right weight) of the best split of ``rows``; feature None when
+    none gains. Weights are the Newton steps clamped to ``bounds``; a split on a feature of ``monotone``
+    (index -> +1 or -1) whose weights run against its direction is not taken."""
     G, H, n = g[rows].sum(), h[rows].sum(), len(rows)
-    parent = G * G / (H + l2)
-    best = (0.0, None, None)
+    lo, hi = bounds
+    parent = _loss(G, H, float(_clamp(-G / (H + l2), lo, hi)), l2)
+    best = (0.0, None, None, None, None)
     k = np.arange(1, n)
     for j in range(X.shape[1]):
         v = X[rows, j]
@@ -35,40 +49,55 @@ def _best_split(X: np.ndarray, g: np.ndarray, h: np.ndarray, rows: np.ndarray, l
         ok = (vs[:-1] < vs[1:]) & (k >= min_leaf) & (n - k >= min_leaf)
         if not ok.any():
             continue
-        gain = np.where(ok, gl * gl / (hl + l2) + (G - gl) ** 2 / (H - hl + l2) - parent, -np.inf)
+        gr, hr = G - gl, H - hl
+        wl, wr = _clamp(-gl / (hl + l2), lo, hi), _clamp(-gr / (hr + l2), lo, hi)
+        sign = monotone.get(j, 0)
+        if sign:
+            ok &= (wr - wl) * sign >= 0
+        gain = np.where(ok, parent - _loss(gl, hl, wl, l2) - _loss(gr, hr, wr, l2), -np.inf)
         i = int(np.argmax(gain))
         if gain[i] > best[0] + 1e-12:
-            best = (float(gain[i]), j, float(vs[i]))
+            best = (float(gain[i]), j, float(vs[i]), float(wl[i]), float(wr[i]))
     return best
 
 
-def _grow(X, g, h, rows, depth: int, l2: float, min_leaf: int, rate: float, nodes: list) -> int:
+def _grow(X, g, h, rows, depth: int, l2: float, min_leaf: int, rate: float, nodes: list, bounds: tuple,
+          monotone: dict) -> int:
     me = len(nodes)
     nodes.append(None)
-    _, j, t = (0.0, None, None) if depth == 0 else _best_split(X, g, h, rows, l2, min_leaf)
+    found = (0.0, None, None, None, None) if depth == 0 else _best_split(X, g, h, rows, l2, min_leaf, bounds, monotone)
+    _, j, t, wl, wr = found
     if j is None:
-        nodes[me] = [round(float(-g[rows].sum() / (h[rows].sum() + l2) * rate), 8)]
+        w = float(_clamp(-g[rows].sum() / (h[rows].sum() + l2), *bounds))
+        nodes[me] = [round(w * rate, 8)]
         return me
-    left = _grow(X, g, h, rows[X[rows, j] <= t], depth - 1, l2, min_leaf, rate, nodes)
-    right = _grow(X, g, h, rows[X[rows, j] > t], depth - 1, l2, min_leaf, rate, nodes)
+    lo, hi = bounds
+    left_bounds = right_bounds = bounds
+    if monotone.get(j, 0):  # the subtrees keep the split's order: every left leaf on one side of the mid-point
+        mid = (wl + wr) / 2.0
+        left_bounds, right_bounds = ((lo, mid), (mid, hi)) if monotone[j] > 0 else ((mid, hi), (lo, mid))
+    left = _grow(X, g, h, rows[X[rows, j] <= t], depth - 1, l2, min_leaf, rate, nodes, left_bounds, monotone)
+    right = _grow(X, g, h, rows[X[rows, j] > t], depth - 1, l2, min_leaf, rate, nodes, right_bounds, monotone)
     nodes[me] = [j, t, left, right]
     return me
 
 
 def fit(X, y, trees: int = TREES, depth: int = DEPTH, rate: float = RATE, l2: float = L2,
-        min_leaf: int = MIN_LEAF) -> dict:
-    """The boosted model of labels ``y`` (0/1) on rows ``X``, with its settings."""
+        min_leaf: int = MIN_LEAF, monotone: Optional[Dict[int, int]] = None) -> dict:
+    """The boosted model of labels ``y`` (0/1) on rows ``X``, with its settings. ``monotone``: column index ->
+    +1 (the probability never falls as that feature rises, the others fixed) or -1 (never rises)."""
     from perturb.generators.swapsyn.check import leaf_value
 
     X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     m = min(max(float(y.mean()), 1e-6), 1.0 - 1e-6)
     model = {"base": round(math.log(m / (1.0 - m)), 8), "trees": [],
-             "settings": {"trees": trees, "depth": depth, "rate": rate, "l2": l2, "min_leaf": min_leaf}}
+             "settings": {"trees": trees, "depth": depth, "rate": rate, "l2": l2, "min_leaf": min_leaf,
+                          "monotone": {str(j): s for j, s in sorted((monotone or {}).items())}}}
     rows, z = np.arange(len(y)), np.full(len(y), model["base"])
     for _ in range(trees):
         p = 1.0 / (1.0 + np.exp(-z))
         nodes: list = []
-        _grow(X, p - y, p * (1.0 - p), rows, depth, l2, min_leaf, rate, nodes)
+        _grow(X, p - y, p * (1.0 - p), rows, depth, l2, min_leaf, rate, nodes, (-np.inf, np.inf), monotone or {})
         model["trees"].append(nodes)
         z = z + np.array([leaf_value(nodes, x) for x in X.tolist()])
     return model

@@ -16,8 +16,9 @@ candidates (``chooser.candidates_of``), given its in-context features (``chooser
 full score by the shipped ``chooser.json``, and described by :func:`perturb.generators.swapsyn.check.features`.
 Cross-validation: 5 folds by the SHA-256 of the lower-cased query (a query's rows in one fold). The
 shipped model: gradient-boosted trees (``boost.py`` at its defaults: 100 trees of depth 3, rate 0.1, L2 1.0,
-at least 20 rows a leaf); compared: logistic models (``fit.py``'s solver, L2 1.0 on standardised features;
-version 10's check was the one over every feature). The curve counts the rows the chooser
+at least 20 rows a leaf) whose probability never falls as the pick's score or one of its MiniLM cosines rises
+(:data:`MONOTONE`); compared: the same trees unconstrained, and logistic models (``fit.py``'s solver, L2 1.0 on
+standardised features; version 10's check was the one over every feature). The curve counts the rows the chooser
 would pick (full score at or above its source's threshold); the threshold is the lowest on a 0.01
 grid whose cross-validated precision over those rows, per source and class of pick (verbs and the other
 targets in texts of fewer than ``check.LONG_WORDS`` words, every target in longer texts: ``check.CLASSES``;
@@ -54,14 +55,20 @@ MD = ROOT / "benchmarks" / "results" / "swapsyn_check.md"
 MIN_PRECISION, MIN_ROWS, FOLDS, L2 = 0.90, 20, 5, 1.0
 GRID = [round(0.50 + 0.01 * i, 2) for i in range(50)]
 SOURCE = {"SWAPSYN-GLOVE": "glove", "SWAPSYN-WNET": "wordnet"}
-#: compared models: name -> (features, kind); ``trees`` are :mod:`boost`'s (shipped), ``logistic`` ``fit.py``'s solver
+#: compared models: name -> (features, kind); ``trees`` and ``monotone trees`` are :mod:`boost`'s, ``logistic``
+#: ``fit.py``'s solver
 VARIANTS = {"logistic, score only": (("score_logit",), "logistic"),
             "logistic, score + parse flags": (("score_logit",) + check.FLAGS + ("upper", "glove"), "logistic"),
             "logistic, every feature but the word count": (tuple(n for n in check.NAMES if n != "log_words"), "logistic"),
             "logistic, every feature (version 10's check)": (check.NAMES, "logistic"),
-            "boosted trees, every feature but the word count": (tuple(n for n in check.NAMES if n != "log_words"), "trees"),
-            "boosted trees, every feature (shipped)": (check.NAMES, "trees")}
-SHIPPED = "boosted trees, every feature (shipped)"
+            "boosted trees, every feature": (check.NAMES, "trees"),
+            "monotone boosted trees, every feature but the word count": (tuple(n for n in check.NAMES if n != "log_words"),
+                                                                         "monotone trees"),
+            "monotone boosted trees, every feature (shipped)": (check.NAMES, "monotone trees")}
+SHIPPED = "monotone boosted trees, every feature (shipped)"
+#: the features the shipped trees' probability never falls with (the others fixed): the pick's score and its three
+#: MiniLM cosines, each higher for a substitute that fits the context better
+MONOTONE = ("score_logit", "cos_layer4", "cos_layer6", "cos_sentence")
 COMMAND = "python benchmarks/lexsub/check_fit.py --write"
 
 
@@ -129,9 +136,14 @@ def columns(rows, names) -> np.ndarray:
     return np.array([[r["x"][i] for i in idx] for r in rows], dtype=float)
 
 
-def fitted(X: np.ndarray, y: np.ndarray, kind: str) -> dict:
-    """A model of ``kind`` (``trees``: :func:`boost.fit` at its defaults; ``logistic``: L2 :data:`L2`)."""
-    return boost.fit(X, y) if kind == "trees" else fit_logistic(X, y, L2)
+def fitted(X: np.ndarray, y: np.ndarray, kind: str, names) -> dict:
+    """A model of ``kind`` over the columns ``names``: ``trees``, :func:`boost.fit` at its defaults; ``monotone
+    trees``, the same, its probability never falling as a feature of :data:`MONOTONE` rises; ``logistic``, L2
+    :data:`L2`."""
+    if kind == "logistic":
+        return fit_logistic(X, y, L2)
+    up = {names.index(n): 1 for n in MONOTONE if n in names} if kind == "monotone trees" else {}
+    return boost.fit(X, y, monotone=up)
 
 
 def predict(part: dict, X: np.ndarray) -> np.ndarray:
@@ -140,11 +152,11 @@ def predict(part: dict, X: np.ndarray) -> np.ndarray:
     return np.array([prob(part, row) for row in X.tolist()])
 
 
-def cross_validated(rows, names, kind: str = "trees") -> np.ndarray:
+def cross_validated(rows, names, kind: str = "monotone trees") -> np.ndarray:
     X, y, f = columns(rows, names), np.array([r["valid"] for r in rows], dtype=float), np.array([fold(r["original"]) for r in rows])
     p = np.zeros(len(rows))
     for k in range(FOLDS):
-        p[f == k] = predict(fitted(X[f != k], y[f != k], kind), X[f == k])
+        p[f == k] = predict(fitted(X[f != k], y[f != k], kind, list(names)), X[f == k])
     return p
 
 
@@ -260,7 +272,7 @@ def write_model(rows, thresholds: dict) -> None:
     X, y = columns(rows, check.NAMES), np.array([r["valid"] for r in rows], dtype=float)
     path = chooser.MODEL_FILE
     model = json.loads(path.read_text(encoding="utf-8"))
-    part = fitted(X, y, VARIANTS[SHIPPED][1])
+    part = fitted(X, y, VARIANTS[SHIPPED][1], list(check.NAMES))
     model["check"] = dict(part, features=list(check.NAMES), rows=len(rows), valid=int(y.sum()),
                           max_words=max(check.words_of(r["original"]) for r in rows),
                           fitted_on=f"{len(rows)} blind labels of picks ({', '.join(sorted({r['sample'] for r in rows}))})",

@@ -223,17 +223,39 @@ def test_wnet_keeps_simply_supported():
         assert "merely" not in out.lower().split(), out
 
 
-@pytest.mark.parametrize("name", SWAPS)
-@pytest.mark.parametrize("text,word,good", [
-    ("I like seeing movies.", "movies", "films"),
-    ("Which author wrote the 'Winnie-the-Pooh' books?", "author", "writer"),
-])
-def test_swap_valid_synonyms_still_pass(name, text, word, good):
-    """The valid synonym is the set's answer for its word (the query's pick may be another word's)."""
+_VALID = [("I like seeing movies.", "movies", "films"),
+          ("Which author wrote the 'Winnie-the-Pooh' books?", "author", "writer")]
+#: valid picks the pick check refuses (a statistical filter held to 0.90 precision refuses some valid swaps): the
+#: check gives author -> writer here 0.72, under SWAPSYN-GLOVE's threshold for short-text targets other than verbs
+#: (0.76); strict, so a check that accepts it again makes this xfail fail and the mark is removed
+_CHECK_REFUSES = {("SWAPSYN-GLOVE", "author")}
+
+
+def _answer(gen, text: str, word: str):
     from perturb.generators.swapsyn.generator import Target
 
     start = text.index(word)
-    (pick,) = generator(name).lexsub([Target("t", text, start, start + len(word), "NOUN")])
+    (pick,) = gen.lexsub([Target("t", text, start, start + len(word), "NOUN")])
+    return pick
+
+
+@pytest.mark.parametrize("name", SWAPS)
+@pytest.mark.parametrize("text,word,good", _VALID)
+def test_swap_valid_synonyms_pass_the_rules(name, text, word, good):
+    """With the pick check open, the valid synonym is the set's answer for its word: no rule refuses it."""
+    from perturb import make
+
+    gen = make(name, check_threshold=0.0, verb_check_threshold=0.0, long_check_threshold=0.0)
+    pick = _answer(gen, text, word)
+    assert pick is not None and pick.substitute == good, (name, pick)
+
+
+@pytest.mark.parametrize("name,text,word,good", [
+    pytest.param(name, text, word, good, marks=pytest.mark.xfail(strict=True, reason="the pick check refuses it"))
+    if (name, word) in _CHECK_REFUSES else (name, text, word, good) for name in SWAPS for text, word, good in _VALID])
+def test_swap_valid_synonyms_still_pass(name, text, word, good):
+    """The valid synonym is the set's answer for its word (the query's pick may be another word's)."""
+    pick = _answer(generator(name), text, word)
     assert pick is not None and pick.substitute == good, (name, pick)
 
 

@@ -127,6 +127,55 @@ def test_the_boosted_fit_learns_an_interaction_a_logistic_model_cannot_and_is_de
     assert all(len(t) == 1 for t in flat_model["trees"]) and abs(boosted(flat_model, [0.0] * 4) - y.mean()) < 1e-3
 
 
+def _rises(prob, rows, j: int, grid) -> bool:
+    """Whether ``prob`` never falls along ``grid`` in column ``j`` of each row, the other columns fixed."""
+    for row in rows:
+        ps = [prob(row[:j] + [v] + row[j + 1:]) for v in grid]
+        if any(b < a for a, b in zip(ps, ps[1:])):
+            return False
+    return True
+
+
+def test_a_monotone_feature_never_lowers_the_boosted_probability():
+    import numpy as np
+    from benchmarks.lexsub import boost
+    from perturb.generators.swapsyn.check import boosted
+
+    rng = np.random.default_rng(3)
+    X = rng.uniform(size=(800, 3)).round(4)
+    y = (((X[:, 0] > 0.2) & (X[:, 0] < 0.6)) | (X[:, 1] > 0.8)).astype(float)  # a bump in column 0
+    rows, grid = X[:25].tolist(), [round(0.05 * i, 2) for i in range(21)]
+    free = boost.fit(X, y, trees=40)
+    assert not _rises(lambda r: boosted(free, r), rows, 0, grid)  # the data fall in column 0: unconstrained trees follow
+    up = boost.fit(X, y, trees=40, monotone={0: 1})
+    assert _rises(lambda r: boosted(up, r), rows, 0, grid) and up["settings"]["monotone"] == {"0": 1}
+    down = boost.fit(X, y, trees=40, monotone={0: -1})
+    assert _rises(lambda r: -boosted(down, r), rows, 0, grid)
+
+
+def test_the_shipped_check_never_falls_as_the_score_or_a_cosine_rises():
+    from benchmarks.lexsub.check_fit import MONOTONE
+    from perturb.generators.swapsyn import check, chooser
+
+    part = chooser.load_model()["check"]
+    assert part["settings"]["monotone"] == {str(check.NAMES.index(n)): 1 for n in MONOTONE}
+    used = {node[0] for tree in part["trees"] for node in tree if len(node) == 4}
+    rows = [[0.0] * len(check.NAMES) for _ in range(3)]
+    for k, row in enumerate(rows):  # three plausible picks: a noun, a verb, an adjective in a 7-word text
+        row[check.NAMES.index("log_words")] = round(math.log(7), 6)
+        row[check.NAMES.index(("pos_n", "pos_v", "pos_a")[k])] = 1.0
+        for name, value in (("zipf_target", 4.5), ("zipf_cand", 4.5), ("sense_share", 0.5), ("sources", 2.0),
+                            ("glove_cos", 0.7), ("score_logit", 2.0), ("cos_layer4", 0.85), ("cos_layer6", 0.85),
+                            ("cos_sentence", 0.97)):
+            row[check.NAMES.index(name)] = value
+    for name, grid in (("score_logit", [round(-2 + 0.25 * i, 2) for i in range(33)]),
+                       ("cos_layer4", [round(0.5 + 0.02 * i, 2) for i in range(26)]),
+                       ("cos_layer6", [round(0.5 + 0.02 * i, 2) for i in range(26)]),
+                       ("cos_sentence", [round(0.8 + 0.01 * i, 2) for i in range(21)])):
+        j = check.NAMES.index(name)
+        assert j in used and _rises(lambda r: check.boosted(part, r), rows, j, grid), name
+
+
 def _check_of(detail: str) -> float:
     return float(re.search(r"; check (\d\.\d{4})\)$", detail).group(1))
 
