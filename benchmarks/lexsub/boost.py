@@ -5,7 +5,9 @@ current scores (XGBoost's second-order gain, ``l2`` on the leaf values, at least
 each side of a split); a leaf's value is the Newton step ``-G / (H + l2)`` times ``rate``. No row or
 feature is sampled: the same rows give the same trees. A split is ``x[feature] <= threshold``, the
 threshold one of the feature's own values (no midpoint to round). Ties of gain go to the lower feature
-index, then the lower threshold.
+index, then the lower threshold. A feature may be declared monotone (XGBoost's ``monotone_constraints``):
+a split on it is taken only if its two weights run in the declared direction, and each subtree's leaves
+are clamped to its side of the two weights' mid-point, so the sum of the trees never moves against it.
 
 The model is plain JSON (``{"base": log-odds, "trees": [[node, ...], ...]}``, a node ``[feature,
 threshold, left, right]`` or a leaf ``[value]``), read by :func:`perturb.generators.swapsyn.check.boosted`,

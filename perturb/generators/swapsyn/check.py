@@ -1,5 +1,6 @@
 """The pick check of the synonym swaps: a second model, gradient-boosted trees, that accepts or refuses the
-pick the chooser (:mod:`perturb.generators.swapsyn.chooser`) made for a text.
+pick the chooser (:mod:`perturb.generators.swapsyn.chooser`) made for a text. Its probability never falls
+as the pick's score or one of its MiniLM cosines rises, the other features fixed (the fit's constraint).
 
 The chooser's full model is fitted on labelled (query, swap) pairs that earlier generators proposed;
 on fresh queries its own picks keep the information need less often than its cross-validated
