@@ -108,20 +108,20 @@ def test_still_counts_only_the_pairs_the_shipped_set_makes_now(tmp_path):
     makes (here: a variation the set never made) is labelled but not still made, whatever its label."""
     from perturb import make
 
-    text = "cheap flights to paris"
+    text = "cheap flights to paris from london"
     now = make(G).perturb_batch([("q", text)], 0)[0]
     assert now.applied
     folder = tmp_path / "sample"
     folder.mkdir()
     key = [dict(_key("b1", G, "msmarco-question"), original=text, variation=now.text),
-           dict(_key("b2", G, "msmarco-question", "q2"), original=text, variation="cheap flights to london"),
-           dict(_key("b3", W, "msmarco-question", "q3"), original=text, variation="inexpensive flights to paris")]
+           dict(_key("b2", G, "msmarco-question", "q2"), original=text, variation="cheap flights to rome from london"),
+           dict(_key("b3", W, "msmarco-question", "q3"), original=text, variation="inexpensive flights to paris from london")]
     blind.write_tsv(folder / "key.tsv", blind.KEY_COLUMNS, [[r[c] for c in blind.KEY_COLUMNS] for r in key])
     blind.write_tsv(folder / "labels.tsv", blind.LABEL_COLUMNS, [("b1", "0", "x"), ("b2", "1", "y"), ("b3", "1", "z")])
     counts = blind.still_made([folder])
     assert counts[(G, "sample")] == [2, 1, 0] and counts[(G, "all")] == [2, 1, 0]  # b1 made, labelled invalid
     wnet = make(W).perturb_batch([("q", text)], 0)[0]
-    made = int(wnet.applied and wnet.text == "inexpensive flights to paris")
+    made = int(wnet.applied and wnet.text == "inexpensive flights to paris from london")
     assert counts[(W, "all")] == [1, made, made]
     table = blind.still_table(counts, "cmd")
     assert f"| {G} | **pooled** | 1 | 0 | 0.0% |" in table and "`cmd`" in table
