@@ -107,7 +107,7 @@ def boosted_logit(part: dict, x: Sequence[float]) -> float:
 
 def boosted(part: dict, x: Sequence[float]) -> float:
     """The boosted trees' probability of ``x`` (rounded to 4 places, as the chooser's)."""
-    return round(1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, boosted_logit(part, x))))), 4)
+    return chooser.rounded_probability(boosted_logit(part, x))
 
 
 def probability(model: dict, pick: chooser.Scored, tok, text: str, source: str) -> float:

@@ -59,9 +59,14 @@ class Scored:
         return f"{self.pos}:{self.word!r}->{self.new!r} (score {self.score:.4f})"
 
 
+def rounded_probability(z: float) -> float:
+    """The probability of log-odds ``z`` (clipped to +-50), rounded to 4 places: every score the sets compare."""
+    return round(1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z)))), 4)
+
+
 def logistic(part: dict, x: Sequence[float]) -> float:
     z = part["intercept"] + math.fsum(w * (v - m) / s for w, v, m, s in zip(part["weights"], x, part["mu"], part["sd"]))
-    return round(1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z)))), 4)
+    return rounded_probability(z)
 
 
 def _pos_onehot(pos: str) -> Tuple[float, ...]:
