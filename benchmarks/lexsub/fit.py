@@ -103,6 +103,7 @@ def model_text(model: dict) -> str:
         text = text.replace(json.dumps(mark), json.dumps(tree, separators=(",", ":")), 1)
     return text
 
+
 def apply(part: dict, X: np.ndarray) -> np.ndarray:
     z = part["intercept"] + ((X - np.array(part["mu"])) / np.array(part["sd"])) @ np.array(part["weights"])
     return np.round(1.0 / (1.0 + np.exp(-np.clip(z, -50, 50))), 4)

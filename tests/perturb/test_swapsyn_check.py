@@ -99,11 +99,12 @@ def _separable(n: int, seed: int):
 
 def test_the_boosted_fit_learns_an_interaction_a_logistic_model_cannot_and_is_deterministic():
     import json
+    from collections import Counter
 
     from benchmarks.lexsub import boost
     from benchmarks.lexsub.check_fit import auc
     from benchmarks.lexsub.fit import apply, fit_logistic
-    from perturb.generators.swapsyn.check import boosted
+    from perturb.generators.swapsyn.check import boosted, leaf_index
 
     X, y = _separable(600, 1)
     Xt, yt = _separable(600, 2)
@@ -116,12 +117,7 @@ def test_the_boosted_fit_learns_an_interaction_a_logistic_model_cannot_and_is_de
     assert auc(p, yt.tolist()) > 0.85 > 0.65 > auc(flat.tolist(), yt.tolist())
     # every leaf holds at least min_leaf training rows; a depth-0 model is the base rate
     for tree in model["trees"][:5]:
-        reached = {}
-        for row in X.tolist():
-            k = 0
-            while len(tree[k]) == 4:
-                k = tree[k][2] if row[tree[k][0]] <= tree[k][1] else tree[k][3]
-            reached[k] = reached.get(k, 0) + 1
+        reached = Counter(leaf_index(tree, row) for row in X.tolist())
         assert min(reached.values()) >= boost.MIN_LEAF
     flat_model = boost.fit(X, y, trees=3, depth=0)
     assert all(len(t) == 1 for t in flat_model["trees"]) and abs(boosted(flat_model, [0.0] * 4) - y.mean()) < 1e-3

@@ -90,14 +90,19 @@ def features(pick: chooser.Scored, tok, text: str, source: str, max_words: Optio
             round(math.log(words), 6)) + tuple(pick.x))
 
 
-def leaf_value(tree: list, x: Sequence[float]) -> float:
-    """The value of the leaf of one boosted tree (a list of nodes: ``[feature, threshold, left, right]``,
+def leaf_index(tree: list, x: Sequence[float]) -> int:
+    """The index of the leaf of one boosted tree (a list of nodes: ``[feature, threshold, left, right]``,
     ``x[feature] <= threshold`` going left, or a leaf ``[value]``; the root first) that ``x`` reaches."""
     k = 0
     while len(tree[k]) == 4:
         j, t, left, right = tree[k]
         k = left if x[j] <= t else right
-    return tree[k][0]
+    return k
+
+
+def leaf_value(tree: list, x: Sequence[float]) -> float:
+    """The value of the leaf of one boosted tree that ``x`` reaches (:func:`leaf_index`)."""
+    return tree[leaf_index(tree, x)][0]
 
 
 def boosted_logit(part: dict, x: Sequence[float]) -> float:
