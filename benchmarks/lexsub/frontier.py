@@ -21,7 +21,9 @@ targets in short texts, one for every target in long texts: ``check.CLASSES``):
 
 and, at the shipped thresholds, the **ceiling**: the share of queries with at least one candidate (not
 only the chooser's pick) that reaches both the chooser's threshold and the check's, before the word cap:
-no choice among the candidates the check accepts can change more queries than that.
+no choice among the candidates the check accepts can change more queries than that. It is what the set
+changes before the cap (the set takes the first such candidate in the chooser's order); the gap to the
+changed columns is the cap, which on a batch of 200 leaves about one swap per word (``levers.py``).
 
 The shipped setting is marked. Writes ``benchmarks/results/swapsyn_frontier.md``. Numbers are
 measurements, never assertions.
