@@ -152,11 +152,15 @@ def predict(part: dict, X: np.ndarray) -> np.ndarray:
     return np.array([prob(part, row) for row in X.tolist()])
 
 
-def cross_validated(rows, names, kind: str = "monotone trees") -> np.ndarray:
-    X, y, f = columns(rows, names), np.array([r["valid"] for r in rows], dtype=float), np.array([fold(r["original"]) for r in rows])
+def cross_validated(rows, names, kind: str = "monotone trees", X: np.ndarray = None, train: np.ndarray = None) -> np.ndarray:
+    """Each row's probability from a model of ``kind`` fitted on the other folds' rows (of those, only the rows
+    ``train`` marks, when given), over the columns ``names`` of the rows (or of ``X``, when given)."""
+    X = columns(rows, names) if X is None else X
+    y, f = np.array([r["valid"] for r in rows], dtype=float), np.array([fold(r["original"]) for r in rows])
     p = np.zeros(len(rows))
     for k in range(FOLDS):
-        p[f == k] = predict(fitted(X[f != k], y[f != k], kind, list(names)), X[f == k])
+        tr = (f != k) if train is None else (f != k) & train
+        p[f == k] = predict(fitted(X[tr], y[tr], kind, list(names)), X[f == k])
     return p
 
 

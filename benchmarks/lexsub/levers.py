@@ -55,15 +55,6 @@ def in_share(text: str, draw: int, share: float) -> bool:
     return h < round(share * 10000)
 
 
-def cross_validated(X, y, f, train_mask, names) -> np.ndarray:
-    """The shipped kind of check fitted per fold on the training rows in ``train_mask``, scored on the fold."""
-    p = np.zeros(len(y))
-    for k in range(cf.FOLDS):
-        tr = (f != k) & train_mask
-        p[f == k] = cf.predict(cf.fitted(X[tr], y[tr], cf.VARIANTS[cf.SHIPPED][1], list(names)), X[f == k])
-    return p
-
-
 def summary(rows, p, idx) -> tuple:
     """(AUC over the picked rows, {source: (kept, valid)}) at the thresholds check_fit's rule picks on ``p``."""
     ts = cf.thresholds_per_source(rows, p, idx)
@@ -91,8 +82,7 @@ def _same(spa: dict, r: dict) -> int:
 
 def report(rows, draws: int, argv: str) -> str:
     names = cf.VARIANTS[cf.SHIPPED][0]
-    X, y = cf.columns(rows, names), np.array([r["valid"] for r in rows], dtype=float)
-    f = np.array([cf.fold(r["original"]) for r in rows])
+    X = cf.columns(rows, names)
     idx = cf.picked(rows, chooser.load_model()["thresholds"])
     n_src = {s: sum(1 for i in idx if cf.SOURCE[rows[i]["set"]] == s) for s in ("glove", "wordnet")}
     lines = ["# What would move the synonym sets' frontier", "", f"`{argv}`", "",
@@ -110,7 +100,9 @@ def report(rows, draws: int, argv: str) -> str:
         for draw in range(draws if share < 1 else 1):
             mask = np.array([share >= 1 or in_share(r["original"], draw, share) for r in rows])
             n_train.append(int(mask.sum()) * (cf.FOLDS - 1) / cf.FOLDS)
-            results.append(summary(rows, cross_validated(X, y, f, mask, names), idx))
+            results.append(summary(rows, cf.cross_validated(rows, names, X=X, train=mask), idx))
+        if share >= 1:
+            base = results[0]  # every training row: the shipped check's own cross-validation
         aucs = [a for a, _ in results]
         cells = []
         for source in ("glove", "wordnet"):
@@ -128,9 +120,8 @@ def report(rows, draws: int, argv: str) -> str:
         mine = [(s, r["valid"]) for s, r in zip(same, rows) if r["set"] == name]
         lines.append(f"| {name} | " + " | ".join(cf._ci(sum(v for s, v in mine if s == b), sum(1 for s, _ in mine if s == b))
                                                  for b in (1, 0)) + " |")
-    base = summary(rows, cross_validated(X, y, f, np.ones(len(rows), bool), names), idx)
-    plus = summary(rows, cross_validated(np.column_stack([X, same]), y, f, np.ones(len(rows), bool),
-                                         list(names) + ["translation_unchanged"]), idx)
+    plus = summary(rows, cf.cross_validated(rows, list(names) + ["translation_unchanged"],
+                                            X=np.column_stack([X, same])), idx)
     lines.append("")
     for label, (a, g) in (("shipped features", base), ("shipped features + translation unchanged", plus)):
         lines.append(f"- {label}: AUC {a:.3f}; GloVe kept {g['glove'][0]} ({g['glove'][1]} valid), "
